@@ -1,0 +1,28 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "NetworkLayer",
+    products: [
+        .library(name: "NetworkLayer", targets: ["NetworkLayer"]),
+    ],
+    targets: [
+        // The only C in the project: typed forwarders for libcurl's variadic calls and the
+        // OpenSSL helpers that certificate pinning needs. Linked against the system's libcurl
+        // and libcrypto (`make deps` installs their headers).
+        .target(
+            name: "CCurl",
+            linkerSettings: [.linkedLibrary("curl"), .linkedLibrary("crypto")]
+        ),
+        .target(
+            name: "NetworkLayer",
+            dependencies: ["CCurl"]
+        ),
+        .testTarget(
+            name: "NetworkLayerTests",
+            dependencies: ["NetworkLayer"],
+            resources: []
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

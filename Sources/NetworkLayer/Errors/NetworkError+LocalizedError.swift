@@ -1,0 +1,62 @@
+import Foundation
+
+extension NetworkError: LocalizedError {
+    /// What happened, for which request, and why.
+    public var errorDescription: String? {
+        let summary: String
+        switch self {
+        case .generic(let code):
+            summary = code.map { "The server answered with HTTP status \($0)." } ?? "The request failed."
+        case .reachability: summary = "The server could not be reached."
+        case .timeOut: summary = "The request timed out."
+        case .invalidCertificate: summary = "The server's certificate was not trusted."
+        case .serialization: summary = "The response could not be decoded."
+        case .notFound: summary = "The server found nothing at this address (404)."
+        case .unauthorizedAccess: summary = "The server refused access."
+        case .customUser(let description, _, _): return description
+        case .cancelled: summary = "The request was cancelled."
+        case .mockNotFound(let filename): return "Mock mode is on, but there is no mock file at \(filename)."
+        case .invalidRequest: summary = "The request could not be built."
+        case .transport: summary = "The transfer failed."
+        }
+        guard let context else { return summary }
+        var text = summary
+        if let reason = context.reason { text = String(summary.dropLast()) + ": " + reason + "." }
+        if let request = context.request { text += " (\(request))" }
+        return text
+    }
+
+    /// What to try next.
+    public var recoverySuggestion: String? {
+        switch self {
+        case .generic(let code):
+            if let code, code >= 500 { return "The server failed; try again later or check its logs." }
+            return "Check the request against the server's API documentation."
+        case .reachability:
+            return "Check the network connection and that the host name and port are right."
+        case .timeOut:
+            return "Try again, or raise the request's timeout if the server is slow."
+        case .invalidCertificate:
+            return "Check the server's certificate chain, the host name, the custom CA bundle and the pinned keys."
+        case .serialization:
+            return "Check that the response type matches what the server sends."
+        case .notFound:
+            return "Check the endpoint path and its parameters."
+        case .unauthorizedAccess:
+            return "Check the credentials the provider sends, or sign in again."
+        case .customUser(_, let recovery, _):
+            return recovery
+        case .cancelled:
+            return "Nothing to do: the request was cancelled on purpose."
+        case .mockNotFound:
+            return "Add the JSON file to the mock directory, or set the request's mockedResponseFilename."
+        case .invalidRequest:
+            return "Fix the request as the message says; nothing was sent."
+        case .transport:
+            return "Try again; if it persists, the server or a proxy in between is misbehaving."
+        }
+    }
+
+    /// The HTTP status or user code, when there is one.
+    public var failureReason: String? { context?.reason }
+}

@@ -1,0 +1,142 @@
+import Foundation
+
+/// Every way a request can fail, as one error type.
+///
+/// `perform` throws only `NetworkError`, and the completion handler delivers it as
+/// `Result<Response, NetworkError>`. Switch on the cases you handle and let the rest fall through
+/// to `localizedDescription` and `recoverySuggestion`, which always say what happened and what
+/// to try.
+///
+/// Errors raised by the library carry a ``Context``: the request they belong to (method and URL,
+/// secrets redacted), the precise cause and the underlying error (libcurl's message, a
+/// `DecodingError`). Read it with ``context``. The cases can still be written without one, so a
+/// provider's own validation can `throw NetworkError.unauthorizedAccess`, and a pattern such as
+/// `case .timeOut:` matches whatever context the error carries.
+///
+/// ```swift
+/// do {
+///     let value = try await Net.perform(request)
+/// } catch .unauthorizedAccess {
+///     showLogin()
+/// } catch {
+///     print(error.localizedDescription, error.recoverySuggestion ?? "")
+/// }
+/// ```
+public enum NetworkError: Error, Sendable {
+    /// The server answered with a status the library has no more precise case for
+    /// (`code` is the HTTP status), or a user-defined failure without a better case.
+    case generic(code: Int?)
+    /// The host could not be reached: the name did not resolve, the connection was refused,
+    /// or the network is unreachable.
+    case reachability(Context)
+    /// The request's `timeout` elapsed, or the server answered 408 or 504.
+    case timeOut(Context)
+    /// TLS verification failed (unknown authority, wrong host name, expired certificate) or the
+    /// server's keys did not match the configured pins. Nothing was sent to the server.
+    case invalidCertificate(Context)
+    /// The response body could not be decoded into the expected type.
+    case serialization(Context)
+    /// The server answered 404.
+    case notFound(Context)
+    /// The server answered 401 or 403.
+    case unauthorizedAccess(Context)
+    /// A failure defined by the application, typically thrown from a provider's `parseAndValidate`.
+    case customUser(description: String, recovery: String, code: Int?)
+    /// The request was cancelled: its `Task` was cancelled or its ``RequestHandle`` was.
+    case cancelled(Context)
+    /// Mock mode is on and no mock file answers the request; `filename` is the path looked for.
+    case mockNotFound(filename: String)
+    /// The request could not be built: a malformed host, endpoint or header, an unsupported
+    /// parameter value, a mock name that leaves the mock directory. Nothing was sent.
+    case invalidRequest(Context)
+    /// The transfer failed for a reason not covered above: the server closed the connection
+    /// early, sent something that is not HTTP, redirected too often. The context holds
+    /// libcurl's own message.
+    case transport(Context)
+
+    // The spellings without a context, for code that raises or compares these errors itself.
+
+    /// The host could not be reached (no further context).
+    public static var reachability: NetworkError { .reachability(Context()) }
+    /// The request timed out (no further context).
+    public static var timeOut: NetworkError { .timeOut(Context()) }
+    /// The server's certificate was refused (no further context).
+    public static var invalidCertificate: NetworkError { .invalidCertificate(Context()) }
+    /// The body could not be decoded (no further context).
+    public static var serialization: NetworkError { .serialization(Context()) }
+    /// The resource was not found (no further context).
+    public static var notFound: NetworkError { .notFound(Context()) }
+    /// Access was refused (no further context).
+    public static var unauthorizedAccess: NetworkError { .unauthorizedAccess(Context()) }
+    /// The request was cancelled (no further context).
+    public static var cancelled: NetworkError { .cancelled(Context()) }
+}
+
+extension NetworkError {
+    /// What the library knew when the error happened.
+    public struct Context: Sendable {
+        /// The request, as `METHOD URL` with credentials redacted; `nil` when unknown.
+        public var request: String?
+        /// The precise cause in words, e.g. "the server closed the connection before the body was complete".
+        public var reason: String?
+        /// The HTTP status of the response, when there was one.
+        public var statusCode: Int?
+        /// The error underneath: a `DecodingError`, a ``CurlError``, an error a provider threw.
+        public var underlyingError: (any Error)?
+
+        /// Creates a context; every part is optional.
+        public init(request: String? = nil, reason: String? = nil, statusCode: Int? = nil,
+                    underlyingError: (any Error)? = nil) {
+            self.request = request
+            self.reason = reason
+            self.statusCode = statusCode
+            self.underlyingError = underlyingError
+        }
+    }
+
+    /// The context the library attached, or `nil` for `generic`, `customUser` and `mockNotFound`.
+    public var context: Context? {
+        switch self {
+        case .reachability(let c), .timeOut(let c), .invalidCertificate(let c), .serialization(let c),
+             .notFound(let c), .unauthorizedAccess(let c), .cancelled(let c), .invalidRequest(let c),
+             .transport(let c):
+            return c
+        case .generic, .customUser, .mockNotFound:
+            return nil
+        }
+    }
+
+    /// The error underneath this one (libcurl's error, a `DecodingError`), when there is one.
+    public var underlyingError: (any Error)? { context?.underlyingError }
+
+    /// The same error with `request` filled in where the context had none.
+    func describingRequest(_ description: String) -> NetworkError {
+        func filled(_ c: Context) -> Context {
+            var c = c
+            if c.request == nil { c.request = description }
+            return c
+        }
+        switch self {
+        case .reachability(let c): return .reachability(filled(c))
+        case .timeOut(let c): return .timeOut(filled(c))
+        case .invalidCertificate(let c): return .invalidCertificate(filled(c))
+        case .serialization(let c): return .serialization(filled(c))
+        case .notFound(let c): return .notFound(filled(c))
+        case .unauthorizedAccess(let c): return .unauthorizedAccess(filled(c))
+        case .cancelled(let c): return .cancelled(filled(c))
+        case .invalidRequest(let c): return .invalidRequest(filled(c))
+        case .transport(let c): return .transport(filled(c))
+        case .generic, .customUser, .mockNotFound: return self
+        }
+    }
+}
+
+/// A libcurl failure: its numeric code and message. Found as a ``NetworkError``'s `underlyingError`.
+public struct CurlError: Error, Sendable, CustomStringConvertible {
+    /// libcurl's `CURLcode` (see `man libcurl-errors`).
+    public let code: Int
+    /// libcurl's own explanation, from its error buffer or `curl_easy_strerror`.
+    public let message: String
+
+    public var description: String { "curl error \(code): \(message)" }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// Decides which header and query values are secrets, and replaces them with `<redacted>`.
+///
+/// Used for everything the library prints or puts in an error: the verbose log, error
+/// descriptions, mock sidecars written by record mode, copy-as-curl output.
+struct Redactor: Sendable {
+    static let placeholder = "<redacted>"
+
+    /// Header names (lowercased) that are always secret.
+    static let secretHeaderNames: Set<String> = [
+        "authorization", "proxy-authorization", "cookie", "set-cookie",
+        "x-api-key", "api-key", "apikey", "x-apikey",
+    ]
+    /// Query item names (lowercased) that are always secret.
+    static let secretQueryNames: Set<String> = [
+        "key", "api_key", "apikey", "api-key", "password", "passwd", "pwd", "sig", "signature",
+        "code", "client_secret", "access_token", "refresh_token", "id_token", "token",
+    ]
+    /// Fragments that make any header or query name secret.
+    static let secretFragments = ["token", "secret", "password", "passwd", "apikey", "api-key", "api_key",
+                                  "auth", "session", "credential", "cookie"]
+
+    static let `default` = Redactor()
+
+    /// Extra names (lowercased) the user asked to redact.
+    var extraHeaderNames: Set<String> = []
+    var extraQueryNames: Set<String> = []
+
+    func isSecretHeader(_ name: String) -> Bool {
+        let lower = name.lowercased()
+        return Self.secretHeaderNames.contains(lower) || extraHeaderNames.contains(lower)
+            || Self.secretFragments.contains { lower.contains($0) }
+    }
+
+    func isSecretQueryItem(_ name: String) -> Bool {
+        let lower = name.lowercased()
+        return Self.secretQueryNames.contains(lower) || extraQueryNames.contains(lower)
+            || Self.secretFragments.contains { lower.contains($0) }
+    }
+
+    /// The header's value, or the placeholder when the name is secret.
+    func redact(header name: String, value: String) -> String {
+        isSecretHeader(name) ? Self.placeholder : value
+    }
+
+    /// The URL as text with user information and secret query values replaced.
+    func redact(url: URL) -> String { redact(urlString: url.absoluteString) }
+
+    func redact(urlString: String) -> String {
+        var text = Substring(urlString)
+        var fragment = ""
+        if let hash = text.firstIndex(of: "#") {
+            fragment = String(text[hash...])
+            text = text[..<hash]
+        }
+        var query: Substring?
+        if let mark = text.firstIndex(of: "?") {
+            query = text[text.index(after: mark)...]
+            text = text[..<mark]
+        }
+        var base = String(text)
+        // scheme://user:password@host → scheme://<redacted>@host
+        if let schemeEnd = base.range(of: "://") {
+            let authorityStart = schemeEnd.upperBound
+            let authorityEnd = base[authorityStart...].firstIndex(of: "/") ?? base.endIndex
+            if let at = base[authorityStart..<authorityEnd].lastIndex(of: "@") {
+                base.replaceSubrange(authorityStart..<at, with: Self.placeholder)
+            }
+        }
+        guard let query else { return base + fragment }
+        let items = query.split(separator: "&", omittingEmptySubsequences: false).map { item -> String in
+            guard let equals = item.firstIndex(of: "=") else { return String(item) }
+            let rawName = item[..<equals]
+            let name = rawName.removingPercentEncoding ?? String(rawName)
+            return isSecretQueryItem(name) ? "\(rawName)=\(Self.placeholder)" : String(item)
+        }
+        return base + "?" + items.joined(separator: "&") + fragment
+    }
+}

@@ -1,0 +1,87 @@
+import Dispatch
+import Foundation
+
+/// The manager's configuration, copied by each request when it starts.
+struct Settings: Sendable {
+    var isVerbose = true
+    var logHandler: (@Sendable (String) -> Void)?
+    var areMocksEnabled = false
+    var mockResponsesDirectoryOverride: URL?
+    var certificatesDirectoryOverride: URL?
+    var customCABundle: URL?
+    var completionQueue = DispatchQueue(label: "NetworkLayer.completion")
+    var pinnedCertificates: [CertificateModel] = []
+    var isPinningEnabled = false
+
+    /// `MockResponses` in the current working directory unless set.
+    var mockResponsesDirectory: URL {
+        mockResponsesDirectoryOverride ?? URL(fileURLWithPath: "MockResponses", isDirectory: true)
+    }
+
+    /// `Certificates` in the current working directory unless set.
+    var certificatesDirectory: URL {
+        certificatesDirectoryOverride ?? URL(fileURLWithPath: "Certificates", isDirectory: true)
+    }
+
+    var transferOptions: TransferOptions { TransferOptions(customCABundle: customCABundle) }
+}
+
+extension NetworkManager {
+    /// Whether every request is logged. Default `true`, as in the original design; turn it off
+    /// in release builds. When off, no log text is built at all.
+    public var isVerbose: Bool {
+        get { settings.withLock { $0.isVerbose } }
+        set { settings.withLock { $0.isVerbose = newValue } }
+    }
+
+    /// Receives each log entry (one block per request event). `nil`, the default, writes to standard error.
+    public var logHandler: (@Sendable (String) -> Void)? {
+        get { settings.withLock { $0.logHandler } }
+        set { settings.withLock { $0.logHandler = newValue } }
+    }
+
+    /// Whether requests are answered from mock files instead of the network. Default `false`.
+    public var areMocksEnabled: Bool {
+        get { settings.withLock { $0.areMocksEnabled } }
+        set { settings.withLock { $0.areMocksEnabled = newValue } }
+    }
+
+    /// Where mock files are read from. Default: `MockResponses` in the current working directory.
+    public var mockResponsesDirectory: URL {
+        get { settings.withLock { $0.mockResponsesDirectory } }
+        set { settings.withLock { $0.mockResponsesDirectoryOverride = newValue } }
+    }
+
+    /// Where ``CertificateModel`` files are read from. Default: `Certificates` in the current working directory.
+    public var certificatesDirectory: URL {
+        get { settings.withLock { $0.certificatesDirectory } }
+        set { settings.withLock { $0.certificatesDirectoryOverride = newValue } }
+    }
+
+    /// A PEM file of CA certificates trusted instead of the system's store (a private or test CA).
+    /// `nil`, the default, uses the system store.
+    public var customCABundle: URL? {
+        get { settings.withLock { $0.customCABundle } }
+        set { settings.withLock { $0.customCABundle = newValue } }
+    }
+
+    /// Where completion handlers run. Default: a private serial queue, which needs no run loop.
+    /// Set it to `.main` to get completions on the main thread of an app.
+    public var completionQueue: DispatchQueue {
+        get { settings.withLock { $0.completionQueue } }
+        set { settings.withLock { $0.completionQueue = newValue } }
+    }
+
+    /// Pins the public keys of the certificates in ``certificatesDirectory``.
+    ///
+    /// - Parameters:
+    ///   - certificates: the certificate files to pin.
+    ///   - isEnabled: `false` keeps the pins but does not enforce them (for a development server).
+    /// - Throws: ``NetworkError/invalidCertificate`` when a file is missing, unreadable or not a certificate.
+    public func configurePinningWith(certificates: [CertificateModel], isEnabled: Bool) throws(NetworkError) {
+        settings.withLock {
+            $0.pinnedCertificates = certificates
+            $0.isPinningEnabled = isEnabled
+        }
+    }
+}

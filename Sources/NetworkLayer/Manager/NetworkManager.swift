@@ -1,0 +1,128 @@
+import Foundation
+import Synchronization
+
+/// The shared manager, `NetworkManager.shared` by its short name.
+public let Net = NetworkManager.shared
+
+/// Runs every request: live through libcurl, or from mock files in mock mode.
+///
+/// Use the shared instance, `Net`. Its settings can be changed from any thread at any time; a
+/// request uses the settings in force when it starts.
+///
+/// ```swift
+/// let response = try await Net.perform(ITunesSearchRequest(artist: "Dream Theater", limit: 3))
+/// ```
+public final class NetworkManager: Sendable {
+    /// The manager every request goes through.
+    public static let shared = NetworkManager()
+
+    let settings = Mutex(Settings())
+
+    init() {}
+
+    // MARK: - Performing requests
+
+    /// Performs `request` and returns its decoded response.
+    ///
+    /// The request is copied when the call starts; the rest runs off the caller's actor, so
+    /// calling this from the main actor never blocks it. Cancelling the calling task cancels the
+    /// transfer and throws ``NetworkError/cancelled``.
+    ///
+    /// - Throws: only ``NetworkError``.
+    public func perform<Response>(
+        _ request: BaseRequest<Response>,
+        isolation: isolated (any Actor)? = #isolation
+    ) async throws(NetworkError) -> Response {
+        try await execute(request.snapshot(), as: Response.self)
+    }
+
+    /// Performs `request` and calls `completion` with the result, exactly once.
+    ///
+    /// `completion` runs on ``completionQueue`` (by default a private serial queue, so it works in
+    /// a command-line program with no run loop; set it to `.main` in an app).
+    ///
+    /// - Returns: a handle that cancels the request.
+    @discardableResult
+    public func performRequest<Response>(
+        request: BaseRequest<Response>,
+        completion: @escaping @Sendable (Result<Response, NetworkError>) -> Void
+    ) -> RequestHandle {
+        let snapshot = request.snapshot()
+        let queue = completionQueue
+        // Detached: the request must not wait for the caller's actor (a command-line program's
+        // main thread may be blocked waiting for this very completion).
+        let task = Task.detached {
+            let result: Result<Response, NetworkError>
+            do throws(NetworkError) {
+                result = .success(try await self.execute(snapshot, as: Response.self))
+            } catch {
+                result = .failure(error)
+            }
+            queue.async { completion(result) }
+        }
+        return RequestHandle(task)
+    }
+
+    // MARK: - The data path
+
+    /// snapshot → provider headers → prepared request → transport → response → provider's validation → value.
+    /// The log watches both ends.
+    func execute<Response: Decodable & Sendable>(_ snapshot: RequestSnapshot, as type: Response.Type)
+        async throws(NetworkError) -> Response
+    {
+        let settings = self.settings.withLock { $0 }
+        let log = settings.isVerbose ? NetworkLog(settings: settings) : nil
+        let isMocked = settings.areMocksEnabled
+        let started = ContinuousClock.now
+        var prepared: PreparedRequest?
+        do throws(NetworkError) {
+            if Task.isCancelled { throw .cancelled(.init(reason: "it was cancelled before it started")) }
+            let providerHeaders = try await Self.headers(from: snapshot.provider)
+            let request = try snapshot.prepare(providerHeaders: providerHeaders)
+            prepared = request
+            log?.request(request, mocked: isMocked)
+
+            let transport: any Transport = isMocked
+                ? MockTransport(directory: settings.mockResponsesDirectory)
+                : CurlTransport()
+            let response = try await transport.send(request, options: settings.transferOptions)
+            log?.response(response, to: request, elapsed: started.duration(to: .now))
+
+            return try Self.parse(response, with: snapshot.provider, as: type)
+        } catch {
+            let error = prepared.map { error.describingRequest($0.redactedDescription) } ?? error
+            log?.failure(error, of: prepared?.redactedDescription ?? "\(snapshot.method.rawValue) \(snapshot.endpoint)",
+                         elapsed: started.duration(to: .now), mocked: isMocked)
+            throw error
+        }
+    }
+
+    /// The provider's headers; a failure that is not a ``NetworkError`` is wrapped in one.
+    private static func headers(from provider: any ServiceProvider) async throws(NetworkError) -> [String: String] {
+        do {
+            return try await provider.createHTTPHeaders()
+        } catch let error as NetworkError {
+            throw error
+        } catch {
+            throw .customUser(description: "The provider could not create its headers: \(error.localizedDescription)",
+                              recovery: "Check the provider's createHTTPHeaders().", code: nil)
+        }
+    }
+
+    /// The provider's `parseAndValidate`; a thrown `DecodingError` becomes ``NetworkError/serialization``.
+    private static func parse<Response: Decodable>(_ response: HTTPResponse, with provider: any ServiceProvider,
+                                                   as type: Response.Type) throws(NetworkError) -> Response {
+        do {
+            return try provider.parseAndValidate(response, as: type)
+        } catch let error as NetworkError {
+            throw error
+        } catch let error as DecodingError {
+            throw .serialization(.init(request: response.requestDescription,
+                                       reason: HTTPResponse.describe(error), statusCode: response.statusCode,
+                                       underlyingError: error))
+        } catch {
+            throw .customUser(description: "The provider rejected the response: \(error.localizedDescription)",
+                              recovery: "Check the provider's parseAndValidate.", code: response.statusCode)
+        }
+    }
+}

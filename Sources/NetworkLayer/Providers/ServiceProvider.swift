@@ -1,0 +1,53 @@
+import Foundation
+
+/// The URL scheme a ``ServiceProvider`` speaks.
+public enum HTTPScheme: String, Sendable, CaseIterable {
+    case http
+    case https
+}
+
+/// Describes one backend: where it lives, the headers it wants, and how its answers are validated.
+///
+/// Describe each backend once and give it to every request for it. Only `host` and `httpScheme`
+/// are required; everything else has a default.
+///
+/// ```swift
+/// struct ITunesServiceProvider: ServiceProvider {
+///     var host: String { "itunes.apple.com" }
+///     var httpScheme: HTTPScheme { .https }
+///     func createHTTPHeaders() -> [String: String] { ["Accept": "application/json"] }
+/// }
+/// ```
+///
+/// Providers are `Sendable`: the manager calls them from whatever thread runs the request.
+public protocol ServiceProvider: Sendable {
+    /// The host name or IP address, without scheme, port or path (`"api.example.com"`, `"127.0.0.1"`).
+    var host: String { get }
+    /// `.https` or `.http`.
+    var httpScheme: HTTPScheme { get }
+    /// The port, or `nil` (the default) for the scheme's own (443 or 80).
+    var port: Int? { get }
+
+    /// The headers every request to this backend carries. Called once per request, just before
+    /// it is sent, so it can fetch a fresh token. A request's `additionalHeaders` override these
+    /// by name, ignoring case. Default: none. A synchronous implementation satisfies it.
+    func createHTTPHeaders() async throws -> [String: String]
+
+    /// Turns a response into the value a request asked for, or throws.
+    ///
+    /// The default validates the status with ``HTTPResponse/validateStatus(acceptable:)`` and
+    /// decodes the body with ``HTTPResponse/decode(_:using:)``. Override it for a backend with its
+    /// own rules and reuse those two steps. Mocked responses go through here too.
+    func parseAndValidate<Response: Decodable>(_ response: HTTPResponse, as type: Response.Type) throws -> Response
+}
+
+extension ServiceProvider {
+    public var port: Int? { nil }
+
+    public func createHTTPHeaders() async throws -> [String: String] { [:] }
+
+    public func parseAndValidate<Response: Decodable>(_ response: HTTPResponse, as type: Response.Type) throws -> Response {
+        try response.validateStatus()
+        return try response.decode(type)
+    }
+}

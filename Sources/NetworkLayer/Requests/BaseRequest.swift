@@ -1,0 +1,70 @@
+import Foundation
+
+/// One endpoint of a backend. Subclass it, naming the response type as the generic parameter.
+///
+/// The response type is a phantom: it is never stored, it only tells ``NetworkManager/perform(_:isolation:)``
+/// what to decode. Set the endpoint's details in the subclass's initializer:
+///
+/// ```swift
+/// final class ITunesSearchRequest: BaseRequest<ITunesSearchResponse> {
+///     init(artist: String, limit: Int) {
+///         super.init(serviceProvider: ITunesServiceProvider(), endpoint: "/search")
+///         params = ["term": artist, "limit": limit]
+///         mockedResponseFilename = "ITunesSearchMockedResponse"
+///     }
+/// }
+/// ```
+///
+/// A request is a plain mutable object: build it on any actor, then hand it to the manager.
+/// The manager takes an immutable snapshot of it when the request starts, so changing the object
+/// afterwards does not affect a request already running.
+open class BaseRequest<Response: Decodable & Sendable> {
+    /// The path, starting with `/`, appended to the provider's `scheme://host[:port]`.
+    /// It may carry its own query (`/search?country=it`); `params` are appended to it.
+    public var endpoint: String
+
+    /// The parameters: the query string for `GET`, `HEAD` and `OPTIONS`, a JSON body for `POST`,
+    /// `PUT`, `PATCH` and `DELETE`.
+    ///
+    /// Values may be strings, booleans, integers, floating-point numbers, `Decimal`, `Date`
+    /// (ISO 8601), `URL`, `UUID`, `nil`, and arrays and dictionaries of these. In a query, arrays
+    /// repeat their key (`tag=a&tag=b`), dictionaries nest with brackets (`filter[year]=1992`) and
+    /// `nil` leaves the key out; in JSON they are what they look like, `nil` being `null`.
+    public var params: [String: any Sendable] = [:]
+
+    /// Headers for this request only. They override the provider's headers of the same name,
+    /// ignoring case.
+    public var additionalHeaders: [String: String] = [:]
+
+    /// How long the whole request may take, in seconds, from start to the last body byte.
+    /// Default 60. `.infinity` means no limit.
+    public var timeout: TimeInterval = 60
+
+    /// The HTTP method. Default `.get`.
+    public var httpMethod: HTTPMethod = .get
+
+    /// The backend this endpoint belongs to.
+    public var serviceProvider: any ServiceProvider
+
+    /// The mock file answering this request in mock mode, without the `.json` extension.
+    public var mockedResponseFilename: String?
+
+    /// Creates a request for `endpoint` on the backend `serviceProvider`.
+    public init(serviceProvider: any ServiceProvider, endpoint: String) {
+        self.serviceProvider = serviceProvider
+        self.endpoint = endpoint
+    }
+
+    /// The immutable, `Sendable` copy of this request that the manager works with.
+    final func snapshot() -> RequestSnapshot {
+        RequestSnapshot(
+            provider: serviceProvider,
+            method: httpMethod,
+            endpoint: endpoint,
+            parameters: Result { () throws(NetworkError) in try ParameterValue.object(from: params) },
+            additionalHeaders: additionalHeaders,
+            timeout: timeout,
+            mockedResponseFilename: mockedResponseFilename,
+            responseTypeName: String(describing: Response.self))
+    }
+}

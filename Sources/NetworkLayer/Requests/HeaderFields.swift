@@ -1,0 +1,58 @@
+import Foundation
+
+/// Merging and checking request headers.
+enum HeaderFields {
+    /// The provider's headers, then the request's, a request header replacing a provider header
+    /// of the same name (ignoring case). Sorted by name within each group, so the order is stable.
+    static func merged(_ provider: [String: String], overriddenBy request: [String: String])
+        throws(NetworkError) -> [(name: String, value: String)]
+    {
+        var result: [(name: String, value: String)] = []
+        result.reserveCapacity(provider.count + request.count)
+        for name in provider.keys.sorted() {
+            try validate(name: name, value: provider[name]!)
+            result.append((name, provider[name]!))
+        }
+        for name in request.keys.sorted() {
+            try validate(name: name, value: request[name]!)
+            result.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+            result.append((name, request[name]!))
+        }
+        return result
+    }
+
+    /// A name must be an RFC 9110 token; a value may hold no control character but tab.
+    /// Anything else could split the header block (CR, LF) or truncate it (NUL).
+    static func validate(name: String, value: String) throws(NetworkError) {
+        guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte) else {
+            throw .invalidRequest(.init(reason: "the header name \"\(printable(name))\" is not valid "
+                                        + "(letters, digits and !#$%&'*+-.^_`|~ only)"))
+        }
+        guard value.utf8.allSatisfy({ $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }) else {
+            throw .invalidRequest(.init(reason: "the value of the header \"\(name)\" contains a control character "
+                                        + "(CR, LF, NUL or another)"))
+        }
+    }
+
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+
+    /// The name with control characters shown as escapes, safe to put in a message.
+    private static func printable(_ text: String) -> String {
+        text.unicodeScalars.map { $0.properties.generalCategory == .control ? $0.escaped(asASCII: true) : String($0) }.joined()
+    }
+}
+
+extension Array where Element == (name: String, value: String) {
+    /// The value of the first header with this name, ignoring case.
+    func value(for name: String) -> String? {
+        first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+}

@@ -1,0 +1,213 @@
+import Foundation
+
+/// A request parameter, converted once from the `[String: any Sendable]` a user wrote into a
+/// closed set of values that can be encoded as a query or as JSON without surprises.
+enum ParameterValue: Sendable, Equatable {
+    case string(String)
+    case bool(Bool)
+    case integer(Int64)
+    case unsignedInteger(UInt64)
+    case double(Double)
+    case decimal(Decimal)
+    case null
+    case array([ParameterValue])
+    /// Keys sorted, so the same parameters always encode to the same bytes.
+    case object([(key: String, value: ParameterValue)])
+
+    static func == (lhs: ParameterValue, rhs: ParameterValue) -> Bool {
+        switch (lhs, rhs) {
+        case let (.string(a), .string(b)): a == b
+        case let (.bool(a), .bool(b)): a == b
+        case let (.integer(a), .integer(b)): a == b
+        case let (.unsignedInteger(a), .unsignedInteger(b)): a == b
+        case let (.double(a), .double(b)): a == b
+        case let (.decimal(a), .decimal(b)): a == b
+        case (.null, .null): true
+        case let (.array(a), .array(b)): a == b
+        case let (.object(a), .object(b)): a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+        default: false
+        }
+    }
+
+    /// Converts a parameter dictionary, or explains which value cannot be sent.
+    static func object(from dictionary: [String: any Sendable]) throws(NetworkError) -> ParameterValue {
+        try convert(dictionary, path: "params")
+    }
+
+    private static func convert(_ value: Any, path: String) throws(NetworkError) -> ParameterValue {
+        switch value {
+        case let v as String: return .string(v)
+        case let v as Substring: return .string(String(v))
+        case let v as Character: return .string(String(v))
+        case let v as Bool: return .bool(v)
+        case let v as Int: return .integer(Int64(v))
+        case let v as Int8: return .integer(Int64(v))
+        case let v as Int16: return .integer(Int64(v))
+        case let v as Int32: return .integer(Int64(v))
+        case let v as Int64: return .integer(v)
+        case let v as UInt: return .unsignedInteger(UInt64(v))
+        case let v as UInt8: return .unsignedInteger(UInt64(v))
+        case let v as UInt16: return .unsignedInteger(UInt64(v))
+        case let v as UInt32: return .unsignedInteger(UInt64(v))
+        case let v as UInt64: return .unsignedInteger(v)
+        case let v as Double: return try finite(v, path: path)
+        // Through its shortest decimal text, so 0.1 as Float is 0.1 and not 0.10000000149011612.
+        case let v as Float: return try finite(Double("\(v)") ?? Double(v), path: path)
+        case let v as Decimal: return .decimal(v)
+        case let v as Date: return .string(v.formatted(.iso8601))
+        case let v as URL: return .string(v.absoluteString)
+        case let v as UUID: return .string(v.uuidString)
+        case is NSNull: return .null
+        case let v as [Any]:
+            var items: [ParameterValue] = []
+            items.reserveCapacity(v.count)
+            for (index, item) in v.enumerated() { items.append(try convert(item, path: "\(path)[\(index)]")) }
+            return .array(items)
+        case let v as [String: Any]:
+            var members: [(key: String, value: ParameterValue)] = []
+            members.reserveCapacity(v.count)
+            for key in v.keys.sorted() { members.append((key, try convert(v[key]!, path: "\(path).\(key)"))) }
+            return .object(members)
+        default:
+            // `nil` arrives as an Optional wrapped in the existential.
+            let mirror = Mirror(reflecting: value)
+            if mirror.displayStyle == .optional {
+                guard let wrapped = mirror.children.first?.value else { return .null }
+                return try convert(wrapped, path: path)
+            }
+            throw .invalidRequest(.init(reason: "\(path) holds a \(type(of: value)), which cannot be sent as a parameter "
+                                        + "(use strings, numbers, booleans, dates, arrays or dictionaries)"))
+        }
+    }
+
+    private static func finite(_ value: Double, path: String) throws(NetworkError) -> ParameterValue {
+        guard value.isFinite else {
+            throw .invalidRequest(.init(reason: "\(path) is \(value), which has no JSON or query form"))
+        }
+        return .double(value)
+    }
+}
+
+// MARK: - Query encoding
+
+extension ParameterValue {
+    /// `application/x-www-form-urlencoded`-style query text for an object, percent-encoded per
+    /// RFC 3986: every byte outside `A-Z a-z 0-9 - . _ ~` is escaped, so `+`, `&`, `=`, `#`, `/`, `?`,
+    /// `%`, spaces and non-ASCII text round-trip exactly.
+    func queryString() -> String {
+        guard case .object(let members) = self else { return "" }
+        var pairs: [String] = []
+        for member in members { Self.appendQueryPairs(name: member.key, value: member.value, into: &pairs) }
+        return pairs.joined(separator: "&")
+    }
+
+    private static func appendQueryPairs(name: String, value: ParameterValue, into pairs: inout [String]) {
+        switch value {
+        case .null:
+            return
+        case .array(let items):
+            for item in items { appendQueryPairs(name: name, value: item, into: &pairs) }
+        case .object(let members):
+            for member in members { appendQueryPairs(name: "\(name)[\(member.key)]", value: member.value, into: &pairs) }
+        default:
+            pairs.append(percentEncode(name) + "=" + percentEncode(value.scalarText))
+        }
+    }
+
+    /// The text of a scalar in a query: `true`/`false`, numbers in their shortest exact form.
+    var scalarText: String {
+        switch self {
+        case .string(let s): s
+        case .bool(let b): b ? "true" : "false"
+        case .integer(let i): String(i)
+        case .unsignedInteger(let u): String(u)
+        case .double(let d): Self.text(of: d)
+        case .decimal(let d): d.description
+        case .null, .array, .object: ""
+        }
+    }
+
+    /// `3` for 3.0, `9.99` for 9.99: Swift's shortest round-tripping form, without a useless `.0`.
+    static func text(of double: Double) -> String {
+        if double == double.rounded(), abs(double) < 1e15 { return String(Int64(double)) }
+        return "\(double)"
+    }
+
+    static func percentEncode(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        let hex = Array("0123456789ABCDEF".utf8)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                bytes.append(byte)
+            default:
+                bytes.append(UInt8(ascii: "%"))
+                bytes.append(hex[Int(byte >> 4)])
+                bytes.append(hex[Int(byte & 0x0F)])
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+// MARK: - JSON encoding
+
+extension ParameterValue {
+    /// Compact JSON with sorted keys and `/` unescaped.
+    func jsonData() -> Data {
+        var out: [UInt8] = []
+        appendJSON(to: &out)
+        return Data(out)
+    }
+
+    private func appendJSON(to out: inout [UInt8]) {
+        switch self {
+        case .string(let s): Self.appendJSONString(s, to: &out)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .integer(let i): out.append(contentsOf: String(i).utf8)
+        case .unsignedInteger(let u): out.append(contentsOf: String(u).utf8)
+        case .double(let d): out.append(contentsOf: Self.text(of: d).utf8)
+        case .decimal(let d): out.append(contentsOf: d.description.utf8)
+        case .null: out.append(contentsOf: "null".utf8)
+        case .array(let items):
+            out.append(UInt8(ascii: "["))
+            for (index, item) in items.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                item.appendJSON(to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let members):
+            out.append(UInt8(ascii: "{"))
+            for (index, member) in members.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                Self.appendJSONString(member.key, to: &out)
+                out.append(UInt8(ascii: ":"))
+                member.value.appendJSON(to: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private static func appendJSONString(_ s: String, to out: inout [UInt8]) {
+        let hex = Array("0123456789abcdef".utf8)
+        out.append(UInt8(ascii: "\""))
+        for byte in s.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
+            case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
+            case 0x0A: out.append(contentsOf: "\\n".utf8)
+            case 0x0D: out.append(contentsOf: "\\r".utf8)
+            case 0x09: out.append(contentsOf: "\\t".utf8)
+            case 0..<0x20:
+                out.append(contentsOf: "\\u00".utf8)
+                out.append(hex[Int(byte >> 4)])
+                out.append(hex[Int(byte & 0x0F)])
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+
+/// A complete HTTP response, live or mocked, as a provider's `parseAndValidate` sees it.
+public struct HTTPResponse: Sendable {
+    /// The HTTP status code.
+    public let statusCode: Int
+    /// The response headers by the name the server used. A header sent more than once has its
+    /// values joined with `", "`. Look names up with ``value(forHeader:)``, which ignores case.
+    public let headers: [String: String]
+    /// The body, exactly as received (after transparent decompression).
+    public let body: Data
+    /// The URL that answered, after any redirects.
+    public let url: URL
+    /// Whether the answer came from a mock file rather than the network.
+    public let isMocked: Bool
+
+    /// `METHOD URL` of the request, secrets redacted; used in error descriptions.
+    let requestDescription: String
+
+    /// Creates a response, e.g. to test a provider's `parseAndValidate`.
+    public init(statusCode: Int, headers: [String: String] = [:], body: Data = Data(), url: URL,
+                isMocked: Bool = false) {
+        self.init(statusCode: statusCode, headers: headers, body: body, url: url, isMocked: isMocked,
+                  requestDescription: "GET \(Redactor.default.redact(url: url))")
+    }
+
+    init(statusCode: Int, headers: [String: String], body: Data, url: URL, isMocked: Bool,
+         requestDescription: String) {
+        self.statusCode = statusCode
+        self.headers = headers
+        self.body = body
+        self.url = url
+        self.isMocked = isMocked
+        self.requestDescription = requestDescription
+    }
+
+    /// The value of a header, looked up ignoring case; `nil` when absent.
+    public func value(forHeader name: String) -> String? {
+        if let exact = headers[name] { return exact }
+        return headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+}

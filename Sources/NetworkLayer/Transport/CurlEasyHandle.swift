@@ -1,0 +1,130 @@
+internal import CCurl
+import Foundation
+
+/// Owns one libcurl easy handle and its error buffer; frees both in `deinit`.
+///
+/// Every setter checks libcurl's return code and turns a failure into a ``NetworkError``.
+// @unchecked Sendable: a handle is used by one thread at a time. The thread that submits a request
+// configures it; the engine thread then owns it until the transfer ends and it goes back to the
+// pool. Each hand-over passes through a lock (the engine's inbox or the pool), which orders the
+// accesses.
+final class CurlEasyHandle: @unchecked Sendable {
+    let raw: UnsafeMutableRawPointer
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+
+    init() throws(NetworkError) {
+        guard let raw = curl_easy_init() else {
+            throw .transport(.init(reason: "libcurl could not create a transfer handle (curl_easy_init failed)"))
+        }
+        self.raw = raw
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(to: 0)
+    }
+
+    deinit {
+        curl_easy_cleanup(raw)
+        errorBuffer.deallocate()
+    }
+
+    /// Clears every option (connections stay in the multi handle's cache) and re-arms the error buffer.
+    func reset() {
+        curl_easy_reset(raw)
+        errorBuffer[0] = 0
+    }
+
+    /// libcurl's message for the last failure: the error buffer, or the generic text for `code`.
+    func message(for code: CURLcode) -> String {
+        errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
+    }
+
+    // MARK: Options
+
+    func set(_ option: CURLoption, _ value: Int) throws(NetworkError) {
+        try check(nl_easy_setopt_long(raw, option, value), option)
+    }
+
+    func set(_ option: CURLoption, _ value: Bool) throws(NetworkError) {
+        try check(nl_easy_setopt_long(raw, option, value ? 1 : 0), option)
+    }
+
+    func set(_ option: CURLoption, offset value: Int64) throws(NetworkError) {
+        try check(nl_easy_setopt_offset(raw, option, curl_off_t(value)), option)
+    }
+
+    /// libcurl copies strings it is given, so `value` need not outlive the call.
+    func set(_ option: CURLoption, _ value: String) throws(NetworkError) {
+        try check(nl_easy_setopt_string(raw, option, value), option)
+    }
+
+    func set(_ option: CURLoption, pointer value: UnsafeMutableRawPointer?) throws(NetworkError) {
+        try check(nl_easy_setopt_pointer(raw, option, value), option)
+    }
+
+    func set(_ option: CURLoption, headers: CurlHeaderList) throws(NetworkError) {
+        try check(nl_easy_setopt_slist(raw, option, headers.raw), option)
+    }
+
+    func set(_ option: CURLoption, callback: curl_write_callback) throws(NetworkError) {
+        try check(nl_easy_setopt_data_callback(raw, option, callback), option)
+    }
+
+    /// Sets the request body with `CURLOPT_COPYPOSTFIELDS`: libcurl copies the bytes, so `body`
+    /// need not outlive the call. Set `CURLOPT_POSTFIELDSIZE_LARGE` first.
+    func setCopiedBody(_ body: Data) throws(NetworkError) {
+        var empty: UInt8 = 0  // an empty body still needs a valid pointer
+        let code = body.withUnsafeBytes { bytes in
+            withUnsafeMutablePointer(to: &empty) { emptyPointer in
+                let start = bytes.baseAddress.map(UnsafeMutableRawPointer.init(mutating:)) ?? UnsafeMutableRawPointer(emptyPointer)
+                return nl_easy_setopt_pointer(raw, CURLOPT_COPYPOSTFIELDS, start)
+            }
+        }
+        try check(code, CURLOPT_COPYPOSTFIELDS)
+    }
+
+    /// Installs the error buffer; after every `reset()` too.
+    func armErrorBuffer() throws(NetworkError) {
+        try check(nl_easy_setopt_pointer(raw, CURLOPT_ERRORBUFFER, errorBuffer), CURLOPT_ERRORBUFFER)
+    }
+
+    private func check(_ code: CURLcode, _ option: CURLoption) throws(NetworkError) {
+        guard code != CURLE_OK else { return }
+        throw .transport(.init(
+            reason: "libcurl refused option \(option.rawValue): \(String(cString: curl_easy_strerror(code)))",
+            underlyingError: CurlError(code: Int(code.rawValue), message: String(cString: curl_easy_strerror(code)))))
+    }
+
+    // MARK: Information
+
+    func long(_ info: CURLINFO) -> Int? {
+        var value = 0
+        return nl_easy_getinfo_long(raw, info, &value) == CURLE_OK ? value : nil
+    }
+
+    func string(_ info: CURLINFO) -> String? {
+        var value: UnsafeMutablePointer<CChar>?
+        guard nl_easy_getinfo_string(raw, info, &value) == CURLE_OK, let value else { return nil }
+        return String(cString: value)
+    }
+}
+
+/// Owns a `curl_slist` of request headers; freed in `deinit`, after the transfer that used it.
+final class CurlHeaderList: @unchecked Sendable {
+    // @unchecked Sendable: immutable after init; libcurl only reads it.
+    let raw: UnsafeMutablePointer<curl_slist>?
+
+    /// Builds the list; an empty value is sent as `Name;`, libcurl's syntax for an empty header.
+    init(_ headers: [(name: String, value: String)]) throws(NetworkError) {
+        var list: UnsafeMutablePointer<curl_slist>?
+        for header in headers {
+            let line = header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)"
+            guard let appended = curl_slist_append(list, line) else {
+                curl_slist_free_all(list)
+                throw .transport(.init(reason: "libcurl could not allocate the header list"))
+            }
+            list = appended
+        }
+        raw = list
+    }
+
+    deinit { curl_slist_free_all(raw) }
+}

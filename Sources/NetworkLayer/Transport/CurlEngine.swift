@@ -1,0 +1,168 @@
+internal import CCurl
+import Foundation
+import Synchronization
+
+/// Drives every live transfer: one libcurl multi handle on one dedicated thread.
+///
+/// Callers never block: they hand a configured ``CurlTransfer`` to the engine's inbox and wake
+/// the thread with `curl_multi_wakeup`. The thread adds new transfers, removes cancelled ones,
+/// lets libcurl do its I/O, and completes finished transfers, then sleeps in `curl_multi_poll`
+/// until a socket is ready, a timer expires or it is woken. Connections live in the multi
+/// handle's cache and are reused; HTTP/2 streams are multiplexed over one connection.
+// @unchecked Sendable: `multi` and `active` are used only by the engine thread (created in init,
+// before the thread starts). Other threads reach the engine only through `inbox` and `pool`
+// (both Mutex-protected) and `curl_multi_wakeup`, which libcurl documents as safe from any thread.
+final class CurlEngine: @unchecked Sendable {
+    /// The process-wide engine, created (and its thread started) by the first live request.
+    /// It is never torn down: one idle thread sleeping in `curl_multi_poll`.
+    static let shared: Result<CurlEngine, NetworkError> = Result { () throws(NetworkError) in try CurlEngine() }
+
+    private struct Inbox {
+        var started: [CurlTransfer] = []
+        var cancelled: [CurlTransfer] = []
+    }
+
+    private let multi: UnsafeMutableRawPointer
+    private let inbox = Mutex(Inbox())
+    /// Easy handles from finished transfers, reset and ready for the next.
+    private let pool = Mutex<[CurlEasyHandle]>([])
+    private static let poolLimit = 256
+    /// Transfers libcurl is working on, by easy handle. Engine thread only.
+    private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+
+    private init() throws(NetworkError) {
+        let global = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+        guard global == CURLE_OK else {
+            throw .transport(.init(reason: "libcurl could not initialise (curl_global_init returned \(global.rawValue))"))
+        }
+        guard let multi = curl_multi_init() else {
+            throw .transport(.init(reason: "libcurl could not create its multi handle"))
+        }
+        self.multi = multi
+        // Multiplex HTTP/2 streams over one connection (libcurl's default, stated here on purpose).
+        guard nl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX)) == CURLM_OK else {
+            throw .transport(.init(reason: "libcurl refused to enable HTTP/2 multiplexing"))
+        }
+        let thread = Thread { [self] in run() }
+        thread.name = "NetworkLayer.curl"
+        thread.start()
+    }
+
+    // MARK: Any thread
+
+    /// A configured transfer for `request`, on a pooled easy handle when one is free.
+    func makeTransfer(for request: PreparedRequest, options: TransferOptions) throws(NetworkError) -> CurlTransfer {
+        let handle: CurlEasyHandle
+        if let pooled = pool.withLock({ $0.popLast() }) { handle = pooled } else { handle = try CurlEasyHandle() }
+        do {
+            return try CurlTransfer(request: request, options: options, handle: handle)
+        } catch {
+            recycle(handle)
+            throw error
+        }
+    }
+
+    /// Hands `transfer` to the engine; `completion` runs exactly once, on the engine thread.
+    func start(_ transfer: CurlTransfer, completion: @escaping @Sendable (Result<HTTPResponse, NetworkError>) -> Void) {
+        transfer.completion = completion
+        inbox.withLock { $0.started.append(transfer) }
+        wake()
+    }
+
+    /// Stops `transfer` if it is still running; its completion then reports ``NetworkError/cancelled``.
+    func cancel(_ transfer: CurlTransfer) {
+        transfer.isCancellationRequested.store(true, ordering: .releasing)
+        inbox.withLock { $0.cancelled.append(transfer) }
+        wake()
+    }
+
+    private func wake() {
+        // If this ever failed, the transfer would still be picked up when the poll's timeout ends.
+        _ = curl_multi_wakeup(multi)
+    }
+
+    private func recycle(_ handle: CurlEasyHandle) {
+        handle.reset()
+        pool.withLock { handles in
+            if handles.count < Self.poolLimit { handles.append(handle) }
+        }
+    }
+
+    // MARK: Engine thread
+
+    private func run() {
+        var stillRunning: Int32 = 0
+        while true {
+            let work = inbox.withLock { inbox -> Inbox in
+                defer { inbox = Inbox() }
+                return inbox
+            }
+            for transfer in work.started { add(transfer) }
+            for transfer in work.cancelled where active[transfer.handle.raw] === transfer {
+                finish(transfer, with: .failure(.cancelled(.init(request: transfer.request.redactedDescription,
+                                                                 reason: "it was cancelled while running"))))
+            }
+            // A failing multi_perform (out of memory) leaves the transfers in place; their own
+            // timeouts still end them.
+            _ = curl_multi_perform(multi, &stillRunning)
+            collectFinished()
+            _ = curl_multi_poll(multi, nil, 0, 1000, nil)
+        }
+    }
+
+    private func add(_ transfer: CurlTransfer) {
+        if transfer.isCancellationRequested.load(ordering: .acquiring) {
+            complete(transfer, with: .failure(.cancelled(.init(request: transfer.request.redactedDescription,
+                                                               reason: "it was cancelled before it started"))))
+            return
+        }
+        let code = curl_multi_add_handle(multi, transfer.handle.raw)
+        guard code == CURLM_OK else {
+            let message = String(cString: curl_multi_strerror(code))
+            complete(transfer, with: .failure(.transport(.init(
+                request: transfer.request.redactedDescription,
+                reason: "libcurl could not start the transfer (\(message))"))))
+            return
+        }
+        active[transfer.handle.raw] = transfer
+    }
+
+    private func collectFinished() {
+        var queued: Int32 = 0
+        while let message = curl_multi_info_read(multi, &queued) {
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
+                  let transfer = active[easy] else { continue }
+            finish(transfer, with: transfer.result(for: message.pointee.data.result))
+        }
+    }
+
+    /// Removes an active transfer from libcurl (stopping it if it still runs) and completes it.
+    private func finish(_ transfer: CurlTransfer, with result: Result<HTTPResponse, NetworkError>) {
+        active[transfer.handle.raw] = nil
+        _ = curl_multi_remove_handle(multi, transfer.handle.raw)  // fails only for a handle not added
+        complete(transfer, with: result)
+    }
+
+    private func complete(_ transfer: CurlTransfer, with result: Result<HTTPResponse, NetworkError>) {
+        let completion = transfer.completion
+        transfer.completion = nil
+        recycle(transfer.handle)
+        completion?(result)
+    }
+}
+
+/// Sends requests through the shared ``CurlEngine``.
+struct CurlTransport: Transport {
+    func send(_ request: PreparedRequest, options: TransferOptions) async throws(NetworkError) -> HTTPResponse {
+        let engine = try CurlEngine.shared.get()
+        let transfer = try engine.makeTransfer(for: request, options: options)
+        let result = await withTaskCancellationHandler {
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<HTTPResponse, NetworkError>, Never>) in
+                engine.start(transfer) { continuation.resume(returning: $0) }
+            }
+        } onCancel: {
+            engine.cancel(transfer)
+        }
+        return try result.get()
+    }
+}

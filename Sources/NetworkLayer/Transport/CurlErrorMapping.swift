@@ -1,0 +1,47 @@
+internal import CCurl
+import Foundation
+
+/// Turns libcurl's result codes into ``NetworkError`` cases with a sentence a user can act on.
+enum CurlErrorMapping {
+    static func error(for code: CURLcode, message: String, request: PreparedRequest) -> NetworkError {
+        let curl = CurlError(code: Int(code.rawValue), message: message)
+        func context(_ reason: String) -> NetworkError.Context {
+            .init(request: request.redactedDescription, reason: "\(reason) (\(message))", underlyingError: curl)
+        }
+        switch code {
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
+            return .reachability(context("the host name could not be resolved"))
+        case CURLE_COULDNT_CONNECT:
+            return .reachability(context("the connection was refused or the network is unreachable"))
+        case CURLE_OPERATION_TIMEDOUT:
+            return .timeOut(context("no complete answer within the timeout of \(ParameterValue.text(of: request.timeout)) s"))
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
+             CURLE_SSL_ISSUER_ERROR, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CERTPROBLEM:
+            return .invalidCertificate(context("the server's certificate failed verification"))
+        case CURLE_SSL_CONNECT_ERROR:
+            return .transport(context("the TLS handshake failed"))
+        case CURLE_ABORTED_BY_CALLBACK:
+            return .cancelled(context("the transfer was stopped"))
+        case CURLE_TOO_MANY_REDIRECTS:
+            return .transport(context("the server redirected more than 10 times"))
+        case CURLE_UNSUPPORTED_PROTOCOL:
+            return .transport(context("the server redirected to a scheme other than http or https"))
+        case CURLE_PARTIAL_FILE:
+            return .transport(context("the server closed the connection before the body was complete"))
+        case CURLE_GOT_NOTHING:
+            return .transport(context("the server closed the connection without answering"))
+        case CURLE_RECV_ERROR, CURLE_SEND_ERROR:
+            return .transport(context("the connection broke (reset by the server or the network)"))
+        case CURLE_WEIRD_SERVER_REPLY:
+            return .transport(context("the server's answer is not valid HTTP"))
+        case CURLE_BAD_CONTENT_ENCODING:
+            return .transport(context("the response's compressed body is corrupt"))
+        case CURLE_HTTP2, CURLE_HTTP2_STREAM:
+            return .transport(context("the HTTP/2 stream failed"))
+        case CURLE_URL_MALFORMAT:
+            return .invalidRequest(context("libcurl could not parse the URL"))
+        default:
+            return .transport(context("libcurl reported error \(code.rawValue)"))
+        }
+    }
+}

@@ -1,0 +1,480 @@
+#!/usr/bin/env python3
+"""Loopback HTTP(S) server for the Swift test suite (Python 3 standard library only).
+
+    python3 test_server.py [--port 0] [--tls-cert FILE --tls-key FILE [--tls-chain FILE]]
+                           [--record FILE] [--tls-max-version TLSv1_1]
+
+It listens on 127.0.0.1 only, prints exactly one line ``PORT <n>`` to stdout once it
+is listening, and serves HTTP/1.1 with keep-alive until SIGTERM/SIGINT or until its
+stdin reaches EOF. The stdin rule keeps it from outliving the test process that
+started it: give it a pipe as stdin and keep the write end open. Started with stdin
+at /dev/null it exits at once, so to run it by hand use e.g.
+``sleep infinity | python3 test_server.py``.
+
+Endpoints (any method unless noted; JSON is ``application/json; charset=utf-8``;
+HEAD gets the same headers as GET, without the body):
+
+  /echo, /echo/...          the request as JSON: method, path, query, args, headers,
+                            headerList, body, bodyBase64, bodyLength
+  /status/<code>            that status (200-599), body {"status": code}, none for
+                            204/304; ?body=<text>&contentType=<type> replace body/type
+  /delay/<seconds>          sleep, then {"delayed": seconds}
+  /json                     a fixed small JSON object
+  /bytes/<n>                n bytes of application/octet-stream, byte i = i % 256
+  /redirect/<n>             302 to /redirect/<n-1>; /redirect/0 goes to /echo
+  /redirect-to?url=&status= redirect (3xx, default 302) to url
+  /headers                  {"headers": ...}; sets X-Test-Header, two Set-Cookie, X-Empty
+  /close                    reads the request, closes without a response (FIN)
+  /reset                    reads the request, resets the connection (RST)
+  /partial                  Content-Length: 1000 but only 10 body bytes, then close
+  /garbage                  writes "THIS IS NOT HTTP" and closes
+  /malformed-json           200 with truncated JSON
+  /count, /count/reset      requests to other paths since start / since the last reset
+  /retry-after/<seconds>    503 with Retry-After: <seconds>
+  anything else             404 {"error": "not found", "path": ...}
+  bad parameters            400 {"error": "bad request", "detail": ...}
+
+--record FILE appends every byte read from clients (after the TLS handshake, i.e.
+decrypted) to FILE. The file exists before PORT is printed.
+
+--tls-max-version lets the server offer only old TLS (e.g. TLSv1_1). It also lowers
+the minimum version and the OpenSSL security level, but an OpenSSL build without
+old-protocol support can still refuse; either way a TLS 1.2+ client fails the
+handshake.
+
+Set TEST_SERVER_VERBOSE=1 for an access log (and client errors) on stderr.
+"""
+
+import argparse
+import base64
+import http.server
+import io
+import json
+import math
+import os
+import re
+import signal
+import socket
+import socketserver
+import ssl
+import struct
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+import warnings
+
+JSON_TYPE = "application/json; charset=utf-8"
+VERBOSE = os.environ.get("TEST_SERVER_VERBOSE") == "1"
+HANDSHAKE_TIMEOUT = 10.0  # seconds; a silent client must not tie up a thread forever
+
+
+def log(message):
+    print(f"test_server: {message}", file=sys.stderr, flush=True)
+
+
+# --- Recording -----------------------------------------------------------------------
+
+class Recorder:
+    """Appends bytes to a file shared by all connections, unbuffered."""
+
+    def __init__(self, path):
+        self._file = open(path, "ab", buffering=0)  # creates the file right away
+        self._lock = threading.Lock()
+
+    def write(self, data):
+        with self._lock:
+            self._file.write(data)
+
+
+class RecordingReader(io.RawIOBase):
+    """Raw stream over a (TLS) socket that copies every byte it reads to a Recorder."""
+
+    def __init__(self, sock, recorder):
+        self._sock = sock
+        self._recorder = recorder
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        count = self._sock.recv_into(buffer)
+        if count:
+            self._recorder.write(memoryview(buffer)[:count])
+        return count
+
+
+# --- Server --------------------------------------------------------------------------
+
+class TestServer(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128  # dozens of simultaneous connects must not overflow the backlog
+
+    def __init__(self, port, tls_context=None, recorder=None):
+        super().__init__(("127.0.0.1", port), Handler)
+        self.tls_context = tls_context
+        self.recorder = recorder
+        self._count = 0
+        self._count_lock = threading.Lock()
+        if tls_context:
+            # accept() on a wrapped listening socket returns SSLSockets; without
+            # handshake-on-connect the handshake waits for finish_request, which runs
+            # in the connection's own thread.
+            self.socket = tls_context.wrap_socket(
+                self.socket, server_side=True, do_handshake_on_connect=False)
+
+    def server_bind(self):
+        # HTTPServer.server_bind does a reverse DNS lookup (getfqdn); not needed here.
+        socketserver.TCPServer.server_bind(self)
+        self.server_name, self.server_port = self.server_address[:2]
+
+    def finish_request(self, request, client_address):
+        if self.tls_context:
+            try:
+                request.settimeout(HANDSHAKE_TIMEOUT)
+                request.do_handshake()
+                request.settimeout(None)
+            except OSError as error:  # ssl.SSLError, timeouts, resets
+                log(f"TLS handshake with {client_address[0]}:{client_address[1]} failed: {error}")
+                return
+        super().finish_request(request, client_address)
+
+    def handle_error(self, request, client_address):
+        # Clients hanging up early (timeouts, cancellation) are routine in the tests.
+        error = sys.exc_info()[1]
+        if not isinstance(error, OSError):
+            super().handle_error(request, client_address)  # a bug here: full traceback
+        elif VERBOSE:
+            log(f"client {client_address[0]}:{client_address[1]}: {error!r}")
+
+    def count_request(self):
+        with self._count_lock:
+            self._count += 1
+
+    def request_count(self, reset=False):
+        with self._count_lock:
+            if reset:
+                self._count = 0
+            return self._count
+
+
+# --- Request handling ----------------------------------------------------------------
+
+ROUTES = []  # (compiled path pattern, function(handler, *groups))
+
+
+def route(pattern):
+    def register(function):
+        ROUTES.append((re.compile(pattern), function))
+        return function
+    return register
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, so every response needs Content-Length
+    server_version = "TestServer/1.0"
+    disable_nagle_algorithm = True  # headers and body go out as two writes
+
+    def version_string(self):
+        return self.server_version  # the default appends " Python/3.x"
+
+    def log_message(self, format, *args):
+        if VERBOSE:
+            super().log_message(format, *args)
+
+    def setup(self):
+        super().setup()
+        if self.server.recorder:
+            self.rfile.close()
+            self.rfile = io.BufferedReader(RecordingReader(self.connection, self.server.recorder))
+
+    def __getattr__(self, name):
+        # The base class calls do_<METHOD>(); send every method (GET, PATCH, PROPFIND,
+        # ...) to one dispatcher instead of answering 501 for unlisted ones.
+        if name.startswith("do_"):
+            return self.dispatch
+        raise AttributeError(name)
+
+    def dispatch(self):
+        self.raw_path, _, self.raw_query = self.path.partition("?")
+        self.args = urllib.parse.parse_qs(self.raw_query, keep_blank_values=True)
+        try:
+            self.body = self.read_body()
+        except ValueError as error:
+            self.close_connection = True  # framing is lost; don't read another request
+            self.send_json(400, {"error": "bad request", "detail": str(error)})
+            return
+        if self.raw_path not in ("/count", "/count/reset"):
+            self.server.count_request()
+        for pattern, function in ROUTES:
+            match = pattern.fullmatch(self.raw_path)
+            if match:
+                try:
+                    function(self, *match.groups())
+                except ValueError as error:  # bad parameters, raised before any output
+                    self.send_json(400, {"error": "bad request", "detail": str(error)})
+                return
+        self.send_json(404, {"error": "not found", "path": self.raw_path})
+
+    def read_body(self):
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            return self.read_chunked_body()
+        length = self.headers.get("Content-Length", "0").strip()
+        if not length.isdigit():
+            raise ValueError(f"bad Content-Length {length!r}")
+        body = self.rfile.read(int(length))
+        if len(body) != int(length):
+            raise ValueError("connection closed inside the body")
+        return body
+
+    def read_chunked_body(self):
+        body = bytearray()
+        while True:
+            size_line = self.rfile.readline(1024)
+            try:
+                size = int(size_line.split(b";")[0], 16)  # drop chunk extensions
+            except ValueError:
+                size = -1
+            if size < 0:
+                raise ValueError(f"bad chunk size line {size_line!r}")
+            if size == 0:
+                break
+            chunk = self.rfile.read(size)
+            if len(chunk) != size or self.rfile.readline(3) != b"\r\n":
+                raise ValueError("truncated chunk")
+            body += chunk
+        while self.rfile.readline(8192).strip():  # trailer fields, up to the blank line
+            pass
+        return bytes(body)
+
+    def received_headers(self):
+        """Headers as {name: value} (repeats joined with ", ") and as [[name, value]]."""
+        pairs = [[name, value] for name, value in self.headers.items()]
+        merged, spelling = {}, {}
+        for name, value in pairs:
+            key = spelling.setdefault(name.lower(), name)  # first spelling seen wins
+            merged[key] = f"{merged[key]}, {value}" if key in merged else value
+        return merged, pairs
+
+    def send(self, status, body=b"", content_type=JSON_TYPE, headers=()):
+        """A complete response; HEAD gets the headers only."""
+        self.send_response(status)
+        for name, value in headers:
+            self.send_header(name, value)
+        has_body = status not in (204, 304)  # these must not carry a body or length
+        if has_body:
+            if content_type:
+                self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+        if self.close_connection:  # the client asked for close (or is HTTP/1.0)
+            self.send_header("Connection", "close")
+        self.end_headers()
+        if has_body and body and self.command != "HEAD":
+            self.wfile.write(body)
+
+    def send_json(self, status, value, headers=()):
+        self.send(status, json.dumps(value).encode(), headers=headers)
+
+    def send_redirect(self, status, location):
+        self.send(status, content_type=None, headers=[("Location", location)])
+
+
+@route(r"/echo(?:/.*)?")
+def echo(request):
+    headers, header_list = request.received_headers()
+    request.send_json(200, {
+        "method": request.command,
+        "path": request.raw_path,
+        "query": request.raw_query,
+        "args": request.args,
+        "headers": headers,
+        "headerList": header_list,
+        "body": request.body.decode("utf-8", errors="replace"),
+        "bodyBase64": base64.b64encode(request.body).decode("ascii"),
+        "bodyLength": len(request.body),
+    })
+
+
+@route(r"/status/(\d+)")
+def status(request, code):
+    code = int(code)
+    if not 200 <= code <= 599:
+        raise ValueError("status must be 200-599")  # 1xx would leave the client waiting
+    if "body" in request.args:
+        content_type = request.args.get("contentType", [JSON_TYPE])[0]
+        request.send(code, request.args["body"][0].encode(), content_type)
+    else:
+        request.send_json(code, {"status": code})
+
+
+@route(r"/delay/([^/]+)")
+def delay(request, seconds):
+    seconds = float(seconds)
+    if not (math.isfinite(seconds) and seconds >= 0):
+        raise ValueError("delay must be a finite number >= 0")
+    time.sleep(seconds)
+    request.send_json(200, {"delayed": seconds})
+
+
+@route(r"/json")
+def fixed_json(request):
+    request.send_json(200, {"id": 1, "name": "NetworkLayer", "tags": ["a", "b"],
+                            "nested": {"ok": True}})
+
+
+@route(r"/bytes/(\d+)")
+def byte_pattern(request, count):
+    count, pattern = int(count), bytes(range(256))
+    request.send(200, pattern * (count // 256) + pattern[:count % 256],
+                 "application/octet-stream")
+
+
+@route(r"/redirect/(\d+)")
+def redirect(request, remaining):
+    remaining = int(remaining)
+    request.send_redirect(302, f"/redirect/{remaining - 1}" if remaining > 0 else "/echo")
+
+
+@route(r"/redirect-to")
+def redirect_to(request):
+    if "url" not in request.args:
+        raise ValueError("missing url")
+    code = int(request.args.get("status", ["302"])[0])
+    if not 300 <= code <= 399:
+        raise ValueError("status must be 3xx")
+    location = request.args["url"][0]
+    location.encode("latin-1")  # header values must be Latin-1; fail before any output
+    request.send_redirect(code, location)
+
+
+@route(r"/headers")
+def headers(request):
+    request.send_json(200, {"headers": request.received_headers()[0]}, headers=[
+        ("X-Test-Header", "value1"),
+        ("Set-Cookie", "session=abc123; Path=/"),
+        ("Set-Cookie", "theme=dark; Path=/"),
+        ("X-Empty", ""),
+    ])
+
+
+@route(r"/close")
+def close(request):
+    request.close_connection = True  # no response; the server then closes with a FIN
+
+
+@route(r"/reset")
+def reset(request):
+    # Lingering with a zero timeout turns close() into an RST. Close right here: the
+    # server's own cleanup would shutdown(SHUT_WR) first, which sends a FIN.
+    request.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    request.close_connection = True
+    request.rfile.close()  # drop the file's reference so the socket really closes now
+    request.connection.close()
+
+
+@route(r"/partial")
+def partial(request):
+    request.send_response(200)
+    request.send_header("Content-Type", "application/octet-stream")
+    request.send_header("Content-Length", "1000")
+    request.end_headers()
+    request.wfile.write(b"0123456789")
+    request.close_connection = True
+
+
+@route(r"/garbage")
+def garbage(request):
+    request.wfile.write(b"THIS IS NOT HTTP\r\n\r\n")
+    request.close_connection = True
+
+
+@route(r"/malformed-json")
+def malformed_json(request):
+    request.send(200, b'{"id": 1, "name": ')
+
+
+@route(r"/count")
+def count(request):
+    request.send_json(200, {"count": request.server.request_count()})
+
+
+@route(r"/count/reset")
+def count_reset(request):
+    request.send_json(200, {"count": request.server.request_count(reset=True)})
+
+
+@route(r"/retry-after/([^/]+)")
+def retry_after(request, seconds):
+    request.send_json(503, {"status": 503, "retryAfter": seconds},
+                      headers=[("Retry-After", seconds)])
+
+
+# --- Startup -------------------------------------------------------------------------
+
+def make_tls_context(args):
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    if args.tls_max_version:
+        # Python's default minimum is TLS 1.2 and OpenSSL's default security level
+        # rejects older protocols; relax both so the old version is really offered.
+        context.set_ciphers("DEFAULT:@SECLEVEL=0")
+        with warnings.catch_warnings():  # TLS < 1.2 is deprecated; that is the point
+            warnings.simplefilter("ignore", DeprecationWarning)
+            context.minimum_version = ssl.TLSVersion.MINIMUM_SUPPORTED
+            context.maximum_version = ssl.TLSVersion[args.tls_max_version]
+    if not args.tls_chain:
+        context.load_cert_chain(args.tls_cert, args.tls_key)
+        return context
+    # load_cert_chain takes one file holding the certificate followed by its chain.
+    with tempfile.NamedTemporaryFile(suffix=".pem") as combined:
+        for path in (args.tls_cert, args.tls_chain):
+            with open(path, "rb") as part:
+                combined.write(part.read().rstrip(b"\n") + b"\n")
+        combined.flush()
+        context.load_cert_chain(combined.name, args.tls_key)
+    return context
+
+
+def wait_for_stdin_eof(on_eof):
+    try:
+        while os.read(0, 65536):
+            pass
+    except OSError:  # no usable stdin counts as EOF
+        pass
+    on_eof()
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Loopback HTTP(S) server for tests.")
+    parser.add_argument("--port", type=int, default=0, help="0 lets the kernel choose")
+    parser.add_argument("--tls-cert", help="PEM certificate (may include the chain)")
+    parser.add_argument("--tls-key", help="PEM private key")
+    parser.add_argument("--tls-chain", help="PEM intermediates to send after the certificate")
+    parser.add_argument("--record", help="append all received request bytes to this file")
+    parser.add_argument("--tls-max-version", choices=[v.name for v in ssl.TLSVersion])
+    args = parser.parse_args()
+    if bool(args.tls_cert) != bool(args.tls_key):
+        parser.error("--tls-cert and --tls-key go together")
+    if (args.tls_chain or args.tls_max_version) and not args.tls_cert:
+        parser.error("--tls-chain and --tls-max-version need --tls-cert")
+
+    tls_context = make_tls_context(args) if args.tls_cert else None
+    recorder = Recorder(args.record) if args.record else None
+    server = TestServer(args.port, tls_context, recorder)
+
+    def stop(*_):
+        # shutdown() blocks until serve_forever() returns, so it cannot run on the main
+        # thread, which both serves and runs signal handlers.
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    threading.Thread(target=wait_for_stdin_eof, args=(stop,), daemon=True).start()
+
+    print(f"PORT {server.server_address[1]}", flush=True)
+    server.serve_forever(poll_interval=0.1)  # short poll: shutdown takes effect quickly
+    server.server_close()
+
+
+if __name__ == "__main__":
+    main()
