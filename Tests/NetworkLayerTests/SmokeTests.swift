@@ -1,0 +1,14 @@
+import Foundation
+import Testing
+@testable import NetworkLayer
+
+@Suite struct SmokeTests {
+    @Test func getEchoesOverLoopback() async throws {
+        Net.isVerbose = false
+        try await withTestServer { server in
+            let echo = try await Net.perform(TestRequest<Echo>(server.provider(), "/echo", params: ["q": "a b"]))
+            #expect(echo.method == "GET")
+            #expect(echo.query == "q=a%20b")
+        }
+    }
+}

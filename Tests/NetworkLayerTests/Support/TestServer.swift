@@ -1,0 +1,176 @@
+import Foundation
+@testable import NetworkLayer
+
+/// `Tests/` in this checkout, found from this file's path.
+let testsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+/// The repository root.
+let repositoryRoot = testsDirectory.deletingLastPathComponent()
+/// `Certificates/` in this checkout.
+let certificatesDirectory = repositoryRoot.appendingPathComponent("Certificates", isDirectory: true)
+
+struct TestServerError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// A real HTTP(S) server on 127.0.0.1: `Tests/Servers/test_server.py`, on a port the kernel picks.
+///
+/// The server exits when its stdin closes, so it cannot outlive the test process even if a test crashes.
+// @unchecked Sendable: every stored property is immutable after `start`; `Process.terminate` and
+// `FileHandle.close` may be called from any thread.
+final class TestServer: @unchecked Sendable {
+    let port: Int
+    let isTLS: Bool
+    /// The file the server appends every received (decrypted) request byte to, if asked to record.
+    let recordFile: URL?
+    private let process: Process
+    private let stdinPipe: Pipe
+
+    /// Starts `test_server.py` with extra command-line arguments and waits until it listens.
+    static func start(_ arguments: [String] = [], tls: Bool = false, record: Bool = false) throws -> TestServer {
+        var arguments = arguments
+        var recordFile: URL?
+        if record {
+            let file = FileManager.default.temporaryDirectory
+                .appendingPathComponent("record-\(UUID().uuidString).bin")
+            arguments += ["--record", file.path]
+            recordFile = file
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", testsDirectory.appendingPathComponent("Servers/test_server.py").path] + arguments
+        let stdinPipe = Pipe()
+        let stdoutPipe = Pipe()
+        process.standardInput = stdinPipe
+        process.standardOutput = stdoutPipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+
+        // The first line is "PORT <n>"; EOF first means the server failed to start.
+        var line = Data()
+        let reader = stdoutPipe.fileHandleForReading
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = reader.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
+            process.terminate()
+            throw TestServerError(description: "test_server.py did not start (printed \"\(text)\")")
+        }
+        return TestServer(port: port, isTLS: tls, recordFile: recordFile, process: process, stdinPipe: stdinPipe)
+    }
+
+    /// A TLS server presenting `certificate` (a chain file from `Certificates/`) with its key.
+    static func startTLS(certificate: String, key: String, record: Bool = false,
+                         extra: [String] = []) throws -> TestServer {
+        try start(["--tls-cert", certificatesDirectory.appendingPathComponent(certificate).path,
+                   "--tls-key", certificatesDirectory.appendingPathComponent(key).path] + extra,
+                  tls: true, record: record)
+    }
+
+    private init(port: Int, isTLS: Bool, recordFile: URL?, process: Process, stdinPipe: Pipe) {
+        self.port = port
+        self.isTLS = isTLS
+        self.recordFile = recordFile
+        self.process = process
+        self.stdinPipe = stdinPipe
+    }
+
+    /// Stops the server and waits for it to exit.
+    func stop() {
+        try? stdinPipe.fileHandleForWriting.close()
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        if let recordFile { try? FileManager.default.removeItem(at: recordFile) }
+    }
+
+    /// Everything the server has received so far (requires `record: true`).
+    func recordedBytes() -> Data {
+        guard let recordFile else { return Data() }
+        return (try? Data(contentsOf: recordFile)) ?? Data()
+    }
+
+    /// A provider pointing at this server.
+    func provider(headers: [String: String] = [:], host: String = "127.0.0.1") -> TestProvider {
+        TestProvider(host: host, httpScheme: isTLS ? .https : .http, port: port, headers: headers)
+    }
+}
+
+/// Runs `body` with a fresh server and stops the server afterwards, whatever happens.
+func withTestServer<T>(_ arguments: [String] = [], record: Bool = false,
+                       _ body: (TestServer) async throws -> T) async throws -> T {
+    let server = try TestServer.start(arguments, record: record)
+    defer { server.stop() }
+    return try await body(server)
+}
+
+/// A provider for a loopback server, with fixed headers.
+struct TestProvider: ServiceProvider {
+    var host: String
+    var httpScheme: HTTPScheme
+    var port: Int?
+    var headers: [String: String] = [:]
+
+    func createHTTPHeaders() -> [String: String] { headers }
+}
+
+/// A port with nothing listening: bound by us, then closed.
+func closedPort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw TestServerError(description: "socket() failed") }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+            bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+        }
+    }
+    guard bound else { throw TestServerError(description: "bind() failed") }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// What `/echo` reports about the request it received.
+struct Echo: Decodable, Sendable {
+    let method: String
+    let path: String
+    let query: String
+    let args: [String: [String]]
+    let headers: [String: String]
+    let headerList: [[String]]
+    let body: String
+    let bodyBase64: String
+    let bodyLength: Int
+
+    /// A received header, ignoring case.
+    func header(_ name: String) -> String? {
+        headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+}
+
+/// A request for any endpoint of a test server, answering with `Response`.
+final class TestRequest<Response: Decodable & Sendable>: BaseRequest<Response> {
+    init(_ provider: any ServiceProvider, _ endpoint: String, method: HTTPMethod = .get,
+         params: [String: any Sendable] = [:], headers: [String: String] = [:], timeout: TimeInterval = 10) {
+        super.init(serviceProvider: provider, endpoint: endpoint)
+        httpMethod = method
+        self.params = params
+        additionalHeaders = headers
+        self.timeout = timeout
+    }
+}
+
+/// The error `body` throws, or `nil` if it returns.
+func networkError<T>(_ body: () async throws(NetworkError) -> T) async -> NetworkError? {
+    do {
+        _ = try await body()
+        return nil
+    } catch {
+        return error
+    }
+}
