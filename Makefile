@@ -1,7 +1,7 @@
 # The commands the README promises. Each installs what the system lacks first (make deps).
 SWIFT ?= swift
 
-.PHONY: deps test demo build clean
+.PHONY: deps build test demo demo-check clean
 
 ## deps: install the system packages the library and its tests need (apt-get as root; otherwise prints the command)
 deps:
@@ -10,10 +10,20 @@ deps:
 build: deps
 	$(SWIFT) build
 
-## test: the whole test suite against real servers on 127.0.0.1
+## test: the whole test suite against real servers on 127.0.0.1, then the demo's default run
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	@$(MAKE) --no-print-directory demo-check
+
+## demo: the iTunes search example, answered from MockResponses/ with the verbose log (ARGS="--live" for the real host)
+demo: deps
+	$(SWIFT) build --product ITunesSearch
+	$$($(SWIFT) build --show-bin-path)/ITunesSearch $(ARGS)
+
+## demo-check: runs the demo and checks that it printed the log and the mocked result
+demo-check:
+	@scripts/check-demo.sh
 
 clean:
 	rm -rf .build

@@ -18,10 +18,15 @@ let package = Package(
             name: "NetworkLayer",
             dependencies: ["CCurl"]
         ),
+        // The demo (`make demo`): the original README's iTunes search example.
+        .executableTarget(
+            name: "ITunesSearch",
+            dependencies: ["NetworkLayer"],
+            path: "Examples/ITunesSearch"
+        ),
         .testTarget(
             name: "NetworkLayerTests",
-            dependencies: ["NetworkLayer"],
-            resources: []
+            dependencies: ["NetworkLayer"]
         ),
     ],
     swiftLanguageModes: [.v6]

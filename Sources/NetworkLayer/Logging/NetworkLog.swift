@@ -1,10 +1,129 @@
 import Foundation
+import Synchronization
 
-/// Writes the verbose log of one request. Only created when logging is on.
+/// The verbose log of one request: what went out, what came back, or how it failed.
+///
+/// A `NetworkLog` exists only while logging is on, so when it is off no text is ever built.
+/// Entries look like this (one block per event, handed whole to the log handler):
+///
+///     [NetworkLayer #12] → GET https://itunes.apple.com/search?limit=3&term=Dream%20Theater [MOCK]
+///       Accept: application/json
+///       Authorization: <redacted>
+///     [NetworkLayer #12] ← 200 GET https://itunes.apple.com/search?… in 3 ms, 612 bytes [MOCK]
+///       Content-Type: application/json
+///       {
+///         "resultCount" : 3,
+///       …
+///     [NetworkLayer #13] ✗ failed after 1002 ms: The request timed out: … (GET http://127.0.0.1:8080/slow)
 struct NetworkLog: Sendable {
-    let settings: Settings
+    /// Text previews of bodies stop after this many characters.
+    static let previewLimit = 4096
+    /// Bodies larger than this are not parsed as JSON for pretty-printing.
+    private static let prettyPrintLimit = 256 * 1024
+    private static let nextID = Atomic<Int>(1)
 
-    func request(_ request: PreparedRequest, mocked: Bool) {}
-    func response(_ response: HTTPResponse, to request: PreparedRequest, elapsed: Duration) {}
-    func failure(_ error: NetworkError, of request: String, elapsed: Duration, mocked: Bool) {}
+    let id: Int
+    let redactor: Redactor
+    let mocked: Bool
+    private let sink: @Sendable (String) -> Void
+
+    init(redactor: Redactor, mocked: Bool, sink: @escaping @Sendable (String) -> Void) {
+        id = Self.nextID.add(1, ordering: .relaxed).oldValue
+        self.redactor = redactor
+        self.mocked = mocked
+        self.sink = sink
+    }
+
+    private var prefix: String { "[NetworkLayer #\(id)]" }
+    private var mockMark: String { mocked ? " [MOCK]" : "" }
+
+    func request(_ request: PreparedRequest) {
+        var text = "\(prefix) → \(request.redactedDescription)\(mockMark)\n"
+        for header in request.headers {
+            text += "  \(header.name): \(redactor.redact(header: header.name, value: header.value))\n"
+        }
+        if let body = request.body, !body.isEmpty {
+            text += "  body: \(body.count) bytes\n" + preview(of: body)
+        }
+        sink(text)
+    }
+
+    func response(_ response: HTTPResponse, to request: PreparedRequest, elapsed: Duration) {
+        var text = "\(prefix) ← \(response.statusCode) \(request.redactedDescription) in \(Self.milliseconds(elapsed)) ms, "
+            + "\(response.body.count) bytes\(mockMark)\n"
+        for name in response.headers.keys.sorted() {
+            text += "  \(name): \(redactor.redact(header: name, value: response.headers[name]!))\n"
+        }
+        text += preview(of: response.body)
+        sink(text)
+    }
+
+    func failure(_ error: NetworkError, of request: String, elapsed: Duration) {
+        // The description names the request already, unless the error could not know it.
+        let description = error.errorDescription ?? "\(error)"
+        let subject = description.contains(request) ? "" : " \(request)"
+        sink("\(prefix) ✗\(subject) failed after \(Self.milliseconds(elapsed)) ms\(mockMark): \(description)\n")
+    }
+
+    func note(_ message: String) {
+        sink("\(prefix) \(message)\n")
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+
+    // MARK: Body previews
+
+    /// Pretty-printed JSON (secret fields redacted), else UTF-8 text, else a byte count; indented,
+    /// cut at ``previewLimit`` characters.
+    func preview(of body: Data) -> String {
+        guard !body.isEmpty else { return "" }
+        var text: String
+        if body.count <= Self.prettyPrintLimit, let json = prettyJSON(body) {
+            text = json
+        } else if let utf8 = Self.utf8Prefix(of: body) {
+            text = utf8
+        } else {
+            return "  <\(body.count) bytes of binary data>\n"
+        }
+        if text.count > Self.previewLimit {
+            text = String(text.prefix(Self.previewLimit)) + "\n… (preview truncated)"
+        }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map { "  \($0)\n" }.joined()
+    }
+
+    /// The body's start as text, if it is UTF-8 (a character cut at the limit is dropped).
+    private static func utf8Prefix(of body: Data) -> String? {
+        let head = body.prefix(previewLimit)
+        let longestCut = body.count > previewLimit ? 3 : 0
+        for cut in 0...longestCut {
+            if let text = String(data: head.dropLast(cut), encoding: .utf8) { return text }
+        }
+        return nil
+    }
+
+    private func prettyJSON(_ body: Data) -> String? {
+        guard let first = body.first(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }),
+              first == UInt8(ascii: "{") || first == UInt8(ascii: "["),
+              let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]),
+              let data = try? JSONSerialization.data(withJSONObject: redactFields(object),
+                                                     options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The JSON value with the values of secret-looking fields (`password`, `access_token`…) replaced.
+    private func redactFields(_ value: Any) -> Any {
+        if let object = value as? [String: Any] {
+            var copy: [String: Any] = [:]
+            for (key, member) in object {
+                copy[key] = redactor.isSecretField(key) ? Redactor.placeholder : redactFields(member)
+            }
+            return copy
+        }
+        if let array = value as? [Any] { return array.map(redactFields) }
+        return value
+    }
 }

@@ -39,6 +39,13 @@ struct Redactor: Sendable {
             || Self.secretFragments.contains { lower.contains($0) }
     }
 
+    /// Whether a field of a JSON body holds a secret (used for log previews).
+    func isSecretField(_ name: String) -> Bool {
+        let lower = name.lowercased()
+        return lower == "key" || extraQueryNames.contains(lower) || extraHeaderNames.contains(lower)
+            || Self.secretFragments.contains { lower.contains($0) }
+    }
+
     /// The header's value, or the placeholder when the name is secret.
     func redact(header name: String, value: String) -> String {
         isSecretHeader(name) ? Self.placeholder : value

@@ -7,6 +7,8 @@ struct Settings: Sendable {
     var logHandler: (@Sendable (String) -> Void)?
     var areMocksEnabled = false
     var mockResponsesDirectoryOverride: URL?
+    var mockRecordingDirectory: URL?
+    var redactor = Redactor()
     var certificatesDirectoryOverride: URL?
     var customCABundle: URL?
     var completionQueue = DispatchQueue(label: "NetworkLayer.completion")
@@ -24,6 +26,11 @@ struct Settings: Sendable {
     }
 
     var transferOptions: TransferOptions { TransferOptions(customCABundle: customCABundle) }
+
+    /// Where log entries go: the handler, or standard error.
+    var logSink: @Sendable (String) -> Void {
+        logHandler ?? { text in FileHandle.standardError.write(Data(text.utf8)) }
+    }
 }
 
 extension NetworkManager {
@@ -50,6 +57,29 @@ extension NetworkManager {
     public var mockResponsesDirectory: URL {
         get { settings.withLock { $0.mockResponsesDirectory } }
         set { settings.withLock { $0.mockResponsesDirectoryOverride = newValue } }
+    }
+
+    /// Record mode: when set, every live response is also written to this directory as a mock
+    /// (body file plus `.meta.json` sidecar with status and headers, secret headers left out),
+    /// named like the mock that would answer the request. Default `nil`.
+    public var mockRecordingDirectory: URL? {
+        get { settings.withLock { $0.mockRecordingDirectory } }
+        set { settings.withLock { $0.mockRecordingDirectory = newValue } }
+    }
+
+    /// Extra header names whose values the log and error messages replace with `<redacted>`,
+    /// on top of the built-in ones (`Authorization`, `Cookie`, `X-API-Key`, names containing
+    /// `token`, `secret`, `auth`…). Compared ignoring case.
+    public var redactedHeaderNames: Set<String> {
+        get { settings.withLock { $0.redactor.extraHeaderNames } }
+        set { settings.withLock { $0.redactor.extraHeaderNames = Set(newValue.map { $0.lowercased() }) } }
+    }
+
+    /// Extra query item (and JSON field) names whose values are redacted, on top of the built-in
+    /// ones (`token`, `access_token`, `api_key`, `password`…). Compared ignoring case.
+    public var redactedQueryItemNames: Set<String> {
+        get { settings.withLock { $0.redactor.extraQueryNames } }
+        set { settings.withLock { $0.redactor.extraQueryNames = Set(newValue.map { $0.lowercased() }) } }
     }
 
     /// Where ``CertificateModel`` files are read from. Default: `Certificates` in the current working directory.

@@ -18,7 +18,10 @@ public final class NetworkManager: Sendable {
 
     let settings = Mutex(Settings())
 
-    init() {}
+    /// Creates a manager with its own settings. Most code uses the shared ``Net``; a separate
+    /// manager suits a test or a component that needs, say, mock mode while the rest of the app
+    /// stays live. All managers share one libcurl engine and its connections.
+    public init() {}
 
     // MARK: - Performing requests
 
@@ -71,29 +74,43 @@ public final class NetworkManager: Sendable {
         async throws(NetworkError) -> Response
     {
         let settings = self.settings.withLock { $0 }
-        let log = settings.isVerbose ? NetworkLog(settings: settings) : nil
         let isMocked = settings.areMocksEnabled
+        let log = settings.isVerbose ? NetworkLog(redactor: settings.redactor, mocked: isMocked, sink: settings.logSink) : nil
         let started = ContinuousClock.now
         var prepared: PreparedRequest?
         do throws(NetworkError) {
             if Task.isCancelled { throw .cancelled(.init(reason: "it was cancelled before it started")) }
             let providerHeaders = try await Self.headers(from: snapshot.provider)
-            let request = try snapshot.prepare(providerHeaders: providerHeaders)
+            let request = try snapshot.prepare(providerHeaders: providerHeaders, redactor: settings.redactor)
             prepared = request
-            log?.request(request, mocked: isMocked)
+            log?.request(request)
 
             let transport: any Transport = isMocked
-                ? MockTransport(directory: settings.mockResponsesDirectory)
+                ? MockTransport(store: MockStore(directory: settings.mockResponsesDirectory))
                 : CurlTransport()
             let response = try await transport.send(request, options: settings.transferOptions)
             log?.response(response, to: request, elapsed: started.duration(to: .now))
+            if !isMocked, let directory = settings.mockRecordingDirectory {
+                Self.record(response, for: request, in: directory, log: log)
+            }
 
             return try Self.parse(response, with: snapshot.provider, as: type)
         } catch {
             let error = prepared.map { error.describingRequest($0.redactedDescription) } ?? error
             log?.failure(error, of: prepared?.redactedDescription ?? "\(snapshot.method.rawValue) \(snapshot.endpoint)",
-                         elapsed: started.duration(to: .now), mocked: isMocked)
+                         elapsed: started.duration(to: .now))
             throw error
+        }
+    }
+
+    /// Record mode: writes a live response as a mock. A failure to write is logged, never thrown:
+    /// recording must not change what the request returns.
+    private static func record(_ response: HTTPResponse, for request: PreparedRequest, in directory: URL, log: NetworkLog?) {
+        do throws(NetworkError) {
+            try MockStore(directory: directory).record(response, for: request)
+        } catch {
+            let message = "record mode: \(error.errorDescription ?? "\(error)")\n"
+            if let log { log.note(message) } else { FileHandle.standardError.write(Data(message.utf8)) }
         }
     }
 

@@ -13,8 +13,10 @@ struct RequestSnapshot: Sendable {
     let responseTypeName: String
 
     /// Builds the request to send: URL, merged headers and body, all checked.
-    /// - Parameter providerHeaders: what the provider's `createHTTPHeaders()` returned.
-    func prepare(providerHeaders: [String: String]) throws(NetworkError) -> PreparedRequest {
+    /// - Parameters:
+    ///   - providerHeaders: what the provider's `createHTTPHeaders()` returned.
+    ///   - redactor: what counts as a secret in logs and error messages about this request.
+    func prepare(providerHeaders: [String: String], redactor: Redactor = .default) throws(NetworkError) -> PreparedRequest {
         let parameters = try parameters.get()
         var url = try baseURL()
         var body: Data?
@@ -30,14 +32,14 @@ struct RequestSnapshot: Sendable {
             }
         }
         guard let parsed = URL(string: url), parsed.host != nil else {
-            throw .invalidRequest(.init(request: "\(method.rawValue) \(Redactor.default.redact(urlString: url))",
+            throw .invalidRequest(.init(request: "\(method.rawValue) \(redactor.redact(urlString: url))",
                                         reason: "\"\(url)\" is not a valid URL"))
         }
         guard timeout > 0 else {
             throw .invalidRequest(.init(reason: "the timeout must be greater than zero, not \(timeout)"))
         }
         return PreparedRequest(method: method, url: parsed, headers: headers, body: body, timeout: timeout,
-                               snapshot: self)
+                               snapshot: self, redactor: redactor)
     }
 
     /// `scheme://host[:port]endpoint`, checked part by part so a mistake gets a precise message.
@@ -86,7 +88,8 @@ struct PreparedRequest: Sendable {
     let body: Data?
     let timeout: TimeInterval
     let snapshot: RequestSnapshot
+    let redactor: Redactor
 
     /// `METHOD URL` with secrets redacted, for logs and errors.
-    var redactedDescription: String { "\(method.rawValue) \(Redactor.default.redact(url: url))" }
+    var redactedDescription: String { "\(method.rawValue) \(redactor.redact(url: url))" }
 }

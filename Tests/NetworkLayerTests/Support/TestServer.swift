@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 @testable import NetworkLayer
 
 /// `Tests/` in this checkout, found from this file's path.
@@ -165,12 +166,16 @@ final class TestRequest<Response: Decodable & Sendable>: BaseRequest<Response> {
     }
 }
 
-/// The error `body` throws, or `nil` if it returns.
-func networkError<T>(_ body: () async throws(NetworkError) -> T) async -> NetworkError? {
+/// The ``NetworkError`` `body` throws, or `nil` if it returns (recorded as a test issue).
+func networkError<T>(_ body: () async throws -> T, sourceLocation: SourceLocation = #_sourceLocation) async -> NetworkError? {
     do {
         _ = try await body()
+        Issue.record("expected a NetworkError, but the request succeeded", sourceLocation: sourceLocation)
         return nil
-    } catch {
+    } catch let error as NetworkError {
         return error
+    } catch {
+        Issue.record("expected a NetworkError, got \(type(of: error)): \(error)", sourceLocation: sourceLocation)
+        return nil
     }
 }

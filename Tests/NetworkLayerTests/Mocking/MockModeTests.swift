@@ -1,0 +1,208 @@
+import Foundation
+import Testing
+@testable import NetworkLayer
+
+/// Mock mode: answers from files, through the same validation as live responses, with no network.
+@Suite struct MockModeTests {
+    /// A provider whose port has nothing listening: any network attempt fails with `.reachability`.
+    let offline = TestProvider(host: "127.0.0.1", httpScheme: .http, port: try! closedPort())
+
+    @Test func mockAnswersWithoutAnyNetworkConnection() async throws {
+        let net = makeManager(mocks: fixtureMocks)
+        let user = try await net.perform(MockedRequest<User>(offline, "/users/7", mock: "User"))
+        #expect(user == User(id: 7, name: "Ada"))
+
+        // The same request live proves the port really is closed.
+        net.areMocksEnabled = false
+        let error = await networkError { try await net.perform(MockedRequest<User>(offline, "/users/7", mock: "User")) }
+        guard case .reachability = error else { Issue.record("expected .reachability live, got \(String(describing: error))"); return }
+    }
+
+    @Test func providerValidationRunsOnMocksExactlyAsLive() async throws {
+        struct PickyProvider: ServiceProvider {
+            var host: String
+            var httpScheme: HTTPScheme = .http
+            var port: Int?
+            func parseAndValidate<Response: Decodable>(_ response: HTTPResponse, as type: Response.Type) throws -> Response {
+                try response.validateStatus()
+                let user = try response.decode(User.self)
+                if user.name == "Ada" {
+                    throw NetworkError.customUser(description: "Ada is not allowed here", recovery: "Pick another user", code: 777)
+                }
+                return try response.decode(type)
+            }
+        }
+        // Mocked:
+        let mocked = await networkError {
+            try await makeManager(mocks: fixtureMocks).perform(
+                MockedRequest<User>(PickyProvider(host: "127.0.0.1", port: offline.port), "/users/7", mock: "User"))
+        }
+        guard case .customUser(_, _, let mockedCode) = mocked else { Issue.record("got \(String(describing: mocked))"); return }
+        #expect(mockedCode == 777)
+
+        // Live, with the same body served by a real server:
+        try await withTestServer { server in
+            let body = #"{"id": 7, "name": "Ada"}"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let live = await networkError {
+                try await makeManager().perform(
+                    MockedRequest<User>(PickyProvider(host: "127.0.0.1", port: server.port), "/status/200?body=\(body)", mock: nil))
+            }
+            guard case .customUser(_, _, let liveCode) = live else { Issue.record("got \(String(describing: live))"); return }
+            #expect(liveCode == mockedCode)
+        }
+    }
+
+    @Test(arguments: [("Unauthorized", 401), ("NotFound", 404), ("ServerError", 500)])
+    func sidecarStatusGoesThroughTheStatusMapping(mock: String, status: Int) async throws {
+        let error = await networkError {
+            try await makeManager(mocks: fixtureMocks).perform(MockedRequest<User>(offline, "/x", mock: mock))
+        }
+        switch (status, error) {
+        case (401, .unauthorizedAccess(let context)?): #expect(context.statusCode == 401)
+        case (404, .notFound?): break
+        case (500, .generic(let code)?): #expect(code == 500)
+        default: Issue.record("status \(status) gave \(String(describing: error))")
+        }
+    }
+
+    @Test func sidecarHeadersReachTheProvider() async throws {
+        struct HeaderReader: ServiceProvider {
+            var host = "127.0.0.1"
+            var httpScheme: HTTPScheme = .http
+            func parseAndValidate<Response: Decodable>(_ response: HTTPResponse, as type: Response.Type) throws -> Response {
+                #expect(response.isMocked)
+                #expect(response.statusCode == 500)
+                return "\(response.value(forHeader: "x-trace") ?? "none")" as! Response
+            }
+        }
+        let trace = try await makeManager(mocks: fixtureMocks).perform(MockedRequest<String>(HeaderReader(), "/x", mock: "ServerError"))
+        #expect(trace == "abc")
+    }
+
+    @Test func sidecarDelayIsHonoured() async throws {
+        let clock = ContinuousClock()
+        let start = clock.now
+        _ = try await makeManager(mocks: fixtureMocks).perform(MockedRequest<User>(offline, "/x", mock: "Slow"))
+        #expect(clock.now - start >= .milliseconds(300))
+    }
+
+    @Test func delayLongerThanTheTimeoutTimesOut() async throws {
+        let error = await networkError {
+            try await makeManager(mocks: fixtureMocks).perform(MockedRequest<User>(offline, "/x", mock: "Slow", timeout: 0.1))
+        }
+        guard case .timeOut = error else { Issue.record("got \(String(describing: error))"); return }
+    }
+
+    @Test func withoutSidecarStatusIs200() async throws {
+        struct StatusReader: ServiceProvider {
+            var host = "127.0.0.1"
+            var httpScheme: HTTPScheme = .http
+            func parseAndValidate<Response: Decodable>(_ response: HTTPResponse, as type: Response.Type) throws -> Response {
+                response.statusCode as! Response
+            }
+        }
+        let status = try await makeManager(mocks: fixtureMocks).perform(MockedRequest<Int>(StatusReader(), "/x", mock: "User"))
+        #expect(status == 200)
+    }
+
+    @Test func malformedSidecarIsAClearError() async throws {
+        let error = await networkError {
+            try await makeManager(mocks: fixtureMocks).perform(MockedRequest<User>(offline, "/x", mock: "BadSidecar"))
+        }
+        guard case .invalidRequest(let context) = error else { Issue.record("got \(String(describing: error))"); return }
+        #expect(context.reason?.contains("BadSidecar.meta.json") == true)
+    }
+
+    @Test func requestWithoutFilenameFallsBackToMethodAndPath() async throws {
+        let net = makeManager(mocks: fixtureMocks)
+        let user = try await net.perform(MockedRequest<User>(offline, "/users/7", mock: nil))
+        #expect(user.name == "Ada")
+
+        let error = await networkError { try await net.perform(MockedRequest<User>(offline, "/users/7", mock: nil, method: .post)) }
+        guard case .mockNotFound(let path) = error else { Issue.record("got \(String(describing: error))"); return }
+        #expect(path == fixtureMocks.appendingPathComponent("POST/users/7.json").path)
+    }
+
+    @Test func missingMockNamesTheFullPathItLookedFor() async throws {
+        let error = await networkError {
+            try await makeManager(mocks: fixtureMocks).perform(MockedRequest<User>(offline, "/x", mock: "NoSuchFile"))
+        }
+        let expected = fixtureMocks.appendingPathComponent("NoSuchFile.json").path
+        guard case .mockNotFound(let path) = error else { Issue.record("got \(String(describing: error))"); return }
+        #expect(path == expected)
+        #expect(error?.errorDescription?.contains(expected) == true)
+        #expect(error?.recoverySuggestion?.isEmpty == false)
+    }
+
+    static let escapingNames = [
+        "../User", "../../etc/passwd", "/etc/passwd", "~/secret", "GET/../../User", "a/../../b",
+        "..", ".", "./User", "a//b", "", "Us\0er", "..\\User", "Use\\r", "%2e%2e/User", "%2e%2e%2fUser",
+        "..%2fUser", "%252e%252e/User", "User\n", "User\r\nX: y", "/", "//etc/passwd",
+    ]
+
+    @Test(arguments: escapingNames)
+    func filenamesLeavingTheMockDirectoryAreRefused(name: String) async throws {
+        let error = await networkError {
+            try await makeManager(mocks: fixtureMocks.appendingPathComponent("GET")).perform(MockedRequest<User>(offline, "/x", mock: name))
+        }
+        guard case .invalidRequest(let context) = error else { Issue.record("\(name.debugDescription) gave \(String(describing: error))"); return }
+        #expect(context.reason?.contains("refused") == true)
+    }
+
+    @Test(arguments: ["/../User", "/%2e%2e/User", "/users/%2e%2e/%2e%2e/User", "/a/..%2f..%2fUser"])
+    func endpointsLeavingTheMockDirectoryAreRefused(endpoint: String) async throws {
+        let error = await networkError {
+            try await makeManager(mocks: fixtureMocks).perform(MockedRequest<User>(offline, endpoint, mock: nil))
+        }
+        switch error {
+        case .invalidRequest?, .mockNotFound?: break  // refused, or looked for inside the directory only
+        default: Issue.record("\(endpoint) gave \(String(describing: error))")
+        }
+        if case .mockNotFound(let path)? = error { #expect(path.hasPrefix(fixtureMocks.path + "/")) }
+    }
+
+    @Test func symlinkPointingOutsideIsRefused() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let outside = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: outside) }
+        try #"{"id": 1, "name": "outside"}"#.write(to: outside.appendingPathComponent("Secret.json"), atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(at: directory.appendingPathComponent("Evil.json"),
+                                                   withDestinationURL: outside.appendingPathComponent("Secret.json"))
+        try FileManager.default.createSymbolicLink(at: directory.appendingPathComponent("Out"), withDestinationURL: outside)
+
+        for name in ["Evil", "Out/Secret"] {
+            let error = await networkError { try await makeManager(mocks: directory).perform(MockedRequest<User>(offline, "/x", mock: name)) }
+            guard case .invalidRequest = error else { Issue.record("\(name) gave \(String(describing: error))"); continue }
+        }
+    }
+
+    @Test func recordedLiveResponseReplaysToTheSameValue() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await withTestServer { server in
+            let live = makeManager()
+            live.mockRecordingDirectory = directory
+            let request = { MockedRequest<Echo>(server.provider(headers: ["Authorization": "Bearer canary-token-1"]), "/echo", mock: "Recorded") }
+            let recorded = try await live.perform(request())
+
+            let replayed = try await makeManager(mocks: directory).perform(request())
+            #expect(replayed.path == recorded.path)
+            #expect(replayed.headers == recorded.headers)
+            #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("Recorded.meta.json").path))
+
+            // Without a filename, the METHOD/path layout; secret response headers stay out of the sidecar.
+            _ = try await live.perform(MockedRequest<HeadersEcho>(server.provider(), "/headers", mock: nil))
+            let sidecar = try String(contentsOf: directory.appendingPathComponent("GET/headers.meta.json"), encoding: .utf8)
+            #expect(sidecar.contains("X-Test-Header"))
+            #expect(!sidecar.contains("abc123"))
+            #expect(!sidecar.localizedCaseInsensitiveContains("set-cookie"))
+            let replayedHeaders = try await makeManager(mocks: directory).perform(MockedRequest<HeadersEcho>(server.provider(), "/headers", mock: nil))
+            #expect(!replayedHeaders.headers.isEmpty)
+        }
+    }
+}
+
+struct HeadersEcho: Decodable, Sendable {
+    let headers: [String: String]
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Synchronization
+@testable import NetworkLayer
+
+/// `Tests/Fixtures/MockResponses`: mock files (and sidecars) the tests answer from.
+let fixtureMocks = testsDirectory.appendingPathComponent("Fixtures/MockResponses", isDirectory: true)
+
+/// A manager of the test's own, so settings such as mock mode never reach tests running in parallel.
+func makeManager(mocks: URL? = nil, log: LogCollector? = nil) -> NetworkManager {
+    let net = NetworkManager()
+    net.isVerbose = log != nil
+    if let log {
+        net.logHandler = { entry in log.append(entry) }
+    }
+    if let mocks {
+        net.areMocksEnabled = true
+        net.mockResponsesDirectory = mocks
+    }
+    return net
+}
+
+/// Collects log entries, from any thread.
+final class LogCollector: Sendable {
+    private let entries = Mutex<[String]>([])
+
+    func append(_ entry: String) { entries.withLock { $0.append(entry) } }
+    var all: [String] { entries.withLock { $0 } }
+    var text: String { all.joined() }
+}
+
+/// A fresh empty directory under the system's temporary directory.
+func temporaryDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("nl-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+struct User: Codable, Sendable, Equatable {
+    let id: Int
+    let name: String
+}
+
+/// A request naming its mock file.
+final class MockedRequest<Response: Decodable & Sendable>: BaseRequest<Response> {
+    init(_ provider: any ServiceProvider, _ endpoint: String, mock: String?, method: HTTPMethod = .get,
+         timeout: TimeInterval = 10) {
+        super.init(serviceProvider: provider, endpoint: endpoint)
+        mockedResponseFilename = mock
+        httpMethod = method
+        self.timeout = timeout
+    }
+}
