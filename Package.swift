@@ -12,7 +12,7 @@ let package = Package(
         // and libcrypto (`make deps` installs their headers).
         .target(
             name: "CCurl",
-            linkerSettings: [.linkedLibrary("curl"), .linkedLibrary("crypto")]
+            linkerSettings: [.linkedLibrary("curl"), .linkedLibrary("ssl"), .linkedLibrary("crypto")]
         ),
         .target(
             name: "NetworkLayer",

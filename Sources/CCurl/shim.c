@@ -41,3 +41,7 @@ CURLcode nl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value) {
 CURLMcode nl_multi_setopt_long(CURLM *handle, CURLMoption option, long value) {
     return curl_multi_setopt(handle, option, value);
 }
+
+CURLSHcode nl_share_setopt_long(CURLSH *handle, CURLSHoption option, long value) {
+    return curl_share_setopt(handle, option, value);
+}

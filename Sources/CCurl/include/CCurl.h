@@ -1,5 +1,6 @@
 // The project's only C. libcurl's setopt/getinfo calls are variadic, which Swift cannot call,
-// so each argument kind gets one fixed-arity forwarder here. Everything else lives in Swift.
+// so each argument kind gets one fixed-arity forwarder here. The second half holds the OpenSSL
+// certificate helpers that pinning needs inside the TLS handshake. Everything else lives in Swift.
 #ifndef NETWORKLAYER_CCURL_H
 #define NETWORKLAYER_CCURL_H
 
@@ -27,5 +28,49 @@ CURLcode nl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value);
 // MARK: - Multi handle options
 
 CURLMcode nl_multi_setopt_long(CURLM *handle, CURLMoption option, long value);
+
+// MARK: - Share handle options
+
+CURLSHcode nl_share_setopt_long(CURLSH *handle, CURLSHoption option, long value);
+
+// MARK: - Public-key pinning (OpenSSL)
+
+/// Length of a SHA-256 digest.
+#define NL_PIN_LENGTH 32
+/// The most certificates of one chain whose pins a failed check reports.
+#define NL_PIN_MAX_PRESENTED 10
+
+/// Computes the SHA-256 of the SubjectPublicKeyInfo of each certificate in `data`, which is one
+/// DER certificate or any number of PEM certificates. Writes up to `capacity` digests to `out`
+/// (NL_PIN_LENGTH bytes each) and returns how many certificates it found: 0 when `data` holds no
+/// certificate.
+int nl_spki_sha256_of_certificates(const unsigned char *data, size_t length, unsigned char *out, int capacity);
+
+/// The outcome of a pin check, as recorded during the handshake.
+typedef enum {
+    NL_PIN_NOT_CHECKED = 0,   // no handshake has consulted the pins (yet)
+    NL_PIN_MATCHED = 1,       // the chain verified and one of its keys matched a pin
+    NL_PIN_MISMATCH = 2,      // the chain verified but no key matched: the handshake was refused
+    NL_PIN_CHAIN_INVALID = 3, // normal verification failed: the handshake was refused
+} nl_pin_outcome;
+
+/// The pins one transfer requires, and what its last handshake presented. Owned by the transfer.
+typedef struct nl_pin_check nl_pin_check;
+
+nl_pin_check *nl_pin_check_create(void);
+void nl_pin_check_free(nl_pin_check *check);
+/// Replaces the required pins (`count` digests of NL_PIN_LENGTH bytes) and clears the outcome.
+int nl_pin_check_set_pins(nl_pin_check *check, const unsigned char *pins, int count);
+nl_pin_outcome nl_pin_check_outcome(const nl_pin_check *check);
+/// How many chain certificates the last check saw, and the digest of the one at `index`.
+int nl_pin_check_presented_count(const nl_pin_check *check);
+const unsigned char *nl_pin_check_presented(const nl_pin_check *check, int index);
+
+/// Called from CURLOPT_SSL_CTX_FUNCTION with the connection's SSL_CTX: the handshake will first
+/// run OpenSSL's normal chain verification, then require that the public key of some certificate
+/// of the verified chain (leaf, intermediate or root) matches a pin of `check`. On a mismatch the
+/// handshake fails, before any request byte is sent. Renegotiation is turned off, so the check
+/// only ever runs during the handshake, while `check`'s transfer is alive.
+void nl_ssl_ctx_require_pins(void *ssl_ctx, nl_pin_check *check);
 
 #endif

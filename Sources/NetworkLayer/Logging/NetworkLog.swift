@@ -45,7 +45,7 @@ struct NetworkLog: Sendable {
         if let body = request.body, !body.isEmpty {
             text += "  body: \(body.count) bytes\n" + preview(of: body)
         }
-        sink(text)
+        sink(Redactor.scrub(text, secrets: redactor.secretValues(of: request)))
     }
 
     func response(_ response: HTTPResponse, to request: PreparedRequest, elapsed: Duration) {
@@ -55,7 +55,7 @@ struct NetworkLog: Sendable {
             text += "  \(name): \(redactor.redact(header: name, value: response.headers[name]!))\n"
         }
         text += preview(of: response.body)
-        sink(text)
+        sink(Redactor.scrub(text, secrets: redactor.secretValues(of: request)))
     }
 
     func failure(_ error: NetworkError, of request: String, elapsed: Duration) {

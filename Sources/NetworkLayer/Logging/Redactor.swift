@@ -46,6 +46,55 @@ struct Redactor: Sendable {
             || Self.secretFragments.contains { lower.contains($0) }
     }
 
+    /// The secret values a request carries (secret headers, query items, JSON body fields and URL
+    /// user information), so that the log can scrub them wherever else they turn up: a server that
+    /// echoes a request back would otherwise print them in the response preview.
+    func secretValues(of request: PreparedRequest) -> [String] {
+        var secrets: [String] = []
+        for header in request.headers where isSecretHeader(header.name) {
+            secrets.append(header.value)
+            // "Bearer abc" → also "abc"; "a=1; b=2" (cookies) → also "1" and "2".
+            if let space = header.value.firstIndex(of: " ") { secrets.append(String(header.value[space...].dropFirst())) }
+            for cookie in header.value.split(separator: ";") {
+                if let equals = cookie.firstIndex(of: "=") { secrets.append(String(cookie[cookie.index(after: equals)...])) }
+            }
+        }
+        if let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false) {
+            for item in components.queryItems ?? [] where isSecretQueryItem(item.name) {
+                if let value = item.value { secrets.append(value) }
+            }
+            if let user = components.user { secrets.append(user) }
+            if let password = components.password { secrets.append(password) }
+        }
+        if let body = request.body, body.count <= 1 << 20,
+           let json = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) {
+            collectSecretFields(json, into: &secrets)
+        }
+        // Short values would scrub ordinary text; they are still redacted where they are named.
+        return Array(Set(secrets.map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.count >= 4 }))
+            .sorted { $0.count > $1.count }
+    }
+
+    private func collectSecretFields(_ value: Any, into secrets: inout [String]) {
+        if let object = value as? [String: Any] {
+            for (key, member) in object {
+                if isSecretField(key), let text = member as? String { secrets.append(text) }
+                collectSecretFields(member, into: &secrets)
+            }
+        } else if let array = value as? [Any] {
+            for member in array { collectSecretFields(member, into: &secrets) }
+        }
+    }
+
+    /// `text` with every occurrence of each secret replaced by the placeholder.
+    static func scrub(_ text: String, secrets: [String]) -> String {
+        var text = text
+        for secret in secrets where text.contains(secret) {
+            text = text.replacingOccurrences(of: secret, with: placeholder)
+        }
+        return text
+    }
+
     /// The header's value, or the placeholder when the name is secret.
     func redact(header name: String, value: String) -> String {
         isSecretHeader(name) ? Self.placeholder : value

@@ -68,6 +68,10 @@ final class CurlEasyHandle: @unchecked Sendable {
         try check(nl_easy_setopt_data_callback(raw, option, callback), option)
     }
 
+    func set(_ option: CURLoption, sslContextCallback: curl_ssl_ctx_callback) throws(NetworkError) {
+        try check(nl_easy_setopt_ssl_ctx_callback(raw, sslContextCallback), option)
+    }
+
     /// Sets the request body with `CURLOPT_COPYPOSTFIELDS`: libcurl copies the bytes, so `body`
     /// need not outlive the call. Set `CURLOPT_POSTFIELDSIZE_LARGE` first.
     func setCopiedBody(_ body: Data) throws(NetworkError) {

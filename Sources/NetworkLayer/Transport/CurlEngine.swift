@@ -29,6 +29,19 @@ final class CurlEngine: @unchecked Sendable {
     private static let poolLimit = 256
     /// Transfers libcurl is working on, by easy handle. Engine thread only.
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    /// Connection caches of pinned transfers, one per pin configuration, with how many transfers
+    /// use each. A new configuration gets a fresh cache, so a connection verified under older pins
+    /// (or none) never serves it. Engine thread only.
+    private var pinnedCaches: [Int: (cache: CurlShare, users: Int)] = [:]
+    private var newestPinGeneration = 0
+
+    /// The TLS library libcurl was built with, e.g. `OpenSSL/3.0.19`.
+    static let tlsBackend: String = {
+        curl_version_info(CURLVERSION_TENTH)?.pointee.ssl_version.map { String(cString: $0) } ?? "none"
+    }()
+
+    /// Whether pins can be enforced inside the handshake: the verifier needs OpenSSL's SSL_CTX.
+    static let tlsBackendCanPin = tlsBackend.hasPrefix("OpenSSL/")
 
     private init() throws(NetworkError) {
         let global = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
@@ -116,6 +129,14 @@ final class CurlEngine: @unchecked Sendable {
                                                                reason: "it was cancelled before it started"))))
             return
         }
+        if let generation = transfer.pinning?.generation {
+            do throws(NetworkError) {
+                try attachPinnedCache(generation, to: transfer)
+            } catch {
+                complete(transfer, with: .failure(error.describingRequest(transfer.request.redactedDescription)))
+                return
+            }
+        }
         let code = curl_multi_add_handle(multi, transfer.handle.raw)
         guard code == CURLM_OK else {
             let message = String(cString: curl_multi_strerror(code))
@@ -146,8 +167,35 @@ final class CurlEngine: @unchecked Sendable {
     private func complete(_ transfer: CurlTransfer, with result: Result<HTTPResponse, NetworkError>) {
         let completion = transfer.completion
         transfer.completion = nil
+        detachPinnedCache(from: transfer)
         recycle(transfer.handle)
         completion?(result)
+    }
+
+    private func attachPinnedCache(_ generation: Int, to transfer: CurlTransfer) throws(NetworkError) {
+        newestPinGeneration = max(newestPinGeneration, generation)
+        let cache: CurlShare
+        if let existing = pinnedCaches[generation]?.cache { cache = existing } else { cache = try CurlShare() }
+        try transfer.handle.set(CURLOPT_SHARE, pointer: cache.raw)
+        pinnedCaches[generation] = (cache, (pinnedCaches[generation]?.users ?? 0) + 1)
+        transfer.usesPinnedCache = true
+        // Caches of older configurations close their connections once no transfer uses them.
+        for (old, entry) in pinnedCaches where old < newestPinGeneration && entry.users == 0 {
+            pinnedCaches[old] = nil
+        }
+    }
+
+    private func detachPinnedCache(from transfer: CurlTransfer) {
+        guard transfer.usesPinnedCache, let generation = transfer.pinning?.generation,
+              let entry = pinnedCaches[generation] else { return }
+        transfer.usesPinnedCache = false
+        // Detaching cannot fail for a handle that is not in the multi handle.
+        try? transfer.handle.set(CURLOPT_SHARE, pointer: nil)
+        if entry.users <= 1 && generation < newestPinGeneration {
+            pinnedCaches[generation] = nil
+        } else {
+            pinnedCaches[generation] = (entry.cache, entry.users - 1)
+        }
     }
 }
 

@@ -11,6 +11,10 @@ final class CurlTransfer: @unchecked Sendable {
     let request: PreparedRequest
     let handle: CurlEasyHandle
     private let headerList: CurlHeaderList
+    /// The pins in force when the request started, or `nil` when pinning is off.
+    let pinning: PinningConfiguration?
+    /// What the pin verifier of this transfer's handshakes requires and saw (`nl_pin_check *`).
+    private let pinCheck: OpaquePointer?
 
     /// Set by any thread when the request's task or handle is cancelled.
     let isCancellationRequested = Atomic<Bool>(false)
@@ -19,16 +23,33 @@ final class CurlTransfer: @unchecked Sendable {
     var completion: (@Sendable (Result<HTTPResponse, NetworkError>) -> Void)?
     private var body = Data()
     private var headers: [(name: String, value: String)] = []
+    /// The host whose pins the last handshake checked.
+    private var pinnedHost: String?
+    /// Whether the engine attached the pinned connection cache to this transfer's handle.
+    var usesPinnedCache = false
 
     /// Configures `handle` for `request`. Throws if libcurl refuses an option.
     init(request: PreparedRequest, options: TransferOptions, handle: CurlEasyHandle) throws(NetworkError) {
         self.request = request
         self.handle = handle
+        pinning = options.pinning
+        if pinning != nil {
+            guard let check = nl_pin_check_create() else {
+                throw .transport(.init(reason: "out of memory for the pin check"))
+            }
+            pinCheck = check
+        } else {
+            pinCheck = nil
+        }
         var lines = request.headers
         // No "Expect: 100-continue" round trip before a body: it only adds latency.
         if lines.value(for: "Expect") == nil { lines.append(("Expect", "")) }
         headerList = try CurlHeaderList(lines)
         try configure(options)
+    }
+
+    deinit {
+        if let pinCheck { nl_pin_check_free(pinCheck) }
     }
 
     private func configure(_ options: TransferOptions) throws(NetworkError) {
@@ -57,6 +78,22 @@ final class CurlTransfer: @unchecked Sendable {
         try handle.set(CURLOPT_SSLVERSION, CURL_SSLVERSION_TLSv1_2)
         if let bundle = options.customCABundle {
             try handle.set(CURLOPT_CAINFO, bundle.path)
+        }
+        if let pinning {
+            // Pins are checked inside the handshake, by a verifier installed on each new
+            // connection's SSL_CTX. Without an OpenSSL backend that cannot happen: fail closed.
+            guard CurlEngine.tlsBackendCanPin else {
+                let host = request.url.host ?? ""
+                guard pinning.pins(forHost: host).isEmpty else {
+                    throw .invalidCertificate(.init(
+                        request: request.redactedDescription,
+                        reason: host + " is pinned, but this libcurl's TLS backend (" + CurlEngine.tlsBackend
+                            + ") cannot check pins during the handshake, so the request was not sent"))
+                }
+                return try configureMethod()
+            }
+            try handle.set(CURLOPT_SSL_CTX_FUNCTION, sslContextCallback: curlRequirePins)
+            try handle.set(CURLOPT_SSL_CTX_DATA, pointer: context)
         }
 
         if request.timeout.isFinite {
@@ -120,8 +157,44 @@ final class CurlTransfer: @unchecked Sendable {
         }
     }
 
+    // MARK: Pinning (engine thread, inside the handshake)
+
+    /// Installs the pin verifier on a new connection's SSL_CTX when its host is pinned.
+    fileprivate func requirePins(on sslContext: UnsafeMutableRawPointer) -> CURLcode {
+        guard let pinning, let pinCheck else { return CURLE_OK }
+        // After a redirect the effective URL is the one this connection is for.
+        let host = handle.string(CURLINFO_EFFECTIVE_URL).flatMap { URL(string: $0)?.host } ?? request.url.host ?? ""
+        let pins = pinning.pins(forHost: host)
+        var digests: [UInt8] = []
+        digests.reserveCapacity(pins.count * Int(NL_PIN_LENGTH))
+        for pin in pins { digests += pin.sha256 }
+        guard nl_pin_check_set_pins(pinCheck, digests, Int32(pins.count)) == 1 else { return CURLE_OUT_OF_MEMORY }
+        guard !pins.isEmpty else { return CURLE_OK }  // an unpinned host: normal verification only
+        pinnedHost = host
+        nl_ssl_ctx_require_pins(sslContext, pinCheck)
+        return CURLE_OK
+    }
+
+    /// The `sha256/...` pins of the chain the last refused handshake presented.
+    private var presentedPins: [String] {
+        guard let pinCheck else { return [] }
+        return (0..<nl_pin_check_presented_count(pinCheck)).compactMap { index in
+            nl_pin_check_presented(pinCheck, index).map {
+                PublicKeyPin(digest: Data(bytes: $0, count: Int(NL_PIN_LENGTH))).description
+            }
+        }
+    }
+
     /// The outcome once libcurl reports the transfer done with `code`.
     func result(for code: CURLcode) -> Result<HTTPResponse, NetworkError> {
+        if code == CURLE_PEER_FAILED_VERIFICATION, let pinCheck, nl_pin_check_outcome(pinCheck) == NL_PIN_MISMATCH {
+            let host = pinnedHost ?? request.url.host ?? "the server"
+            return .failure(.invalidCertificate(.init(
+                request: request.redactedDescription,
+                reason: "no public key in the certificate chain of \(host) matches its pins; the server presented "
+                    + presentedPins.joined(separator: ", ") + ". Nothing was sent",
+                underlyingError: CurlError(code: Int(code.rawValue), message: handle.message(for: code)))))
+        }
         guard code == CURLE_OK else {
             return .failure(CurlErrorMapping.error(for: code, message: handle.message(for: code), request: request))
         }
@@ -146,6 +219,11 @@ private let curlWriteBody: curl_write_callback = { data, size, count, context in
     Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
         .appendBody(UnsafeRawBufferPointer(start: data, count: length))
     return length
+}
+
+private let curlRequirePins: curl_ssl_ctx_callback = { _, sslContext, context in
+    guard let sslContext, let context else { return CURLE_SSL_ENGINE_INITFAILED }
+    return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().requirePins(on: sslContext)
 }
 
 private let curlReceiveHeader: curl_write_callback = { data, size, count, context in

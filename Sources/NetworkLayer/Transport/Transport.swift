@@ -11,4 +11,6 @@ protocol Transport: Sendable {
 struct TransferOptions: Sendable {
     /// A PEM file of CA certificates trusted instead of the system store.
     var customCABundle: URL?
+    /// The pins to enforce, or `nil` when pinning is off.
+    var pinning: PinningConfiguration?
 }

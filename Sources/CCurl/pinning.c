@@ -1,0 +1,114 @@
+// Public-key pinning inside the TLS handshake, for libcurl built on OpenSSL.
+#include "CCurl.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+struct nl_pin_check {
+    unsigned char *pins;
+    int pin_count;
+    nl_pin_outcome outcome;
+    unsigned char presented[NL_PIN_MAX_PRESENTED][NL_PIN_LENGTH];
+    int presented_count;
+};
+
+/// SHA-256 of the DER encoding of the certificate's SubjectPublicKeyInfo.
+static int spki_sha256(X509 *certificate, unsigned char out[NL_PIN_LENGTH]) {
+    unsigned char *der = NULL;
+    int length = i2d_X509_PUBKEY(X509_get_X509_PUBKEY(certificate), &der);
+    if (length <= 0) return 0;
+    unsigned int digest_length = 0;
+    int ok = EVP_Digest(der, (size_t)length, out, &digest_length, EVP_sha256(), NULL);
+    OPENSSL_free(der);
+    return ok == 1 && digest_length == NL_PIN_LENGTH;
+}
+
+int nl_spki_sha256_of_certificates(const unsigned char *data, size_t length, unsigned char *out, int capacity) {
+    if (data == NULL || length == 0 || length > INT32_MAX) return 0;
+    // One DER certificate, and nothing after it.
+    const unsigned char *cursor = data;
+    X509 *der = d2i_X509(NULL, &cursor, (long)length);
+    if (der != NULL) {
+        int found = 0;
+        if (cursor == data + length && capacity > 0 && spki_sha256(der, out)) found = 1;
+        X509_free(der);
+        if (found) return 1;
+    }
+    // Otherwise any number of PEM certificates.
+    BIO *bio = BIO_new_mem_buf(data, (int)length);
+    if (bio == NULL) return 0;
+    int found = 0;
+    X509 *certificate;
+    while ((certificate = PEM_read_bio_X509(bio, NULL, NULL, NULL)) != NULL) {
+        if (found < capacity && spki_sha256(certificate, out + (size_t)found * NL_PIN_LENGTH)) found++;
+        X509_free(certificate);
+    }
+    BIO_free(bio);
+    return found;
+}
+
+nl_pin_check *nl_pin_check_create(void) {
+    return calloc(1, sizeof(nl_pin_check));
+}
+
+void nl_pin_check_free(nl_pin_check *check) {
+    if (check == NULL) return;
+    free(check->pins);
+    free(check);
+}
+
+int nl_pin_check_set_pins(nl_pin_check *check, const unsigned char *pins, int count) {
+    unsigned char *copy = count > 0 ? malloc((size_t)count * NL_PIN_LENGTH) : NULL;
+    if (count > 0 && copy == NULL) return 0;
+    if (count > 0) memcpy(copy, pins, (size_t)count * NL_PIN_LENGTH);
+    free(check->pins);
+    check->pins = copy;
+    check->pin_count = count;
+    check->outcome = NL_PIN_NOT_CHECKED;
+    check->presented_count = 0;
+    return 1;
+}
+
+nl_pin_outcome nl_pin_check_outcome(const nl_pin_check *check) { return check->outcome; }
+int nl_pin_check_presented_count(const nl_pin_check *check) { return check->presented_count; }
+const unsigned char *nl_pin_check_presented(const nl_pin_check *check, int index) {
+    return index >= 0 && index < check->presented_count ? check->presented[index] : NULL;
+}
+
+/// Replaces OpenSSL's X509_verify_cert for the handshake: verify as usual, then match the pins.
+static int verify_chain_then_pins(X509_STORE_CTX *store, void *argument) {
+    nl_pin_check *check = argument;
+    check->presented_count = 0;
+    if (X509_verify_cert(store) <= 0) {
+        check->outcome = NL_PIN_CHAIN_INVALID;
+        return 0;
+    }
+    STACK_OF(X509) *chain = X509_STORE_CTX_get0_chain(store);
+    int matched = 0;
+    for (int i = 0; chain != NULL && i < sk_X509_num(chain); i++) {
+        unsigned char digest[NL_PIN_LENGTH];
+        if (!spki_sha256(sk_X509_value(chain, i), digest)) continue;
+        if (check->presented_count < NL_PIN_MAX_PRESENTED) {
+            memcpy(check->presented[check->presented_count++], digest, NL_PIN_LENGTH);
+        }
+        for (int p = 0; p < check->pin_count && !matched; p++) {
+            matched = memcmp(check->pins + (size_t)p * NL_PIN_LENGTH, digest, NL_PIN_LENGTH) == 0;
+        }
+    }
+    if (matched) {
+        check->outcome = NL_PIN_MATCHED;
+        return 1;
+    }
+    check->outcome = NL_PIN_MISMATCH;
+    X509_STORE_CTX_set_error(store, X509_V_ERR_APPLICATION_VERIFICATION);
+    return 0;
+}
+
+void nl_ssl_ctx_require_pins(void *ssl_ctx, nl_pin_check *check) {
+    SSL_CTX_set_options((SSL_CTX *)ssl_ctx, SSL_OP_NO_RENEGOTIATION);
+    SSL_CTX_set_cert_verify_callback((SSL_CTX *)ssl_ctx, verify_chain_then_pins, check);
+}

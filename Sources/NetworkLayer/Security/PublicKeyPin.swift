@@ -1,0 +1,62 @@
+import Foundation
+
+/// The SHA-256 digest of a certificate's public key (its SubjectPublicKeyInfo), written
+/// `sha256/<base64>` as OkHttp and HPKP do.
+///
+/// Get one from a certificate with:
+///
+///     openssl x509 -in cert.pem -pubkey -noout | openssl pkey -pubin -outform der \
+///       | openssl dgst -sha256 -binary | openssl enc -base64
+public struct PublicKeyPin: Hashable, Sendable, CustomStringConvertible {
+    /// The 32-byte digest.
+    public let sha256: Data
+
+    /// Parses `sha256/<base64>` (libcurl's `sha256//<base64>` is accepted too).
+    /// - Throws: ``NetworkError/invalidCertificate`` when the text is not a SHA-256 pin.
+    public init(_ text: String) throws(NetworkError) {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        var base64: Substring?
+        for prefix in ["sha256//", "sha256/"] where trimmed.hasPrefix(prefix) {
+            base64 = trimmed.dropFirst(prefix.count)
+            break
+        }
+        guard let base64, let digest = Data(base64Encoded: String(base64)), digest.count == 32 else {
+            throw .invalidCertificate(.init(reason: "\"\(text)\" is not a public-key pin; expected sha256/ followed by "
+                                            + "the base64 of a 32-byte SHA-256 digest"))
+        }
+        sha256 = digest
+    }
+
+    init(digest: Data) { sha256 = digest }
+
+    /// `sha256/<base64>`.
+    public var description: String { "sha256/" + sha256.base64EncodedString() }
+}
+
+/// Pins that apply to some hosts (or to all), for ``NetworkManager/configurePinning(_:isEnabled:)``.
+///
+/// ```swift
+/// try Net.configurePinning([
+///     PinningRule(hosts: ["api.example.com", "*.cdn.example.com"],
+///                 publicKeyHashes: ["sha256/YLh1dUR9y6Kja30RrAn7JKnbQG/uEtLMkBgFF2Fuihg=",   // intermediate CA
+///                                   "sha256/Vjs8r4z+80wjNcr1YKepWQboSIRi63WsWXhIMN+eWys="]), // backup
+///     PinningRule(hosts: ["auth.example.com"], certificates: [CertificateModel(filename: "Auth", fileExtension: .pem)]),
+/// ], isEnabled: true)
+/// ```
+public struct PinningRule: Sendable, Hashable {
+    /// Host patterns, or `nil` for every host. A pattern is a host name (`api.example.com`,
+    /// `127.0.0.1`), `*.example.com` for exactly one more label (`a.example.com`, not
+    /// `example.com` nor `a.b.example.com`), or `**.example.com` for any depth including
+    /// `example.com` itself. Compared ignoring case.
+    public var hosts: [String]?
+    /// Pins written as `sha256/<base64>`.
+    public var publicKeyHashes: [String]
+    /// Certificate files in ``NetworkManager/certificatesDirectory`` whose keys are pinned.
+    public var certificates: [CertificateModel]
+
+    public init(hosts: [String]? = nil, publicKeyHashes: [String] = [], certificates: [CertificateModel] = []) {
+        self.hosts = hosts
+        self.publicKeyHashes = publicKeyHashes
+        self.certificates = certificates
+    }
+}
