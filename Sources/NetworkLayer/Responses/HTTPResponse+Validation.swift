@@ -19,12 +19,18 @@ extension HTTPResponse {
         }
     }
 
-    /// Decodes the body as JSON into `type`, or throws ``NetworkError/serialization``.
+    /// Decodes the body into `type`, or throws ``NetworkError/serialization``.
     ///
-    /// The error names the coding path that failed (`results[0].artistName`) and the status, never
-    /// the body itself (it may hold secrets). This is the second step of the default
-    /// `parseAndValidate`.
+    /// `Data` is the raw body, `String` the body as text in the charset of its `Content-Type`
+    /// (UTF-8 when none is given), ``EmptyResponse`` accepts any body; every other type is
+    /// decoded from JSON. A JSON failure names the coding path that failed
+    /// (`results[0].artistName`) and the status, never the body itself (it may hold secrets).
+    /// This is the second step of the default `parseAndValidate`.
     public func decode<T: Decodable>(_ type: T.Type, using decoder: JSONDecoder = JSONDecoder()) throws(NetworkError) -> T {
+        // The casts below cannot fail: each branch has just checked that T is that type.
+        if T.self == Data.self { return body as! T }
+        if T.self == EmptyResponse.self { return EmptyResponse() as! T }
+        if T.self == String.self { return try text() as! T }
         do {
             return try decoder.decode(T.self, from: body)
         } catch {
@@ -34,6 +40,51 @@ extension HTTPResponse {
                     + Self.describe(error),
                 statusCode: statusCode,
                 underlyingError: error))
+        }
+    }
+
+    /// The body as text, in the charset the `Content-Type` header names (UTF-8 by default).
+    public func text() throws(NetworkError) -> String {
+        let charset = Self.charset(of: value(forHeader: "Content-Type"))
+        guard let encoding = charset.map(Self.encoding(named:)) ?? .utf8 else {
+            throw .serialization(.init(request: requestDescription, reason: "the body's charset \"\(charset ?? "")\" is not supported",
+                                       statusCode: statusCode))
+        }
+        guard let text = String(data: body, encoding: encoding) else {
+            throw .serialization(.init(request: requestDescription,
+                                       reason: "the \(body.count)-byte body is not valid \(charset ?? "UTF-8") text (status \(statusCode))",
+                                       statusCode: statusCode))
+        }
+        return text
+    }
+
+    /// The `charset` parameter of a media type, lowercased and unquoted.
+    static func charset(of contentType: String?) -> String? {
+        guard let contentType else { return nil }
+        for parameter in contentType.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if pair.count == 2, pair[0].lowercased() == "charset" {
+                return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased()
+            }
+        }
+        return nil
+    }
+
+    static func encoding(named charset: String) -> String.Encoding? {
+        switch charset {
+        case "utf-8", "utf8": .utf8
+        case "us-ascii", "ascii": .ascii
+        case "iso-8859-1", "latin1", "iso_8859-1", "l1": .isoLatin1
+        case "iso-8859-2", "latin2": .isoLatin2
+        case "windows-1252", "cp1252": .windowsCP1252
+        case "windows-1251", "cp1251": .windowsCP1251
+        case "utf-16": .utf16
+        case "utf-16be": .utf16BigEndian
+        case "utf-16le": .utf16LittleEndian
+        case "utf-32": .utf32
+        case "shift_jis", "shift-jis": .shiftJIS
+        case "euc-jp": .japaneseEUC
+        default: nil
         }
     }
 
