@@ -17,7 +17,8 @@ HEAD gets the same headers as GET, without the body):
   /echo, /echo/...          the request as JSON: method, path, query, args, headers,
                             headerList, body, bodyBase64, bodyLength
   /status/<code>            that status (200-599), body {"status": code}, none for
-                            204/304; ?body=<text>&contentType=<type> replace body/type
+                            204/304; ?body=<text>&contentType=<type> replace body/type,
+                            &encoding=<codec> encodes the body text (default utf-8)
   /delay/<seconds>          sleep, then {"delayed": seconds}
   /json                     a fixed small JSON object
   /bytes/<n>                n bytes of application/octet-stream, byte i = i % 256
@@ -31,6 +32,10 @@ HEAD gets the same headers as GET, without the body):
   /malformed-json           200 with truncated JSON
   /count, /count/reset      requests to other paths since start / since the last reset
   /retry-after/<seconds>    503 with Retry-After: <seconds>
+  /multipart                a multipart/form-data body parsed: fields, files (name, type,
+                            size, sha256, first 4 KB), part order, boundary
+  /upload-stats             the body read in 1 MB pieces, never whole: size, sha256, and
+                            for multipart bodies each part's headers, size and sha256
   anything else             404 {"error": "not found", "path": ...}
   bad parameters            400 {"error": "bad request", "detail": ...}
 
@@ -47,6 +52,10 @@ Set TEST_SERVER_VERBOSE=1 for an access log (and client errors) on stderr.
 
 import argparse
 import base64
+import email.message
+import email.parser
+import email.policy
+import hashlib
 import http.server
 import io
 import json
@@ -199,6 +208,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def dispatch(self):
         self.raw_path, _, self.raw_query = self.path.partition("?")
         self.args = urllib.parse.parse_qs(self.raw_query, keep_blank_values=True)
+        if self.raw_path in STREAMING_PATHS:  # these read the body themselves, in pieces
+            self.body = b""
+            self.server.count_request()
+            STREAMING_PATHS[self.raw_path](self)
+            return
         try:
             self.body = self.read_body()
         except ValueError as error:
@@ -227,6 +241,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if len(body) != int(length):
             raise ValueError("connection closed inside the body")
         return body
+
+    def read_body_pieces(self, piece=1 << 20):
+        """The body in pieces of at most `piece` bytes, for bodies too big to hold."""
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            yield self.read_chunked_body()
+            return
+        remaining = int(self.headers.get("Content-Length", "0").strip() or 0)
+        while remaining > 0:
+            data = self.rfile.read(min(piece, remaining))
+            if not data:
+                raise ValueError("connection closed inside the body")
+            remaining -= len(data)
+            yield data
 
     def read_chunked_body(self):
         body = bytearray()
@@ -280,6 +307,101 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send(status, content_type=None, headers=[("Location", location)])
 
 
+@route(r"/multipart")
+def multipart(request):
+    """Parses a multipart/form-data body: text fields, and files with name, type, size, digest."""
+    content_type = request.headers.get("Content-Type", "")
+    message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
+        b"Content-Type: " + content_type.encode("latin-1") + b"\r\n\r\n" + request.body)
+    if not message.is_multipart():
+        raise ValueError(f"not a multipart body: {content_type!r}")
+    fields, files, order = {}, {}, []
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        filename = part.get_param("filename", header="content-disposition")
+        payload = part.get_payload(decode=True) or b""
+        order.append(name)
+        if filename is None:
+            fields[name] = payload.decode("utf-8", errors="replace")
+        else:
+            files[name] = {"filename": filename, "contentType": part.get_content_type(),
+                           "size": len(payload), "sha256": hashlib.sha256(payload).hexdigest(),
+                           "base64": base64.b64encode(payload[:4096]).decode("ascii")}
+    boundary = message.get_boundary()
+    request.send_json(200, {"fields": fields, "files": files, "order": order, "boundary": boundary,
+                            "contentType": content_type})
+
+
+def upload_stats(request):
+    """Reads the body in 1 MB pieces, never whole: its size and SHA-256, and for a multipart
+    body the size and SHA-256 of each part's content."""
+    digest, size = hashlib.sha256(), 0
+    content_type = request.headers.get("Content-Type", "")
+    boundary = None
+    if content_type.startswith("multipart/"):
+        boundary = email.message.Message()
+        boundary["Content-Type"] = content_type
+        boundary = boundary.get_boundary()
+    parts = MultipartDigest(boundary.encode("latin-1")) if boundary else None
+    for piece in request.read_body_pieces():
+        digest.update(piece)
+        size += len(piece)
+        if parts:
+            parts.feed(piece)
+    request.send_json(200, {"size": size, "sha256": digest.hexdigest(),
+                            "parts": parts.finish() if parts else None})
+
+
+class MultipartDigest:
+    """Splits a streamed multipart body at its delimiters, hashing each part's content."""
+
+    def __init__(self, boundary):
+        self.delimiter = b"\r\n--" + boundary
+        self.buffer = b"\r\n"  # the first delimiter has no CRLF before it
+        self.parts, self.current, self.in_headers, self.headers = [], None, False, b""
+
+    def feed(self, data):
+        self.buffer += data
+        while True:
+            if self.in_headers:
+                end = self.buffer.find(b"\r\n\r\n")
+                if end < 0:
+                    return
+                self.headers, self.buffer = self.buffer[:end], self.buffer[end + 4:]
+                self.in_headers = False
+                self.current = {"headers": self.headers.decode("latin-1"), "size": 0, "digest": hashlib.sha256()}
+            index = self.buffer.find(self.delimiter)
+            if index < 0:
+                keep = len(self.delimiter)  # a delimiter may straddle two pieces
+                self.consume(self.buffer[:-keep] if len(self.buffer) > keep else b"")
+                self.buffer = self.buffer[-keep:] if len(self.buffer) > keep else self.buffer
+                return
+            self.consume(self.buffer[:index])
+            if self.current is not None:
+                self.parts.append(self.current)
+                self.current = None
+            rest = self.buffer[index + len(self.delimiter):]
+            if len(rest) < 2:
+                self.buffer = self.buffer[index:]
+                return
+            if rest.startswith(b"--"):  # the closing delimiter
+                self.buffer = b""
+                return
+            self.buffer, self.in_headers = rest[2:], True  # skip the CRLF after the delimiter
+
+    def consume(self, data):
+        if self.current is not None and data:
+            self.current["size"] += len(data)
+            self.current["digest"].update(data)
+
+    def finish(self):
+        return [{"headers": part["headers"], "size": part["size"], "sha256": part["digest"].hexdigest()}
+                for part in self.parts]
+
+
+STREAMING_PATHS = {"/upload-stats": upload_stats}
+
+
 @route(r"/echo(?:/.*)?")
 def echo(request):
     headers, header_list = request.received_headers()
@@ -303,7 +425,8 @@ def status(request, code):
         raise ValueError("status must be 200-599")  # 1xx would leave the client waiting
     if "body" in request.args:
         content_type = request.args.get("contentType", [JSON_TYPE])[0]
-        request.send(code, request.args["body"][0].encode(), content_type)
+        encoding = request.args.get("encoding", ["utf-8"])[0]  # e.g. latin-1, utf-16
+        request.send(code, request.args["body"][0].encode(encoding), content_type)
     else:
         request.send_json(code, {"status": code})
 

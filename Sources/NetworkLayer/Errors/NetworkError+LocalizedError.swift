@@ -18,6 +18,7 @@ extension NetworkError: LocalizedError {
         case .mockNotFound(let filename): return "Mock mode is on, but there is no mock file at \(filename)."
         case .invalidRequest: summary = "The request could not be built."
         case .transport: summary = "The transfer failed."
+        case .apiError: summary = "The server refused the request."
         }
         guard let context else { return summary }
         var text = summary
@@ -54,6 +55,8 @@ extension NetworkError: LocalizedError {
             return "Fix the request as the message says; nothing was sent."
         case .transport:
             return "Try again; if it persists, the server or a proxy in between is misbehaving."
+        case .apiError:
+            return "Read the server's message; the request may need different values."
         }
     }
 

@@ -53,6 +53,9 @@ public enum NetworkError: Error, Sendable {
     /// early, sent something that is not HTTP, redirected too often. The context holds
     /// libcurl's own message.
     case transport(Context)
+    /// The server answered with a failing status that has no case of its own, and its body
+    /// decoded as the provider's ``ServiceProvider/errorBodyType``: read it with ``serverError(as:)``.
+    case apiError(Context)
 
     // The spellings without a context, for code that raises or compares these errors itself.
 
@@ -83,6 +86,8 @@ extension NetworkError {
         public var statusCode: Int?
         /// The error underneath: a `DecodingError`, a ``CurlError``, an error a provider threw.
         public var underlyingError: (any Error)?
+        /// The failing response's body, decoded as the provider's ``ServiceProvider/errorBodyType``.
+        public var serverError: (any ServerErrorBody)?
 
         /// Creates a context; every part is optional.
         public init(request: String? = nil, reason: String? = nil, statusCode: Int? = nil,
@@ -99,7 +104,7 @@ extension NetworkError {
         switch self {
         case .reachability(let c), .timeOut(let c), .invalidCertificate(let c), .serialization(let c),
              .notFound(let c), .unauthorizedAccess(let c), .cancelled(let c), .invalidRequest(let c),
-             .transport(let c):
+             .transport(let c), .apiError(let c):
             return c
         case .generic, .customUser, .mockNotFound:
             return nil
@@ -108,6 +113,12 @@ extension NetworkError {
 
     /// The error underneath this one (libcurl's error, a `DecodingError`), when there is one.
     public var underlyingError: (any Error)? { context?.underlyingError }
+
+    /// The server's error body, when the provider declares an ``ServiceProvider/errorBodyType``
+    /// of this type and the failing response's body decoded as it.
+    public func serverError<Body: ServerErrorBody>(as type: Body.Type) -> Body? {
+        context?.serverError as? Body
+    }
 
     /// The same error with `request` filled in where the context had none.
     func describingRequest(_ description: String) -> NetworkError {
@@ -126,6 +137,7 @@ extension NetworkError {
         case .cancelled(let c): return .cancelled(filled(c))
         case .invalidRequest(let c): return .invalidRequest(filled(c))
         case .transport(let c): return .transport(filled(c))
+        case .apiError(let c): return .apiError(filled(c))
         case .generic, .customUser, .mockNotFound: return self
         }
     }

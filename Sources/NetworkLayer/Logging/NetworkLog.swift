@@ -42,8 +42,16 @@ struct NetworkLog: Sendable {
         for header in request.headers {
             text += "  \(header.name): \(redactor.redact(header: header.name, value: header.value))\n"
         }
-        if let body = request.body, !body.isEmpty {
-            text += "  body: \(body.count) bytes\n" + preview(of: body)
+        switch request.body {
+        case .bytes(let data)? where !data.isEmpty:
+            text += "  body: \(data.count) bytes\n" + preview(of: data)
+        case .file(let url, let size)?:
+            text += "  body: \(size) bytes streamed from \(url.path)\n"
+        case .multipart(let form)?:
+            text += "  body: multipart/form-data, \(form.parts.count) parts\n"
+            for part in form.parts { text += "    \(describe(part))\n" }
+        default:
+            break
         }
         sink(Redactor.scrub(text, secrets: redactor.secretValues(of: request)))
     }
@@ -67,6 +75,18 @@ struct NetworkLog: Sendable {
 
     func note(_ message: String) {
         sink("\(prefix) \(message)\n")
+    }
+
+    private func describe(_ part: MultipartFormData.Part) -> String {
+        switch part {
+        case .text(let name, let value):
+            let shown = redactor.isSecretField(name) ? Redactor.placeholder : String(value.prefix(200))
+            return "\(name): \(shown)"
+        case .data(let name, let data, let filename, let mimeType):
+            return "\(name): \(data.count) bytes" + (filename.map { ", file \($0)" } ?? "") + (mimeType.map { ", \($0)" } ?? "")
+        case .file(let name, let url, let filename, let mimeType):
+            return "\(name): streamed from \(url.path)" + (filename.map { " as \($0)" } ?? "") + (mimeType.map { ", \($0)" } ?? "")
+        }
     }
 
     static func milliseconds(_ duration: Duration) -> Int {

@@ -66,9 +66,12 @@ struct Redactor: Sendable {
             if let user = components.user { secrets.append(user) }
             if let password = components.password { secrets.append(password) }
         }
-        if let body = request.body, body.count <= 1 << 20,
+        if case .bytes(let body)? = request.body, body.count <= 1 << 20,
            let json = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) {
             collectSecretFields(json, into: &secrets)
+        }
+        if case .multipart(let form)? = request.body {
+            for case .text(let name, let value) in form.parts where isSecretField(name) { secrets.append(value) }
         }
         // Short values would scrub ordinary text; they are still redacted where they are named.
         return Array(Set(secrets.map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.count >= 4 }))

@@ -36,6 +36,20 @@ public final class NetworkManager: Sendable {
         _ request: BaseRequest<Response>,
         isolation: isolated (any Actor)? = #isolation
     ) async throws(NetworkError) -> Response {
+        try await execute(request.snapshot(), as: Response.self).value
+    }
+
+    /// Performs `request` and returns its decoded value together with the response it came from,
+    /// for when the status or headers matter too (a pagination `Link`, an `ETag`).
+    ///
+    /// ```swift
+    /// let (users, response) = try await Net.performWithResponse(UsersRequest(page: 2))
+    /// let next = response.value(forHeader: "Link")
+    /// ```
+    public func performWithResponse<Response>(
+        _ request: BaseRequest<Response>,
+        isolation: isolated (any Actor)? = #isolation
+    ) async throws(NetworkError) -> (value: Response, response: HTTPResponse) {
         try await execute(request.snapshot(), as: Response.self)
     }
 
@@ -57,7 +71,7 @@ public final class NetworkManager: Sendable {
         let task = Task.detached {
             let result: Result<Response, NetworkError>
             do throws(NetworkError) {
-                result = .success(try await self.execute(snapshot, as: Response.self))
+                result = .success(try await self.execute(snapshot, as: Response.self).value)
             } catch {
                 result = .failure(error)
             }
@@ -71,7 +85,7 @@ public final class NetworkManager: Sendable {
     /// snapshot → provider headers → prepared request → transport → response → provider's validation → value.
     /// The log watches both ends.
     func execute<Response: Decodable & Sendable>(_ snapshot: RequestSnapshot, as type: Response.Type)
-        async throws(NetworkError) -> Response
+        async throws(NetworkError) -> (value: Response, response: HTTPResponse)
     {
         let settings = self.settings.withLock { $0 }
         let isMocked = settings.areMocksEnabled
@@ -94,7 +108,7 @@ public final class NetworkManager: Sendable {
                 Self.record(response, for: request, in: directory, log: log)
             }
 
-            return try Self.parse(response, with: snapshot.provider, as: type)
+            return (try Self.parse(response, with: snapshot.provider, as: type), response)
         } catch {
             let error = prepared.map { error.describingRequest($0.redactedDescription) } ?? error
             log?.failure(error, of: prepared?.redactedDescription ?? "\(snapshot.method.rawValue) \(snapshot.endpoint)",

@@ -91,7 +91,8 @@ struct MockStore: Sendable {
         }
         let headers = sidecar.headers ?? ["Content-Type": "application/json"]
         let response = HTTPResponse(statusCode: status, headers: headers, body: body, url: request.url,
-                                    isMocked: true, requestDescription: request.redactedDescription)
+                                    isMocked: true, requestDescription: request.redactedDescription,
+                                    expectations: request.snapshot.expectations)
         return (response, max(0, sidecar.delay ?? 0))
     }
 

@@ -39,6 +39,51 @@ public protocol ServiceProvider: Sendable {
     /// decodes the body with ``HTTPResponse/decode(_:using:)``. Override it for a backend with its
     /// own rules and reuse those two steps. Mocked responses go through here too.
     func parseAndValidate<Response: Decodable>(_ response: HTTPResponse, as type: Response.Type) throws -> Response
+
+    /// The decoder for this backend's JSON (date and key strategies). A request's `jsonDecoder`
+    /// overrides it. Default: a plain `JSONDecoder`.
+    var jsonDecoder: JSONDecoder { get }
+
+    /// The encoder for JSON bodies built from `Encodable` values. A request's `jsonEncoder`
+    /// overrides it. Default: a plain `JSONEncoder`.
+    var jsonEncoder: JSONEncoder { get }
+
+    /// The statuses that count as success. A request's `acceptableStatusCodes` overrides it.
+    /// Default `200..<300`.
+    var acceptableStatusCodes: Range<Int> { get }
+
+    /// The type of the error bodies this backend sends with failing statuses, if it has one.
+    ///
+    /// When set, a failing response's body is decoded as this type and kept in the error's
+    /// context (``NetworkError/Context/serverError``), its message shown in the description.
+    /// Default `nil`.
+    var errorBodyType: (any ServerErrorBody.Type)? { get }
+}
+
+/// An error body a backend sends with failing statuses, e.g. `{"code": 42, "message": "Out of stock"}`.
+///
+/// ```swift
+/// struct ShopError: ServerErrorBody {
+///     let code: Int
+///     let message: String
+///     var serverMessage: String? { message }
+/// }
+/// struct ShopProvider: ServiceProvider {
+///     ...
+///     var errorBodyType: (any ServerErrorBody.Type)? { ShopError.self }
+/// }
+///
+/// catch {
+///     if let shopError = error.serverError(as: ShopError.self) { print(shopError.code) }
+/// }
+/// ```
+public protocol ServerErrorBody: Decodable, Sendable {
+    /// The server's explanation, shown in the error's description. Default `nil`.
+    var serverMessage: String? { get }
+}
+
+extension ServerErrorBody {
+    public var serverMessage: String? { nil }
 }
 
 extension ServiceProvider {
@@ -50,4 +95,13 @@ extension ServiceProvider {
         try response.validateStatus()
         return try response.decode(type)
     }
+
+    public var jsonDecoder: JSONDecoder { sharedJSONDecoder }
+    public var jsonEncoder: JSONEncoder { sharedJSONEncoder }
+    public var acceptableStatusCodes: Range<Int> { 200..<300 }
+    public var errorBodyType: (any ServerErrorBody.Type)? { nil }
 }
+
+/// The default coders: `JSONDecoder` and `JSONEncoder` are `Sendable`, and safe to share once configured.
+private let sharedJSONDecoder = JSONDecoder()
+private let sharedJSONEncoder = JSONEncoder()

@@ -49,6 +49,35 @@ open class BaseRequest<Response: Decodable & Sendable> {
     /// The mock file answering this request in mock mode, without the `.json` extension.
     public var mockedResponseFilename: String?
 
+    // MARK: Bodies and encodings
+
+    /// An explicit body, sent instead of `params` (which then go to the query string).
+    /// See ``RequestBody`` for JSON, form, multipart, raw and file bodies. Default `nil`.
+    public var body: RequestBody?
+
+    /// Where `params` go: `nil` (the default) chooses by method, query for GET/HEAD/OPTIONS and
+    /// JSON for the others; `.query`, `.json` or `.form` choose explicitly.
+    public var parameterEncoding: ParameterEncoding?
+
+    /// How arrays in `params` (and form bodies) are written: `tag=a&tag=b` (the default),
+    /// `tag[]=a&tag[]=b` or `tag=a,b`. Nested dictionaries always use brackets: `filter[year]=1992`.
+    public var arrayEncoding: ArrayEncoding = .repeatedKeys
+
+    /// The encoder for ``RequestBody/json(_:encoder:)`` bodies; `nil` uses the provider's.
+    public var jsonEncoder: JSONEncoder?
+
+    // MARK: Decoding and validation
+
+    /// The decoder for the response; `nil` uses the provider's ``ServiceProvider/jsonDecoder``.
+    public var jsonDecoder: JSONDecoder?
+
+    /// Decode the response at this dot-separated key path (`"data.items"`) instead of from the
+    /// top level, so a wrapper type need not be written. Default `nil`.
+    public var keyPath: String?
+
+    /// The statuses that count as success; `nil` uses the provider's ``ServiceProvider/acceptableStatusCodes``.
+    public var acceptableStatusCodes: Range<Int>?
+
     /// Creates a request for `endpoint` on the backend `serviceProvider`.
     public init(serviceProvider: any ServiceProvider, endpoint: String) {
         self.serviceProvider = serviceProvider
@@ -62,9 +91,17 @@ open class BaseRequest<Response: Decodable & Sendable> {
             method: httpMethod,
             endpoint: endpoint,
             parameters: Result { () throws(NetworkError) in try ParameterValue.object(from: params) },
+            body: body,
+            parameterEncoding: parameterEncoding,
+            arrayEncoding: arrayEncoding,
+            jsonEncoder: jsonEncoder,
             additionalHeaders: additionalHeaders,
             timeout: timeout,
             mockedResponseFilename: mockedResponseFilename,
-            responseTypeName: String(describing: Response.self))
+            expectations: ResponseExpectations(
+                acceptableStatusCodes: acceptableStatusCodes ?? serviceProvider.acceptableStatusCodes,
+                decoder: jsonDecoder ?? serviceProvider.jsonDecoder,
+                keyPath: keyPath,
+                errorBodyType: serviceProvider.errorBodyType))
     }
 }

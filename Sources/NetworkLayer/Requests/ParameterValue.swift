@@ -29,12 +29,38 @@ enum ParameterValue: Sendable, Equatable {
         }
     }
 
+    /// Whether this is an object without members (no `params`).
+    var isEmptyObject: Bool {
+        if case .object(let members) = self { return members.isEmpty }
+        return false
+    }
+
     /// Converts a parameter dictionary, or explains which value cannot be sent.
     static func object(from dictionary: [String: any Sendable]) throws(NetworkError) -> ParameterValue {
         try convert(dictionary, path: "params")
     }
 
+    /// Converts an array literal.
+    static func array(from array: [any Sendable]) throws(NetworkError) -> ParameterValue {
+        try convert(array, path: "body")
+    }
+
+    /// Converts what `JSONSerialization` produced from an `Encodable`'s JSON.
+    static func fromJSONObject(_ object: Any) throws(NetworkError) -> ParameterValue {
+        try convert(object, path: "body")
+    }
+
     private static func convert(_ value: Any, path: String) throws(NetworkError) -> ParameterValue {
+        // JSONSerialization (used for `Encodable` form bodies) yields NSNumber, which would also
+        // cast to Bool and Int; its type code says which it is.
+        if type(of: value) is NSNumber.Type, let number = value as? NSNumber {
+            switch String(cString: number.objCType) {
+            case "c", "B": return .bool(number.boolValue)
+            case "d", "f": return try finite(number.doubleValue, path: path)
+            case "Q", "L", "I", "S", "C": return .unsignedInteger(number.uint64Value)
+            default: return .integer(number.int64Value)
+            }
+        }
         switch value {
         case let v as String: return .string(v)
         case let v as Substring: return .string(String(v))
@@ -58,6 +84,7 @@ enum ParameterValue: Sendable, Equatable {
         case let v as URL: return .string(v.absoluteString)
         case let v as UUID: return .string(v.uuidString)
         case is NSNull: return .null
+
         case let v as [Any]:
             var items: [ParameterValue] = []
             items.reserveCapacity(v.count)
@@ -94,21 +121,32 @@ extension ParameterValue {
     /// `application/x-www-form-urlencoded`-style query text for an object, percent-encoded per
     /// RFC 3986: every byte outside `A-Z a-z 0-9 - . _ ~` is escaped, so `+`, `&`, `=`, `#`, `/`, `?`,
     /// `%`, spaces and non-ASCII text round-trip exactly.
-    func queryString() -> String {
+    func queryString(arrays: ArrayEncoding = .repeatedKeys) -> String {
         guard case .object(let members) = self else { return "" }
         var pairs: [String] = []
-        for member in members { Self.appendQueryPairs(name: member.key, value: member.value, into: &pairs) }
+        for member in members { Self.appendQueryPairs(name: member.key, value: member.value, arrays: arrays, into: &pairs) }
         return pairs.joined(separator: "&")
     }
 
-    private static func appendQueryPairs(name: String, value: ParameterValue, into pairs: inout [String]) {
+    private static func appendQueryPairs(name: String, value: ParameterValue, arrays: ArrayEncoding,
+                                         into pairs: inout [String]) {
         switch value {
         case .null:
             return
         case .array(let items):
-            for item in items { appendQueryPairs(name: name, value: item, into: &pairs) }
+            switch arrays {
+            case .repeatedKeys:
+                for item in items { appendQueryPairs(name: name, value: item, arrays: arrays, into: &pairs) }
+            case .brackets:
+                for item in items { appendQueryPairs(name: name + "[]", value: item, arrays: arrays, into: &pairs) }
+            case .commaSeparated:
+                let scalars = items.filter { if case .null = $0 { false } else { true } }
+                pairs.append(percentEncode(name) + "=" + scalars.map { percentEncode($0.scalarText) }.joined(separator: ","))
+            }
         case .object(let members):
-            for member in members { appendQueryPairs(name: "\(name)[\(member.key)]", value: member.value, into: &pairs) }
+            for member in members {
+                appendQueryPairs(name: "\(name)[\(member.key)]", value: member.value, arrays: arrays, into: &pairs)
+            }
         default:
             pairs.append(percentEncode(name) + "=" + percentEncode(value.scalarText))
         }

@@ -7,10 +7,15 @@ struct RequestSnapshot: Sendable {
     let endpoint: String
     /// The converted `params`, or why they cannot be sent (reported once the request runs).
     let parameters: Result<ParameterValue, NetworkError>
+    let body: RequestBody?
+    let parameterEncoding: ParameterEncoding?
+    let arrayEncoding: ArrayEncoding
+    let jsonEncoder: JSONEncoder?
     let additionalHeaders: [String: String]
     let timeout: TimeInterval
     let mockedResponseFilename: String?
-    let responseTypeName: String
+    /// How the response will be validated and decoded.
+    let expectations: ResponseExpectations
 
     /// Builds the request to send: URL, merged headers and body, all checked.
     /// - Parameters:
@@ -19,18 +24,33 @@ struct RequestSnapshot: Sendable {
     func prepare(providerHeaders: [String: String], redactor: Redactor = .default) throws(NetworkError) -> PreparedRequest {
         let parameters = try parameters.get()
         var url = try baseURL()
-        var body: Data?
         var headers = try HeaderFields.merged(providerHeaders, overriddenBy: additionalHeaders)
 
-        if method.encodesParametersInQuery {
-            let query = parameters.queryString()
-            if !query.isEmpty { url += (url.contains("?") ? "&" : "?") + query }
-        } else if case .object(let members) = parameters, !members.isEmpty {
-            body = parameters.jsonData()
-            if headers.value(for: "Content-Type") == nil {
-                headers.append(("Content-Type", "application/json"))
+        // Where params go: the query, unless they are the body.
+        var query = parameters
+        var prepared: (body: PreparedBody, contentType: String?)?
+        if let body {
+            prepared = try body.prepared(encoder: jsonEncoder ?? provider.jsonEncoder, arrays: arrayEncoding)
+        } else {
+            switch parameterEncoding ?? (method.encodesParametersInQuery ? .query : .json) {
+            case .query:
+                break
+            case .json:
+                query = .object([])
+                if !parameters.isEmptyObject { prepared = (.bytes(parameters.jsonData()), "application/json") }
+            case .form:
+                query = .object([])
+                if !parameters.isEmptyObject {
+                    prepared = (.bytes(Data(parameters.queryString(arrays: arrayEncoding).utf8)), "application/x-www-form-urlencoded")
+                }
             }
         }
+        let queryText = query.queryString(arrays: arrayEncoding)
+        if !queryText.isEmpty { url += (url.contains("?") ? "&" : "?") + queryText }
+        if let contentType = prepared?.contentType, headers.value(for: "Content-Type") == nil {
+            headers.append(("Content-Type", contentType))
+        }
+
         guard let parsed = URL(string: url), parsed.host != nil else {
             throw .invalidRequest(.init(request: "\(method.rawValue) \(redactor.redact(urlString: url))",
                                         reason: "\"\(url)\" is not a valid URL"))
@@ -38,7 +58,7 @@ struct RequestSnapshot: Sendable {
         guard timeout > 0 else {
             throw .invalidRequest(.init(reason: "the timeout must be greater than zero, not \(timeout)"))
         }
-        return PreparedRequest(method: method, url: parsed, headers: headers, body: body, timeout: timeout,
+        return PreparedRequest(method: method, url: parsed, headers: headers, body: prepared?.body, timeout: timeout,
                                snapshot: self, redactor: redactor)
     }
 
@@ -85,11 +105,75 @@ struct PreparedRequest: Sendable {
     let url: URL
     /// In the order they will be sent; names unique ignoring case.
     let headers: [(name: String, value: String)]
-    let body: Data?
+    let body: PreparedBody?
     let timeout: TimeInterval
     let snapshot: RequestSnapshot
     let redactor: Redactor
 
     /// `METHOD URL` with secrets redacted, for logs and errors.
     var redactedDescription: String { "\(method.rawValue) \(redactor.redact(url: url))" }
+}
+
+/// A body ready to send.
+enum PreparedBody: Sendable {
+    case bytes(Data)
+    /// Streamed from disk; its size was read when the request was prepared.
+    case file(URL, size: Int64)
+    /// Built by libcurl, which also sets the `Content-Type` with its boundary.
+    case multipart(MultipartFormData)
+
+    /// The body's size, when known before sending.
+    var count: Int64? {
+        switch self {
+        case .bytes(let data): Int64(data.count)
+        case .file(_, let size): size
+        case .multipart: nil
+        }
+    }
+}
+
+/// What the response must satisfy, resolved from the request's and the provider's settings.
+struct ResponseExpectations: Sendable {
+    var acceptableStatusCodes: Range<Int> = 200..<300
+    var decoder: JSONDecoder = JSONDecoder()
+    var keyPath: String?
+    var errorBodyType: (any ServerErrorBody.Type)?
+}
+
+extension RequestBody {
+    /// The bytes (or stream) to send and their content type.
+    func prepared(encoder: JSONEncoder, arrays: ArrayEncoding) throws(NetworkError) -> (body: PreparedBody, contentType: String?) {
+        switch content {
+        case .bytes(let data, let contentType):
+            return (.bytes(try data.get()), contentType)
+        case .file(let url, let contentType):
+            let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+            guard let size = (attributes?[.size] as? NSNumber)?.int64Value,
+                  attributes?[.type] as? FileAttributeType != .typeDirectory,
+                  FileManager.default.isReadableFile(atPath: url.path) else {
+                throw .invalidRequest(.init(reason: "the file to upload, \(url.path), does not exist or cannot be read"))
+            }
+            return (.file(url, size: size), contentType)
+        case .multipart(let form):
+            for case .file(let name, let url, _, _) in form.parts where !FileManager.default.isReadableFile(atPath: url.path) {
+                throw .invalidRequest(.init(reason: "the file of the multipart field \"\(name)\", \(url.path), does not exist or cannot be read"))
+            }
+            return (.multipart(form), nil)
+        case .encodable(let value, let explicitEncoder, let form):
+            let json: Data
+            do {
+                json = try (explicitEncoder ?? encoder).encode(value)
+            } catch {
+                throw .invalidRequest(.init(reason: "the body could not be encoded: \(HTTPResponse.describe(error))",
+                                            underlyingError: error))
+            }
+            guard form else { return (.bytes(json), "application/json") }
+            guard let object = try? JSONSerialization.jsonObject(with: json, options: [.fragmentsAllowed]),
+                  case .object = try ParameterValue.fromJSONObject(object) else {
+                throw .invalidRequest(.init(reason: "a form body needs a value that encodes as a JSON object (a struct or dictionary)"))
+            }
+            let fields = try ParameterValue.fromJSONObject(object)
+            return (.bytes(Data(fields.queryString(arrays: arrays).utf8)), "application/x-www-form-urlencoded")
+        }
+    }
 }

@@ -1,21 +1,33 @@
 import Foundation
 
 extension HTTPResponse {
-    /// Throws the ``NetworkError`` a status outside `acceptable` maps to; returns for the others.
+    /// Throws the ``NetworkError`` a failing status maps to; returns for an acceptable one.
     ///
-    /// The mapping: 401 and 403 ``NetworkError/unauthorizedAccess``, 404 ``NetworkError/notFound``,
-    /// 408 and 504 ``NetworkError/timeOut``, any other ``NetworkError/generic(code:)`` with the status.
+    /// The acceptable statuses are `acceptable`, else the request's `acceptableStatusCodes`, else
+    /// the provider's (by default `200..<300`). The mapping: 401 and 403
+    /// ``NetworkError/unauthorizedAccess``, 404 ``NetworkError/notFound``, 408 and 504
+    /// ``NetworkError/timeOut``, any other ``NetworkError/generic(code:)`` with the status. When the
+    /// provider declares an ``ServiceProvider/errorBodyType`` and the body decodes as it, the
+    /// decoded value is kept in the error's context, and a status without a case of its own is
+    /// ``NetworkError/apiError`` instead of `generic`.
     /// This is the first step of the default `parseAndValidate`; custom providers can call it too.
-    public func validateStatus(acceptable: Range<Int> = 200..<300) throws(NetworkError) {
-        guard !acceptable.contains(statusCode) else { return }
-        let context = NetworkError.Context(request: requestDescription,
+    public func validateStatus(acceptable: Range<Int>? = nil) throws(NetworkError) {
+        guard !(acceptable ?? expectations.acceptableStatusCodes).contains(statusCode) else { return }
+        var context = NetworkError.Context(request: requestDescription,
                                            reason: "the server answered with status \(statusCode)",
                                            statusCode: statusCode)
+        if let type = expectations.errorBodyType, !body.isEmpty,
+           let serverError = try? expectations.decoder.decode(type, from: body) {
+            context.serverError = serverError
+            if let message = serverError.serverMessage {
+                context.reason = "the server answered with status \(statusCode): \(message)"
+            }
+        }
         switch statusCode {
         case 401, 403: throw .unauthorizedAccess(context)
         case 404: throw .notFound(context)
         case 408, 504: throw .timeOut(context)
-        default: throw .generic(code: statusCode)
+        default: throw context.serverError == nil ? .generic(code: statusCode) : .apiError(context)
         }
     }
 
@@ -26,13 +38,21 @@ extension HTTPResponse {
     /// decoded from JSON. A JSON failure names the coding path that failed
     /// (`results[0].artistName`) and the status, never the body itself (it may hold secrets).
     /// This is the second step of the default `parseAndValidate`.
-    public func decode<T: Decodable>(_ type: T.Type, using decoder: JSONDecoder = JSONDecoder()) throws(NetworkError) -> T {
+    ///
+    /// - Parameter decoder: the JSON decoder; `nil` (the default) uses the request's, else the provider's.
+    public func decode<T: Decodable>(_ type: T.Type, using decoder: JSONDecoder? = nil) throws(NetworkError) -> T {
         // The casts below cannot fail: each branch has just checked that T is that type.
         if T.self == Data.self { return body as! T }
         if T.self == EmptyResponse.self { return EmptyResponse() as! T }
         if T.self == String.self { return try text() as! T }
+        let decoder = decoder ?? expectations.decoder
         do {
-            return try decoder.decode(T.self, from: body)
+            guard let keyPath = expectations.keyPath, !keyPath.isEmpty else {
+                return try decoder.decode(T.self, from: body)
+            }
+            return try KeyPathDecoding.$keyPath.withValue(keyPath) {
+                try decoder.decode(KeyPathDecoding.Value<T>.self, from: body).value
+            }
         } catch {
             throw .serialization(NetworkError.Context(
                 request: requestDescription,
@@ -99,6 +119,9 @@ extension HTTPResponse {
             return text.isEmpty ? "the top level" : text
         }
         switch error {
+        case .keyNotFound(let key, let context) where key is KeyPathDecoding.Key:
+            let path = (context.codingPath + [key]).map(\.stringValue).joined(separator: ".")
+            return "the key path \"\(path)\" is not in the body (\"\(key.stringValue)\" is missing)"
         case .keyNotFound(let key, let context):
             let parent = context.codingPath.isEmpty ? "the top level" : path(context.codingPath)
             return "the key \"\(key.stringValue)\" is missing at \(parent)"
@@ -110,6 +133,32 @@ extension HTTPResponse {
             return context.codingPath.isEmpty ? "the body is not valid JSON" : "invalid value at \(path(context.codingPath))"
         @unknown default:
             return "the body does not match the expected type"
+        }
+    }
+}
+
+/// Decoding a value nested at a key path (`"data.items"`) without a wrapper type: the path travels
+/// in a task-local value, so a shared decoder needs no mutation.
+enum KeyPathDecoding {
+    @TaskLocal static var keyPath = ""
+
+    struct Key: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    struct Value<T: Decodable>: Decodable {
+        let value: T
+
+        init(from decoder: any Decoder) throws {
+            let keys = KeyPathDecoding.keyPath.split(separator: ".").map { Key(stringValue: String($0)) }
+            var container = try decoder.container(keyedBy: Key.self)
+            for key in keys.dropLast() {
+                container = try container.nestedContainer(keyedBy: Key.self, forKey: key)
+            }
+            value = try container.decode(T.self, forKey: keys.last!)
         }
     }
 }

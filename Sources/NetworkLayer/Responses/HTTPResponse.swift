@@ -16,22 +16,25 @@ public struct HTTPResponse: Sendable {
 
     /// `METHOD URL` of the request, secrets redacted; used in error descriptions.
     let requestDescription: String
+    /// The request's validation and decoding settings, which the public helpers apply.
+    let expectations: ResponseExpectations
 
     /// Creates a response, e.g. to test a provider's `parseAndValidate`.
     public init(statusCode: Int, headers: [String: String] = [:], body: Data = Data(), url: URL,
                 isMocked: Bool = false) {
         self.init(statusCode: statusCode, headers: headers, body: body, url: url, isMocked: isMocked,
-                  requestDescription: "GET \(Redactor.default.redact(url: url))")
+                  requestDescription: "GET \(Redactor.default.redact(url: url))", expectations: ResponseExpectations())
     }
 
     init(statusCode: Int, headers: [String: String], body: Data, url: URL, isMocked: Bool,
-         requestDescription: String) {
+         requestDescription: String, expectations: ResponseExpectations) {
         self.statusCode = statusCode
         self.headers = headers
         self.body = body
         self.url = url
         self.isMocked = isMocked
         self.requestDescription = requestDescription
+        self.expectations = expectations
     }
 
     /// The value of a header, looked up ignoring case; `nil` when absent.

@@ -117,10 +117,12 @@ final class CurlHeaderList: @unchecked Sendable {
     let raw: UnsafeMutablePointer<curl_slist>?
 
     /// Builds the list; an empty value is sent as `Name;`, libcurl's syntax for an empty header.
-    init(_ headers: [(name: String, value: String)]) throws(NetworkError) {
+    /// - Parameter suppressing: headers libcurl would add on its own that must not be sent
+    ///   (`Name:` in libcurl's syntax).
+    init(_ headers: [(name: String, value: String)], suppressing: [String] = []) throws(NetworkError) {
         var list: UnsafeMutablePointer<curl_slist>?
-        for header in headers {
-            let line = header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)"
+        let lines = headers.map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" } + suppressing.map { "\($0):" }
+        for line in lines {
             guard let appended = curl_slist_append(list, line) else {
                 curl_slist_free_all(list)
                 throw .transport(.init(reason: "libcurl could not allocate the header list"))

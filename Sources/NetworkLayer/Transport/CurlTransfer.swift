@@ -27,6 +27,10 @@ final class CurlTransfer: @unchecked Sendable {
     private var pinnedHost: String?
     /// Whether the engine attached the pinned connection cache to this transfer's handle.
     var usesPinnedCache = false
+    /// The file streamed as the body, closed in `deinit`.
+    private var uploadFile: UnsafeMutablePointer<FILE>?
+    /// The multipart body, which libcurl reads while sending.
+    private var mime: CurlMime?
 
     /// Configures `handle` for `request`. Throws if libcurl refuses an option.
     init(request: PreparedRequest, options: TransferOptions, handle: CurlEasyHandle) throws(NetworkError) {
@@ -41,15 +45,26 @@ final class CurlTransfer: @unchecked Sendable {
         } else {
             pinCheck = nil
         }
-        var lines = request.headers
-        // No "Expect: 100-continue" round trip before a body: it only adds latency.
-        if lines.value(for: "Expect") == nil { lines.append(("Expect", "")) }
-        headerList = try CurlHeaderList(lines)
+        // libcurl's own additions we do not want: "Expect: 100-continue" (a round trip of latency
+        // before a body) and, for a body without a type, "Content-Type: application/x-www-form-urlencoded".
+        var suppressed: [String] = []
+        if request.headers.value(for: "Expect") == nil { suppressed.append("Expect") }
+        if request.headers.value(for: "Content-Type") == nil, !Self.typesItsOwnBody(request.body) {
+            suppressed.append("Content-Type")
+        }
+        headerList = try CurlHeaderList(request.headers, suppressing: suppressed)
         try configure(options)
+    }
+
+    /// Multipart bodies get their `Content-Type` (with the boundary) from libcurl.
+    private static func typesItsOwnBody(_ body: PreparedBody?) -> Bool {
+        if case .multipart? = body { return true }
+        return false
     }
 
     deinit {
         if let pinCheck { nl_pin_check_free(pinCheck) }
+        if let uploadFile { fclose(uploadFile) }
     }
 
     private func configure(_ options: TransferOptions) throws(NetworkError) {
@@ -106,23 +121,45 @@ final class CurlTransfer: @unchecked Sendable {
         switch request.method {
         case .get:
             try handle.set(CURLOPT_HTTPGET, true)
+            if let body = request.body {  // unusual, but some APIs want it (params encoded as .json)
+                try handle.set(CURLOPT_CUSTOMREQUEST, "GET")
+                try configureBody(body)
+            }
         case .head:
             try handle.set(CURLOPT_NOBODY, true)
         case .post:
             try handle.set(CURLOPT_POST, true)
-            try setBody(request.body ?? Data())
+            try configureBody(request.body ?? .bytes(Data()))
         case .put, .patch:
             try handle.set(CURLOPT_CUSTOMREQUEST, request.method.rawValue)
-            try setBody(request.body ?? Data())
+            try configureBody(request.body ?? .bytes(Data()))
         case .delete, .options:
             try handle.set(CURLOPT_CUSTOMREQUEST, request.method.rawValue)
-            if let body = request.body { try setBody(body) }
+            if let body = request.body { try configureBody(body) }
         }
     }
 
-    private func setBody(_ body: Data) throws(NetworkError) {
-        try handle.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(body.count))
-        try handle.setCopiedBody(body)
+    private func configureBody(_ body: PreparedBody) throws(NetworkError) {
+        switch body {
+        case .bytes(let data):
+            // libcurl copies the bytes (CURLOPT_COPYPOSTFIELDS), so they need not stay pinned.
+            try handle.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(data.count))
+            try handle.setCopiedBody(data)
+        case .file(let url, let size):
+            // Without a read function libcurl freads CURLOPT_READDATA: the file streams from disk.
+            guard let file = fopen(url.path, "rb") else {
+                throw .invalidRequest(.init(request: request.redactedDescription,
+                                            reason: "the file to upload, \(url.path), could not be opened"))
+            }
+            uploadFile = file
+            try handle.set(CURLOPT_POST, true)  // a body, whatever the verb (CUSTOMREQUEST names it)
+            try handle.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: size)
+            try handle.set(CURLOPT_READDATA, pointer: UnsafeMutableRawPointer(file))
+        case .multipart(let form):
+            let mime = try CurlMime(form, for: handle)
+            self.mime = mime
+            try handle.set(CURLOPT_MIMEPOST, pointer: UnsafeMutableRawPointer(mime.raw))
+        }
     }
 
     static let userAgent: String = {
@@ -206,7 +243,8 @@ final class CurlTransfer: @unchecked Sendable {
         let url = handle.string(CURLINFO_EFFECTIVE_URL).flatMap(URL.init(string:)) ?? request.url
         return .success(HTTPResponse(statusCode: handle.long(CURLINFO_RESPONSE_CODE) ?? 0, headers: merged,
                                      body: body, url: url, isMocked: false,
-                                     requestDescription: request.redactedDescription))
+                                     requestDescription: request.redactedDescription,
+                                    expectations: request.snapshot.expectations))
     }
 }
 
