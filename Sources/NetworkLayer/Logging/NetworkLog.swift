@@ -37,7 +37,7 @@ struct NetworkLog: Sendable {
     private var prefix: String { "[NetworkLayer #\(id)]" }
     private var mockMark: String { mocked ? " [MOCK]" : "" }
 
-    func request(_ request: PreparedRequest) {
+    func request(_ request: PreparedRequest, curl: String? = nil) {
         var text = "\(prefix) → \(request.redactedDescription)\(mockMark)\n"
         for header in request.headers {
             text += "  \(header.name): \(redactor.redact(header: header.name, value: header.value))\n"
@@ -53,12 +53,18 @@ struct NetworkLog: Sendable {
         default:
             break
         }
+        if let curl { text += "  $ \(curl)\n" }
         sink(Redactor.scrub(text, secrets: redactor.secretValues(of: request)))
     }
 
     func response(_ response: HTTPResponse, to request: PreparedRequest, elapsed: Duration) {
         var text = "\(prefix) ← \(response.statusCode) \(request.redactedDescription) in \(Self.milliseconds(elapsed)) ms, "
-            + "\(response.body.count) bytes\(mockMark)\n"
+            + "\(response.downloadedFile.map { "\($0.size) bytes to \($0.url.path)" } ?? "\(response.body.count) bytes")\(mockMark)\n"
+        if let metrics = response.metrics {
+            text += "  \(metrics.httpVersion) from \(metrics.remoteAddress ?? "?"): dns \(Self.milliseconds(metrics.nameLookup)) ms, "
+                + "connect \(Self.milliseconds(metrics.connect)) ms, tls \(Self.milliseconds(metrics.tlsHandshake)) ms, "
+                + "first byte \(Self.milliseconds(metrics.firstByte)) ms, total \(Self.milliseconds(metrics.total)) ms\n"
+        }
         for name in response.headers.keys.sorted() {
             text += "  \(name): \(redactor.redact(header: name, value: response.headers[name]!))\n"
         }

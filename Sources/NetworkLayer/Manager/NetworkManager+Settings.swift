@@ -11,6 +11,7 @@ struct Settings: Sendable {
     var redactor = Redactor()
     var certificatesDirectoryOverride: URL?
     var customCABundle: URL?
+    var maximumResponseSize: Int?
     var completionQueue = DispatchQueue(label: "NetworkLayer.completion")
     var pinning: PinningConfiguration?
 
@@ -94,6 +95,14 @@ extension NetworkManager {
     public var customCABundle: URL? {
         get { settings.withLock { $0.customCABundle } }
         set { settings.withLock { $0.customCABundle = newValue } }
+    }
+
+    /// The largest response body accepted, in bytes, counted after decompression (so a small
+    /// gzip bomb cannot fill memory); a larger body fails with ``NetworkError/transport``. A
+    /// request's `maximumResponseSize` overrides it. Default `nil`: no limit.
+    public var maximumResponseSize: Int? {
+        get { settings.withLock { $0.maximumResponseSize } }
+        set { settings.withLock { $0.maximumResponseSize = newValue } }
     }
 
     /// Where completion handlers run. Default: a private serial queue, which needs no run loop.

@@ -92,17 +92,30 @@ public final class NetworkManager: Sendable {
         let log = settings.isVerbose ? NetworkLog(redactor: settings.redactor, mocked: isMocked, sink: settings.logSink) : nil
         let started = ContinuousClock.now
         var prepared: PreparedRequest?
+        defer { snapshot.progress?.finish?() }
         do throws(NetworkError) {
             if Task.isCancelled { throw .cancelled(.init(reason: "it was cancelled before it started")) }
             let providerHeaders = try await Self.headers(from: snapshot.provider)
-            let request = try snapshot.prepare(providerHeaders: providerHeaders, redactor: settings.redactor)
+            var credentials = try await snapshot.authentication?.credentials()
+            var request = try snapshot.prepare(providerHeaders: providerHeaders, credentials: credentials, redactor: settings.redactor)
             prepared = request
-            log?.request(request)
+            var options = settings.transferOptions
+            options.maximumResponseSize = snapshot.maximumResponseSize ?? settings.maximumResponseSize
+            log?.request(request, curl: CurlCommand.render(request, options: options, redactingSecrets: true))
 
             let transport: any Transport = isMocked
                 ? MockTransport(store: MockStore(directory: settings.mockResponsesDirectory))
                 : CurlTransport()
-            let response = try await transport.send(request, options: settings.transferOptions)
+            var response = try await Self.send(request, via: transport, options: options, retrying: snapshot.retryPolicy, log: log)
+
+            // A 401 with a refreshable token: one refresh (shared with concurrent requests), one retry.
+            if response.statusCode == 401, let source = snapshot.authentication?.refreshableSource, let stale = credentials?.token {
+                log?.note("401: refreshing the token, then retrying once")
+                credentials = try await snapshot.authentication?.credentials(token: try await source.token(replacing: stale))
+                request = try snapshot.prepare(providerHeaders: providerHeaders, credentials: credentials, redactor: settings.redactor)
+                prepared = request
+                response = try await Self.send(request, via: transport, options: options, retrying: snapshot.retryPolicy, log: log)
+            }
             log?.response(response, to: request, elapsed: started.duration(to: .now))
             if !isMocked, let directory = settings.mockRecordingDirectory {
                 Self.record(response, for: request, in: directory, log: log)
@@ -117,6 +130,44 @@ public final class NetworkManager: Sendable {
         }
     }
 
+    /// Sends through the transport, trying again as the retry policy allows.
+    private static func send(_ request: PreparedRequest, via transport: any Transport, options: TransferOptions,
+                             retrying policy: RetryPolicy?, log: NetworkLog?) async throws(NetworkError) -> HTTPResponse {
+        guard let policy, policy.maximumAttempts > 1, policy.allows(request.method) else {
+            return try await transport.send(request, options: options)
+        }
+        var attempt = 1
+        while true {
+            let outcome: Result<HTTPResponse, NetworkError>
+            do throws(NetworkError) {
+                outcome = .success(try await transport.send(request, options: options))
+            } catch {
+                outcome = .failure(error)
+            }
+            let retryAfter: String?
+            let cause: String
+            switch outcome {
+            case .success(let response) where policy.retryableStatuses.contains(response.statusCode):
+                retryAfter = response.value(forHeader: "Retry-After")
+                cause = "status \(response.statusCode)"
+            case .failure(let error) where policy.retries(error):
+                retryAfter = nil
+                cause = error.context?.reason ?? error.errorDescription ?? "\(error)"
+            default:
+                return try outcome.get()
+            }
+            guard attempt < policy.maximumAttempts else { return try outcome.get() }
+            let delay = policy.delay(after: attempt, retryAfter: retryAfter)
+            log?.note("attempt \(attempt) of \(policy.maximumAttempts) failed (\(cause)); retrying in \(NetworkLog.milliseconds(delay)) ms")
+            do {
+                try await Task.sleep(for: delay)
+            } catch {
+                throw .cancelled(.init(request: request.redactedDescription, reason: "it was cancelled while waiting to retry"))
+            }
+            attempt += 1
+        }
+    }
+
     /// Record mode: writes a live response as a mock. A failure to write is logged, never thrown:
     /// recording must not change what the request returns.
     private static func record(_ response: HTTPResponse, for request: PreparedRequest, in directory: URL, log: NetworkLog?) {
@@ -126,6 +177,28 @@ public final class NetworkManager: Sendable {
             let message = "record mode: \(error.errorDescription ?? "\(error)")\n"
             if let log { log.note(message) } else { FileHandle.standardError.write(Data(message.utf8)) }
         }
+    }
+
+    /// The request as an equivalent `curl` command line, to replay it in a shell.
+    ///
+    /// It carries what the request would send now: the provider's headers and credentials, the
+    /// body, the timeout, the custom CA bundle. Secrets are replaced with `<redacted>` unless
+    /// `redactingSecrets` is `false` (never log that form).
+    ///
+    /// ```swift
+    /// print(try await Net.curlCommand(for: ITunesSearchRequest(artist: "Dream Theater", limit: 3)))
+    /// // curl 'https://itunes.apple.com/search?limit=3&term=Dream%20Theater' -H 'Accept: application/json' --compressed ...
+    /// ```
+    public func curlCommand<Response>(for request: BaseRequest<Response>, redactingSecrets: Bool = true,
+                                      isolation: isolated (any Actor)? = #isolation) async throws(NetworkError) -> String {
+        let snapshot = request.snapshot()
+        let settings = self.settings.withLock { $0 }
+        let credentials = try await snapshot.authentication?.credentials()
+        let prepared = try snapshot.prepare(providerHeaders: try await Self.headers(from: snapshot.provider),
+                                            credentials: credentials, redactor: settings.redactor)
+        var options = settings.transferOptions
+        options.maximumResponseSize = snapshot.maximumResponseSize ?? settings.maximumResponseSize
+        return CurlCommand.render(prepared, options: options, redactingSecrets: redactingSecrets)
     }
 
     /// The provider's headers; a failure that is not a ``NetworkError`` is wrapped in one.

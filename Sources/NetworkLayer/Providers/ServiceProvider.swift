@@ -58,6 +58,13 @@ public protocol ServiceProvider: Sendable {
     /// context (``NetworkError/Context/serverError``), its message shown in the description.
     /// Default `nil`.
     var errorBodyType: (any ServerErrorBody.Type)? { get }
+
+    /// How requests prove who they come from: a bearer token (refreshed on 401 when the source
+    /// can), basic credentials, or an API key in a header or query item. Default `nil`.
+    var authentication: Authentication? { get }
+
+    /// When failed requests are tried again. Default `nil`: never. A request's `retryPolicy` overrides it.
+    var retryPolicy: RetryPolicy? { get }
 }
 
 /// An error body a backend sends with failing statuses, e.g. `{"code": 42, "message": "Out of stock"}`.
@@ -100,6 +107,8 @@ extension ServiceProvider {
     public var jsonEncoder: JSONEncoder { sharedJSONEncoder }
     public var acceptableStatusCodes: Range<Int> { 200..<300 }
     public var errorBodyType: (any ServerErrorBody.Type)? { nil }
+    public var authentication: Authentication? { nil }
+    public var retryPolicy: RetryPolicy? { nil }
 }
 
 /// The default coders: `JSONDecoder` and `JSONEncoder` are `Sendable`, and safe to share once configured.

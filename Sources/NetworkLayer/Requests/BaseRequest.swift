@@ -78,6 +78,46 @@ open class BaseRequest<Response: Decodable & Sendable> {
     /// The statuses that count as success; `nil` uses the provider's ``ServiceProvider/acceptableStatusCodes``.
     public var acceptableStatusCodes: Range<Int>?
 
+    // MARK: Authentication, retries, transfers
+
+    /// Whether the provider's ``ServiceProvider/authentication`` applies. Set `false` for the
+    /// public endpoints of an authenticated backend. Default `true`.
+    public var requiresAuthentication = true
+
+    /// When this request is tried again after a failure; `nil` uses the provider's policy.
+    public var retryPolicy: RetryPolicy?
+
+    /// Download to this file instead of memory (the response type is then ``DownloadedFile``).
+    /// The body streams to a temporary file and is moved here only on success. Default `nil`.
+    public var downloadDestination: URL?
+
+    /// The largest response body accepted, in bytes, counted after decompression; a larger body
+    /// fails with ``NetworkError/transport``. `nil` uses ``NetworkManager/maximumResponseSize``.
+    public var maximumResponseSize: Int?
+
+    /// Called with upload and download progress, at most about ten times a second and once at the
+    /// end, on the library's network thread: keep it short (update a value, yield to a stream).
+    /// Default `nil`: progress is not tracked at all. See ``progressUpdates()`` for an `AsyncStream`.
+    public var onProgress: (@Sendable (TransferProgress) -> Void)?
+
+    /// Progress as an `AsyncStream` that finishes when the request ends. Sets ``onProgress``.
+    ///
+    /// ```swift
+    /// let request = BackupRequest(to: destination)
+    /// let updates = request.progressUpdates()
+    /// Task { for await progress in updates { print(progress.fractionCompleted ?? 0) } }
+    /// let file = try await Net.perform(request)
+    /// ```
+    public func progressUpdates() -> AsyncStream<TransferProgress> {
+        let (stream, continuation) = AsyncStream.makeStream(of: TransferProgress.self, bufferingPolicy: .bufferingNewest(64))
+        onProgress = { continuation.yield($0) }
+        progressFinished = { continuation.finish() }
+        return stream
+    }
+
+    /// Ends the stream made by ``progressUpdates()``.
+    private var progressFinished: (@Sendable () -> Void)?
+
     /// Creates a request for `endpoint` on the backend `serviceProvider`.
     public init(serviceProvider: any ServiceProvider, endpoint: String) {
         self.serviceProvider = serviceProvider
@@ -98,6 +138,11 @@ open class BaseRequest<Response: Decodable & Sendable> {
             additionalHeaders: additionalHeaders,
             timeout: timeout,
             mockedResponseFilename: mockedResponseFilename,
+            authentication: requiresAuthentication ? serviceProvider.authentication : nil,
+            retryPolicy: retryPolicy ?? serviceProvider.retryPolicy,
+            downloadDestination: downloadDestination,
+            maximumResponseSize: maximumResponseSize,
+            progress: onProgress.map { ProgressReporter(report: $0, finish: progressFinished) },
             expectations: ResponseExpectations(
                 acceptableStatusCodes: acceptableStatusCodes ?? serviceProvider.acceptableStatusCodes,
                 decoder: jsonDecoder ?? serviceProvider.jsonDecoder,

@@ -2,16 +2,22 @@ import Foundation
 
 /// Merging and checking request headers.
 enum HeaderFields {
-    /// The provider's headers, then the request's, a request header replacing a provider header
-    /// of the same name (ignoring case). Sorted by name within each group, so the order is stable.
-    static func merged(_ provider: [String: String], overriddenBy request: [String: String])
-        throws(NetworkError) -> [(name: String, value: String)]
+    /// The provider's headers, then the authentication's, then the request's, each replacing an
+    /// earlier header of the same name (ignoring case). Sorted by name within each group, so the
+    /// order is stable.
+    static func merged(_ provider: [String: String], _ authentication: [(name: String, value: String)] = [],
+                       overriddenBy request: [String: String]) throws(NetworkError) -> [(name: String, value: String)]
     {
         var result: [(name: String, value: String)] = []
-        result.reserveCapacity(provider.count + request.count)
+        result.reserveCapacity(provider.count + authentication.count + request.count)
         for name in provider.keys.sorted() {
             try validate(name: name, value: provider[name]!)
             result.append((name, provider[name]!))
+        }
+        for header in authentication {
+            try validate(name: header.name, value: header.value)
+            result.removeAll { $0.name.caseInsensitiveCompare(header.name) == .orderedSame }
+            result.append(header)
         }
         for name in request.keys.sorted() {
             try validate(name: name, value: request[name]!)

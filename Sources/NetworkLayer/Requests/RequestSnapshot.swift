@@ -14,17 +14,25 @@ struct RequestSnapshot: Sendable {
     let additionalHeaders: [String: String]
     let timeout: TimeInterval
     let mockedResponseFilename: String?
+    let authentication: Authentication?
+    let retryPolicy: RetryPolicy?
+    let downloadDestination: URL?
+    let maximumResponseSize: Int?
+    let progress: ProgressReporter?
     /// How the response will be validated and decoded.
     let expectations: ResponseExpectations
 
     /// Builds the request to send: URL, merged headers and body, all checked.
     /// - Parameters:
     ///   - providerHeaders: what the provider's `createHTTPHeaders()` returned.
+    ///   - credentials: what the authentication adds: headers between the provider's and the
+    ///     request's, query items after the parameters.
     ///   - redactor: what counts as a secret in logs and error messages about this request.
-    func prepare(providerHeaders: [String: String], redactor: Redactor = .default) throws(NetworkError) -> PreparedRequest {
+    func prepare(providerHeaders: [String: String], credentials: Authentication.Credentials? = nil,
+                 redactor: Redactor = .default) throws(NetworkError) -> PreparedRequest {
         let parameters = try parameters.get()
         var url = try baseURL()
-        var headers = try HeaderFields.merged(providerHeaders, overriddenBy: additionalHeaders)
+        var headers = try HeaderFields.merged(providerHeaders, credentials?.headers ?? [], overriddenBy: additionalHeaders)
 
         // Where params go: the query, unless they are the body.
         var query = parameters
@@ -45,8 +53,16 @@ struct RequestSnapshot: Sendable {
                 }
             }
         }
-        let queryText = query.queryString(arrays: arrayEncoding)
-        if !queryText.isEmpty { url += (url.contains("?") ? "&" : "?") + queryText }
+        var queryText = query.queryString(arrays: arrayEncoding)
+        for item in credentials?.queryItems ?? [] {
+            queryText += (queryText.isEmpty ? "" : "&") + ParameterValue.percentEncode(item.name) + "=" + ParameterValue.percentEncode(item.value)
+        }
+        if !queryText.isEmpty {
+            // Before a #fragment, if the endpoint has one.
+            let fragmentStart = url.firstIndex(of: "#") ?? url.endIndex
+            let separator = url[..<fragmentStart].contains("?") ? "&" : "?"
+            url.insert(contentsOf: separator + queryText, at: fragmentStart)
+        }
         if let contentType = prepared?.contentType, headers.value(for: "Content-Type") == nil {
             headers.append(("Content-Type", contentType))
         }
@@ -96,7 +112,10 @@ struct RequestSnapshot: Sendable {
 
     private static let hostCharacters = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.")
     private static let ipv6Characters = CharacterSet(charactersIn: "0123456789abcdefABCDEF:.[]%")
-    private static let endpointCharacters = CharacterSet.urlPathAllowed.union(CharacterSet(charactersIn: "?&=%#"))
+    /// RFC 3986 path characters (unreserved, sub-delims, `:`, `@`, `/`) plus `?`, `#` and `%`,
+    /// so an endpoint's own query, fragment and escapes keep their meaning.
+    private static let endpointCharacters = CharacterSet(charactersIn:
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?#%")
 }
 
 /// A request ready for a transport: every part final and validated.
@@ -112,6 +131,13 @@ struct PreparedRequest: Sendable {
 
     /// `METHOD URL` with secrets redacted, for logs and errors.
     var redactedDescription: String { "\(method.rawValue) \(redactor.redact(url: url))" }
+}
+
+/// Where a request's progress goes.
+struct ProgressReporter: Sendable {
+    let report: @Sendable (TransferProgress) -> Void
+    /// Ends a progress stream, once the request is over.
+    let finish: (@Sendable () -> Void)?
 }
 
 /// A body ready to send.

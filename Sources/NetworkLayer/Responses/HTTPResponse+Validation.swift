@@ -45,6 +45,14 @@ extension HTTPResponse {
         if T.self == Data.self { return body as! T }
         if T.self == EmptyResponse.self { return EmptyResponse() as! T }
         if T.self == String.self { return try text() as! T }
+        if T.self == DownloadedFile.self {
+            guard let downloadedFile else {
+                throw .serialization(.init(request: requestDescription,
+                                           reason: "DownloadedFile needs a download: set the request's downloadDestination",
+                                           statusCode: statusCode))
+            }
+            return downloadedFile as! T
+        }
         let decoder = decoder ?? expectations.decoder
         do {
             guard let keyPath = expectations.keyPath, !keyPath.isEmpty else {

@@ -13,6 +13,13 @@ public struct HTTPResponse: Sendable {
     public let url: URL
     /// Whether the answer came from a mock file rather than the network.
     public let isMocked: Bool
+    /// libcurl's timings and the protocol used; `nil` for mocked responses.
+    public internal(set) var metrics: TransferMetrics?
+    /// The file a download was written to (its body is then empty).
+    public internal(set) var downloadedFile: DownloadedFile?
+
+    /// Where a 3xx response points, resolved against the request URL.
+    var redirectLocation: String?
 
     /// `METHOD URL` of the request, secrets redacted; used in error descriptions.
     let requestDescription: String
@@ -35,6 +42,15 @@ public struct HTTPResponse: Sendable {
         self.isMocked = isMocked
         self.requestDescription = requestDescription
         self.expectations = expectations
+    }
+
+    /// The same response with another body.
+    func replacingBody(_ body: Data) -> HTTPResponse {
+        var copy = HTTPResponse(statusCode: statusCode, headers: headers, body: body, url: url, isMocked: isMocked,
+                                requestDescription: requestDescription, expectations: expectations)
+        copy.metrics = metrics
+        copy.downloadedFile = downloadedFile
+        return copy
     }
 
     /// The value of a header, looked up ignoring case; `nil` when absent.

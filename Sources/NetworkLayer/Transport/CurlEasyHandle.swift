@@ -68,6 +68,10 @@ final class CurlEasyHandle: @unchecked Sendable {
         try check(nl_easy_setopt_data_callback(raw, option, callback), option)
     }
 
+    func set(CURLOPT_XFERINFOFUNCTION_forwarded callback: curl_xferinfo_callback) throws(NetworkError) {
+        try check(nl_easy_setopt_xferinfo_callback(raw, callback), CURLOPT_XFERINFOFUNCTION)
+    }
+
     func set(_ option: CURLoption, sslContextCallback: curl_ssl_ctx_callback) throws(NetworkError) {
         try check(nl_easy_setopt_ssl_ctx_callback(raw, sslContextCallback), option)
     }
@@ -102,6 +106,11 @@ final class CurlEasyHandle: @unchecked Sendable {
     func long(_ info: CURLINFO) -> Int? {
         var value = 0
         return nl_easy_getinfo_long(raw, info, &value) == CURLE_OK ? value : nil
+    }
+
+    func offset(_ info: CURLINFO) -> Int64? {
+        var value: curl_off_t = 0
+        return nl_easy_getinfo_offset(raw, info, &value) == CURLE_OK ? Int64(value) : nil
     }
 
     func string(_ info: CURLINFO) -> String? {

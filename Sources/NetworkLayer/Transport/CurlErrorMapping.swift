@@ -22,10 +22,9 @@ enum CurlErrorMapping {
             return .transport(context("the TLS handshake failed"))
         case CURLE_ABORTED_BY_CALLBACK:
             return .cancelled(context("the transfer was stopped"))
-        case CURLE_TOO_MANY_REDIRECTS:
-            return .transport(context("the server redirected more than 10 times"))
         case CURLE_UNSUPPORTED_PROTOCOL:
-            return .transport(context("the server redirected to a scheme other than http or https"))
+            // Redirects are checked before they are followed, so this is an HTTP/0.9 answer or worse.
+            return .transport(context("the server's answer is not valid HTTP"))
         case CURLE_PARTIAL_FILE:
             return .transport(context("the server closed the connection before the body was complete"))
         case CURLE_GOT_NOTHING:

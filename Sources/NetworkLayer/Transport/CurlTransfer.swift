@@ -31,12 +31,33 @@ final class CurlTransfer: @unchecked Sendable {
     private var uploadFile: UnsafeMutablePointer<FILE>?
     /// The multipart body, which libcurl reads while sending.
     private var mime: CurlMime?
+    /// Where a download's body goes instead of memory (a temporary file), closed in `deinit`.
+    private let downloadFile: UnsafeMutablePointer<FILE>?
+    /// The largest body accepted, and whether the server exceeded it.
+    private let maximumResponseSize: Int?
+    private var exceededMaximumSize = false
+    private var bytesReceived: Int64 = 0
+    private let progress: ProgressReporter?
+    private var lastProgressReport = ContinuousClock.now
 
     /// Configures `handle` for `request`. Throws if libcurl refuses an option.
-    init(request: PreparedRequest, options: TransferOptions, handle: CurlEasyHandle) throws(NetworkError) {
+    /// - Parameter downloadTo: a temporary file for the body, for downloads.
+    init(request: PreparedRequest, options: TransferOptions, handle: CurlEasyHandle, downloadTo: URL? = nil) throws(NetworkError) {
         self.request = request
         self.handle = handle
         pinning = options.pinning
+        maximumResponseSize = options.maximumResponseSize
+        progress = request.snapshot.progress
+        if let downloadTo {
+            guard let file = fopen(downloadTo.path, "wb") else {
+                throw .invalidRequest(.init(request: request.redactedDescription,
+                                            reason: "the download file \(downloadTo.path) could not be created: "
+                                                + String(cString: strerror(errno))))
+            }
+            downloadFile = file
+        } else {
+            downloadFile = nil
+        }
         if pinning != nil {
             guard let check = nl_pin_check_create() else {
                 throw .transport(.init(reason: "out of memory for the pin check"))
@@ -65,6 +86,7 @@ final class CurlTransfer: @unchecked Sendable {
     deinit {
         if let pinCheck { nl_pin_check_free(pinCheck) }
         if let uploadFile { fclose(uploadFile) }
+        if let downloadFile { fclose(downloadFile) }
     }
 
     private func configure(_ options: TransferOptions) throws(NetworkError) {
@@ -81,11 +103,19 @@ final class CurlTransfer: @unchecked Sendable {
         try handle.set(CURLOPT_ACCEPT_ENCODING, "")  // every encoding this libcurl can decode
         try handle.set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
 
-        // Redirects like URLSession: followed, at most 10, and only to http or https.
-        try handle.set(CURLOPT_FOLLOWLOCATION, true)
-        try handle.set(CURLOPT_MAXREDIRS, 10)
+        // Only http and https. Redirects are followed by CurlTransport, one transfer per hop, so
+        // that credentials can be dropped when a redirect changes host.
         try handle.set(CURLOPT_PROTOCOLS_STR, "http,https")
-        try handle.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        if let maximumResponseSize {
+            // Refuses an announced Content-Length over the limit before the body; the write
+            // callback counts what actually arrives (after decompression).
+            try handle.set(CURLOPT_MAXFILESIZE_LARGE, offset: Int64(maximumResponseSize))
+        }
+        if progress != nil {
+            try handle.set(CURLOPT_NOPROGRESS, false)
+            try handle.set(CURLOPT_XFERINFOFUNCTION_forwarded: curlReportProgress)
+            try handle.set(CURLOPT_XFERINFODATA, pointer: context)
+        }
 
         // TLS: verification is always on; pinning adds to it, never replaces it.
         try handle.set(CURLOPT_SSL_VERIFYPEER, true)
@@ -97,7 +127,7 @@ final class CurlTransfer: @unchecked Sendable {
         if let pinning {
             // Pins are checked inside the handshake, by a verifier installed on each new
             // connection's SSL_CTX. Without an OpenSSL backend that cannot happen: fail closed.
-            guard CurlEngine.tlsBackendCanPin else {
+            if !CurlEngine.tlsBackendCanPin {
                 let host = request.url.host ?? ""
                 guard pinning.pins(forHost: host).isEmpty else {
                     throw .invalidCertificate(.init(
@@ -105,10 +135,11 @@ final class CurlTransfer: @unchecked Sendable {
                         reason: host + " is pinned, but this libcurl's TLS backend (" + CurlEngine.tlsBackend
                             + ") cannot check pins during the handshake, so the request was not sent"))
                 }
-                return try configureMethod()
             }
-            try handle.set(CURLOPT_SSL_CTX_FUNCTION, sslContextCallback: curlRequirePins)
-            try handle.set(CURLOPT_SSL_CTX_DATA, pointer: context)
+            if CurlEngine.tlsBackendCanPin {
+                try handle.set(CURLOPT_SSL_CTX_FUNCTION, sslContextCallback: curlRequirePins)
+                try handle.set(CURLOPT_SSL_CTX_DATA, pointer: context)
+            }
         }
 
         if request.timeout.isFinite {
@@ -169,15 +200,35 @@ final class CurlTransfer: @unchecked Sendable {
 
     // MARK: Receiving (engine thread)
 
-    fileprivate func appendBody(_ bytes: UnsafeRawBufferPointer) {
+    /// Stores a piece of the body; `false` stops the transfer (over the size limit, disk full).
+    fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        bytesReceived += Int64(bytes.count)
+        if let maximumResponseSize, bytesReceived > maximumResponseSize {
+            exceededMaximumSize = true
+            return false
+        }
+        if let downloadFile {
+            return fwrite(bytes.baseAddress, 1, bytes.count, downloadFile) == bytes.count
+        }
         body.append(contentsOf: bytes)
+        return true
+    }
+
+    /// Passes progress on, at most every 100 ms (the end is reported by `result(for:)`).
+    fileprivate func reportProgress(received: Int64, expected: Int64, sent: Int64, toSend: Int64) {
+        guard let progress else { return }
+        let now = ContinuousClock.now
+        guard now - lastProgressReport >= .milliseconds(100) else { return }
+        lastProgressReport = now
+        progress.report(TransferProgress(bytesSent: sent, totalBytesToSend: toSend > 0 ? toSend : request.body?.count,
+                                         bytesReceived: received, totalBytesExpected: expected > 0 ? expected : nil))
     }
 
     fileprivate func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) {
         var line = bytes[...]
         while let last = line.last, last == 0x0A || last == 0x0D { line = line.dropLast() }
         if line.starts(with: "HTTP/".utf8) {
-            // A new status line: a redirect or an interim (1xx) response came before; start over.
+            // A new status line: an interim (1xx) response came before; start over.
             headers.removeAll(keepingCapacity: true)
             return
         }
@@ -188,7 +239,7 @@ final class CurlTransfer: @unchecked Sendable {
         while let last = valueBytes.last, last == 0x20 || last == 0x09 { valueBytes = valueBytes.dropLast() }
         let value = String(decoding: valueBytes, as: UTF8.self)
         headers.append((name, value))
-        if name.caseInsensitiveCompare("Content-Length") == .orderedSame, let length = Int(value), length > 0 {
+        if downloadFile == nil, name.caseInsensitiveCompare("Content-Length") == .orderedSame, let length = Int(value), length > 0 {
             // Room for the announced body up front, within reason: the claim comes from the server.
             body.reserveCapacity(min(length, 64 << 20))
         }
@@ -232,19 +283,56 @@ final class CurlTransfer: @unchecked Sendable {
                     + presentedPins.joined(separator: ", ") + ". Nothing was sent",
                 underlyingError: CurlError(code: Int(code.rawValue), message: handle.message(for: code)))))
         }
+        if exceededMaximumSize || code == CURLE_FILESIZE_EXCEEDED, let maximumResponseSize {
+            return .failure(.transport(.init(
+                request: request.redactedDescription,
+                reason: "the response body is larger than the limit of \(maximumResponseSize) bytes (counted after decompression)",
+                underlyingError: CurlError(code: Int(code.rawValue), message: handle.message(for: code)))))
+        }
+        if code == CURLE_WRITE_ERROR, downloadFile != nil {
+            return .failure(.transport(.init(request: request.redactedDescription,
+                                             reason: "the download could not be written to disk: " + String(cString: strerror(errno)))))
+        }
         guard code == CURLE_OK else {
             return .failure(CurlErrorMapping.error(for: code, message: handle.message(for: code), request: request))
         }
+        if let downloadFile, fflush(downloadFile) != 0 {
+            return .failure(.transport(.init(request: request.redactedDescription,
+                                             reason: "the download could not be written to disk: " + String(cString: strerror(errno)))))
+        }
+        let metrics = self.metrics()
+        progress?.report(TransferProgress(bytesSent: metrics.bytesSent, totalBytesToSend: request.body?.count ?? metrics.bytesSent,
+                                          bytesReceived: bytesReceived, totalBytesExpected: bytesReceived))
         var merged: [String: String] = [:]
         merged.reserveCapacity(headers.count)
         for (name, value) in headers {
             if let existing = merged[name] { merged[name] = existing + ", " + value } else { merged[name] = value }
         }
         let url = handle.string(CURLINFO_EFFECTIVE_URL).flatMap(URL.init(string:)) ?? request.url
-        return .success(HTTPResponse(statusCode: handle.long(CURLINFO_RESPONSE_CODE) ?? 0, headers: merged,
-                                     body: body, url: url, isMocked: false,
-                                     requestDescription: request.redactedDescription,
-                                    expectations: request.snapshot.expectations))
+        var response = HTTPResponse(statusCode: handle.long(CURLINFO_RESPONSE_CODE) ?? 0, headers: merged,
+                                    body: body, url: url, isMocked: false,
+                                    requestDescription: request.redactedDescription,
+                                    expectations: request.snapshot.expectations)
+        response.metrics = metrics
+        response.redirectLocation = handle.string(CURLINFO_REDIRECT_URL)
+        return .success(response)
+    }
+
+    /// libcurl's timings and counters for the finished transfer.
+    private func metrics() -> TransferMetrics {
+        func duration(_ info: CURLINFO) -> Duration { .microseconds(handle.offset(info) ?? 0) }
+        let version: String
+        switch handle.long(CURLINFO_HTTP_VERSION) ?? 0 {
+        case CURL_HTTP_VERSION_1_0: version = "HTTP/1.0"
+        case CURL_HTTP_VERSION_2_0: version = "HTTP/2"
+        case CURL_HTTP_VERSION_3: version = "HTTP/3"
+        default: version = "HTTP/1.1"
+        }
+        return TransferMetrics(nameLookup: duration(CURLINFO_NAMELOOKUP_TIME_T), connect: duration(CURLINFO_CONNECT_TIME_T),
+                               tlsHandshake: duration(CURLINFO_APPCONNECT_TIME_T).nonZero ?? duration(CURLINFO_CONNECT_TIME_T),
+                               firstByte: duration(CURLINFO_STARTTRANSFER_TIME_T), total: duration(CURLINFO_TOTAL_TIME_T),
+                               httpVersion: version, remoteAddress: handle.string(CURLINFO_PRIMARY_IP),
+                               bytesSent: handle.offset(CURLINFO_SIZE_UPLOAD_T) ?? 0, bytesReceived: bytesReceived)
     }
 }
 
@@ -254,9 +342,15 @@ final class CurlTransfer: @unchecked Sendable {
 private let curlWriteBody: curl_write_callback = { data, size, count, context in
     let length = size * count
     guard let data, let context else { return 0 }  // 0 for a non-empty chunk aborts the transfer
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
+}
+
+private let curlReportProgress: curl_xferinfo_callback = { context, downloadTotal, downloadNow, uploadTotal, uploadNow in
+    guard let context else { return 0 }
     Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-        .appendBody(UnsafeRawBufferPointer(start: data, count: length))
-    return length
+        .reportProgress(received: Int64(downloadNow), expected: Int64(downloadTotal), sent: Int64(uploadNow), toSend: Int64(uploadTotal))
+    return 0
 }
 
 private let curlRequirePins: curl_ssl_ctx_callback = { _, sslContext, context in
@@ -270,4 +364,9 @@ private let curlReceiveHeader: curl_write_callback = { data, size, count, contex
     Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
         .receiveHeaderLine(UnsafeRawBufferPointer(start: data, count: length))
     return length
+}
+
+extension Duration {
+    /// `nil` for zero: a step that did not happen.
+    fileprivate var nonZero: Duration? { self == .zero ? nil : self }
 }

@@ -13,4 +13,6 @@ struct TransferOptions: Sendable {
     var customCABundle: URL?
     /// The pins to enforce, or `nil` when pinning is off.
     var pinning: PinningConfiguration?
+    /// The largest response body accepted, or `nil` for no limit.
+    var maximumResponseSize: Int?
 }

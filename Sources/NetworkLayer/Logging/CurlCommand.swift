@@ -1,0 +1,68 @@
+import Foundation
+
+/// A prepared request as an equivalent `curl` command line, to replay it in a shell.
+enum CurlCommand {
+    /// Bodies up to this size are written inline; larger ones as a placeholder file name.
+    static let inlineBodyLimit = 16 * 1024
+
+    static func render(_ request: PreparedRequest, options: TransferOptions, redactingSecrets: Bool) -> String {
+        var parts = ["curl"]
+        let redactor = request.redactor
+        switch request.method {
+        case .get: if request.body != nil { parts += ["-X", "GET"] }
+        case .head: parts.append("--head")
+        case .post: if request.body == nil { parts += ["-X", "POST"] }
+        default: parts += ["-X", request.method.rawValue]
+        }
+        parts.append(quote(redactingSecrets ? redactor.redact(url: request.url) : request.url.absoluteString))
+        for header in request.headers {
+            let value = redactingSecrets ? redactor.redact(header: header.name, value: header.value) : header.value
+            parts += ["-H", quote(value.isEmpty ? "\(header.name);" : "\(header.name): \(value)")]
+        }
+        switch request.body {
+        case .bytes(let data)?:
+            if data.count <= inlineBodyLimit, var text = String(data: data, encoding: .utf8),
+               !text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\n" && $0 != "\t" && $0 != "\r" }) {
+                if redactingSecrets { text = Redactor.scrub(text, secrets: redactor.secretValues(of: request)) }
+                parts += ["--data-binary", quote(text)]
+            } else {
+                parts += ["--data-binary", quote("@body.bin"), "# the \(data.count)-byte body, saved as body.bin"]
+            }
+        case .file(let url, _)?:
+            parts += ["--data-binary", quote("@" + url.path)]
+        case .multipart(let form)?:
+            for part in form.parts {
+                switch part {
+                case .text(let name, let value):
+                    let shown = redactingSecrets && redactor.isSecretField(name) ? Redactor.placeholder : value
+                    parts += ["--form-string", quote("\(name)=\(shown)")]
+                case .data(let name, let data, let filename, let mimeType):
+                    var spec = "\(name)=@\(filename ?? name).bin"
+                    if let filename { spec += ";filename=\(filename)" }
+                    if let mimeType { spec += ";type=\(mimeType)" }
+                    parts += ["-F", quote(spec), "# \(data.count) bytes"]
+                case .file(let name, let url, let filename, let mimeType):
+                    var spec = "\(name)=@\(url.path)"
+                    if let filename { spec += ";filename=\(filename)" }
+                    spec += ";type=\(mimeType ?? "application/octet-stream")"
+                    parts += ["-F", quote(spec)]
+                }
+            }
+        case nil:
+            break
+        }
+        parts += ["--compressed", "--location", "--max-redirs", "10", "--proto", "=http,https", "--tlsv1.2"]
+        if request.timeout.isFinite { parts += ["--max-time", ParameterValue.text(of: request.timeout)] }
+        if let bundle = options.customCABundle { parts += ["--cacert", quote(bundle.path)] }
+        if let limit = options.maximumResponseSize { parts += ["--max-filesize", String(limit)] }
+        if let destination = request.snapshot.downloadDestination { parts += ["--output", quote(destination.path)] }
+        // Comments (`# …`) only work at the end of a line: move them there.
+        let comments = parts.filter { $0.hasPrefix("# ") }
+        return (parts.filter { !$0.hasPrefix("# ") } + comments.prefix(1)).joined(separator: " ")
+    }
+
+    /// Single-quoted for a POSIX shell.
+    static func quote(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+    }
+}
