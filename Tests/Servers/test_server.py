@@ -32,6 +32,15 @@ HEAD gets the same headers as GET, without the body):
   /malformed-json           200 with truncated JSON
   /count, /count/reset      requests to other paths since start / since the last reset
   /retry-after/<seconds>    503 with Retry-After: <seconds>
+  /flaky/<key>?fail=&status=&retryAfter=
+                            the first `fail` requests for key get `status` (0: the
+                            connection closes), then 200 {"attempt": n}
+  /flaky-count/<key>        how many requests /flaky/<key> received
+  /auth/bearer?valid=<t>    200 for "Authorization: Bearer <t>", else 401
+  /slow-bytes/<n>?chunk=&interval=
+                            n bytes written a chunk at a time, pausing between writes
+  /gzip-bomb/<n>            n zero bytes gzip-compressed (Content-Encoding: gzip)
+  /compressed/<encoding>    Tests/Fixtures/Compressed/body.json as gzip, deflate, br or zstd
   /multipart                a multipart/form-data body parsed: fields, files (name, type,
                             size, sha256, first 4 KB), part order, boundary
   /upload-stats             the body read in 1 MB pieces, never whole: size, sha256, and
@@ -55,6 +64,7 @@ import base64
 import email.message
 import email.parser
 import email.policy
+import gzip
 import hashlib
 import http.server
 import io
@@ -400,6 +410,85 @@ class MultipartDigest:
 
 
 STREAMING_PATHS = {"/upload-stats": upload_stats}
+
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Fixtures")
+FLAKY_COUNTS, FLAKY_LOCK = {}, threading.Lock()
+
+
+@route(r"/flaky/([A-Za-z0-9_-]+)")
+def flaky(request, key):
+    """Fails the first `fail` requests for `key` with `status` (and a Retry-After header when
+    `retryAfter` is given), then answers 200 with the attempt number."""
+    with FLAKY_LOCK:
+        attempt = FLAKY_COUNTS[key] = FLAKY_COUNTS.get(key, 0) + 1
+    failures = int(request.args.get("fail", ["0"])[0])
+    if attempt <= failures:
+        status = int(request.args.get("status", ["503"])[0])
+        if status == 0:  # a transport failure: close without answering
+            request.close_connection = True
+            request.connection.shutdown(socket.SHUT_RDWR)
+            return
+        headers = [("Retry-After", request.args["retryAfter"][0])] if "retryAfter" in request.args else []
+        request.send_json(status, {"attempt": attempt}, headers=headers)
+    else:
+        request.send_json(200, {"attempt": attempt})
+
+
+@route(r"/flaky-count/([A-Za-z0-9_-]+)")
+def flaky_count(request, key):
+    with FLAKY_LOCK:
+        request.send_json(200, {"attempt": FLAKY_COUNTS.get(key, 0)})
+
+
+@route(r"/auth/bearer")
+def auth_bearer(request):
+    """200 only for `Authorization: Bearer <valid>`, else 401."""
+    valid = request.args.get("valid", [""])[0]
+    if request.headers.get("Authorization") == f"Bearer {valid}":
+        request.send_json(200, {"authorized": True})
+    else:
+        request.send_json(401, {"authorized": False, "got": request.headers.get("Authorization")})
+
+
+@route(r"/slow-bytes/(\d+)")
+def slow_bytes(request, count):
+    """`count` bytes (byte i = i % 256) with Content-Length, written `chunk` bytes at a time
+    with `interval` seconds between writes."""
+    count = int(count)
+    chunk = max(1, int(request.args.get("chunk", ["65536"])[0]))
+    interval = float(request.args.get("interval", ["0.01"])[0])
+    pattern = bytes(range(256)) * (chunk // 256 + 2)
+    request.send_response(200)
+    request.send_header("Content-Type", "application/octet-stream")
+    request.send_header("Content-Length", str(count))
+    request.end_headers()
+    sent = 0
+    try:
+        while sent < count:
+            size = min(chunk, count - sent)
+            offset = sent % 256
+            request.wfile.write(pattern[offset:offset + size])
+            request.wfile.flush()
+            sent += size
+            time.sleep(interval)
+    except (BrokenPipeError, ConnectionResetError):
+        request.close_connection = True
+
+
+@route(r"/gzip-bomb/(\d+)")
+def gzip_bomb(request, size):
+    """`size` zero bytes, gzip-compressed (a few KB on the wire)."""
+    body = gzip.compress(bytes(int(size)), compresslevel=9)
+    request.send(200, body, "application/octet-stream", headers=[("Content-Encoding", "gzip")])
+
+
+@route(r"/compressed/(gzip|deflate|br|zstd)")
+def compressed(request, encoding):
+    """Tests/Fixtures/Compressed/body.json, pre-compressed with `encoding`."""
+    extension = {"gzip": "gz", "deflate": "deflate", "br": "br", "zstd": "zst"}[encoding]
+    with open(os.path.join(FIXTURES, "Compressed", f"body.json.{extension}"), "rb") as file:
+        body = file.read()
+    request.send(200, body, JSON_TYPE, headers=[("Content-Encoding", encoding), ("Vary", "Accept-Encoding")])
 
 
 @route(r"/echo(?:/.*)?")

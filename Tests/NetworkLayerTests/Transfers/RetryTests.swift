@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+@testable import NetworkLayer
+
+struct Attempt: Decodable, Sendable { let attempt: Int }
+
+@Suite struct RetryTests {
+    func provider(_ server: TestServer, policy: RetryPolicy?) -> RetryingProvider {
+        RetryingProvider(port: server.port, retryPolicy: policy)
+    }
+
+    struct RetryingProvider: ServiceProvider {
+        var host = "127.0.0.1"
+        var httpScheme: HTTPScheme = .http
+        var port: Int?
+        var retryPolicy: RetryPolicy?
+    }
+
+    func attempts(_ key: String, on server: TestServer) async throws -> Int {
+        try await makeManager().perform(TestRequest<Attempt>(server.provider(), "/flaky-count/\(key)")).attempt
+    }
+
+    @Test func failingStatusesAreRetriedWithBackoff() async throws {
+        try await withTestServer { server in
+            let policy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(200))
+            let clock = ContinuousClock()
+            let start = clock.now
+            let result = try await makeManager().perform(TestRequest<Attempt>(provider(server, policy: policy), "/flaky/a?fail=2&status=503"))
+            let elapsed = clock.now - start
+            #expect(result.attempt == 3)
+            // Two waits: 200 ms and 400 ms, each with jitter down to half.
+            #expect(elapsed >= .milliseconds(300), "\(elapsed)")
+            let count = try await attempts("a", on: server)
+            #expect(count == 3)
+        }
+    }
+
+    @Test func retriesStopAtTheMaximum() async throws {
+        try await withTestServer { server in
+            let policy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(10))
+            let error = await networkError {
+                try await makeManager().perform(TestRequest<Attempt>(provider(server, policy: policy), "/flaky/b?fail=10&status=500"))
+            }
+            guard case .generic(500) = error else { Issue.record("got \(String(describing: error))"); return }
+            let count = try await attempts("b", on: server)
+            #expect(count == 3)
+        }
+    }
+
+    @Test func retryAfterIsHonoured() async throws {
+        try await withTestServer { server in
+            let policy = RetryPolicy(maximumAttempts: 2, baseDelay: .milliseconds(1))
+            let clock = ContinuousClock()
+            let start = clock.now
+            let result = try await makeManager().perform(TestRequest<Attempt>(provider(server, policy: policy),
+                                                                              "/flaky/c?fail=1&status=429&retryAfter=1"))
+            #expect(result.attempt == 2)
+            #expect(clock.now - start >= .seconds(1))
+        }
+    }
+
+    @Test func transportFailuresAreRetried() async throws {
+        try await withTestServer { server in
+            let policy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(10))
+            let result = try await makeManager().perform(TestRequest<Attempt>(provider(server, policy: policy), "/flaky/d?fail=2&status=0"))
+            #expect(result.attempt == 3)
+        }
+    }
+
+    @Test func postIsNotRetriedByDefault() async throws {
+        try await withTestServer { server in
+            let policy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(10))
+            let error = await networkError {
+                try await makeManager().perform(TestRequest<Attempt>(provider(server, policy: policy), "/flaky/e?fail=1&status=503",
+                                                                     method: .post))
+            }
+            guard case .generic(503) = error else { Issue.record("got \(String(describing: error))"); return }
+            let count = try await attempts("e", on: server)
+            #expect(count == 1)
+
+            var opted = policy
+            opted.retriesNonIdempotentMethods = true
+            let result = try await makeManager().perform(TestRequest<Attempt>(provider(server, policy: opted), "/flaky/f?fail=1&status=503",
+                                                                              method: .post))
+            #expect(result.attempt == 2)
+        }
+    }
+
+    @Test func noPolicyMeansNoRetry() async throws {
+        try await withTestServer { server in
+            _ = await networkError { try await makeManager().perform(TestRequest<Attempt>(server.provider(), "/flaky/g?fail=1")) }
+            let count = try await attempts("g", on: server)
+            #expect(count == 1)
+        }
+    }
+
+    @Test func aRequestPolicyOverridesTheProviders() async throws {
+        try await withTestServer { server in
+            let request = TestRequest<Attempt>(provider(server, policy: nil), "/flaky/h?fail=1&status=502")
+            request.retryPolicy = RetryPolicy(maximumAttempts: 2, baseDelay: .milliseconds(10))
+            let result = try await makeManager().perform(request)
+            #expect(result.attempt == 2)
+        }
+    }
+
+    @Test func cancellationStopsTheRetryLoopAtOnce() async throws {
+        try await withTestServer { server in
+            let policy = RetryPolicy(maximumAttempts: 5, baseDelay: .seconds(10))
+            let provider = provider(server, policy: policy)
+            let task = Task { try await makeManager().perform(TestRequest<Attempt>(provider, "/flaky/i?fail=5&status=503")) }
+            try await Task.sleep(for: .milliseconds(300))
+            let clock = ContinuousClock()
+            let start = clock.now
+            task.cancel()
+            let error = await networkError { try await task.value }
+            #expect(clock.now - start < .seconds(1))
+            guard case .cancelled = error else { Issue.record("got \(String(describing: error))"); return }
+            let count = try await attempts("i", on: server)
+            #expect(count == 1)
+        }
+    }
+
+    @Test func eachAttemptShowsInTheLog() async throws {
+        try await withTestServer { server in
+            let log = LogCollector()
+            let policy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(10))
+            _ = try await makeManager(log: log).perform(TestRequest<Attempt>(provider(server, policy: policy), "/flaky/j?fail=2&status=503"))
+            #expect(log.text.contains("attempt 1 of 3 failed (status 503)"))
+            #expect(log.text.contains("attempt 2 of 3 failed (status 503)"))
+        }
+    }
+
+    @Test func retryAfterAcceptsHTTPDates() {
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        let later = "Tue, 14 Nov 2023 22:13:30 GMT"  // 10 s after `now`
+        #expect(RetryPolicy.seconds(fromRetryAfter: later, now: now) == 10)
+        #expect(RetryPolicy.seconds(fromRetryAfter: "7", now: now) == 7)
+        #expect(RetryPolicy.seconds(fromRetryAfter: "soon", now: now) == nil)
+    }
+}

@@ -1,0 +1,244 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import NetworkLayer
+
+/// A download request for a test server.
+final class DownloadRequest: BaseRequest<DownloadedFile> {
+    init(_ provider: any ServiceProvider, _ endpoint: String, to destination: URL, timeout: TimeInterval = 60) {
+        super.init(serviceProvider: provider, endpoint: endpoint)
+        downloadDestination = destination
+        self.timeout = timeout
+    }
+}
+
+/// Progress values received, from any thread.
+final class ProgressLog: Sendable {
+    private let values = Mutex<[TransferProgress]>([])
+    func append(_ progress: TransferProgress) { values.withLock { $0.append(progress) } }
+    var all: [TransferProgress] { values.withLock { $0 } }
+}
+
+/// The files in a directory, ignoring none (temporary downloads start with a dot).
+func filesIn(_ directory: URL) throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+}
+
+/// The pattern `/bytes/<n>` and `/slow-bytes/<n>` send.
+func bytePattern(_ count: Int) -> Data { Data((0..<count).map { UInt8($0 % 256) }) }
+
+@Suite struct TransferTests {
+    @Test func largeDownloadStreamsToDiskWithFlatMemory() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let destination = directory.appendingPathComponent("big.bin")
+        let size = 128 << 20
+        try await withTestServer { server in
+            let baseline = residentMemory()
+            let peak = Peak()
+            let sampler = Task {
+                while !Task.isCancelled {
+                    peak.record(residentMemory())
+                    try? await Task.sleep(for: .milliseconds(10))
+                }
+            }
+            let file = try await makeManager().perform(DownloadRequest(server.provider(), "/slow-bytes/\(size)?chunk=4194304&interval=0",
+                                                                       to: destination))
+            sampler.cancel()
+            #expect(file == DownloadedFile(url: destination, size: Int64(size)))
+            #expect(try filesIn(directory) == ["big.bin"], "no temporary file is left")
+            // The content is the server's pattern, checked in slices.
+            let handle = try FileHandle(forReadingFrom: destination)
+            defer { try? handle.close() }
+            try handle.seek(toOffset: UInt64(size - 1000))
+            let tail = try handle.read(upToCount: 1000) ?? Data()
+            #expect(tail == Data(((size - 1000)..<size).map { UInt8($0 % 256) }))
+            #expect(peak.value - baseline < 48 << 20, "grew by \(peak.value - baseline) bytes for a \(size)-byte download")
+        }
+    }
+
+    @Test func failedDownloadLeavesNothingAtTheDestination() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let destination = directory.appendingPathComponent("file.bin")
+        try await withTestServer { server in
+            // A body cut short.
+            let partial = await networkError { try await makeManager().perform(DownloadRequest(server.provider(), "/partial", to: destination)) }
+            guard case .transport = partial else { Issue.record("got \(String(describing: partial))"); return }
+            #expect(try filesIn(directory).isEmpty)
+            // A failing status: the error body is decoded, nothing is written.
+            let missing = await networkError { try await makeManager().perform(DownloadRequest(server.provider(), "/status/404", to: destination)) }
+            guard case .notFound = missing else { Issue.record("got \(String(describing: missing))"); return }
+            #expect(try filesIn(directory).isEmpty)
+            // An existing file survives a failed download.
+            try Data("previous".utf8).write(to: destination)
+            _ = await networkError { try await makeManager().perform(DownloadRequest(server.provider(), "/partial", to: destination)) }
+            #expect(try Data(contentsOf: destination) == Data("previous".utf8))
+            #expect(try filesIn(directory) == ["file.bin"])
+        }
+    }
+
+    @Test func cancelledDownloadLeavesNothingAtTheDestination() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let destination = directory.appendingPathComponent("file.bin")
+        try await withTestServer { server in
+            let provider = server.provider()
+            let task = Task { try await makeManager().perform(DownloadRequest(provider, "/slow-bytes/10000000?chunk=10000&interval=0.01", to: destination)) }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try filesIn(directory).count == 1, "the temporary file exists while downloading")
+            task.cancel()
+            let error = await networkError { try await task.value }
+            guard case .cancelled = error else { Issue.record("got \(String(describing: error))"); return }
+            #expect(try filesIn(directory).isEmpty)
+        }
+    }
+
+    @Test func downloadProgressIsMonotonicAndComplete() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await withTestServer { server in
+            let log = ProgressLog()
+            let request = DownloadRequest(server.provider(), "/slow-bytes/2000000?chunk=50000&interval=0.02",
+                                          to: directory.appendingPathComponent("p.bin"))
+            request.onProgress = { log.append($0) }
+            _ = try await makeManager().perform(request)
+            let values = log.all
+            #expect(values.count >= 3, "\(values.count) reports for a ~0.8 s download")
+            #expect(values.count < 40, "throttled: \(values.count) reports")
+            #expect(zip(values, values.dropFirst()).allSatisfy { $0.bytesReceived <= $1.bytesReceived })
+            #expect(values.last?.bytesReceived == 2_000_000)
+            #expect(values.last?.fractionCompleted == 1)
+            #expect(values.dropLast().contains { $0.totalBytesExpected == 2_000_000 })
+        }
+    }
+
+    @Test func uploadProgressAsAnAsyncStream() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = try makeFile(size: 20_000_000, in: directory)
+        try await withTestServer { server in
+            let request = BodyRequest<UploadStats>(server.provider(), "/upload-stats", body: .file(file))
+            let updates = request.progressUpdates()
+            let collected = Task {
+                var values: [TransferProgress] = []
+                for await progress in updates { values.append(progress) }
+                return values
+            }
+            let stats = try await makeManager().perform(request)
+            let values = await collected.value  // the stream finished with the request
+            #expect(stats.size == 20_000_000)
+            #expect(zip(values, values.dropFirst()).allSatisfy { $0.bytesSent <= $1.bytesSent })
+            #expect(values.last?.bytesSent == 20_000_000)
+            #expect(values.last?.totalBytesToSend == 20_000_000)
+        }
+    }
+
+    @Test func responsesOverTheLimitFail() async throws {
+        try await withTestServer { server in
+            // Announced by Content-Length.
+            let request = TestRequest<Data>(server.provider(), "/bytes/5000")
+            request.maximumResponseSize = 1000
+            let error = await networkError { try await makeManager().perform(request) }
+            guard case .transport(let context) = error else { Issue.record("got \(String(describing: error))"); return }
+            #expect(context.reason?.contains("larger than the limit of 1000 bytes") == true)
+
+            // A manager-wide limit; and exactly the limit passes.
+            let net = makeManager()
+            net.maximumResponseSize = 5000
+            let body = try await net.perform(TestRequest<Data>(server.provider(), "/bytes/5000"))
+            #expect(body.count == 5000)
+        }
+    }
+
+    @Test func aGzipBombIsStoppedAtTheLimitWithBoundedMemory() async throws {
+        try await withTestServer { server in
+            let net = makeManager()
+            net.maximumResponseSize = 1 << 20
+            let baseline = residentMemory()
+            let error = await networkError { try await net.perform(TestRequest<Data>(server.provider(), "/gzip-bomb/\(200 << 20)")) }
+            guard case .transport(let context) = error else { Issue.record("got \(String(describing: error))"); return }
+            #expect(context.reason?.contains("after decompression") == true)
+            #expect(residentMemory() - baseline < 32 << 20)
+        }
+    }
+
+    @Test(arguments: ["gzip", "deflate", "br", "zstd"])
+    func compressedResponsesAreDecodedTransparently(encoding: String) async throws {
+        let expected = try Data(contentsOf: testsDirectory.appendingPathComponent("Fixtures/Compressed/body.json"))
+        try await withTestServer { server in
+            let (body, response) = try await makeManager().performWithResponse(TestRequest<Data>(server.provider(), "/compressed/\(encoding)"))
+            #expect(body == expected)
+            #expect(response.value(forHeader: "Content-Encoding") == encoding)
+            let echo = try await makeManager().perform(TestRequest<Echo>(server.provider(), "/echo"))
+            let offered = echo.header("Accept-Encoding") ?? ""
+            #expect(offered.contains(encoding == "gzip" ? "gzip" : encoding == "deflate" ? "deflate" : encoding), "\(offered)")
+        }
+    }
+
+    @Test func timingsArePresentAndOrdered() async throws {
+        try await withTestServer { server in
+            let (_, response) = try await makeManager().performWithResponse(TestRequest<Data>(server.provider(), "/delay/0.1"))
+            let metrics = try #require(response.metrics)
+            #expect(metrics.httpVersion == "HTTP/1.1")
+            #expect(metrics.remoteAddress == "127.0.0.1")
+            #expect(metrics.nameLookup <= metrics.connect)
+            #expect(metrics.connect <= metrics.tlsHandshake)
+            #expect(metrics.tlsHandshake <= metrics.firstByte)
+            #expect(metrics.firstByte <= metrics.total)
+            #expect(metrics.firstByte >= .milliseconds(100), "the server waited 100 ms before answering")
+            #expect(metrics.bytesReceived == Int64(response.body.count))
+        }
+        try await withLegitServer { server in
+            let (_, response) = try await makeTLSManager().performWithResponse(TestRequest<Echo>(server.provider(host: "localhost"), "/echo"))
+            let metrics = try #require(response.metrics)
+            #expect(metrics.tlsHandshake > metrics.connect, "a TLS handshake took place")
+            #expect(metrics.tlsHandshake <= metrics.firstByte)
+        }
+    }
+
+    @Test func theCurlCommandReplaysToTheSameResponse() async throws {
+        try await withTestServer { server in
+            let request = TestRequest<Echo>(server.provider(headers: ["X-Trace": "it's \"quoted\""]), "/echo/replay",
+                                            method: .post, params: ["name": "Ada Lovelace", "tags": ["a&b", "c d"]])
+            let net = makeManager()
+            let ours = try await net.perform(request)
+            let command = try await net.curlCommand(for: request, redactingSecrets: false)
+            #expect(command.hasPrefix("curl "))
+
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", command + " --silent --show-error"]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            let replayed = try JSONDecoder().decode(Echo.self, from: data)
+            #expect(replayed.method == ours.method)
+            #expect(replayed.path == ours.path)
+            #expect(replayed.query == ours.query)
+            #expect(replayed.body == ours.body)
+            #expect(replayed.header("X-Trace") == ours.header("X-Trace"))
+            #expect(replayed.header("Content-Type") == ours.header("Content-Type"))
+        }
+    }
+
+    @Test func theCurlCommandRedactsSecretsByDefault() async throws {
+        let provider = AuthProvider(port: 1, authentication: .bearer("canary-bearer"), headers: ["Cookie": "s=canary-cookie"])
+        let request = TestRequest<Echo>(provider, "/echo", params: ["access_token": "canary-query"])
+        let command = try await makeManager().curlCommand(for: request)
+        #expect(!command.contains("canary"))
+        #expect(command.contains("<redacted>"))
+    }
+
+    @Test func theLogShowsTimingsAndTheCurlCommand() async throws {
+        try await withTestServer { server in
+            let log = LogCollector()
+            _ = try await makeManager(log: log).perform(TestRequest<Echo>(server.provider(), "/echo"))
+            #expect(log.text.contains("$ curl 'http://127.0.0.1:\(server.port)/echo'"))
+            #expect(log.text.contains("HTTP/1.1 from 127.0.0.1: dns "))
+        }
+    }
+}
