@@ -65,6 +65,7 @@ import email.message
 import email.parser
 import email.policy
 import gzip
+import zlib
 import hashlib
 import http.server
 import io
@@ -475,11 +476,22 @@ def slow_bytes(request, count):
         request.close_connection = True
 
 
+GZIP_BOMBS = {}
+
+
 @route(r"/gzip-bomb/(\d+)")
 def gzip_bomb(request, size):
-    """`size` zero bytes, gzip-compressed (a few KB on the wire)."""
-    body = gzip.compress(bytes(int(size)), compresslevel=9)
-    request.send(200, body, "application/octet-stream", headers=[("Content-Encoding", "gzip")])
+    """`size` zero bytes, gzip-compressed (a few hundred KB on the wire for 512 MB), compressed
+    a megabyte at a time so the server never holds the inflated body."""
+    size = int(size)
+    if size not in GZIP_BOMBS:
+        compressor = zlib.compressobj(9, zlib.DEFLATED, 31)  # wbits 31: a gzip container
+        zeros, parts = bytes(1 << 20), []
+        for offset in range(0, size, len(zeros)):
+            parts.append(compressor.compress(zeros[:min(len(zeros), size - offset)]))
+        parts.append(compressor.flush())
+        GZIP_BOMBS[size] = b"".join(parts)
+    request.send(200, GZIP_BOMBS[size], "application/octet-stream", headers=[("Content-Encoding", "gzip")])
 
 
 @route(r"/compressed/(gzip|deflate|br|zstd)")

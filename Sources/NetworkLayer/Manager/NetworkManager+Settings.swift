@@ -105,6 +105,16 @@ extension NetworkManager {
         set { settings.withLock { $0.maximumResponseSize = newValue } }
     }
 
+    /// Closes every kept-alive connection no request is using; running requests keep theirs
+    /// until they end, then those close too. New requests open fresh connections.
+    ///
+    /// Connections are shared by all managers, so this affects them all. Useful after a network
+    /// change, or to return a process's file descriptors to their baseline.
+    public func closeIdleConnections() {
+        guard case .success(let engine) = CurlEngine.shared else { return }
+        engine.closeIdleConnections()
+    }
+
     /// Where completion handlers run. Default: a private serial queue, which needs no run loop.
     /// Set it to `.main` to get completions on the main thread of an app.
     public var completionQueue: DispatchQueue {

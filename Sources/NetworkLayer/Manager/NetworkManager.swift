@@ -65,19 +65,20 @@ public final class NetworkManager: Sendable {
         completion: @escaping @Sendable (Result<Response, NetworkError>) -> Void
     ) -> RequestHandle {
         let snapshot = request.snapshot()
-        let queue = completionQueue
+        let gate = CompletionGate(queue: completionQueue, completion: completion)
         // Detached: the request must not wait for the caller's actor (a command-line program's
         // main thread may be blocked waiting for this very completion).
         let task = Task.detached {
-            let result: Result<Response, NetworkError>
             do throws(NetworkError) {
-                result = .success(try await self.execute(snapshot, as: Response.self).value)
+                gate.deliver(.success(try await self.execute(snapshot, as: Response.self).value))
             } catch {
-                result = .failure(error)
+                gate.deliver(.failure(error))
             }
-            queue.async { completion(result) }
         }
-        return RequestHandle(task)
+        // A cancel through the handle answers at once, without waiting for the task to be scheduled.
+        let cancelled = NetworkError.cancelled(.init(request: "\(snapshot.method.rawValue) \(snapshot.endpoint)",
+                                                     reason: "it was cancelled through its RequestHandle"))
+        return RequestHandle(task) { gate.deliver(.failure(cancelled)) }
     }
 
     // MARK: - The data path

@@ -20,6 +20,7 @@ final class CurlEngine: @unchecked Sendable {
     private struct Inbox {
         var started: [CurlTransfer] = []
         var cancelled: [CurlTransfer] = []
+        var closeIdleConnections = false
     }
 
     private let multi: UnsafeMutableRawPointer
@@ -29,11 +30,12 @@ final class CurlEngine: @unchecked Sendable {
     private static let poolLimit = 256
     /// Transfers libcurl is working on, by easy handle. Engine thread only.
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
-    /// Connection caches of pinned transfers, one per pin configuration, with how many transfers
-    /// use each. A new configuration gets a fresh cache, so a connection verified under older pins
-    /// (or none) never serves it. Engine thread only.
-    private var pinnedCaches: [Int: (cache: CurlShare, users: Int)] = [:]
+    /// The connection caches in use, with how many transfers use each. Engine thread only.
+    private var caches: [ConnectionCacheKey: (cache: CurlShare, users: Int)] = [:]
     private var newestPinGeneration = 0
+    /// Raised by ``closeIdleConnections()``: later transfers get fresh caches, and the old ones
+    /// close their connections as soon as no transfer uses them.
+    private var epoch = 0
 
     /// The TLS library libcurl was built with, e.g. `OpenSSL/3.0.19`.
     static let tlsBackend: String = {
@@ -89,6 +91,13 @@ final class CurlEngine: @unchecked Sendable {
         wake()
     }
 
+    /// Closes every connection that no transfer is using (running transfers keep theirs until
+    /// they end, then those close too).
+    func closeIdleConnections() {
+        inbox.withLock { $0.closeIdleConnections = true }
+        wake()
+    }
+
     private func wake() {
         // If this ever failed, the transfer would still be picked up when the poll's timeout ends.
         _ = curl_multi_wakeup(multi)
@@ -110,6 +119,10 @@ final class CurlEngine: @unchecked Sendable {
                 defer { inbox = Inbox() }
                 return inbox
             }
+            if work.closeIdleConnections {
+                epoch += 1
+                releaseUnusedCaches()
+            }
             for transfer in work.started { add(transfer) }
             for transfer in work.cancelled where active[transfer.handle.raw] === transfer {
                 finish(transfer, with: .failure(.cancelled(.init(request: transfer.request.redactedDescription,
@@ -129,13 +142,11 @@ final class CurlEngine: @unchecked Sendable {
                                                                reason: "it was cancelled before it started"))))
             return
         }
-        if let generation = transfer.pinning?.generation {
-            do throws(NetworkError) {
-                try attachPinnedCache(generation, to: transfer)
-            } catch {
-                complete(transfer, with: .failure(error.describingRequest(transfer.request.redactedDescription)))
-                return
-            }
+        do throws(NetworkError) {
+            try attachCache(to: transfer)
+        } catch {
+            complete(transfer, with: .failure(error.describingRequest(transfer.request.redactedDescription)))
+            return
         }
         let code = curl_multi_add_handle(multi, transfer.handle.raw)
         guard code == CURLM_OK else {
@@ -167,35 +178,40 @@ final class CurlEngine: @unchecked Sendable {
     private func complete(_ transfer: CurlTransfer, with result: Result<HTTPResponse, NetworkError>) {
         let completion = transfer.completion
         transfer.completion = nil
-        detachPinnedCache(from: transfer)
+        detachCache(from: transfer)
         recycle(transfer.handle)
         completion?(result)
     }
 
-    private func attachPinnedCache(_ generation: Int, to transfer: CurlTransfer) throws(NetworkError) {
-        newestPinGeneration = max(newestPinGeneration, generation)
+    private func attachCache(to transfer: CurlTransfer) throws(NetworkError) {
+        let pinGeneration = transfer.pinning?.generation ?? 0
+        newestPinGeneration = max(newestPinGeneration, pinGeneration)
+        let key = ConnectionCacheKey(pinGeneration: pinGeneration, epoch: epoch)
         let cache: CurlShare
-        if let existing = pinnedCaches[generation]?.cache { cache = existing } else { cache = try CurlShare() }
+        if let existing = caches[key]?.cache { cache = existing } else { cache = try CurlShare() }
         try transfer.handle.set(CURLOPT_SHARE, pointer: cache.raw)
-        pinnedCaches[generation] = (cache, (pinnedCaches[generation]?.users ?? 0) + 1)
-        transfer.usesPinnedCache = true
-        // Caches of older configurations close their connections once no transfer uses them.
-        for (old, entry) in pinnedCaches where old < newestPinGeneration && entry.users == 0 {
-            pinnedCaches[old] = nil
-        }
+        caches[key] = (cache, (caches[key]?.users ?? 0) + 1)
+        transfer.cacheKey = key
+        if caches.count > 2 { releaseUnusedCaches() }
     }
 
-    private func detachPinnedCache(from transfer: CurlTransfer) {
-        guard transfer.usesPinnedCache, let generation = transfer.pinning?.generation,
-              let entry = pinnedCaches[generation] else { return }
-        transfer.usesPinnedCache = false
+    private func detachCache(from transfer: CurlTransfer) {
+        guard let key = transfer.cacheKey, let entry = caches[key] else { return }
+        transfer.cacheKey = nil
         // Detaching cannot fail for a handle that is not in the multi handle.
         try? transfer.handle.set(CURLOPT_SHARE, pointer: nil)
-        if entry.users <= 1 && generation < newestPinGeneration {
-            pinnedCaches[generation] = nil
-        } else {
-            pinnedCaches[generation] = (entry.cache, entry.users - 1)
-        }
+        caches[key] = (entry.cache, entry.users - 1)
+        if entry.users == 1 && !isCurrent(key) { caches[key] = nil }
+    }
+
+    /// A cache new transfers may still get: the current epoch, and no pins or the newest ones.
+    private func isCurrent(_ key: ConnectionCacheKey) -> Bool {
+        key.epoch == epoch && (key.pinGeneration == 0 || key.pinGeneration == newestPinGeneration)
+    }
+
+    /// Frees the caches no transfer uses and none will get, closing their connections.
+    private func releaseUnusedCaches() {
+        for (key, entry) in caches where entry.users == 0 && !isCurrent(key) { caches[key] = nil }
     }
 }
 

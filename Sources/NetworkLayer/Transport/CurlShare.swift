@@ -1,7 +1,7 @@
 internal import CCurl
 
-/// Owns a libcurl share handle holding a connection cache and TLS sessions; freed in `deinit`,
-/// which closes its connections. Used only by the engine thread.
+/// Owns a libcurl share handle holding a connection cache, TLS sessions and resolved names;
+/// freed in `deinit`, which closes its connections. Used only by the engine thread.
 final class CurlShare {
     let raw: UnsafeMutableRawPointer
 
@@ -10,7 +10,7 @@ final class CurlShare {
             throw .transport(.init(reason: "libcurl could not create a connection cache (curl_share_init failed)"))
         }
         self.raw = raw
-        for data in [CURL_LOCK_DATA_CONNECT, CURL_LOCK_DATA_SSL_SESSION] {
+        for data in [CURL_LOCK_DATA_CONNECT, CURL_LOCK_DATA_SSL_SESSION, CURL_LOCK_DATA_DNS] {
             let code = nl_share_setopt_long(raw, CURLSHOPT_SHARE, Int(data.rawValue))
             guard code == CURLSHE_OK else {
                 curl_share_cleanup(raw)
@@ -24,4 +24,13 @@ final class CurlShare {
         // Fails only while a handle still uses the share; the engine detaches every handle first.
         _ = curl_share_cleanup(raw)
     }
+}
+
+/// Which connection cache a transfer uses: its pin configuration (0 for none) and the cache
+/// epoch. Transfers under different pins never share connections (nor TLS sessions), so a
+/// connection verified under older pins, or none, never serves a pinned request; a new epoch
+/// (``NetworkManager/closeIdleConnections()``) starts every cache afresh.
+struct ConnectionCacheKey: Hashable {
+    let pinGeneration: Int
+    let epoch: Int
 }

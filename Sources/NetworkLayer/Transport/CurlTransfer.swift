@@ -25,8 +25,8 @@ final class CurlTransfer: @unchecked Sendable {
     private var headers: [(name: String, value: String)] = []
     /// The host whose pins the last handshake checked.
     private var pinnedHost: String?
-    /// Whether the engine attached the pinned connection cache to this transfer's handle.
-    var usesPinnedCache = false
+    /// The connection cache the engine attached to this transfer's handle.
+    var cacheKey: ConnectionCacheKey?
     /// The file streamed as the body, closed in `deinit`.
     private var uploadFile: UnsafeMutablePointer<FILE>?
     /// The multipart body, which libcurl reads while sending.

@@ -49,8 +49,13 @@ struct NewUser: Codable, Sendable, Equatable {
     let tags: [String]
 }
 
-/// Checks a file's SHA-256 with `sha256sum`, independently of the code under test.
-func sha256(of file: URL) throws -> String {
+/// Checks a file's SHA-256 with `sha256sum`, independently of the code under test, on a
+/// Dispatch thread (hashing hundreds of MB must not hold a cooperative thread).
+func sha256(of file: URL) async throws -> String {
+    try await offCooperativePool { try sha256Blocking(of: file) }
+}
+
+private func sha256Blocking(of file: URL) throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = ["sha256sum", file.path]
@@ -62,8 +67,12 @@ func sha256(of file: URL) throws -> String {
     return String(decoding: output, as: UTF8.self).split(separator: " ").first.map(String.init) ?? ""
 }
 
-/// A file of `size` bytes of a repeating pattern, written in 1 MB pieces.
-func makeFile(size: Int, in directory: URL, name: String = "upload.bin") throws -> URL {
+/// A file of `size` bytes of a repeating pattern, written in 1 MB pieces on a Dispatch thread.
+func makeFile(size: Int, in directory: URL, name: String = "upload.bin") async throws -> URL {
+    try await offCooperativePool { try makeFileBlocking(size: size, in: directory, name: name) }
+}
+
+private func makeFileBlocking(size: Int, in directory: URL, name: String) throws -> URL {
     let url = directory.appendingPathComponent(name)
     guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
         throw TestServerError(description: "could not create \(url.path)")
@@ -153,7 +162,7 @@ func residentMemory() -> Int {
     @Test func multipartSendsTextDataAndFileFieldsByteForByte() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let file = try makeFile(size: 300_000, in: directory, name: "photo.jpg")
+        let file = try await makeFile(size: 300_000, in: directory, name: "photo.jpg")
         let bytes = Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         try await withTestServer { server in
             let form = MultipartFormData()
@@ -169,10 +178,10 @@ func residentMemory() -> Int {
             #expect(echo.files["thumbnail"]?.size == 5000)
             let thumbnailFile = directory.appendingPathComponent("thumb.bin")
             try bytes.write(to: thumbnailFile)
-            #expect(echo.files["thumbnail"]?.sha256 == (try sha256(of: thumbnailFile)))
+            #expect(echo.files["thumbnail"]?.sha256 == (try await sha256(of: thumbnailFile)))
             #expect(echo.files["photo"]?.filename == "photo.jpg")
             #expect(echo.files["photo"]?.contentType == "image/jpeg")
-            #expect(echo.files["photo"]?.sha256 == (try sha256(of: file)))
+            #expect(echo.files["photo"]?.sha256 == (try await sha256(of: file)))
             #expect(echo.contentType.hasPrefix("multipart/form-data; boundary="))
 
             // Each body gets its own boundary.
@@ -186,8 +195,8 @@ func residentMemory() -> Int {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let size = 256 << 20
-        let file = try makeFile(size: size, in: directory)
-        let expected = try sha256(of: file)
+        let file = try await makeFile(size: size, in: directory)
+        let expected = try await sha256(of: file)
         try await withTestServer { server in
             let baseline = residentMemory()
             let peak = Peak()
@@ -212,12 +221,12 @@ func residentMemory() -> Int {
     @Test func fileBodyIsStreamedFromDisk() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let file = try makeFile(size: 3_000_001, in: directory)
+        let file = try await makeFile(size: 3_000_001, in: directory)
         try await withTestServer { server in
             let stats = try await makeManager().perform(BodyRequest<UploadStats>(server.provider(), "/upload-stats",
                 method: .put, body: .file(file, contentType: "application/x-tar")))
             #expect(stats.size == 3_000_001)
-            #expect(stats.sha256 == (try sha256(of: file)))
+            #expect(stats.sha256 == (try await sha256(of: file)))
         }
     }
 

@@ -22,9 +22,9 @@ func makeTLSManager() -> NetworkManager {
 /// A TLS server presenting `chain` for localhost and 127.0.0.1, recording what it receives.
 func withTLSServer<T>(_ chain: String, key: String, extra: [String] = [],
                       _ body: (TestServer) async throws -> T) async throws -> T {
-    let server = try TestServer.startTLS(certificate: chain, key: key, record: true, extra: extra)
-    defer { server.stop() }
-    return try await body(server)
+    try await withTestServer(["--tls-cert", certificatesDirectory.appendingPathComponent(chain).path,
+                              "--tls-key", certificatesDirectory.appendingPathComponent(key).path] + extra,
+                             record: true, tls: true, body)
 }
 
 /// The legitimate server: leaf for localhost signed by the intermediate, sent with the intermediate.

@@ -100,11 +100,21 @@ final class TestServer: @unchecked Sendable {
 }
 
 /// Runs `body` with a fresh server and stops the server afterwards, whatever happens.
-func withTestServer<T>(_ arguments: [String] = [], record: Bool = false,
+///
+/// Starting waits for Python to print its port and stopping for it to exit, so both run on a
+/// Dispatch thread: on the cooperative pool (one thread per core) a few tests doing that at once
+/// would stall every other task, and timing tests would measure the stall.
+func withTestServer<T>(_ arguments: [String] = [], record: Bool = false, tls: Bool = false,
                        _ body: (TestServer) async throws -> T) async throws -> T {
-    let server = try TestServer.start(arguments, record: record)
-    defer { server.stop() }
-    return try await body(server)
+    let server = try await offCooperativePool { try TestServer.start(arguments, tls: tls, record: record) }
+    do {
+        let value = try await body(server)
+        await offCooperativePool { server.stop() }
+        return value
+    } catch {
+        await offCooperativePool { server.stop() }
+        throw error
+    }
 }
 
 /// A provider for a loopback server, with fixed headers.

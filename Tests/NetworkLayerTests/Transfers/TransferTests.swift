@@ -53,7 +53,8 @@ func bytePattern(_ count: Int) -> Data { Data((0..<count).map { UInt8($0 % 256) 
             try handle.seek(toOffset: UInt64(size - 1000))
             let tail = try handle.read(upToCount: 1000) ?? Data()
             #expect(tail == Data(((size - 1000)..<size).map { UInt8($0 % 256) }))
-            #expect(peak.value - baseline < 48 << 20, "grew by \(peak.value - baseline) bytes for a \(size)-byte download")
+            // A 128 MB body in memory would show; the bound leaves room for the tests running alongside.
+            #expect(peak.value - baseline < 96 << 20, "grew by \(peak.value - baseline) bytes for a \(size)-byte download")
         }
     }
 
@@ -116,7 +117,7 @@ func bytePattern(_ count: Int) -> Data { Data((0..<count).map { UInt8($0 % 256) 
     @Test func uploadProgressAsAnAsyncStream() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let file = try makeFile(size: 20_000_000, in: directory)
+        let file = try await makeFile(size: 20_000_000, in: directory)
         try await withTestServer { server in
             let request = BodyRequest<UploadStats>(server.provider(), "/upload-stats", body: .file(file))
             let updates = request.progressUpdates()
@@ -156,10 +157,12 @@ func bytePattern(_ count: Int) -> Data { Data((0..<count).map { UInt8($0 % 256) 
             let net = makeManager()
             net.maximumResponseSize = 1 << 20
             let baseline = residentMemory()
-            let error = await networkError { try await net.perform(TestRequest<Data>(server.provider(), "/gzip-bomb/\(200 << 20)")) }
+            let error = await networkError { try await net.perform(TestRequest<Data>(server.provider(), "/gzip-bomb/\(512 << 20)")) }
             guard case .transport(let context) = error else { Issue.record("got \(String(describing: error))"); return }
             #expect(context.reason?.contains("after decompression") == true)
-            #expect(residentMemory() - baseline < 32 << 20)
+            // 512 MB inflated would show; the bound leaves room for the tests running alongside
+            // (`make stress` measures this in a process of its own).
+            #expect(residentMemory() - baseline < 128 << 20)
         }
     }
 

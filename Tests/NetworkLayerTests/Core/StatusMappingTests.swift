@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+@testable import NetworkLayer
+
+/// The default `parseAndValidate`: 2xx decodes the body; 401 and 403 are `.unauthorizedAccess`,
+/// 404 `.notFound`, 408 and 504 `.timeOut`, any other status `.generic(code: status)`.
+/// `/status/<code>` answers with that status and the body `{"status": <code>}`.
+@Suite("Status mapping")
+struct StatusMappingTests {
+    @Test("A 2xx response is decoded", arguments: [200, 201, 202, 203, 206, 299])
+    func successDecodes(_ code: Int) async throws {
+        let server = try await TestServer.shared()
+        let body = try await Net.perform(TestRequest<StatusBody>(server.provider(), "/status/\(code)"))
+        #expect(body.status == code)
+    }
+
+    @Test("401 and 403 are .unauthorizedAccess", arguments: [401, 403])
+    func unauthorized(_ code: Int) async throws {
+        let server = try await TestServer.shared()
+        let error = await networkError { try await Net.perform(TestRequest<StatusBody>(server.provider(), "/status/\(code)")) }
+        guard case .unauthorizedAccess(let context)? = error else {
+            Issue.record("expected .unauthorizedAccess, got \(String(describing: error))")
+            return
+        }
+        #expect(context.statusCode == code)
+    }
+
+    @Test("404 is .notFound")
+    func notFound() async throws {
+        let server = try await TestServer.shared()
+        let error = await networkError { try await Net.perform(TestRequest<StatusBody>(server.provider(), "/status/404")) }
+        guard case .notFound(let context)? = error else {
+            Issue.record("expected .notFound, got \(String(describing: error))")
+            return
+        }
+        #expect(context.statusCode == 404)
+    }
+
+    @Test("408 and 504 are .timeOut", arguments: [408, 504])
+    func timeOut(_ code: Int) async throws {
+        let server = try await TestServer.shared()
+        let error = await networkError { try await Net.perform(TestRequest<StatusBody>(server.provider(), "/status/\(code)")) }
+        guard case .timeOut(let context)? = error else {
+            Issue.record("expected .timeOut, got \(String(describing: error))")
+            return
+        }
+        #expect(context.statusCode == code)
+    }
+
+    @Test("Any other non-2xx status is .generic(code:) with that status",
+          arguments: [300, 400, 402, 405, 409, 410, 418, 422, 429, 500, 501, 502, 503, 599])
+    func generic(_ code: Int) async throws {
+        let server = try await TestServer.shared()
+        let error = await networkError { try await Net.perform(TestRequest<StatusBody>(server.provider(), "/status/\(code)")) }
+        guard case .generic(let reported)? = error else {
+            Issue.record("expected .generic(code: \(code)), got \(String(describing: error))")
+            return
+        }
+        #expect(reported == code)
+    }
+
+    @Test("The status is checked whatever the method", arguments: [HTTPMethod.post, .put, .patch, .delete, .options])
+    func statusCheckedForEveryMethod(_ method: HTTPMethod) async throws {
+        let server = try await TestServer.shared()
+        let error = await networkError {
+            try await Net.perform(TestRequest<StatusBody>(server.provider(), "/status/403", method: method, params: ["k": "v"]))
+        }
+        #expect(error?.caseName == "unauthorizedAccess")
+    }
+
+    @Test("A status error names the method and URL, says what happened, and suggests what to do",
+          arguments: [401, 403, 404, 408, 504])
+    func statusErrorDescribesTheRequest(_ code: Int) async throws {
+        let server = try await TestServer.shared()
+        let error = try #require(await networkError {
+            try await Net.perform(TestRequest<StatusBody>(server.provider(), "/status/\(code)", method: .post))
+        })
+        let description = try #require(error.errorDescription)
+        #expect(description.contains("POST http://127.0.0.1:\(server.port)/status/\(code)"), "\(description)")
+        #expect(description.contains("\(code)"), "\(description)")
+        #expect(error.recoverySuggestion?.isEmpty == false)
+        #expect(error.localizedDescription == description)
+    }
+
+    // `.generic(code:)` keeps the exact shape the API promises, so it has no `Context` to name the
+    // request in; the description states the status, and the log entry names the request.
+    @Test("A .generic status error states the status and what to do; its log entry names the request", arguments: [418, 500])
+    func genericErrorDescribesTheRequest(_ code: Int) async throws {
+        let server = try await TestServer.shared()
+        let log = LogCollector()
+        let error = try #require(await networkError {
+            try await makeManager(log: log).perform(TestRequest<StatusBody>(server.provider(), "/status/\(code)"))
+        })
+        let description = try #require(error.errorDescription)
+        #expect(description == "The server answered with HTTP status \(code).")
+        #expect(error.recoverySuggestion?.isEmpty == false)
+        let failure = try #require(log.all.last)
+        #expect(failure.contains("✗ GET http://127.0.0.1:\(server.port)/status/\(code) failed after"), "\(failure)")
+        #expect(failure.contains(description))
+    }
+
+    @Test("A 2xx body that does not match the response type is .serialization naming the missing key")
+    func successWithWrongShape() async throws {
+        struct Expected: Decodable, Sendable { let identifier: Int }
+        let server = try await TestServer.shared()
+        let error = await networkError { try await Net.perform(TestRequest<Expected>(server.provider(), "/status/200")) }
+        guard case .serialization(let context)? = error else {
+            Issue.record("expected .serialization, got \(String(describing: error))")
+            return
+        }
+        #expect(context.reason?.contains("identifier") == true, "\(String(describing: context.reason))")
+        #expect(context.underlyingError is DecodingError)
+        #expect(context.statusCode == 200)
+    }
+
+    @Test("An error status is reported as the status, not as a failure to decode its body")
+    func statusWinsOverDecoding() async throws {
+        let server = try await TestServer.shared()
+        let error = await networkError {
+            try await Net.perform(TestRequest<StatusBody>(server.provider(), "/status/404?body=not%20json&contentType=text/plain"))
+        }
+        #expect(error?.caseName == "notFound")
+    }
+}

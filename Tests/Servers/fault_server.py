@@ -1,0 +1,451 @@
+#!/usr/bin/env python3
+"""Fault-injecting loopback server for the reliability suite (Python 3 standard library only).
+
+    python3 fault_server.py [--mode serve|refuse|backlog|stall-tls] [--tls-cert FILE --tls-key FILE]
+
+Same launch contract as test_server.py: it binds 127.0.0.1 on a port the kernel picks,
+prints exactly one line ``PORT <n>`` to stdout, then serves until SIGTERM/SIGINT or until
+its stdin reaches EOF (so it cannot outlive the test process that started it). It works
+on raw sockets, not http.server, because its job is to misbehave at the byte level.
+
+Modes (the fault is at connect time, so no request is read):
+
+  serve      (default) read a request line and headers, then answer by path (below)
+  refuse     bind the port but never listen: every connect is refused (RST), and the
+             port stays reserved, so nothing else can take it while the test runs
+  backlog    listen(0) and never accept; the server fills the accept queue with its own
+             connections first. On Linux a full accept queue makes the kernel drop new
+             SYNs, so a client's connect() neither succeeds nor fails: the client sees its
+             own connect timeout (libcurl: CURLE_OPERATION_TIMEDOUT, "Failed to connect
+             ... Timeout was reached" / "Connection timed out after N milliseconds").
+  stall-tls  accept TCP connections and read whatever arrives (a TLS ClientHello) but never
+             answer: a TLS handshake that never gets its ServerHello
+
+Paths in serve mode (any method; the query is ignored unless noted):
+
+  /ok                  200 {"ok": true}, keep-alive (the "library still works" probe)
+  /stats               200 {"connections": c, "requests": r}: connections accepted (even
+                       those that sent nothing) and requests read, /stats itself and a
+                       connection opened for it not included
+  /hang                read the request, never answer; hold the connection until the peer closes
+  /stall-after-headers 200 headers announcing 100 bytes, then nothing
+  /drip                200 headers announcing 100 bytes, then one byte a second
+  /close               read the request, close without a byte of answer (FIN)
+  /short-body          Content-Length: 1000, 10 body bytes, close
+  /reset-mid-body      Content-Length: 100000, 1000 body bytes, then RST (SO_LINGER 0)
+  /bad-chunk           chunked, with the chunk size "zz"
+  /truncated-chunk     chunked, a chunk announcing 0x64 bytes with 10 sent, then close
+  /corrupt-gzip        Content-Encoding: gzip with a valid gzip header and garbage after it
+  /gzip-bomb           Content-Encoding: gzip, 50 MB of zeros compressed to about 50 KB;
+                       ?layers=2 compresses twice ("gzip, gzip") to about 200 bytes
+  /lying-length        Content-Length: 60000000, 10 body bytes, close
+  /garbage-status      "HTTP/1.1 ABC Garbage" as the status line
+  /nul-header          a header whose value holds a NUL byte
+  /bare-cr-header      a header whose value holds a bare CR (no LF after it)
+  /huge-header         one 300 KB header
+  /many-headers        10,000 headers (about 40 bytes each, 400 KB in all)
+  /many-small-headers  10,000 headers of 12 bytes or so (about 130 KB in all)
+  /conflicting-length  Content-Length: 12 and Content-Length: 13 with the 13-byte body
+                       '{"ok": true} ': whichever length a client believes, the body decodes,
+                       so only a client that refuses the conflict fails the request
+  /redirect-loop       302 to /redirect-loop, forever (keep-alive)
+  /redirect-file       302 to file:///etc/passwd
+  /redirect-ftp        302 to ftp://127.0.0.1:<this port>/secret.txt
+  /redirect-userinfo/<path>
+                       302 to http://nlcanaryuser:nlcanarypass4f1c@127.0.0.1:<this port>/<path>
+                       (credentials in a URL for the secrets suite; the host is this server)
+  anything else        404 {"error": "not found"}
+
+Set FAULT_SERVER_VERBOSE=1 for a log of requests and errors on stderr.
+"""
+
+import argparse
+import gzip
+import json
+import os
+import signal
+import socket
+import ssl
+import struct
+import sys
+import threading
+import time
+
+VERBOSE = os.environ.get("FAULT_SERVER_VERBOSE") == "1"
+REQUEST_HEAD_LIMIT = 64 * 1024  # a request head larger than this is dropped
+CANARY_USERINFO = "nlcanaryuser:nlcanarypass4f1c"
+
+
+def log(message):
+    if VERBOSE:
+        print(f"fault_server: {message}", file=sys.stderr, flush=True)
+
+
+class Stats:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.connections = 0
+        self.requests = 0
+
+    def add(self, connections=0, requests=0):
+        with self.lock:
+            self.connections += connections
+            self.requests += requests
+
+    def snapshot(self):
+        with self.lock:
+            return self.connections, self.requests
+
+
+# --- Bodies built once -------------------------------------------------------------
+
+_bombs = {}
+_bombs_lock = threading.Lock()
+
+
+def gzip_bomb(layers):
+    """50 MB of zeros, gzip-compressed `layers` times (cached: compressing takes ~0.3 s)."""
+    with _bombs_lock:
+        if layers not in _bombs:
+            data = bytes(50 * 1024 * 1024)
+            for _ in range(layers):
+                data = gzip.compress(data, compresslevel=9)
+            _bombs[layers] = data
+        return _bombs[layers]
+
+
+# --- Connections -------------------------------------------------------------------
+
+class Connection:
+    def __init__(self, sock, server_port, stats):
+        self.sock = sock
+        self.port = server_port
+        self.stats = stats
+        self.buffer = b""
+
+    def read_head(self):
+        """The request line and headers as (method, path, query, headers), or None at EOF."""
+        while b"\r\n\r\n" not in self.buffer:
+            if len(self.buffer) > REQUEST_HEAD_LIMIT:
+                return None
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                return None
+            self.buffer += chunk
+        head, self.buffer = self.buffer.split(b"\r\n\r\n", 1)
+        lines = head.decode("latin-1").split("\r\n")
+        parts = lines[0].split(" ")
+        if len(parts) != 3:
+            return None
+        method, target, _ = parts
+        path, _, query = target.partition("?")
+        headers = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        # Drain a body so that the next request on this connection starts clean.
+        length = int(headers.get("content-length", "0") or 0)
+        while len(self.buffer) < length:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                return None
+            self.buffer += chunk
+        self.buffer = self.buffer[length:]
+        return method, path, query, headers
+
+    def send(self, data):
+        self.sock.sendall(data)
+
+    def hold(self):
+        """Keeps the connection open, reading and discarding, until the peer closes it."""
+        try:
+            while self.sock.recv(65536):
+                pass
+        except OSError:
+            pass
+
+    def reset(self):
+        """Closes with an RST instead of a FIN."""
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.sock.close()
+
+
+def response(status, reason, headers=(), body=b"", keep_alive=True):
+    lines = [f"HTTP/1.1 {status} {reason}"]
+    lines += [f"{name}: {value}" for name, value in headers]
+    if not any(name.lower() == "content-length" for name, _ in headers):
+        lines.append(f"Content-Length: {len(body)}")
+    lines.append("Connection: keep-alive" if keep_alive else "Connection: close")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
+
+
+def json_response(status, reason, value, keep_alive=True):
+    return response(status, reason, [("Content-Type", "application/json")],
+                    json.dumps(value).encode(), keep_alive)
+
+
+def redirect(location, keep_alive=True):
+    return response(302, "Found", [("Location", location)], b"", keep_alive)
+
+
+def handle(conn, method, path, query):
+    """Answers one request. Returns True to keep the connection for another request."""
+    c = conn
+    if path == "/ok":
+        c.send(json_response(200, "OK", {"ok": True}))
+        return True
+    if path == "/stats":
+        connections, requests = c.stats.snapshot()
+        c.send(json_response(200, "OK", {"connections": connections, "requests": requests}))
+        return True
+    if path == "/hang":
+        c.hold()
+        return False
+    if path == "/stall-after-headers":
+        c.send(response(200, "OK", [("Content-Type", "application/json"), ("Content-Length", "100")]))
+        c.hold()
+        return False
+    if path == "/drip":
+        c.send(response(200, "OK", [("Content-Type", "application/octet-stream"), ("Content-Length", "100")]))
+        for _ in range(100):
+            c.send(b"x")
+            time.sleep(1)
+        return False
+    if path == "/close":
+        return False
+    if path == "/short-body":
+        c.send(response(200, "OK", [("Content-Type", "application/json"), ("Content-Length", "1000")],
+                        b'{"ok": tru', keep_alive=False))
+        return False
+    if path == "/reset-mid-body":
+        c.send(response(200, "OK", [("Content-Type", "application/octet-stream"), ("Content-Length", "100000")],
+                        b"x" * 1000))
+        time.sleep(0.05)  # let the first bytes arrive before the RST
+        c.reset()
+        return False
+    if path == "/bad-chunk":
+        c.send(response(200, "OK", [("Content-Type", "application/json"), ("Transfer-Encoding", "chunked")],
+                        b"zz\r\n{\"ok\": true}\r\n0\r\n\r\n"))
+        return False
+    if path == "/truncated-chunk":
+        c.send(response(200, "OK", [("Content-Type", "application/json"), ("Transfer-Encoding", "chunked")],
+                        b"64\r\n{\"ok\": tru", keep_alive=False))
+        return False
+    if path == "/corrupt-gzip":
+        # A gzip member header (magic, deflate, no flags) followed by bytes that are not deflate.
+        body = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03" + b"\xff\xfe\xfd garbage, not deflate" * 20
+        c.send(response(200, "OK", [("Content-Type", "application/json"), ("Content-Encoding", "gzip")], body))
+        return False
+    if path == "/gzip-bomb":
+        layers = 2 if "layers=2" in query else 1
+        encoding = ", ".join(["gzip"] * layers)
+        c.send(response(200, "OK", [("Content-Type", "application/octet-stream"), ("Content-Encoding", encoding)],
+                        gzip_bomb(layers)))
+        return True
+    if path == "/lying-length":
+        c.send(response(200, "OK", [("Content-Type", "application/octet-stream"), ("Content-Length", "60000000")],
+                        b"0123456789", keep_alive=False))
+        time.sleep(0.2)
+        return False
+    if path == "/garbage-status":
+        c.send(b"HTTP/1.1 ABC Garbage\r\nContent-Length: 12\r\n\r\n{\"ok\": true}")
+        return False
+    if path == "/nul-header":
+        c.send(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Evil: a\x00b\r\n"
+               b"Content-Length: 12\r\n\r\n{\"ok\": true}")
+        return False
+    if path == "/bare-cr-header":
+        c.send(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Evil: a\rX-Injected: yes\r\n"
+               b"Content-Length: 12\r\n\r\n{\"ok\": true}")
+        return False
+    if path == "/huge-header":
+        c.send(response(200, "OK", [("Content-Type", "application/json"), ("X-Huge", "h" * (300 * 1024))],
+                        b'{"ok": true}', keep_alive=False))
+        return False
+    if path == "/many-headers":
+        headers = [("Content-Type", "application/json")]
+        headers += [(f"X-Header-{i:05d}", "v" * 24) for i in range(10000)]
+        c.send(response(200, "OK", headers, b'{"ok": true}', keep_alive=False))
+        return False
+    if path == "/many-small-headers":
+        headers = [("Content-Type", "application/json")]
+        headers += [(f"X{i}", "v") for i in range(10000)]
+        c.send(response(200, "OK", headers, b'{"ok": true}', keep_alive=False))
+        return False
+    if path == "/conflicting-length":
+        c.send(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 12\r\n"
+               b"Content-Length: 13\r\nConnection: close\r\n\r\n{\"ok\": true} ")
+        return False
+    if path == "/redirect-loop":
+        c.send(redirect("/redirect-loop"))
+        return True
+    if path == "/redirect-file":
+        c.send(redirect("file:///etc/passwd"))
+        return True
+    if path == "/redirect-ftp":
+        c.send(redirect(f"ftp://127.0.0.1:{c.port}/secret.txt"))
+        return True
+    if path.startswith("/redirect-userinfo/"):
+        target = path[len("/redirect-userinfo/"):]
+        c.send(redirect(f"http://{CANARY_USERINFO}@127.0.0.1:{c.port}/{target}"))
+        return True
+    c.send(json_response(404, "Not Found", {"error": "not found", "path": path}))
+    return True
+
+
+def serve_connection(sock, port, stats, tls_context):
+    first = True
+    try:
+        if tls_context:
+            sock.settimeout(10)
+            sock = tls_context.wrap_socket(sock, server_side=True)
+            sock.settimeout(None)
+        conn = Connection(sock, port, stats)
+        while True:
+            head = conn.read_head()
+            if first:
+                # A connection counts unless it was opened to ask for /stats (or failed its
+                # handshake, which lands in the except below, also counted there).
+                first = False
+                if head is None or head[1] != "/stats":
+                    stats.add(connections=1)
+            if head is None:
+                break
+            method, path, query, _ = head
+            if path != "/stats":
+                stats.add(requests=1)
+            log(f"{method} {path}")
+            if not handle(conn, method, path, query):
+                break
+    except (OSError, ssl.SSLError, ValueError) as error:
+        log(f"connection error: {error!r}")
+        if first:
+            stats.add(connections=1)
+    finally:
+        try:
+            sock.close()
+        except OSError:
+            pass
+
+
+# --- Modes -------------------------------------------------------------------------
+
+def bound_socket():
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    return sock
+
+
+def run_serve(tls_context):
+    listener = bound_socket()
+    listener.listen(128)
+    port = listener.getsockname()[1]
+    stats = Stats()
+
+    def accept_loop():
+        while True:
+            try:
+                sock, _ = listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=serve_connection, args=(sock, port, stats, tls_context), daemon=True).start()
+
+    threading.Thread(target=accept_loop, daemon=True).start()
+    # Warm the bomb cache in the background so /gzip-bomb answers at once.
+    threading.Thread(target=gzip_bomb, args=(1,), daemon=True).start()
+    return port, [listener]
+
+
+def run_refuse():
+    sock = bound_socket()  # bound, never listening: connects get an RST
+    return sock.getsockname()[1], [sock]
+
+
+def run_backlog():
+    listener = bound_socket()
+    listener.listen(0)
+    port = listener.getsockname()[1]
+    # With a backlog of 0 Linux queues one connection; a further SYN finds the queue full and
+    # is dropped. Fill the queue with our own connections (non-blocking: the ones beyond the
+    # first stay in SYN-SENT, which is fine) and never accept.
+    fillers = []
+    for _ in range(3):
+        filler = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        filler.setblocking(False)
+        try:
+            filler.connect(("127.0.0.1", port))
+        except BlockingIOError:
+            pass
+        fillers.append(filler)
+    time.sleep(0.05)  # let the first handshake complete
+    return port, [listener] + fillers
+
+
+def run_stall_tls():
+    listener = bound_socket()
+    listener.listen(128)
+    port = listener.getsockname()[1]
+
+    def accept_loop():
+        while True:
+            try:
+                sock, _ = listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=Connection(sock, port, Stats()).hold, daemon=True).start()
+
+    threading.Thread(target=accept_loop, daemon=True).start()
+    return port, [listener]
+
+
+def wait_for_stdin_eof(on_eof):
+    try:
+        while os.read(0, 65536):
+            pass
+    except OSError:  # no usable stdin counts as EOF
+        pass
+    on_eof()
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Fault-injecting loopback server for tests.")
+    parser.add_argument("--mode", choices=["serve", "refuse", "backlog", "stall-tls"], default="serve")
+    parser.add_argument("--tls-cert", help="PEM certificate (may include the chain)")
+    parser.add_argument("--tls-key", help="PEM private key")
+    args = parser.parse_args()
+    if bool(args.tls_cert) != bool(args.tls_key):
+        parser.error("--tls-cert and --tls-key go together")
+    tls_context = None
+    if args.tls_cert:
+        if args.mode != "serve":
+            parser.error("--tls-cert applies to --mode serve only")
+        tls_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        tls_context.load_cert_chain(args.tls_cert, args.tls_key)
+
+    if args.mode == "serve":
+        port, sockets = run_serve(tls_context)
+    elif args.mode == "refuse":
+        port, sockets = run_refuse()
+    elif args.mode == "backlog":
+        port, sockets = run_backlog()
+    else:
+        port, sockets = run_stall_tls()
+
+    done = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: done.set())
+    signal.signal(signal.SIGINT, lambda *_: done.set())
+    threading.Thread(target=wait_for_stdin_eof, args=(done.set,), daemon=True).start()
+
+    print(f"PORT {port}", flush=True)
+    while not done.wait(0.1):  # a timed wait, so the signal handlers get to run
+        pass
+    for sock in sockets:
+        try:
+            sock.close()
+        except OSError:
+            pass
+    os._exit(0)  # daemon threads may be blocked in recv/sleep; do not wait for them
+
+
+if __name__ == "__main__":
+    main()
