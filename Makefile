@@ -1,7 +1,7 @@
 # The commands the README promises. Each installs what the system lacks first (make deps).
 SWIFT ?= swift
 
-.PHONY: deps build test demo demo-check clean
+.PHONY: deps build test demo demo-check bench stress clean
 
 ## deps: install the system packages the library and its tests need (apt-get as root; otherwise prints the command)
 deps:
@@ -24,6 +24,17 @@ demo: deps
 ## demo-check: runs the demo and checks that it printed the log and the mocked result
 demo-check:
 	@scripts/check-demo.sh
+
+## bench: NetworkLayer against URLSession, AsyncHTTPClient, C libcurl and wrk/h2load on a local nginx (Benchmarks/);
+##        not part of `make test` or CI. BENCH_ARGS="--quick" for a smoke run; see Benchmarks/README.md
+bench:
+	@scripts/deps.sh bench
+	SWIFT="$(SWIFT)" python3 Benchmarks/run.py $(BENCH_ARGS)
+
+## stress: soak, cancellation storm, valgrind leak check, thread and address sanitizers; prints a summary table
+stress:
+	@scripts/deps.sh stress
+	@scripts/stress.sh
 
 clean:
 	rm -rf .build

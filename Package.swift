@@ -24,6 +24,12 @@ let package = Package(
             dependencies: ["NetworkLayer"],
             path: "Examples/ITunesSearch"
         ),
+        // The long reliability runs (`make stress`): soak, cancellation storm, leak check.
+        .executableTarget(
+            name: "NetworkLayerStress",
+            dependencies: ["NetworkLayer"],
+            path: "Tests/Stress"
+        ),
         .testTarget(
             name: "NetworkLayerTests",
             dependencies: ["NetworkLayer"]

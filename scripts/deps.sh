@@ -2,12 +2,16 @@
 # Installs the system packages a target needs, and nothing when they are already there.
 #   scripts/deps.sh          what building and testing the library needs
 #   scripts/deps.sh bench    plus what `make bench` needs
+#   scripts/deps.sh stress   plus what `make stress` needs
 # As root it runs apt-get; otherwise it prints the exact command and fails.
 set -euo pipefail
 
 packages=(libcurl4-openssl-dev libssl-dev curl ca-certificates)
 if [[ "${1:-}" == "bench" ]]; then
     packages+=(nginx-light wrk nghttp2-client time)
+fi
+if [[ "${1:-}" == "stress" ]]; then
+    packages+=(valgrind)
 fi
 
 missing=()
