@@ -26,6 +26,9 @@ public protocol ServiceProvider: Sendable {
     /// `.https` or `.http`.
     var httpScheme: HTTPScheme { get }
     /// The port, or `nil` (the default) for the scheme's own (443 or 80).
+    ///
+    /// Declare it as `Int?` (`var port: Int? { 8080 }`): a property of type `Int` is a different
+    /// property, and the provider would silently use the default port.
     var port: Int? { get }
 
     /// The headers every request to this backend carries. Called once per request, just before

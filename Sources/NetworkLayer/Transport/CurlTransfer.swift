@@ -308,7 +308,8 @@ final class CurlTransfer: @unchecked Sendable {
         for (name, value) in headers {
             if let existing = merged[name] { merged[name] = existing + ", " + value } else { merged[name] = value }
         }
-        let url = handle.string(CURLINFO_EFFECTIVE_URL).flatMap(URL.init(string:)) ?? request.url
+        // Redirects are separate transfers, so the effective URL is the request's own.
+        let url = request.url
         var response = HTTPResponse(statusCode: handle.long(CURLINFO_RESPONSE_CODE) ?? 0, headers: merged,
                                     body: body, url: url, isMocked: false,
                                     requestDescription: request.redactedDescription,
