@@ -24,6 +24,13 @@ let package = Package(
             dependencies: ["NetworkLayer"],
             path: "Examples/ITunesSearch"
         ),
+        // The public API as users write it, in a module of its own, warnings as errors. Built, never run.
+        .executableTarget(
+            name: "APICheck",
+            dependencies: ["NetworkLayer"],
+            path: "Tests/APICheck",
+            swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]
+        ),
         // The long reliability runs (`make stress`): soak, cancellation storm, leak check.
         .executableTarget(
             name: "NetworkLayerStress",

@@ -1,0 +1,188 @@
+// The public API exactly as the issues and the README show it, compiled in a module of its own
+// with warnings as errors (`swift build` builds it; nothing runs it). If a change breaks what a
+// user writes, or makes it warn in Swift 6 mode, the build fails here.
+
+import Foundation
+import NetworkLayer
+
+// MARK: - The core example (top-level code runs on the main actor: the strictest case)
+
+struct ITunesServiceProvider: ServiceProvider {
+    var host: String { "itunes.apple.com" }
+    var httpScheme: HTTPScheme { .https }
+    func createHTTPHeaders() -> [String: String] { ["Accept": "application/json"] }
+}
+
+struct ITunesSearchResponse: Codable, Sendable {
+    let resultCount: Int?
+    let results: [ITunesArtistResult]?
+}
+
+struct ITunesArtistResult: Codable, Sendable {
+    let artistName: String?
+    let collectionName: String?
+    let collectionPrice: Double?
+    let isStreamable: Bool?
+}
+
+final class ITunesSearchRequest: BaseRequest<ITunesSearchResponse> {
+    init(artist: String, limit: Int) {
+        super.init(serviceProvider: ITunesServiceProvider(), endpoint: "/search")
+        params = ["term": artist, "limit": limit]
+        mockedResponseFilename = "ITunesSearchMockedResponse"
+    }
+}
+
+guard CommandLine.arguments.contains("--run") else { exit(0) }
+
+let response = try await Net.perform(ITunesSearchRequest(artist: "Dream Theater", limit: 3))
+print(response.resultCount ?? 0)
+
+Net.performRequest(request: ITunesSearchRequest(artist: "Dream Theater", limit: 3)) { result in
+    switch result {
+    case .success(let response): print(response.resultCount ?? 0)
+    case .failure(let error): print(error.localizedDescription, error.recoverySuggestion ?? "")
+    }
+}
+
+// A request kept by a main-actor object and performed later.
+@MainActor final class SearchViewModel {
+    var request = ITunesSearchRequest(artist: "Dream Theater", limit: 3)
+    var count = 0
+    func load() async {
+        do {
+            count = try await Net.perform(request).resultCount ?? 0
+        } catch .timeOut {
+            count = -1
+        } catch {
+            print(error.localizedDescription)
+        }
+    }
+}
+
+// MARK: - Settings
+
+Net.isVerbose = false
+Net.logHandler = { entry in print(entry, terminator: "") }
+Net.areMocksEnabled = true
+Net.mockResponsesDirectory = URL(fileURLWithPath: "MockResponses")
+Net.mockRecordingDirectory = nil
+Net.certificatesDirectory = URL(fileURLWithPath: "Certificates")
+Net.customCABundle = nil
+Net.completionQueue = .main
+Net.maximumResponseSize = 10 << 20
+Net.redactedHeaderNames = ["X-Tenant-Signature"]
+
+// MARK: - Errors
+
+func describe(_ error: NetworkError) -> String {
+    switch error {
+    case .generic(let code): "generic \(code ?? 0)"
+    case .reachability: "reachability"
+    case .timeOut: "timeOut"
+    case .invalidCertificate: "invalidCertificate"
+    case .serialization: "serialization"
+    case .notFound: "notFound"
+    case .unauthorizedAccess: "unauthorizedAccess"
+    case .customUser(let description, let recovery, let code): "\(description) \(recovery) \(code ?? 0)"
+    case .cancelled: "cancelled"
+    case .mockNotFound(let filename): filename
+    case .invalidRequest, .transport, .apiError: error.context?.reason ?? ""
+    }
+}
+let thrown: [NetworkError] = [.generic(code: 500), .reachability, .timeOut, .invalidCertificate, .serialization, .notFound,
+                              .unauthorizedAccess, .cancelled, .mockNotFound(filename: "x"),
+                              .customUser(description: "User deleted", recovery: "Please contact an admin", code: 666)]
+print(thrown.map(describe))
+
+// MARK: - Pinning, as in the original design
+
+let cert01 = CertificateModel(filename: "Cert001", fileExtension: .der)
+let cert02 = CertificateModel(filename: "Cert002", fileExtension: .crt)
+let cert03 = CertificateModel(filename: "Cert003", fileExtension: .other(fileExtension: "cer"))
+try Net.configurePinningWith(certificates: [cert01, cert02, cert03], isEnabled: true)
+try Net.configurePinning([PinningRule(hosts: ["api.example.com", "*.cdn.example.com"],
+                                      publicKeyHashes: ["sha256/igUZ/pLpqlvMToY6kxB7zsuw0oM15ImIGYxKvuz4AMI="])],
+                         isEnabled: true)
+
+// MARK: - A provider with its own rules, reusing the default steps
+
+struct ShopError: ServerErrorBody {
+    let code: Int
+    let message: String
+    var serverMessage: String? { message }
+}
+
+struct ShopProvider: ServiceProvider {
+    static let tokens = BearerTokenSource(token: { "token" }, refresh: { "fresh" })
+    var host: String { "api.shop.example" }
+    var httpScheme: HTTPScheme { .https }
+    var port: Int? { 8443 }
+    var authentication: Authentication? { .bearer(Self.tokens) }
+    var retryPolicy: RetryPolicy? { RetryPolicy(maximumAttempts: 3) }
+    var errorBodyType: (any ServerErrorBody.Type)? { ShopError.self }
+    var jsonDecoder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return decoder
+    }
+
+    func createHTTPHeaders() async throws -> [String: String] { ["X-Client": "check"] }
+
+    func parseAndValidate<Response: Decodable>(_ response: HTTPResponse, as type: Response.Type) throws -> Response {
+        try response.validateStatus()
+        let value = try response.decode(type)
+        if let search = value as? ITunesSearchResponse, (search.resultCount ?? 0) < 1 {
+            throw NetworkError.customUser(description: "No results", recovery: "Search again", code: 777)
+        }
+        return value
+    }
+}
+
+struct NewItem: Encodable, Sendable { let name: String }
+struct Item: Decodable, Sendable { let id: Int }
+
+final class CreateItemRequest: BaseRequest<Item> {
+    init(name: String, photo: URL) {
+        super.init(serviceProvider: ShopProvider(), endpoint: "/items")
+        httpMethod = .post
+        body = .multipart(MultipartFormData().text("name", name).file("photo", at: photo, mimeType: "image/jpeg"))
+        additionalHeaders = ["X-Request-ID": UUID().uuidString]
+        timeout = 30
+        acceptableStatusCodes = 200..<300
+    }
+}
+
+final class ItemsRequest: BaseRequest<[Item]> {
+    init(page: Int) {
+        super.init(serviceProvider: ShopProvider(), endpoint: "/items")
+        params = ["page": page, "tags": ["a", "b"], "filter": ["year": 1992]]
+        arrayEncoding = .brackets
+        keyPath = "data.items"
+        requiresAuthentication = false
+    }
+}
+
+final class BackupRequest: BaseRequest<DownloadedFile> {
+    init(to destination: URL) {
+        super.init(serviceProvider: ShopProvider(), endpoint: "/backup.tar")
+        downloadDestination = destination
+        timeout = .infinity
+    }
+}
+
+let (items, itemsResponse) = try await Net.performWithResponse(ItemsRequest(page: 2))
+print(items.count, itemsResponse.statusCode, itemsResponse.value(forHeader: "Link") ?? "", itemsResponse.metrics?.total ?? .zero)
+let backup = BackupRequest(to: URL(fileURLWithPath: "backup.tar"))
+let progress = backup.progressUpdates()
+Task { for await update in progress { print(update.fractionCompleted ?? 0) } }
+print(try await Net.perform(backup).size)
+print(try await Net.curlCommand(for: CreateItemRequest(name: "x", photo: URL(fileURLWithPath: "p.jpg"))))
+do {
+    _ = try await Net.perform(CreateItemRequest(name: "x", photo: URL(fileURLWithPath: "p.jpg")))
+} catch {
+    print(error.serverError(as: ShopError.self)?.code ?? 0, error.underlyingError ?? "")
+}
+let handle = Net.performRequest(request: ItemsRequest(page: 1)) { _ in }
+handle.cancel()
+Net.closeIdleConnections()
