@@ -76,9 +76,10 @@ public final class NetworkManager: Sendable {
             }
         }
         // A cancel through the handle answers at once, without waiting for the task to be scheduled.
-        let cancelled = NetworkError.cancelled(.init(request: "\(snapshot.method.rawValue) \(snapshot.endpoint)",
-                                                     reason: "it was cancelled through its RequestHandle"))
-        return RequestHandle(task) { gate.deliver(.failure(cancelled)) }
+        return RequestHandle(task) {
+            gate.deliver(.failure(.cancelled(.init(request: "\(snapshot.method.rawValue) \(snapshot.endpoint)",
+                                                   reason: "it was cancelled through its RequestHandle"))))
+        }
     }
 
     // MARK: - The data path

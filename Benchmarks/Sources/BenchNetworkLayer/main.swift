@@ -1,0 +1,117 @@
+// bench-networklayer: NetworkLayer, called exactly the way the README tells users to call it.
+//
+// A `ServiceProvider` describes the server, a `BaseRequest` subclass per endpoint names the
+// response type, and `Net.perform` runs it. Small GETs use the raw-body response type `Data`
+// (no decoding, as the other clients don't decode either); `--decode` asks for `[Item]`, which the
+// library decodes with its default `parseAndValidate`. Logging is off (`Net.isVerbose = false`), as
+// in a release build. HTTP/2 needs no switch: libcurl negotiates it over TLS by itself (ALPN), so
+// `--http2` is accepted and ignored.
+//
+// `--output FILE` (scenario 4 "into a file") uses the library's download API: response type
+// `DownloadedFile` and `downloadDestination`, so the body streams to disk instead of memory.
+import BenchSupport
+import Foundation
+import NetworkLayer
+import Synchronization
+
+/// The server under test, taken from `--url`.
+struct BenchServer: ServiceProvider {
+    let host: String
+    let httpScheme: HTTPScheme
+    let port: Int?
+}
+
+/// The same server, for the decoding scenario: the default validation and decoding, plus the body
+/// size check and byte count the raw-body path does on `Data` (a decoded `[Item]` has no size).
+/// This is the README's pattern for a provider with its own validation.
+struct CountingBenchServer: ServiceProvider {
+    let server: BenchServer
+    let expectedBytes: Int?
+    let receivedBytes: ByteCounter
+
+    var host: String { server.host }
+    var httpScheme: HTTPScheme { server.httpScheme }
+    var port: Int? { server.port }
+
+    func parseAndValidate<Response: Decodable>(_ response: HTTPResponse, as type: Response.Type) throws -> Response {
+        try response.validateStatus()
+        receivedBytes.add(response.body.count)
+        if let expectedBytes, response.body.count != expectedBytes {
+            throw NetworkError.customUser(description: "\(response.body.count) body bytes, expected \(expectedBytes)",
+                                          recovery: "Check the fixture the runner wrote.", code: response.statusCode)
+        }
+        return try response.decode(type)
+    }
+}
+
+/// A thread-safe running total, shared by the concurrent requests.
+final class ByteCounter: Sendable {
+    private let total = Atomic<Int>(0)
+    func add(_ count: Int) { total.add(count, ordering: .relaxed) }
+    var value: Int { total.load(ordering: .relaxed) }
+}
+
+/// GET of the raw body: no decoding.
+final class RawBodyRequest: BaseRequest<Data> {
+    init(server: BenchServer, path: String) {
+        super.init(serviceProvider: server, endpoint: path)
+        timeout = 300
+    }
+}
+
+/// GET streamed to a file: the library writes the body to a temporary file and moves it into place.
+final class FileDownloadRequest: BaseRequest<DownloadedFile> {
+    init(server: BenchServer, path: String, destination: String) {
+        super.init(serviceProvider: server, endpoint: path)
+        downloadDestination = URL(fileURLWithPath: destination)
+        timeout = 300
+    }
+}
+
+/// GET of the 100 KB JSON array, decoded by the library into `[Item]`.
+final class ItemsRequest: BaseRequest<[Item]> {
+    init(server: CountingBenchServer, path: String) {
+        super.init(serviceProvider: server, endpoint: path)
+        timeout = 300
+    }
+}
+
+let options = Options.parse()
+guard let url = URLComponents(string: options.url), let host = url.host,
+      let scheme = url.scheme.flatMap(HTTPScheme.init(rawValue:)) else {
+    fatalError("not an http(s) URL: \(options.url)")
+}
+let server = BenchServer(host: host, httpScheme: scheme, port: url.port)
+let path = url.percentEncodedPath + (url.percentEncodedQuery.map { "?\($0)" } ?? "")
+
+Net.isVerbose = false
+if let cacert = options.cacert { Net.customCABundle = URL(fileURLWithPath: cacert) }
+
+let decodedBytes = ByteCounter()
+let decodingServer = CountingBenchServer(server: server, expectedBytes: options.expectBytes, receivedBytes: decodedBytes)
+
+runBlockingMain {
+    let (tally, elapsed) = await runRequests(options) { _ in
+        do {
+            if options.decode {
+                // The provider has checked the status and that the body had exactly the expected size
+                // (so `bytes` below is that size), and counted the bytes it actually received.
+                let items = try await Net.perform(ItemsRequest(server: decodingServer, path: path))
+                return Outcome.check(status: 200, bytes: options.expectBytes ?? 0, items: items.count, options: options)
+            }
+            if let output = options.output {
+                let file = try await Net.perform(FileDownloadRequest(server: server, path: path, destination: output))
+                return Outcome.check(status: 200, bytes: Int(file.size), options: options)
+            }
+            let body = try await Net.perform(RawBodyRequest(server: server, path: path))
+            // `Net.perform` throws for any status outside 200..<300; the server only answers 200.
+            return Outcome.check(status: 200, bytes: body.count, options: options)
+        } catch {
+            return .failed("\(error)")
+        }
+    }
+
+    var total = tally
+    if options.decode { total.bytes = decodedBytes.value }
+    report(client: "networklayer", options, total, elapsed)
+}

@@ -1,0 +1,71 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The command line every benchmark client accepts, so the runner drives them all the same way.
+///
+///     --url URL            what to fetch (required)
+///     --requests N         how many requests in all (default 1)
+///     --concurrency C      how many in flight at once (default 1)
+///     --decode             decode each body as a JSON array of ``Item``
+///     --output FILE        write the body to FILE instead of keeping it (the download scenario)
+///     --cacert FILE        trust the CA certificates in this PEM file (HTTPS)
+///     --http2              ask for HTTP/2 (HTTPS); clients that negotiate it anyway ignore it
+///     --label NAME         the scenario label printed in the result line (default "adhoc")
+///     --expect-bytes N     the body size each response must have; a response of another size fails
+///     --expect-items N     with --decode: the number of items each decoded array must have
+public struct Options: Sendable {
+    public var url = ""
+    public var requests = 1
+    public var concurrency = 1
+    public var decode = false
+    public var output: String?
+    public var cacert: String?
+    public var http2 = false
+    public var label = "adhoc"
+    public var expectBytes: Int?
+    public var expectItems: Int?
+
+    /// Parses `CommandLine.arguments`; prints the usage and exits with status 2 when they are wrong.
+    public static func parse(_ arguments: [String] = CommandLine.arguments) -> Options {
+        var options = Options()
+        var rest = arguments.dropFirst()
+        func value(_ flag: String) -> String {
+            guard let value = rest.popFirst() else { usage("\(flag) needs a value") }
+            return value
+        }
+        func number(_ flag: String) -> Int {
+            guard let number = Int(value(flag)), number > 0 else { usage("\(flag) needs a positive integer") }
+            return number
+        }
+        while let flag = rest.popFirst() {
+            switch flag {
+            case "--url": options.url = value(flag)
+            case "--requests": options.requests = number(flag)
+            case "--concurrency": options.concurrency = number(flag)
+            case "--decode": options.decode = true
+            case "--output": options.output = value(flag)
+            case "--cacert": options.cacert = value(flag)
+            case "--http2": options.http2 = true
+            case "--label": options.label = value(flag)
+            case "--expect-bytes": options.expectBytes = number(flag)
+            case "--expect-items": options.expectItems = number(flag)
+            default: usage("unknown argument \(flag)")
+            }
+        }
+        if options.url.isEmpty { usage("--url is required") }
+        options.concurrency = min(options.concurrency, options.requests)
+        return options
+    }
+
+    private static func usage(_ problem: String) -> Never {
+        let text = """
+            error: \(problem)
+            usage: \(CommandLine.arguments.first ?? "bench") --url URL [--requests N] [--concurrency C] [--decode]
+                   [--output FILE] [--cacert FILE] [--http2] [--label NAME] [--expect-bytes N] [--expect-items N]
+
+            """
+        printError(text)
+        exit(2)
+    }
+}

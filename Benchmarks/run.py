@@ -1,0 +1,631 @@
+#!/usr/bin/env python3
+"""The benchmark of issue 7: NetworkLayer against URLSession, AsyncHTTPClient, plain C libcurl and
+the load generators, side by side in one run. `make bench` runs it; see Benchmarks/README.md.
+
+What it does, in order:
+  1. builds the Swift clients (`swift build -c release` in Benchmarks/) and the C client (cc -O2);
+  2. writes the fixtures into a temporary directory: a ~300 B JSON object, a 100 KB JSON array of
+     small objects with a known count, and a 100 MB file;
+  3. starts nginx (Debian's nginx-light) on 127.0.0.1 with one worker: HTTP/1.1 in clear on one
+     free port, HTTP/2 over TLS (the repository's test certificate) on another;
+  4. runs every scenario: each client at least 3 times, interleaved (A, B, C, A, B, C...), each
+     run under /usr/bin/time -v for its CPU time and peak RSS, with nginx's stub_status read
+     before and after to count the TCP connections the client opened and the requests it sent;
+  5. stops nginx (also on Ctrl-C or a failure) and prints a markdown table of the medians.
+
+Options: --quick (fewer requests, one run each), --scenarios 1,2 --clients networklayer,curl,
+--runs N, --no-build, --save FILE (the table and the machine it ran on), --keep (the temp dir),
+--serve (only start nginx with the fixtures, to profile a client by hand).
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+CERTS = ROOT / "Certificates"
+C_SOURCE = BENCH / "c" / "curl_multi_bench.c"
+C_BINARY = BENCH / ".build" / "curl-multi-bench"
+
+BIG_SIZE = 100 * 1024 * 1024          # scenario 4's file: 100 MiB
+ITEMS_TARGET = 100 * 1024             # scenario 3's array: the first item count past 100 KiB
+MB = 1_000_000                        # MB/s in the table are 10^6 bytes per second
+RUN_TIMEOUT = 900                     # seconds one client run may take before it counts as failed
+
+
+@dataclass
+class Scenario:
+    key: str             # what --scenarios selects ("4" selects 4m and 4f)
+    label: str           # the label in result lines
+    title: str
+    path: str
+    requests: int
+    quick_requests: int
+    concurrency: int
+    fixture: str         # "small", "items" or "big"
+    decode: bool = False
+    to_file: bool = False
+    https: bool = False
+    http2: bool = False
+    loadgen_seconds: float = 5.0
+
+    @property
+    def throughput(self) -> bool:
+        """Scenario 4 is measured in MB/s, the others in requests per second."""
+        return self.fixture == "big"
+
+
+SCENARIOS = [
+    Scenario("1", "s1", "1. sequential small GET", "/small.json", 5_000, 500, 1, "small"),
+    Scenario("2", "s2", "2. small GET, 32 concurrent", "/small.json", 20_000, 2_000, 32, "small"),
+    Scenario("3", "s3", "3. 100 KB JSON → [Item], 8 concurrent", "/items.json", 2_000, 200, 8, "items",
+             decode=True),
+    Scenario("4", "s4-memory", "4. 100 MB download into memory", "/big.bin", 1, 1, 1, "big"),
+    Scenario("4", "s4-file", "4. 100 MB download into a file", "/big.bin", 1, 1, 1, "big", to_file=True),
+    Scenario("5", "s5", "5. HTTPS small GET, 32 concurrent, HTTP/2", "/small.json", 20_000, 2_000, 32, "small",
+             https=True, http2=True),
+]
+
+# The clients, in the order they run and appear in the table.
+CLIENTS = ["networklayer", "urlsession", "ahc", "curl", "loadgen"]
+SWIFT_BINARIES = {"networklayer": "bench-networklayer", "urlsession": "bench-urlsession", "ahc": "bench-ahc"}
+CLIENT_NAMES = {"networklayer": "NetworkLayer", "urlsession": "URLSession", "ahc": "AsyncHTTPClient",
+                "curl": "C libcurl-multi", "loadgen": "load generator"}
+
+
+def log(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Building
+
+
+def build(skip_swift: bool, clients: list) -> Path:
+    """Builds the Swift clients in release mode and the C client; returns the Swift bin directory."""
+    swift = os.environ.get("SWIFT", "swift")
+    swift_clients = [c for c in clients if c in SWIFT_BINARIES]
+    if swift_clients and not skip_swift:
+        log("building the Swift clients (swift build -c release; the first build of AsyncHTTPClient takes minutes)")
+        subprocess.run([swift, "build", "-c", "release"], cwd=BENCH, check=True)
+    bin_dir = BENCH / ".build" / "release"      # SwiftPM's link to .build/<triple>/release
+    for binary in (SWIFT_BINARIES[c] for c in swift_clients):
+        if not (bin_dir / binary).exists():
+            sys.exit(f"{bin_dir / binary} is missing: build without --no-build")
+    if not C_BINARY.exists() or C_BINARY.stat().st_mtime < C_SOURCE.stat().st_mtime:
+        C_BINARY.parent.mkdir(parents=True, exist_ok=True)
+        cc = os.environ.get("CC", "cc")
+        log(f"building {C_BINARY.name} ({cc} -O2)")
+        subprocess.run([cc, "-O2", "-Wall", "-Wextra", "-o", str(C_BINARY), str(C_SOURCE), "-lcurl"], check=True)
+    return bin_dir
+
+
+# ---------------------------------------------------------------------------------------------
+# Fixtures and nginx
+
+
+@dataclass
+class Fixtures:
+    sizes: dict            # fixture name -> body size in bytes
+    item_count: int
+
+
+def write_fixtures(www: Path) -> Fixtures:
+    www.mkdir()
+    small = {"id": 42, "name": "NetworkLayer benchmark", "email": "bench@example.com", "active": True,
+             "score": 98.5, "tags": ["swift", "linux", "libcurl"], "created": "2024-01-01T00:00:00Z",
+             "address": {"street": "1 Loopback Road", "city": "Localhost", "zip": "12700"},
+             "notes": "A small JSON object of about three hundred bytes, like a typical API answer."}
+    (www / "small.json").write_text(json.dumps(small, separators=(",", ":")))
+
+    items, text = [], "[]"
+    while len(text) < ITEMS_TARGET:
+        n = len(items)
+        items.append({"id": n, "name": f"item-{n:05d}", "price": round(1 + (n * 7 % 1000) / 4, 2),
+                      "active": n % 3 != 0, "tags": ["red", "small"] if n % 2 else ["blue"]})
+        text = json.dumps(items, separators=(",", ":"))
+    (www / "items.json").write_text(text)
+
+    block = os.urandom(1024 * 1024)
+    with open(www / "big.bin", "wb") as big:
+        for _ in range(BIG_SIZE // len(block)):
+            big.write(block)
+    sizes = {name: (www / f"{name}.{ext}").stat().st_size
+             for name, ext in (("small", "json"), ("items", "json"), ("big", "bin"))}
+    return Fixtures(sizes=sizes, item_count=len(items))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Nginx:
+    """nginx with one worker: HTTP/1.1 in clear and HTTP/2 over TLS on 127.0.0.1, access log off."""
+
+    def __init__(self, prefix: Path, www: Path):
+        self.prefix = prefix
+        self.http_port = free_port()
+        self.https_port = free_port()
+        self.probe_log = prefix / "probe.log"
+        self.conf = prefix / "nginx.conf"
+        locations = f"""
+        root {www};
+        # Counts connections and requests (read before and after each run).
+        location = /nginx_status {{ stub_status; }}
+        # The only logged URL: which protocol a client speaks (one probe request per client).
+        location = /probe.json {{ access_log {self.probe_log} probe; alias {www}/small.json; }}"""
+        self.conf.write_text(f"""# Written by Benchmarks/run.py.
+worker_processes 1;
+daemon off;
+pid {prefix}/nginx.pid;
+error_log {prefix}/error.log warn;
+events {{ worker_connections 4096; }}
+http {{
+    access_log off;
+    log_format probe '$server_protocol $connection';
+    types {{ application/json json; application/octet-stream bin; }}
+    default_type application/octet-stream;
+    sendfile on;
+    tcp_nopush on;
+    tcp_nodelay on;
+    keepalive_requests 1000000;
+    keepalive_timeout 65;
+    server {{
+        listen 127.0.0.1:{self.http_port};{locations}
+    }}
+    server {{
+        listen 127.0.0.1:{self.https_port} ssl http2;
+        ssl_certificate {CERTS / 'localhost-chain.pem'};
+        ssl_certificate_key {CERTS / 'localhost.key'};
+        ssl_protocols TLSv1.2 TLSv1.3;{locations}
+    }}
+}}
+""")
+        self.process = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(["nginx", "-c", str(self.conf), "-p", f"{self.prefix}/"],
+                                        stdin=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                sys.exit(f"nginx exited at start: see {self.prefix / 'error.log'}\n"
+                         + (self.prefix / "error.log").read_text(errors="replace"))
+            try:
+                for port in (self.http_port, self.https_port):
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                log(f"nginx {self.process.pid}: http://127.0.0.1:{self.http_port}  "
+                    f"https://127.0.0.1:{self.https_port}")
+                return
+            except OSError:
+                time.sleep(0.05)
+        self.stop()
+        sys.exit("nginx did not start listening within 10 s")
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()           # SIGTERM: fast shutdown of master and worker
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process = None
+
+    def url(self, path: str, https: bool = False) -> str:
+        return (f"https://127.0.0.1:{self.https_port}" if https else f"http://127.0.0.1:{self.http_port}") + path
+
+    def counters(self) -> tuple:
+        """(accepted connections, requests) so far, from stub_status; this read itself counts as one of each."""
+        with urllib.request.urlopen(self.url("/nginx_status"), timeout=10) as response:
+            text = response.read().decode()
+        accepts, _handled, requests = map(int, text.splitlines()[2].split())
+        return accepts, requests
+
+
+# ---------------------------------------------------------------------------------------------
+# Running one client once
+
+
+@dataclass
+class Run:
+    rate: float = 0.0          # requests/s, or MB/s for scenario 4
+    cpu: float = 0.0           # user + system seconds
+    rss_mb: float = 0.0        # peak resident set size
+    connections: int = 0       # TCP connections nginx accepted during the run
+    done: int = 0              # requests completed (wrk's count depends on its duration)
+    ok: bool = False
+    problem: str = ""
+    note: str = ""
+
+
+def time_v(path: Path) -> tuple:
+    """(CPU seconds, peak RSS in MB) from a /usr/bin/time -v report."""
+    text = path.read_text(errors="replace")
+    def number(name):
+        found = re.search(rf"{re.escape(name)}: ([0-9.]+)", text)
+        return float(found.group(1)) if found else 0.0
+    return (number("User time (seconds)") + number("System time (seconds)"),
+            number("Maximum resident set size (kbytes)") / 1024)
+
+
+def namespace_prefix(https: bool, client: str, work: Path) -> list:
+    """URLSession on Linux can only trust the system's CA bundle: give it a private mount namespace
+    in which the test CA is bind-mounted over that bundle (nothing outside the process sees it)."""
+    if not (https and client == "urlsession"):
+        return []
+    bundle = "/etc/ssl/certs/ca-certificates.crt"
+    script = f'mount --bind "{CERTS / "TestCABundle.pem"}" {bundle} && exec "$@"'
+    return ["unshare", "--mount", "sh", "-c", script, "sh"]
+
+
+def client_command(client: str, scenario: Scenario, requests: int, nginx: Nginx, fixtures: Fixtures,
+                   bin_dir: Path, work: Path, path: str = None) -> list:
+    url = nginx.url(path or scenario.path, scenario.https)
+    size = fixtures.sizes[scenario.fixture]
+    if client == "loadgen":
+        if scenario.http2:   # h2load: the same request count; C streams on one connection
+            return ["h2load", "-n", str(requests), "-c", "1", "-m", str(scenario.concurrency), "-t", "1", url]
+        # wrk runs for a duration, not a count; one thread, C connections
+        return ["wrk", "-t", "1", "-c", str(scenario.concurrency), "-d", f"{scenario.loadgen_seconds:g}s",
+                "--timeout", "60s", url]
+    binary = str(C_BINARY) if client == "curl" else str(bin_dir / SWIFT_BINARIES[client])
+    command = [binary, "--url", url, "--requests", str(requests), "--concurrency", str(scenario.concurrency),
+               "--label", scenario.label, "--expect-bytes", str(size)]
+    if scenario.decode:
+        command += ["--decode", "--expect-items", str(fixtures.item_count)]
+    if scenario.to_file:
+        command += ["--output", str(work / f"download-{client}.bin")]
+    if scenario.https:
+        command += ["--cacert", str(CERTS / "TestCABundle.pem")]
+    if scenario.http2:
+        command += ["--http2"]
+    return namespace_prefix(scenario.https, client, work) + command
+
+
+def parse_loadgen(output: str, scenario: Scenario, size: int, run: Run) -> None:
+    if scenario.http2:
+        finished = re.search(r"finished in ([0-9.]+)(m?s), ([0-9.]+) req/s", output)
+        counts = re.search(r"requests: (\d+) total, \d+ started, (\d+) done, (\d+) succeeded", output)
+        if not (finished and counts):
+            run.problem = "h2load printed no result"
+            return
+        run.rate = float(finished.group(3))
+        total, succeeded = int(counts.group(1)), int(counts.group(3))
+        run.done = succeeded
+        run.ok = total == succeeded
+        run.problem = "" if run.ok else f"{total - succeeded} of {total} failed"
+        run.note = "h2load"
+        return
+    rps = re.search(r"Requests/sec:\s+([0-9.]+)", output)
+    done = re.search(r"(\d+) requests in", output)
+    if not (rps and done):
+        run.problem = "wrk printed no result"
+        return
+    errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", output)
+    non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+    bad = (sum(map(int, errors.groups())) if errors else 0) + (int(non2xx.group(1)) if non2xx else 0)
+    run.rate = float(rps.group(1)) * (size / MB if scenario.throughput else 1)
+    run.done = int(done.group(1))
+    run.ok = bad == 0
+    run.problem = "" if run.ok else f"{bad} errors"
+    run.note = f"wrk, {done.group(1)} requests in {scenario.loadgen_seconds:g} s"
+
+
+def run_command(command: list, timeout: float = RUN_TIMEOUT) -> tuple:
+    """Runs `command` in its own process group, so that a timeout or Ctrl-C ends the client too and not
+    only /usr/bin/time; returns (stdout, stderr, exit status)."""
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    try:
+        output, errors = process.communicate(timeout=timeout)
+        return output, errors, process.returncode
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        return "", f"timed out after {timeout:g} s", -1
+    except BaseException:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        raise
+
+
+def run_once(client: str, scenario: Scenario, requests: int, nginx: Nginx, fixtures: Fixtures, bin_dir: Path,
+             work: Path) -> Run:
+    command = client_command(client, scenario, requests, nginx, fixtures, bin_dir, work)
+    time_file = work / "time.txt"
+    accepts_before, requests_before = nginx.counters()
+    output, errors, status = run_command(["/usr/bin/time", "-v", "-o", str(time_file)] + command)
+    accepts_after, requests_after = nginx.counters()
+    run = Run()
+    run.connections = accepts_after - accepts_before - 1
+    served = requests_after - requests_before - 1
+    if time_file.exists():
+        run.cpu, run.rss_mb = time_v(time_file)
+        time_file.unlink()
+    size = fixtures.sizes[scenario.fixture]
+
+    if client == "loadgen":
+        parse_loadgen(output, scenario, size, run)
+    else:
+        line = next((l for l in output.splitlines() if l.startswith("{")), None)
+        if line is None:
+            run.problem = f"no result line (exit {status}): " + " ".join(errors.strip().splitlines()[-3:])[:200]
+            return run
+        result = json.loads(line)
+        seconds = result["seconds"]
+        run.rate = result["bytes"] / seconds / MB if scenario.throughput else result["rps"]
+        run.note = result.get("note", "")
+        run.done = result["ok"]
+        expected_bytes = requests * size
+        problems = []
+        if result["ok"] != requests:
+            problems.append(f"{requests - result['ok']} of {requests} failed")
+        if result["bytes"] != expected_bytes:
+            problems.append(f"{result['bytes']} of {expected_bytes} bytes")
+        if served != requests:
+            problems.append(f"server answered {served} requests")
+        if scenario.to_file:
+            written = work / f"download-{client}.bin"
+            if not written.exists() or written.stat().st_size != size:
+                problems.append("the file is incomplete")
+            written.unlink(missing_ok=True)
+        run.ok = not problems
+        run.problem = "; ".join(problems)
+        if errors.strip() and not run.ok:
+            run.problem += " (" + " ".join(errors.strip().splitlines()[:2])[:160] + ")"
+    return run
+
+
+def probe_protocol(client: str, scenario: Scenario, nginx: Nginx, fixtures: Fixtures, bin_dir: Path,
+                   work: Path) -> str:
+    """The protocol a client speaks to the HTTPS server: two requests to the one logged URL."""
+    if client == "loadgen":
+        return "HTTP/2.0"
+    nginx.probe_log.write_text("")
+    command = client_command(client, scenario, 2, nginx, fixtures, bin_dir, work, path="/probe.json")
+    run_command(command, timeout=120)
+    time.sleep(0.2)      # nginx writes the log line when the request ends
+    lines = nginx.probe_log.read_text().split()
+    return lines[0] if lines else "?"
+
+
+# ---------------------------------------------------------------------------------------------
+# The table
+
+
+def fmt_rate(value: float, throughput: bool) -> str:
+    if value <= 0:
+        return "—"
+    return f"{value:,.0f} MB/s" if throughput else f"{value:,.0f}"
+
+
+def cpu_per_request(runs: list) -> str:
+    """Median CPU time per completed request: µs for small requests, ms for a whole download."""
+    values = [r.cpu / r.done for r in runs if r.done]
+    if not values:
+        return "—"
+    value = statistics.median(values)
+    return f"{value * 1e6:,.0f} µs" if value < 0.01 else f"{value * 1e3:,.0f} ms"
+
+
+def ratio(value: float, reference: float) -> str:
+    return f"{value / reference:.2f}×" if value > 0 and reference > 0 else "—"
+
+
+def table(results: dict, scenarios: list, clients: list, protocols: dict) -> str:
+    rows = ["| Scenario | Client | req/s (MB/s) | × C libcurl | × load gen | CPU s | CPU/req | Peak RSS MB "
+            "| TCP conns | Check |",
+            "|---|---|--:|--:|--:|--:|--:|--:|--:|---|"]
+    for scenario in scenarios:
+        medians = {c: statistics.median([r.rate for r in results[(scenario.label, c)]])
+                   for c in clients if results.get((scenario.label, c))}
+        for client in clients:
+            runs = results.get((scenario.label, client))
+            if not runs:
+                continue
+            rate = medians[client]
+            loadgen = medians.get("loadgen", 0)
+            if scenario.to_file and results.get(("s4-memory", "loadgen")):   # wrk only downloads into memory
+                loadgen = statistics.median([r.rate for r in results[("s4-memory", "loadgen")]])
+            failed = [r for r in runs if not r.ok]
+            check = "✓" if not failed else "✗ " + failed[0].problem
+            name = CLIENT_NAMES[client]
+            if client == "loadgen":
+                name = "h2load" if scenario.http2 else "wrk"
+            notes = []
+            if scenario.https and protocols.get(client):
+                notes.append(protocols[client])
+            note = next((r.note for r in runs if r.note and client != "loadgen"), "")
+            if note:
+                notes.append(note)
+            if notes:
+                name += f" ({'; '.join(notes)})"
+            rows.append("| {} | {} | {} | {} | {} | {:.2f} | {} | {:.0f} | {} | {} |".format(
+                scenario.title, name, fmt_rate(rate, scenario.throughput),
+                ratio(rate, medians.get("curl", 0)), ratio(rate, loadgen),
+                statistics.median([r.cpu for r in runs]), cpu_per_request(runs),
+                statistics.median([r.rss_mb for r in runs]),
+                "/".join(sorted({str(r.connections) for r in runs}, key=int)), check))
+    return "\n".join(rows)
+
+
+def targets(results: dict) -> str:
+    """Issue 7's targets for NetworkLayer, from the medians of this run."""
+    def median(label, client, attribute="rate"):
+        runs = results.get((label, client))
+        return statistics.median([getattr(r, attribute) for r in runs]) if runs else None
+    lines = []
+    def target(text, value, goal, higher_is_better=True):
+        if value is None or goal is None:
+            return
+        met = value >= goal if higher_is_better else value <= goal
+        lines.append(f"- {'✓' if met else '✗'} {text}")
+    for label, title in (("s1", "1"), ("s2", "2"), ("s4-memory", "4 (memory)"), ("s4-file", "4 (file)"), ("s5", "5")):
+        nl, c = median(label, "networklayer"), median(label, "curl")
+        if nl is not None and c:
+            target(f"scenario {title}: NetworkLayer {nl / c:.2f}× C libcurl (target ≥ 0.9×)", nl / c, 0.9)
+    nl = median("s2", "networklayer")
+    for client, goal in (("ahc", 3), ("urlsession", 15)):
+        other = median("s2", client)
+        if nl and other:
+            target(f"scenario 2: NetworkLayer {nl / other:.1f}× {CLIENT_NAMES[client]} (target ≥ {goal}×)",
+                   nl / other, goal)
+    nl = median("s3", "networklayer")
+    for client in ("ahc", "urlsession"):
+        other = median("s3", client)
+        if nl and other:
+            target(f"scenario 3 (decoding): NetworkLayer {nl / other:.1f}× {CLIENT_NAMES[client]} (target ≥ 2×)",
+                   nl / other, 2)
+    rss = median("s4-file", "networklayer", "rss_mb")
+    if rss:
+        target(f"scenario 4 into a file: peak RSS {rss:.0f} MB (target < 32 MB)", rss, 32, False)
+    rss = median("s4-memory", "networklayer", "rss_mb")
+    if rss:
+        limit = 2.5 * BIG_SIZE / 1024 / 1024
+        target(f"scenario 4 into memory: peak RSS {rss:.0f} MB (target < {limit:.0f} MB, 2.5× the body)",
+               rss, limit, False)
+    return "\n".join(lines)
+
+
+def machine() -> str:
+    def out(command):
+        try:
+            return subprocess.run(command, capture_output=True, text=True, shell=True).stdout.strip()
+        except OSError:
+            return "?"
+    model = out("lscpu | grep 'Model name' | sed 's/Model name:[[:space:]]*//'")
+    wrk = out("dpkg-query -W -f='${Version}' wrk")
+    commit = out(f"git -C {ROOT} describe --always --dirty=' with uncommitted changes'")
+    return "\n".join([
+        f"- NetworkLayer at commit {commit}",
+        f"- CPU: {model}, `nproc` = {out('nproc')}",
+        f"- kernel: {out('uname -sr')}",
+        f"- {out('swift --version 2>&1 | head -1')}",
+        f"- {out('curl --version | head -1')}",
+        f"- {out('nginx -v 2>&1')} (one worker process), wrk {wrk}, {out('h2load --version 2>&1 | head -1')}",
+    ])
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer requests, one run each (a smoke run)")
+    parser.add_argument("--scenarios", default="1,2,3,4,5", help="which scenarios, e.g. 1,2 (default: all)")
+    parser.add_argument("--clients", default=",".join(CLIENTS),
+                        help=f"which clients (default: {','.join(CLIENTS)}; curl is the C client)")
+    parser.add_argument("--runs", type=int, help="runs per client and scenario (default 3, --quick 1)")
+    parser.add_argument("--no-build", action="store_true", help="use the binaries already built")
+    parser.add_argument("--save", metavar="FILE", help="also write the table and the machine to FILE")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary directory (fixtures, nginx logs)")
+    parser.add_argument("--serve", action="store_true",
+                        help="only start nginx with the fixtures and wait for Ctrl-C (to profile a client by hand)")
+    args = parser.parse_args()
+
+    wanted = set(args.scenarios.split(","))
+    scenarios = [s for s in SCENARIOS if s.key in wanted or s.label in wanted]
+    clients = [c for c in CLIENTS if c in set(args.clients.split(","))]
+    unknown = set(args.clients.split(",")) - set(CLIENTS)
+    if unknown or not scenarios or not clients:
+        parser.error(f"unknown client {', '.join(sorted(unknown))}" if unknown else "nothing selected")
+    runs = args.runs or (1 if args.quick else 3)
+
+    bin_dir = build(args.no_build or args.serve, [] if args.serve else clients)
+    work = Path(tempfile.mkdtemp(prefix="networklayer-bench-"))
+    work.chmod(0o755)                # nginx's worker runs as nobody
+    nginx = None
+
+    def terminate(signum, frame):
+        raise KeyboardInterrupt
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, terminate)
+    results, protocols = {}, {}
+    try:
+        log(f"writing fixtures into {work}")
+        fixtures = write_fixtures(work / "www")
+        log(f"fixtures: small {fixtures.sizes['small']} B, items {fixtures.sizes['items']} B "
+            f"({fixtures.item_count} items), big {fixtures.sizes['big']} B")
+        nginx = Nginx(work, work / "www")
+        nginx.start()
+        if args.serve:
+            print(f"serving {', '.join('/' + p.name for p in sorted((work / 'www').iterdir()))} on "
+                  f"{nginx.url('/')} and {nginx.url('/', https=True)} (CA: {CERTS / 'TestCABundle.pem'}); "
+                  "Ctrl-C stops", flush=True)
+            while True:
+                time.sleep(3600)
+        can_unshare = subprocess.run(["unshare", "--mount", "true"], capture_output=True).returncode == 0
+
+        for scenario in scenarios:
+            requests = scenario.quick_requests if args.quick else scenario.requests
+            if args.quick:
+                scenario.loadgen_seconds = 2.0
+            runnable = [c for c in clients
+                        if not (scenario.to_file and c == "loadgen")
+                        and not (scenario.https and c == "urlsession" and not can_unshare)]
+            if scenario.https:
+                for client in runnable:
+                    protocols[client] = probe_protocol(client, scenario, nginx, fixtures, bin_dir, work)
+            log(f"\n{scenario.title}: {requests:,} requests, {runs} run(s) per client")
+            for index in range(runs):
+                for client in runnable:
+                    run = run_once(client, scenario, requests, nginx, fixtures, bin_dir, work)
+                    results.setdefault((scenario.label, client), []).append(run)
+                    log(f"  run {index + 1}/{runs} {client:<13} {fmt_rate(run.rate, scenario.throughput):>12}"
+                        f"  cpu {run.cpu:6.2f} s  rss {run.rss_mb:6.0f} MB  conns {run.connections:>5}"
+                        f"  {'ok' if run.ok else 'FAILED: ' + run.problem}")
+            if scenario.https and "urlsession" in clients and not can_unshare:
+                log("  urlsession skipped: it trusts only the system CA bundle and `unshare --mount` is not allowed")
+    except KeyboardInterrupt:
+        if args.serve:
+            return 0
+        log("interrupted")
+        return 130
+    finally:
+        if nginx:
+            nginx.stop()
+        if args.keep:
+            log(f"kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+    report = [table(results, scenarios, clients, protocols), "", targets(results)]
+    text = "\n".join(report).rstrip() + "\n"
+    print()
+    print(text)
+    if args.save:
+        shown, skip = [], False
+        for argument in sys.argv[1:]:       # the command that reproduces the run, without --save
+            if skip or argument.startswith("--save"):
+                skip = argument == "--save" and not skip
+                continue
+            shown.append(argument)
+        command = "make bench" + (f" BENCH_ARGS=\"{' '.join(shown)}\"" if shown else "")
+        header = ["# Benchmark results", "",
+                  f"`{command}` on {time.strftime('%Y-%m-%d')}: {runs} run(s) per client and scenario, "
+                  "interleaved; the table shows medians. Only ratios within one run compare: the machine "
+                  "is shared, and wall-clock numbers move from run to run.", "", machine(), ""]
+        Path(args.save).write_text("\n".join(header) + "\n" + text)
+        log(f"saved to {args.save}")
+    failed = any(not r.ok for runs_ in results.values() for r in runs_)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
