@@ -90,8 +90,8 @@ struct MockStore: Sendable {
                                         reason: "the mock sidecar \(sidecarURL.path) gives the status \(status), outside 100...599"))
         }
         let headers = sidecar.headers ?? ["Content-Type": "application/json"]
-        let response = HTTPResponse(statusCode: status, headers: headers, body: body, url: request.url,
-                                    isMocked: true, requestDescription: request.redactedDescription,
+        let response = HTTPResponse(statusCode: status, headers: ResponseHeaders(headers), body: body, url: request.url,
+                                    isMocked: true, origin: request.origin,
                                     expectations: request.snapshot.expectations)
         return (response, max(0, sidecar.delay ?? 0))
     }

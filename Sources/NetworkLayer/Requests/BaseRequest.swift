@@ -130,7 +130,7 @@ open class BaseRequest<Response: Decodable & Sendable> {
             provider: serviceProvider,
             method: httpMethod,
             endpoint: endpoint,
-            parameters: Result { () throws(NetworkError) in try ParameterValue.object(from: params) },
+            parameters: params.isEmpty ? .success(.object([])) : Result { () throws(NetworkError) in try ParameterValue.object(from: params) },
             body: body,
             parameterEncoding: parameterEncoding,
             arrayEncoding: arrayEncoding,

@@ -81,25 +81,32 @@ struct RequestSnapshot: Sendable {
     /// `scheme://host[:port]endpoint`, checked part by part so a mistake gets a precise message.
     func baseURL() throws(NetworkError) -> String {
         let host = provider.host
-        guard !host.isEmpty else { throw invalid("the provider's host is empty") }
-        if host.contains("://") {
-            throw invalid("the provider's host \"\(host)\" contains a scheme; give the scheme in httpScheme and only the name in host")
-        }
-        let isIPv6Literal = host.hasPrefix("[") && host.hasSuffix("]")
-        let allowed = isIPv6Literal ? Self.ipv6Characters : Self.hostCharacters
-        guard host.unicodeScalars.allSatisfy(allowed.contains) else {
+        let isIPv6Literal = host.utf8.first == UInt8(ascii: "[") && host.utf8.last == UInt8(ascii: "]")
+        let allowed = isIPv6Literal ? Self.ipv6Bytes : Self.hostBytes
+        guard !host.isEmpty, host.utf8.allSatisfy({ allowed.contains($0) }) else {
+            if host.isEmpty { throw invalid("the provider's host is empty") }
+            if host.contains("://") {
+                throw invalid("the provider's host \"\(host)\" contains a scheme; give the scheme in httpScheme and only the name in host")
+            }
             throw invalid("the provider's host \"\(host)\" is not a valid host name "
                           + "(only letters, digits, '-' and '.', or an IPv6 address in brackets)")
         }
-        var url = "\(provider.httpScheme.rawValue)://\(host)"
+        var url = provider.httpScheme.rawValue
+        url.reserveCapacity(url.utf8.count + 3 + host.utf8.count + 6 + endpoint.utf8.count + 1)
+        url += "://"
+        url += host
         if let port = provider.port {
             guard (1...65535).contains(port) else { throw invalid("the provider's port \(port) is outside 1...65535") }
             url += ":\(port)"
         }
+        if !endpoint.isEmpty && !endpoint.hasPrefix("/") { url += "/" }
+        // The usual endpoint is plain ASCII that needs no escaping: checked byte by byte, no copy.
+        if endpoint.utf8.allSatisfy({ Self.endpointBytes.contains($0) }) {
+            return url + endpoint
+        }
         guard !endpoint.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw invalid("the endpoint contains a control character (CR, LF, NUL or another)")
         }
-        if !endpoint.isEmpty && !endpoint.hasPrefix("/") { url += "/" }
         // Characters that cannot appear raw in a path (space, quotes, non-ASCII) are percent-encoded;
         // existing escapes, '/', '?' and '&' keep their meaning.
         url += endpoint.addingPercentEncoding(withAllowedCharacters: Self.endpointCharacters) ?? endpoint
@@ -110,16 +117,34 @@ struct RequestSnapshot: Sendable {
         .invalidRequest(.init(request: "\(method.rawValue) \(endpoint)", reason: reason))
     }
 
-    private static let hostCharacters = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.")
-    private static let ipv6Characters = CharacterSet(charactersIn: "0123456789abcdefABCDEF:.[]%")
+    private static let hostBytes = ASCIISet("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.")
+    private static let ipv6Bytes = ASCIISet("0123456789abcdefABCDEF:.[]%")
     /// RFC 3986 path characters (unreserved, sub-delims, `:`, `@`, `/`) plus `?`, `#` and `%`,
     /// so an endpoint's own query, fragment and escapes keep their meaning.
-    private static let endpointCharacters = CharacterSet(charactersIn:
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?#%")
+    private static let endpointAllowed = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?#%"
+    private static let endpointBytes = ASCIISet(endpointAllowed)
+    private static let endpointCharacters = CharacterSet(charactersIn: endpointAllowed)
 }
 
-/// A request ready for a transport: every part final and validated.
-struct PreparedRequest: Sendable {
+/// A set of ASCII bytes as a 128-bit mask: membership is two shifts and a test.
+struct ASCIISet: Sendable {
+    private var low: UInt64 = 0
+    private var high: UInt64 = 0
+
+    init(_ characters: String) {
+        for byte in characters.utf8 where byte < 128 {
+            if byte < 64 { low |= 1 << UInt64(byte) } else { high |= 1 << UInt64(byte - 64) }
+        }
+    }
+
+    func contains(_ byte: UInt8) -> Bool {
+        byte < 64 ? low & (1 << UInt64(byte)) != 0 : byte < 128 && high & (1 << UInt64(byte - 64)) != 0
+    }
+}
+
+/// A request ready for a transport: every part final and validated. A class, so that handing it
+/// along the data path (transport, transfer, response, log) shares it instead of copying it.
+final class PreparedRequest: Sendable {
     let method: HTTPMethod
     let url: URL
     /// In the order they will be sent; names unique ignoring case.
@@ -129,8 +154,22 @@ struct PreparedRequest: Sendable {
     let snapshot: RequestSnapshot
     let redactor: Redactor
 
+    init(method: HTTPMethod, url: URL, headers: [(name: String, value: String)], body: PreparedBody?,
+         timeout: TimeInterval, snapshot: RequestSnapshot, redactor: Redactor) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+        self.snapshot = snapshot
+        self.redactor = redactor
+    }
+
     /// `METHOD URL` with secrets redacted, for logs and errors.
-    var redactedDescription: String { "\(method.rawValue) \(redactor.redact(url: url))" }
+    var redactedDescription: String { origin.description }
+
+    /// The method and URL, for a response to describe its request lazily.
+    var origin: RequestOrigin { RequestOrigin(method: method, url: url, redactor: redactor) }
 }
 
 /// Where a request's progress goes.

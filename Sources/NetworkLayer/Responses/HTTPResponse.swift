@@ -6,7 +6,9 @@ public struct HTTPResponse: Sendable {
     public let statusCode: Int
     /// The response headers by the name the server used. A header sent more than once has its
     /// values joined with `", "`. Look names up with ``value(forHeader:)``, which ignores case.
-    public let headers: [String: String]
+    public var headers: [String: String] { headerBlock.dictionary }
+    /// The headers as received; the dictionary is built on first use.
+    let headerBlock: ResponseHeaders
     /// The body, exactly as received (after transparent decompression).
     public let body: Data
     /// The URL that answered, after any redirects.
@@ -21,33 +23,36 @@ public struct HTTPResponse: Sendable {
     /// Where a 3xx response points, resolved against the request URL.
     var redirectLocation: String?
 
+    /// The request that got this response, to describe it in errors (built only when needed).
+    let origin: RequestOrigin
+
     /// `METHOD URL` of the request, secrets redacted; used in error descriptions.
-    let requestDescription: String
+    var requestDescription: String { origin.description }
     /// The request's validation and decoding settings, which the public helpers apply.
     let expectations: ResponseExpectations
 
     /// Creates a response, e.g. to test a provider's `parseAndValidate`.
     public init(statusCode: Int, headers: [String: String] = [:], body: Data = Data(), url: URL,
                 isMocked: Bool = false) {
-        self.init(statusCode: statusCode, headers: headers, body: body, url: url, isMocked: isMocked,
-                  requestDescription: "GET \(Redactor.default.redact(url: url))", expectations: ResponseExpectations())
+        self.init(statusCode: statusCode, headers: ResponseHeaders(headers), body: body, url: url, isMocked: isMocked,
+                  origin: RequestOrigin(method: .get, url: url, redactor: .default), expectations: ResponseExpectations())
     }
 
-    init(statusCode: Int, headers: [String: String], body: Data, url: URL, isMocked: Bool,
-         requestDescription: String, expectations: ResponseExpectations) {
+    init(statusCode: Int, headers: ResponseHeaders, body: Data, url: URL, isMocked: Bool,
+         origin: RequestOrigin, expectations: ResponseExpectations) {
         self.statusCode = statusCode
-        self.headers = headers
+        headerBlock = headers
         self.body = body
         self.url = url
         self.isMocked = isMocked
-        self.requestDescription = requestDescription
+        self.origin = origin
         self.expectations = expectations
     }
 
     /// The same response with another body.
     func replacingBody(_ body: Data) -> HTTPResponse {
-        var copy = HTTPResponse(statusCode: statusCode, headers: headers, body: body, url: url, isMocked: isMocked,
-                                requestDescription: requestDescription, expectations: expectations)
+        var copy = HTTPResponse(statusCode: statusCode, headers: headerBlock, body: body, url: url, isMocked: isMocked,
+                                origin: origin, expectations: expectations)
         copy.metrics = metrics
         copy.downloadedFile = downloadedFile
         return copy
@@ -55,7 +60,15 @@ public struct HTTPResponse: Sendable {
 
     /// The value of a header, looked up ignoring case; `nil` when absent.
     public func value(forHeader name: String) -> String? {
-        if let exact = headers[name] { return exact }
-        return headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headerBlock.value(for: name)
     }
+}
+
+/// A request's method and URL, described (secrets redacted) only when an error or log needs it.
+struct RequestOrigin: Sendable, CustomStringConvertible {
+    let method: HTTPMethod
+    let url: URL
+    let redactor: Redactor
+
+    var description: String { "\(method.rawValue) \(redactor.redact(url: url))" }
 }

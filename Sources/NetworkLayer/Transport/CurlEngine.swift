@@ -28,6 +28,7 @@ final class CurlEngine: @unchecked Sendable {
     /// Easy handles from finished transfers, reset and ready for the next.
     private let pool = Mutex<[CurlEasyHandle]>([])
     private static let poolLimit = 256
+    static let idleConnectionLimit = 512
     /// Transfers libcurl is working on, by easy handle. Engine thread only.
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     /// The connection caches in use, with how many transfers use each. Engine thread only.
@@ -57,6 +58,12 @@ final class CurlEngine: @unchecked Sendable {
         // Multiplex HTTP/2 streams over one connection (libcurl's default, stated here on purpose).
         guard nl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX)) == CURLM_OK else {
             throw .transport(.init(reason: "libcurl refused to enable HTTP/2 multiplexing"))
+        }
+        // Keep up to this many idle connections. libcurl's default (4 × the transfers running at
+        // that moment) closes connections whenever the number in flight dips, only to open them
+        // again a moment later.
+        guard nl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, Self.idleConnectionLimit) == CURLM_OK else {
+            throw .transport(.init(reason: "libcurl refused the connection cache size"))
         }
         let thread = Thread { [self] in run() }
         thread.name = "NetworkLayer.curl"

@@ -22,7 +22,12 @@ final class CurlTransfer: @unchecked Sendable {
     // Engine thread only, from submission on.
     var completion: (@Sendable (Result<HTTPResponse, NetworkError>) -> Void)?
     private var body = Data()
-    private var headers: [(name: String, value: String)] = []
+    /// The header lines of the final response, as ResponseHeaders stores them.
+    private var headerBytes: [UInt8] = {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(512)
+        return bytes
+    }()
     /// The host whose pins the last handshake checked.
     private var pinnedHost: String?
     /// The connection cache the engine attached to this transfer's handle.
@@ -69,9 +74,11 @@ final class CurlTransfer: @unchecked Sendable {
         // libcurl's own additions we do not want: "Expect: 100-continue" (a round trip of latency
         // before a body) and, for a body without a type, "Content-Type: application/x-www-form-urlencoded".
         var suppressed: [String] = []
-        if request.headers.value(for: "Expect") == nil { suppressed.append("Expect") }
-        if request.headers.value(for: "Content-Type") == nil, !Self.typesItsOwnBody(request.body) {
-            suppressed.append("Content-Type")
+        if request.body != nil || request.method == .post || request.method == .put || request.method == .patch {
+            if request.headers.value(for: "Expect") == nil { suppressed.append("Expect") }
+            if request.headers.value(for: "Content-Type") == nil, !Self.typesItsOwnBody(request.body) {
+                suppressed.append("Content-Type")
+            }
         }
         headerList = try CurlHeaderList(request.headers, suppressing: suppressed)
         try configure(options)
@@ -102,6 +109,11 @@ final class CurlTransfer: @unchecked Sendable {
         try handle.set(CURLOPT_USERAGENT, Self.userAgent)
         try handle.set(CURLOPT_ACCEPT_ENCODING, "")  // every encoding this libcurl can decode
         try handle.set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
+        if request.url.scheme == "https" {
+            // Transfers starting together wait for the first connection to say whether it speaks
+            // HTTP/2, and share it, instead of each opening its own.
+            try handle.set(CURLOPT_PIPEWAIT, true)
+        }
 
         // Only http and https. Redirects are followed by CurlTransport, one transfer per hop, so
         // that credentials can be dropped when a redirect changes host.
@@ -224,25 +236,50 @@ final class CurlTransfer: @unchecked Sendable {
                                          bytesReceived: received, totalBytesExpected: expected > 0 ? expected : nil))
     }
 
-    fileprivate func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) {
-        var line = bytes[...]
-        while let last = line.last, last == 0x0A || last == 0x0D { line = line.dropLast() }
-        if line.starts(with: "HTTP/".utf8) {
+    /// Keeps one header line for ``ResponseHeaders`` (parsed only if someone reads the headers).
+    /// Runs for every header of every response, so it works on the raw bytes.
+    fileprivate func receiveHeaderLine(_ line: UnsafeBufferPointer<UInt8>) {
+        var count = line.count
+        while count > 0, line[count - 1] == 0x0A || line[count - 1] == 0x0D { count -= 1 }
+        guard count > 0 else { return }  // the blank line that ends the block
+        if count >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
+           line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/") {
             // A new status line: an interim (1xx) response came before; start over.
-            headers.removeAll(keepingCapacity: true)
+            headerBytes.removeAll(keepingCapacity: true)
             return
         }
-        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
-        let name = String(decoding: line[..<colon], as: UTF8.self)
-        var valueBytes = line[line.index(after: colon)...]
-        while let first = valueBytes.first, first == 0x20 || first == 0x09 { valueBytes = valueBytes.dropFirst() }
-        while let last = valueBytes.last, last == 0x20 || last == 0x09 { valueBytes = valueBytes.dropLast() }
-        let value = String(decoding: valueBytes, as: UTF8.self)
-        headers.append((name, value))
-        if downloadFile == nil, name.caseInsensitiveCompare("Content-Length") == .orderedSame, let length = Int(value), length > 0 {
+        let kept = UnsafeBufferPointer(rebasing: line[0..<count])
+        headerBytes.append(contentsOf: kept)
+        headerBytes.append(UInt8(ascii: "\n"))
+        if downloadFile == nil, let length = Self.contentLength(kept), length > 0 {
             // Room for the announced body up front, within reason: the claim comes from the server.
             body.reserveCapacity(min(length, 64 << 20))
         }
+    }
+
+    private static let contentLengthName = Array("content-length:".utf8)
+
+    /// The value of a `Content-Length:` line, or `nil` for any other line.
+    private static func contentLength(_ line: UnsafeBufferPointer<UInt8>) -> Int? {
+        let name = contentLengthName
+        guard line.count > name.count, line[0] | 0x20 == UInt8(ascii: "c") else { return nil }
+        for (index, expected) in name.enumerated() {
+            let byte = line[index]
+            let lowered = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+            guard lowered == expected else { return nil }
+        }
+        var value = 0
+        var sawDigit = false
+        for byte in line[name.count...] {
+            if byte == 0x20 || byte == 0x09 { if sawDigit { break } else { continue } }
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
+            guard !overflow1, !overflow2 else { return nil }
+            value = sum
+            sawDigit = true
+        }
+        return sawDigit ? value : nil
     }
 
     // MARK: Pinning (engine thread, inside the handshake)
@@ -303,19 +340,15 @@ final class CurlTransfer: @unchecked Sendable {
         let metrics = self.metrics()
         progress?.report(TransferProgress(bytesSent: metrics.bytesSent, totalBytesToSend: request.body?.count ?? metrics.bytesSent,
                                           bytesReceived: bytesReceived, totalBytesExpected: bytesReceived))
-        var merged: [String: String] = [:]
-        merged.reserveCapacity(headers.count)
-        for (name, value) in headers {
-            if let existing = merged[name] { merged[name] = existing + ", " + value } else { merged[name] = value }
-        }
         // Redirects are separate transfers, so the effective URL is the request's own.
         let url = request.url
-        var response = HTTPResponse(statusCode: handle.long(CURLINFO_RESPONSE_CODE) ?? 0, headers: merged,
+        let status = handle.long(CURLINFO_RESPONSE_CODE) ?? 0
+        var response = HTTPResponse(statusCode: status, headers: ResponseHeaders(raw: headerBytes),
                                     body: body, url: url, isMocked: false,
-                                    requestDescription: request.redactedDescription,
+                                    origin: request.origin,
                                     expectations: request.snapshot.expectations)
         response.metrics = metrics
-        response.redirectLocation = handle.string(CURLINFO_REDIRECT_URL)
+        if (300..<400).contains(status) { response.redirectLocation = handle.string(CURLINFO_REDIRECT_URL) }
         return .success(response)
     }
 
@@ -362,8 +395,9 @@ private let curlRequirePins: curl_ssl_ctx_callback = { _, sslContext, context in
 private let curlReceiveHeader: curl_write_callback = { data, size, count, context in
     let length = size * count
     guard let data, let context else { return 0 }  // 0 for a non-empty chunk aborts the transfer
+    let bytes = UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self)
     Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-        .receiveHeaderLine(UnsafeRawBufferPointer(start: data, count: length))
+        .receiveHeaderLine(UnsafeBufferPointer(start: bytes, count: length))
     return length
 }
 

@@ -25,7 +25,7 @@ extension PreparedRequest {
             body = nil
         }
         var headers = self.headers
-        if body == nil { headers.removeAll { $0.name.caseInsensitiveCompare("Content-Type") == .orderedSame } }
+        if body == nil { headers.removeAll { $0.name.equalsIgnoringASCIICase("Content-Type") } }
         let leavesOrigin = target.host?.lowercased() != url.host?.lowercased()
             || (url.scheme?.lowercased() == "https" && scheme == "http")
         if leavesOrigin {

@@ -209,15 +209,18 @@ func bytePattern(_ count: Int) -> Data { Data((0..<count).map { UInt8($0 % 256) 
             let command = try await net.curlCommand(for: request, redactingSecrets: false)
             #expect(command.hasPrefix("curl "))
 
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", command + " --silent --show-error"]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
+            let (status, data) = try await offCooperativePool { () throws -> (Int32, Data) in
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: "/bin/sh")
+                process.arguments = ["-c", command + " --silent --show-error"]
+                let output = Pipe()
+                process.standardOutput = output
+                try process.run()
+                let data = output.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                return (process.terminationStatus, data)
+            }
+            #expect(status == 0)
             let replayed = try JSONDecoder().decode(Echo.self, from: data)
             #expect(replayed.method == ours.method)
             #expect(replayed.path == ours.path)

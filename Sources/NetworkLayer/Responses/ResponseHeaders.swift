@@ -1,0 +1,73 @@
+import Synchronization
+
+/// A response's header block as received, turned into a dictionary only when someone reads it.
+///
+/// Most responses are decoded without a look at their headers, so building a `String` pair per
+/// header line for every response would be wasted work on the hot path.
+final class ResponseHeaders: Sendable {
+    /// `Name: value` lines as received, each ended by `\n` (the CR removed).
+    private let raw: [UInt8]
+    private let parsed: Mutex<[String: String]?>
+
+    init(raw: [UInt8]) {
+        self.raw = raw
+        parsed = Mutex(nil)
+    }
+
+    init(_ dictionary: [String: String]) {
+        raw = []
+        parsed = Mutex(dictionary)
+    }
+
+    /// Every header by the name the server used; repeated headers joined with `", "`.
+    var dictionary: [String: String] {
+        parsed.withLock { cached in
+            if let cached { return cached }
+            var result: [String: String] = [:]
+            forEachLine { name, value in
+                let key = String(decoding: name, as: UTF8.self)
+                let text = String(decoding: value, as: UTF8.self)
+                if let existing = result[key] { result[key] = existing + ", " + text } else { result[key] = text }
+            }
+            cached = result
+            return result
+        }
+    }
+
+    /// The value of one header, ignoring the case of its name, without building the dictionary.
+    func value(for name: String) -> String? {
+        if let cached = parsed.withLock({ $0 }) {
+            if let exact = cached[name] { return exact }
+            return cached.first { $0.key.equalsIgnoringASCIICase(name) }?.value
+        }
+        var found: String?
+        forEachLine { lineName, value in
+            guard Self.equalIgnoringASCIICase(lineName, name.utf8) else { return }
+            let text = String(decoding: value, as: UTF8.self)
+            found = found.map { $0 + ", " + text } ?? text
+        }
+        return found
+    }
+
+    private func forEachLine(_ body: (ArraySlice<UInt8>, ArraySlice<UInt8>) -> Void) {
+        var start = raw.startIndex
+        while start < raw.endIndex {
+            let end = raw[start...].firstIndex(of: UInt8(ascii: "\n")) ?? raw.endIndex
+            let line = raw[start..<end]
+            if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
+                var value = line[line.index(after: colon)...]
+                while let first = value.first, first == 0x20 || first == 0x09 { value = value.dropFirst() }
+                while let last = value.last, last == 0x20 || last == 0x09 { value = value.dropLast() }
+                body(line[..<colon], value)
+            }
+            start = end + 1
+        }
+    }
+
+    static func equalIgnoringASCIICase(_ bytes: some Collection<UInt8>, _ other: some Collection<UInt8>) -> Bool {
+        guard bytes.count == other.count else { return false }
+        return zip(bytes, other).allSatisfy { a, b in
+            a == b || (a | 0x20 == b | 0x20 && (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(a | 0x20))
+        }
+    }
+}
