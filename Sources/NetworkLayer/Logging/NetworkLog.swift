@@ -22,6 +22,10 @@ struct NetworkLog: Sendable {
     private static let prettyPrintLimit = 256 * 1024
     private static let nextID = Atomic<Int>(1)
 
+    /// How many request logs were ever created: the tests check that a request with logging off
+    /// creates none (so it formats nothing).
+    static var created: Int { nextID.load(ordering: .relaxed) - 1 }
+
     let id: Int
     let redactor: Redactor
     let mocked: Bool

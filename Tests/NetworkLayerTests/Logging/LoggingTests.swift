@@ -57,8 +57,12 @@ import Testing
         try await withTestServer { server in
             let net = makeManager(log: log)
             net.isVerbose = false
+            // No request log is even created, so no text is built (`make test` runs one test at a
+            // time, so no other test creates logs meanwhile).
+            let logsBefore = NetworkLog.created
             _ = try await net.perform(TestRequest<Echo>(server.provider(), "/echo"))
             _ = await networkError { try await net.perform(TestRequest<Echo>(server.provider(), "/status/500")) }
+            #expect(NetworkLog.created == logsBefore)
             #expect(log.all.isEmpty)
             // And it can be turned back on at any time.
             net.isVerbose = true
