@@ -53,24 +53,6 @@ final class CurlTransfer: @unchecked Sendable {
         pinning = options.pinning
         maximumResponseSize = options.maximumResponseSize
         progress = request.snapshot.progress
-        if let downloadTo {
-            guard let file = fopen(downloadTo.path, "wb") else {
-                throw .invalidRequest(.init(request: request.redactedDescription,
-                                            reason: "the download file \(downloadTo.path) could not be created: "
-                                                + String(cString: strerror(errno))))
-            }
-            downloadFile = file
-        } else {
-            downloadFile = nil
-        }
-        if pinning != nil {
-            guard let check = nl_pin_check_create() else {
-                throw .transport(.init(reason: "out of memory for the pin check"))
-            }
-            pinCheck = check
-        } else {
-            pinCheck = nil
-        }
         // libcurl's own additions we do not want: "Expect: 100-continue" (a round trip of latency
         // before a body) and, for a body without a type, "Content-Type: application/x-www-form-urlencoded".
         var suppressed: [String] = []
@@ -81,6 +63,27 @@ final class CurlTransfer: @unchecked Sendable {
             }
         }
         headerList = try CurlHeaderList(request.headers, suppressing: suppressed)
+        // The two C resources last, each released if the other cannot be had: until every stored
+        // property is set, a throwing init does not run `deinit`.
+        var check: OpaquePointer?
+        if pinning != nil {
+            guard let created = nl_pin_check_create() else {
+                throw .transport(.init(reason: "out of memory for the pin check"))
+            }
+            check = created
+        }
+        var file: UnsafeMutablePointer<FILE>?
+        if let downloadTo {
+            file = fopen(downloadTo.path, "wb")
+            guard file != nil else {
+                let reason = String(cString: strerror(errno))
+                if let check { nl_pin_check_free(check) }
+                throw .invalidRequest(.init(request: request.redactedDescription,
+                                            reason: "the download file \(downloadTo.path) could not be created: \(reason)"))
+            }
+        }
+        pinCheck = check
+        downloadFile = file
         try configure(options)
     }
 
