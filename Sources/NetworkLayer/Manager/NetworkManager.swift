@@ -77,7 +77,7 @@ public final class NetworkManager: Sendable {
         }
         // A cancel through the handle answers at once, without waiting for the task to be scheduled.
         return RequestHandle(task) {
-            gate.deliver(.failure(.cancelled(.init(request: "\(snapshot.method.rawValue) \(snapshot.endpoint)",
+            gate.deliver(.failure(.cancelled(.init(request: snapshot.describeUnprepared(),
                                                    reason: "it was cancelled through its RequestHandle"))))
         }
     }
@@ -126,7 +126,7 @@ public final class NetworkManager: Sendable {
             return (try Self.parse(response, with: snapshot.provider, as: type), response)
         } catch {
             let error = prepared.map { error.describingRequest($0.redactedDescription) } ?? error
-            log?.failure(error, of: prepared?.redactedDescription ?? "\(snapshot.method.rawValue) \(snapshot.endpoint)",
+            log?.failure(error, of: prepared?.redactedDescription ?? snapshot.describeUnprepared(with: settings.redactor),
                          elapsed: started.duration(to: .now))
             throw error
         }

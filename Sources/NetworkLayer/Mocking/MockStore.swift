@@ -22,6 +22,16 @@ struct MockStore: Sendable {
 
     /// The body file answering `request`, checked to lie inside the mock directory.
     func bodyFile(for request: PreparedRequest) throws(NetworkError) -> URL {
+        try file(named: mockName(for: request), extension: "json")
+    }
+
+    /// The sidecar beside the body file, checked the same way (it may be a link of its own).
+    func sidecarFile(for request: PreparedRequest) throws(NetworkError) -> URL {
+        try file(named: mockName(for: request), extension: "meta.json")
+    }
+
+    /// `mockedResponseFilename`, or `METHOD/path` without one.
+    private func mockName(for request: PreparedRequest) -> String {
         let name: String
         if let filename = request.snapshot.mockedResponseFilename {
             name = filename
@@ -32,7 +42,7 @@ struct MockStore: Sendable {
             let trimmed = path.split(separator: "/", omittingEmptySubsequences: true).joined(separator: "/")
             name = "\(request.method.rawValue)/\(trimmed.isEmpty ? "index" : trimmed)"
         }
-        return try file(named: name, extension: "json")
+        return name
     }
 
     /// `<directory>/<name>.<extension>`, refusing any name that could reach outside the directory:
@@ -73,7 +83,7 @@ struct MockStore: Sendable {
         } catch {
             throw .mockNotFound(filename: bodyURL.path)
         }
-        let sidecarURL = bodyURL.deletingPathExtension().appendingPathExtension("meta.json")
+        let sidecarURL = try sidecarFile(for: request)
         var sidecar = Sidecar()
         if let data = try? Data(contentsOf: sidecarURL) {
             do {
@@ -100,7 +110,7 @@ struct MockStore: Sendable {
     /// status and headers, secret headers left out.
     func record(_ response: HTTPResponse, for request: PreparedRequest) throws(NetworkError) {
         let bodyURL = try bodyFile(for: request)
-        let sidecarURL = bodyURL.deletingPathExtension().appendingPathExtension("meta.json")
+        let sidecarURL = try sidecarFile(for: request)
         let headers = response.headers.filter { !request.redactor.isSecretHeader($0.key) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

@@ -93,6 +93,13 @@ public struct MultipartFormData: Sendable {
             case .text(let name, _), .data(let name, _, _, _), .file(let name, _, _, _): name
             }
         }
+
+        var mimeType: String? {
+            switch self {
+            case .text: nil
+            case .data(_, _, _, let mimeType), .file(_, _, _, let mimeType): mimeType
+            }
+        }
     }
 
     private(set) var parts: [Part] = []

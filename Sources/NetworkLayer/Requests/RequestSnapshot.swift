@@ -31,7 +31,7 @@ struct RequestSnapshot: Sendable {
     func prepare(providerHeaders: [String: String], credentials: Authentication.Credentials? = nil,
                  redactor: Redactor = .default) throws(NetworkError) -> PreparedRequest {
         let parameters = try parameters.get()
-        var url = try baseURL()
+        var url = try baseURL(redactor: redactor)
         var headers = try HeaderFields.merged(providerHeaders, credentials?.headers ?? [], overriddenBy: additionalHeaders)
 
         // Where params go: the query, unless they are the body.
@@ -64,6 +64,7 @@ struct RequestSnapshot: Sendable {
             url.insert(contentsOf: separator + queryText, at: fragmentStart)
         }
         if let contentType = prepared?.contentType, headers.value(for: "Content-Type") == nil {
+            try HeaderFields.validate(name: "Content-Type", value: contentType)
             headers.append(("Content-Type", contentType))
         }
 
@@ -79,7 +80,10 @@ struct RequestSnapshot: Sendable {
     }
 
     /// `scheme://host[:port]endpoint`, checked part by part so a mistake gets a precise message.
-    func baseURL() throws(NetworkError) -> String {
+    func baseURL(redactor: Redactor = .default) throws(NetworkError) -> String {
+        func invalid(_ reason: String) -> NetworkError {
+            .invalidRequest(.init(request: describeUnprepared(with: redactor), reason: reason))
+        }
         let host = provider.host
         let isIPv6Literal = host.utf8.first == UInt8(ascii: "[") && host.utf8.last == UInt8(ascii: "]")
         let allowed = isIPv6Literal ? Self.ipv6Bytes : Self.hostBytes
@@ -113,8 +117,9 @@ struct RequestSnapshot: Sendable {
         return url
     }
 
-    private func invalid(_ reason: String) -> NetworkError {
-        .invalidRequest(.init(request: "\(method.rawValue) \(endpoint)", reason: reason))
+    /// `METHOD endpoint`, secrets redacted: how a request is named before its URL exists.
+    func describeUnprepared(with redactor: Redactor = .default) -> String {
+        "\(method.rawValue) \(redactor.redact(urlString: endpoint))"
     }
 
     private static let hostBytes = ASCIISet("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.")
@@ -220,6 +225,10 @@ extension RequestBody {
             }
             return (.file(url, size: size), contentType)
         case .multipart(let form):
+            for part in form.parts {
+                // A MIME type becomes a part header line: CR or LF in it would add headers.
+                if let mimeType = part.mimeType { try HeaderFields.validate(name: "Content-Type", value: mimeType) }
+            }
             for case .file(let name, let url, _, _) in form.parts where !FileManager.default.isReadableFile(atPath: url.path) {
                 throw .invalidRequest(.init(reason: "the file of the multipart field \"\(name)\", \(url.path), does not exist or cannot be read"))
             }

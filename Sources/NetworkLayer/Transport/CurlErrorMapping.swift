@@ -14,7 +14,8 @@ enum CurlErrorMapping {
         case CURLE_COULDNT_CONNECT:
             return .reachability(context("the connection was refused or the network is unreachable"))
         case CURLE_OPERATION_TIMEDOUT:
-            return .timeOut(context("no complete answer within the timeout of \(ParameterValue.text(of: request.timeout)) s"))
+            // The request's own timeout: a redirect hop runs on what is left of it.
+            return .timeOut(context("no complete answer within the timeout of \(ParameterValue.text(of: request.snapshot.timeout)) s"))
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
              CURLE_SSL_ISSUER_ERROR, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CERTPROBLEM:
             return .invalidCertificate(context("the server's certificate failed verification"))
@@ -29,8 +30,18 @@ enum CurlErrorMapping {
             return .transport(context("the server closed the connection before the body was complete"))
         case CURLE_GOT_NOTHING:
             return .transport(context("the server closed the connection without answering"))
+        case CURLE_RECV_ERROR where message.localizedCaseInsensitiveContains("chunk"):
+            return .transport(context("the server sent a malformed chunked body"))
+        case CURLE_RECV_ERROR where message.localizedCaseInsensitiveContains("too large"):
+            return .transport(context("the response headers are larger than libcurl accepts (300 KB)"))
+        case CURLE_SEND_ERROR where message.localizedCaseInsensitiveContains("connection died"):
+            // libcurl re-sent the request on fresh connections, and each closed unanswered.
+            return .transport(context("the server closed the connection without answering, every time it was asked"))
         case CURLE_RECV_ERROR, CURLE_SEND_ERROR:
             return .transport(context("the connection broke (reset by the server or the network)"))
+        case CURLE_OUT_OF_MEMORY:
+            // What libcurl 7.88 reports for a single header line over 100 KB, too.
+            return .transport(context("a response header is too large (over 100 KB), or memory ran out"))
         case CURLE_WEIRD_SERVER_REPLY:
             return .transport(context("the server's answer is not valid HTTP"))
         case CURLE_BAD_CONTENT_ENCODING:

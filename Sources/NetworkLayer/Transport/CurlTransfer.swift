@@ -41,6 +41,9 @@ final class CurlTransfer: @unchecked Sendable {
     /// The largest body accepted, and whether the server exceeded it.
     private let maximumResponseSize: Int?
     private var exceededMaximumSize = false
+    /// Why the response was refused while its headers arrived (a bare CR, conflicting lengths).
+    private var malformedResponse: String?
+    private var announcedLength: Int?
     private var bytesReceived: Int64 = 0
     private let progress: ProgressReporter?
     private var lastProgressReport = ContinuousClock.now
@@ -241,23 +244,40 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Keeps one header line for ``ResponseHeaders`` (parsed only if someone reads the headers).
     /// Runs for every header of every response, so it works on the raw bytes.
-    fileprivate func receiveHeaderLine(_ line: UnsafeBufferPointer<UInt8>) {
+    /// Returns `false` to stop a response whose headers are malformed in ways libcurl lets through.
+    fileprivate func receiveHeaderLine(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
         var count = line.count
-        while count > 0, line[count - 1] == 0x0A || line[count - 1] == 0x0D { count -= 1 }
-        guard count > 0 else { return }  // the blank line that ends the block
+        if count > 0, line[count - 1] == 0x0A { count -= 1 }
+        if count > 0, line[count - 1] == 0x0D { count -= 1 }
+        guard count > 0 else { return true }  // the blank line that ends the block
         if count >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
            line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/") {
             // A new status line: an interim (1xx) response came before; start over.
             headerBytes.removeAll(keepingCapacity: true)
-            return
+            announcedLength = nil
+            return true
         }
         let kept = UnsafeBufferPointer(rebasing: line[0..<count])
+        // RFC 9112: a bare CR, or a NUL, inside a field is an error (it could smuggle a header).
+        if kept.contains(0x0D) || kept.contains(0x00) || kept.contains(0x0A) {
+            malformedResponse = "a header line holds a bare CR, LF or NUL"
+            return false
+        }
         headerBytes.append(contentsOf: kept)
         headerBytes.append(UInt8(ascii: "\n"))
-        if downloadFile == nil, let length = Self.contentLength(kept), length > 0 {
-            // Room for the announced body up front, within reason: the claim comes from the server.
-            body.reserveCapacity(min(length, 64 << 20))
+        if let length = Self.contentLength(kept) {
+            // RFC 9112 section 6.3: differing Content-Length values make the framing unknowable.
+            if let announced = announcedLength, announced != length {
+                malformedResponse = "it carries two different Content-Length headers (\(announced) and \(length))"
+                return false
+            }
+            announcedLength = length
+            if downloadFile == nil, length > 0 {
+                // Room for the announced body up front, within reason: the claim comes from the server.
+                body.reserveCapacity(min(length, 64 << 20))
+            }
         }
+        return true
     }
 
     private static let contentLengthName = Array("content-length:".utf8)
@@ -315,6 +335,10 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// The outcome once libcurl reports the transfer done with `code`.
     func result(for code: CURLcode) -> Result<HTTPResponse, NetworkError> {
+        if let malformedResponse {
+            return .failure(.transport(.init(request: request.redactedDescription,
+                                             reason: "the server's response is malformed: \(malformedResponse)")))
+        }
         if code == CURLE_PEER_FAILED_VERIFICATION, let pinCheck, nl_pin_check_outcome(pinCheck) == NL_PIN_MISMATCH {
             let host = pinnedHost ?? request.url.host ?? "the server"
             return .failure(.invalidCertificate(.init(
@@ -399,9 +423,8 @@ private let curlReceiveHeader: curl_write_callback = { data, size, count, contex
     let length = size * count
     guard let data, let context else { return 0 }  // 0 for a non-empty chunk aborts the transfer
     let bytes = UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self)
-    Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-        .receiveHeaderLine(UnsafeBufferPointer(start: bytes, count: length))
-    return length
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    return transfer.receiveHeaderLine(UnsafeBufferPointer(start: bytes, count: length)) ? length : 0
 }
 
 extension Duration {

@@ -10,13 +10,17 @@ extension PreparedRequest {
     ///   `Proxy-Authorization`, `Cookie` and every header whose name looks secret (API keys, tokens).
     /// - The hop gets `remainingTimeout`: what is left of the whole request's timeout.
     func redirected(to location: String, status: Int, remainingTimeout remaining: TimeInterval) throws(NetworkError) -> PreparedRequest {
-        guard let target = URL(string: location), let scheme = target.scheme?.lowercased(), target.host != nil else {
+        guard let target = URL(string: location), let scheme = target.scheme?.lowercased() else {
             throw .transport(.init(request: redactedDescription,
                                    reason: "the server redirected to \"\(redactor.redact(urlString: location))\", which is not a URL"))
         }
         guard scheme == "http" || scheme == "https" else {
             throw .transport(.init(request: redactedDescription,
                                    reason: "the server redirected to a \(scheme): URL, and only http and https are followed"))
+        }
+        guard target.host != nil else {
+            throw .transport(.init(request: redactedDescription,
+                                   reason: "the server redirected to \"\(redactor.redact(urlString: location))\", which names no host"))
         }
         var method = self.method
         var body = self.body
