@@ -24,12 +24,14 @@ Modes (the fault is at connect time, so no request is read):
 Paths in serve mode (any method; the query is ignored unless noted):
 
   /ok                  200 {"ok": true}, keep-alive (the "library still works" probe)
+  /slow-ok             the same after 200 ms (to make a client open several connections)
   /stats               200 {"connections": c, "requests": r}: connections accepted (even
                        those that sent nothing) and requests read, /stats itself and a
                        connection opened for it not included
   /hang                read the request, never answer; hold the connection until the peer closes
   /stall-after-headers 200 headers announcing 100 bytes, then nothing
   /drip                200 headers announcing 100 bytes, then one byte a second
+                       (?interval=<seconds> for another pace)
   /close               read the request, close without a byte of answer (FIN)
   /short-body          Content-Length: 1000, 10 body bytes, close
   /reset-mid-body      Content-Length: 100000, 1000 body bytes, then RST (SO_LINGER 0)
@@ -49,6 +51,7 @@ Paths in serve mode (any method; the query is ignored unless noted):
                        '{"ok": true} ': whichever length a client believes, the body decodes,
                        so only a client that refuses the conflict fails the request
   /redirect-loop       302 to /redirect-loop, forever (keep-alive)
+  /slow-redirect       after 150 ms, 302 to /slow-redirect, forever (a timeout during redirects)
   /redirect-file       302 to file:///etc/passwd
   /redirect-ftp        302 to ftp://127.0.0.1:<this port>/secret.txt
   /redirect-userinfo/<path>
@@ -104,7 +107,8 @@ _bombs_lock = threading.Lock()
 
 
 def gzip_bomb(layers):
-    """50 MB of zeros, gzip-compressed `layers` times (cached: compressing takes ~0.3 s)."""
+    """50 MB of zeros, gzip-compressed `layers` times. Built on first use and cached: it costs
+    about 0.3 s of CPU, which most servers started by the tests never need to spend."""
     with _bombs_lock:
         if layers not in _bombs:
             data = bytes(50 * 1024 * 1024)
@@ -194,6 +198,10 @@ def handle(conn, method, path, query):
     if path == "/ok":
         c.send(json_response(200, "OK", {"ok": True}))
         return True
+    if path == "/slow-ok":
+        time.sleep(0.2)
+        c.send(json_response(200, "OK", {"ok": True}))
+        return True
     if path == "/stats":
         connections, requests = c.stats.snapshot()
         c.send(json_response(200, "OK", {"connections": connections, "requests": requests}))
@@ -206,10 +214,11 @@ def handle(conn, method, path, query):
         c.hold()
         return False
     if path == "/drip":
+        interval = float(query.split("interval=", 1)[1].split("&")[0]) if "interval=" in query else 1.0
         c.send(response(200, "OK", [("Content-Type", "application/octet-stream"), ("Content-Length", "100")]))
         for _ in range(100):
             c.send(b"x")
-            time.sleep(1)
+            time.sleep(interval)
         return False
     if path == "/close":
         return False
@@ -278,6 +287,10 @@ def handle(conn, method, path, query):
         return False
     if path == "/redirect-loop":
         c.send(redirect("/redirect-loop"))
+        return True
+    if path == "/slow-redirect":
+        time.sleep(0.15)
+        c.send(redirect("/slow-redirect"))
         return True
     if path == "/redirect-file":
         c.send(redirect("file:///etc/passwd"))
@@ -351,8 +364,6 @@ def run_serve(tls_context):
             threading.Thread(target=serve_connection, args=(sock, port, stats, tls_context), daemon=True).start()
 
     threading.Thread(target=accept_loop, daemon=True).start()
-    # Warm the bomb cache in the background so /gzip-bomb answers at once.
-    threading.Thread(target=gzip_bomb, args=(1,), daemon=True).start()
     return port, [listener]
 
 

@@ -20,9 +20,9 @@ enum FastJSONDecoder {
         case .invalid: throw FoundationJSON.invalidJSON
         case .unsupported: return try FoundationJSON.decoder.decode(T.self, from: data)
         }
-        let decoder = JSONTapeDecoder(document: document, index: 0, pathNode: nil)
+        let decoder = JSONTapeDecoder(document: document, index: 0, path: .root)
         do {
-            return try decoder.unwrap(T.self, at: 0, parent: nil, key: JSONIndexKey?.none)
+            return try decoder.unwrap(T.self, at: 0, parent: .root, key: JSONNoKey())
         } catch {
             // Foundation's parser errors surface as one top-level `dataCorrupted`, as in `JSONDecoder`.
             if FoundationJSON.isParserError(error) { throw FoundationJSON.invalidJSON }
@@ -53,9 +53,8 @@ enum FastJSONDecoder {
 
 // MARK: - Coding paths
 
-/// One step of a coding path; the path of a value is its node and the node's ancestors. Built
-/// only for values handed to a `Decodable` initializer or a nested container; the path of a
-/// primitive is only assembled when an error needs it.
+/// One materialized step of a coding path; a path is a node and the node's ancestors. Nodes are
+/// owned by their document (`JSONDocument.keep`), so paths refer to them without reference counting.
 final class JSONPathNode {
     let parent: JSONPathNode?
     let key: any CodingKey
@@ -64,10 +63,27 @@ final class JSONPathNode {
         self.parent = parent
         self.key = key
     }
+}
 
-    static func path(_ node: JSONPathNode?) -> [any CodingKey] {
+/// The coding path of a value: materialized nodes plus, for an array element, its index, which
+/// only becomes a node when a nested value needs it as its parent. Plain data, cheap to copy: so
+/// decoding an array of structs of primitives allocates nothing for paths; keys are only
+/// assembled for an error.
+struct JSONPath {
+    /// Owned by the document, which every decoder and container keeps alive.
+    unowned(unsafe) let parent: JSONPathNode?
+    /// The index of an array element after `parent`, or -1.
+    let index: Int
+
+    static var root: JSONPath { JSONPath(parent: nil, index: -1) }
+
+    var keys: [any CodingKey] { keys(appending: JSONNoKey()) }
+
+    func keys(appending extra: some CodingKey) -> [any CodingKey] {
         var keys: [any CodingKey] = []
-        var node = node
+        if !(extra is JSONNoKey) { keys.append(extra) }
+        if index >= 0 { keys.append(JSONIndexKey(index)) }
+        var node = parent
         while let current = node {
             keys.append(current.key)
             node = current.parent
@@ -75,15 +91,21 @@ final class JSONPathNode {
         return keys.reversed()
     }
 
-    static func path(_ node: JSONPathNode?, appending key: (some CodingKey)?) -> [any CodingKey] {
-        guard let key else { return path(node) }
-        return path(node) + [key]
+    /// The path as a node, for nested paths.
+    @inline(__always)
+    func node(in document: JSONDocument) -> JSONPathNode? {
+        guard index >= 0 else { return parent }
+        return document.keep(JSONPathNode(parent: parent, key: JSONIndexKey(index)))
     }
 
+    /// The path of a value nested at `key`.
     @inline(__always)
-    static func node(_ parent: JSONPathNode?, appending key: (some CodingKey)?) -> JSONPathNode? {
-        guard let key else { return parent }
-        return JSONPathNode(parent: parent, key: key)
+    func child<K: CodingKey>(_ key: K, in document: JSONDocument) -> JSONPath {
+        if K.self == JSONNoKey.self { return self }
+        if K.self == JSONIndexKey.self {
+            return JSONPath(parent: node(in: document), index: unsafeBitCast(key, to: JSONIndexKey.self).index)
+        }
+        return JSONPath(parent: document.keep(JSONPathNode(parent: node(in: document), key: key)), index: -1)
     }
 }
 
@@ -106,6 +128,15 @@ struct JSONSuperKey: CodingKey {
     var intValue: Int? { nil }
 }
 
+/// No key: a value decoded at its decoder's own path (single-value containers, the top level).
+struct JSONNoKey: CodingKey {
+    init() {}
+    init?(stringValue: String) { nil }
+    init?(intValue: Int) { nil }
+    var stringValue: String { "" }
+    var intValue: Int? { nil }
+}
+
 // MARK: - Decoder
 
 /// The `Decoder` (and single-value container) over a tape. Like Foundation's, one instance serves a
@@ -114,27 +145,30 @@ final class JSONTapeDecoder: Decoder, SingleValueDecodingContainer {
     let document: JSONDocument
     let bytes: UnsafePointer<UInt8>
     let nodes: UnsafePointer<JSONNode>
+    // Re-pointed for each nested value, never while another access is in progress; unchecked, as
+    // the runtime's exclusivity checks on these two dominated the cost of decoding small values.
     /// The tape index of the value this decoder currently decodes.
-    var index: Int
-    var pathNode: JSONPathNode?
+    @exclusivity(unchecked) var index: Int
+    /// That value's coding path.
+    @exclusivity(unchecked) var path: JSONPath
 
-    init(document: JSONDocument, index: Int, pathNode: JSONPathNode?) {
+    init(document: JSONDocument, index: Int, path: JSONPath) {
         self.document = document
         self.bytes = UnsafePointer(document.bytes)
         self.nodes = UnsafePointer(document.nodes)
         self.index = index
-        self.pathNode = pathNode
+        self.path = path
     }
 
-    var codingPath: [any CodingKey] { JSONPathNode.path(pathNode) }
+    var codingPath: [any CodingKey] { path.keys }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        try keyedContainer(Key.self, at: index, pathNode: pathNode)
+        try keyedContainer(Key.self, at: index, path: path)
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        try unkeyedContainer(at: index, pathNode: pathNode)
+        try unkeyedContainer(at: index, path: path)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
@@ -153,29 +187,35 @@ final class JSONTapeDecoder: Decoder, SingleValueDecodingContainer {
 
     // MARK: Containers
 
-    func keyedContainer<Key: CodingKey>(_: Key.Type, at i: Int, pathNode: JSONPathNode?) throws -> KeyedDecodingContainer<Key> {
+    func keyedContainer<Key: CodingKey>(_: Key.Type, at i: Int, path: JSONPath) throws -> KeyedDecodingContainer<Key> {
         switch nodes[i].kind {
         case .object:
-            return KeyedDecodingContainer(try JSONKeyedContainer<Key>(decoder: self, object: i, pathNode: pathNode))
+            return KeyedDecodingContainer(try JSONKeyedContainer<Key>(decoder: self, object: i, path: path))
         case .null:
             throw DecodingError.valueNotFound([String: Any].self, DecodingError.Context(
-                codingPath: JSONPathNode.path(pathNode),
+                codingPath: path.keys,
                 debugDescription: "Cannot get keyed decoding container -- found null value instead"))
         default:
-            throw Self.typeMismatch([String: Any].self, nodes[i], JSONPathNode.path(pathNode))
+            throw Self.typeMismatch([String: Any].self, nodes[i], path.keys)
         }
     }
 
-    func unkeyedContainer(at i: Int, pathNode: JSONPathNode?) throws -> any UnkeyedDecodingContainer {
+    func unkeyedContainer(at i: Int, path: JSONPath) throws -> any UnkeyedDecodingContainer {
+        try checkArray(at: i) { path.keys }
+        return JSONUnkeyedContainer(decoder: self, array: i, path: path)
+    }
+
+    @inline(__always)
+    private func checkArray(at i: Int, path: () -> [any CodingKey]) throws {
         switch nodes[i].kind {
         case .array:
-            return JSONUnkeyedContainer(decoder: self, array: i, pathNode: pathNode)
+            return
         case .null:
             throw DecodingError.valueNotFound([Any].self, DecodingError.Context(
-                codingPath: JSONPathNode.path(pathNode),
+                codingPath: path(),
                 debugDescription: "Cannot get unkeyed decoding container -- found null value instead"))
         default:
-            throw Self.typeMismatch([Any].self, nodes[i], JSONPathNode.path(pathNode))
+            throw Self.typeMismatch([Any].self, nodes[i], path())
         }
     }
 
@@ -287,54 +327,81 @@ final class JSONTapeDecoder: Decoder, SingleValueDecodingContainer {
 
     // MARK: Any Decodable
 
-    /// Decodes the value at `i`, whose path is `parent` plus `key` (or just `parent` without a key),
-    /// the way Foundation's `unwrap` does: `Data`, `Date`, `URL` and `Decimal` by the decoder's own
-    /// rules, everything else by the type's initializer.
+    /// Decodes the value at `i`, whose path is `parent` plus `key` (`JSONNoKey`: just `parent`), the
+    /// way Foundation's `unwrap` does: `Data`, `Date`, `URL` and `Decimal` by the decoder's own rules,
+    /// everything else by the type's initializer. Primitives and arrays of them are decoded
+    /// directly, exactly as their `init(from:)` would through this decoder, without building a path.
     @inline(__always)
-    func unwrap<T: Decodable, K: CodingKey>(_: T.Type, at i: Int, parent: JSONPathNode?, key: K?) throws -> T {
-        // The primitives directly: what their `init(from:)` would do, without a path node.
+    func unwrap<T: Decodable, K: CodingKey>(_: T.Type, at i: Int, parent: JSONPath, key: K) throws -> T {
         if T.self == String.self {
-            return unsafeBitCast(try decodeString(at: i) { JSONPathNode.path(parent, appending: key) }, to: T.self)
+            return unsafeBitCast(try decodeString(at: i) { parent.keys(appending: key) }, to: T.self)
         }
         if T.self == Int.self {
-            return unsafeBitCast(try decodeInteger(Int.self, at: i) { JSONPathNode.path(parent, appending: key) }, to: T.self)
+            return unsafeBitCast(try decodeInteger(Int.self, at: i) { parent.keys(appending: key) }, to: T.self)
         }
         if T.self == Double.self {
-            return unsafeBitCast(try decodeDouble(at: i) { JSONPathNode.path(parent, appending: key) }, to: T.self)
+            return unsafeBitCast(try decodeDouble(at: i) { parent.keys(appending: key) }, to: T.self)
         }
         if T.self == Bool.self {
-            return unsafeBitCast(try decodeBool(at: i) { JSONPathNode.path(parent, appending: key) }, to: T.self)
+            return unsafeBitCast(try decodeBool(at: i) { parent.keys(appending: key) }, to: T.self)
+        }
+        if T.self == [String].self {
+            return unsafeBitCast(try decodeArray(at: i, parent: parent, key: key) { try decodeString(at: $0, path: $1) }, to: T.self)
+        }
+        if T.self == [Int].self {
+            return unsafeBitCast(try decodeArray(at: i, parent: parent, key: key) { try decodeInteger(Int.self, at: $0, path: $1) }, to: T.self)
+        }
+        if T.self == [Double].self {
+            return unsafeBitCast(try decodeArray(at: i, parent: parent, key: key) { try decodeDouble(at: $0, path: $1) }, to: T.self)
+        }
+        if T.self == [Bool].self {
+            return unsafeBitCast(try decodeArray(at: i, parent: parent, key: key) { try decodeBool(at: $0, path: $1) }, to: T.self)
         }
         if T.self == Data.self || T.self == Date.self || T.self == URL.self || T.self == Decimal.self {
             return try unwrapSpecial(T.self, at: i, parent: parent, key: key)
         }
+        return try nested(at: i, path: parent.child(key, in: document)) { try T(from: self) }
+    }
+
+    /// Runs `body` with this decoder pointed at the value at `i`.
+    @inline(__always)
+    private func nested<R>(at i: Int, path newPath: JSONPath, _ body: () throws -> R) rethrows -> R {
         let savedIndex = index
-        let savedPath = pathNode
+        let savedPath = path
         index = i
-        pathNode = JSONPathNode.node(parent, appending: key)
+        path = newPath
         defer {
             index = savedIndex
-            pathNode = savedPath
+            path = savedPath
         }
-        return try T(from: self)
+        return try body()
+    }
+
+    /// What `Array<Element>.init(from:)` does for a primitive element through this decoder: an
+    /// unkeyed container, then `decode(Element.self)` until its end.
+    @inline(__always)
+    private func decodeArray<Element, K: CodingKey>(at i: Int, parent: JSONPath, key: K,
+                                                    _ element: (Int, () -> [any CodingKey]) throws -> Element) throws -> [Element] {
+        try checkArray(at: i) { parent.keys(appending: key) }
+        let count = Int(nodes[i].a)
+        var result: [Element] = []
+        result.reserveCapacity(count)
+        var cursor = i + 1
+        for position in 0..<count {
+            result.append(try element(cursor) { parent.keys(appending: key) + [JSONIndexKey(position)] })
+            cursor = skip(cursor)
+        }
+        return result
     }
 
     /// `Data` (base64), `Date` (seconds since 2001, through `Date(from:)`), `URL` (a string) and
     /// `Decimal` (a number), as a default `JSONDecoder` decodes them.
-    private func unwrapSpecial<T: Decodable, K: CodingKey>(_: T.Type, at i: Int, parent: JSONPathNode?, key: K?) throws -> T {
+    private func unwrapSpecial<T: Decodable, K: CodingKey>(_: T.Type, at i: Int, parent: JSONPath, key: K) throws -> T {
         let node = nodes[i]
-        let path = { JSONPathNode.path(parent, appending: key) }
+        let path = { parent.keys(appending: key) }
         if node.kind == .null { throw Self.valueNotFound(T.self, path()) }
         if T.self == Date.self {
-            let savedIndex = index
-            let savedPath = pathNode
-            index = i
-            pathNode = JSONPathNode.node(parent, appending: key)
-            defer {
-                index = savedIndex
-                pathNode = savedPath
-            }
-            return try T(from: self)
+            return try nested(at: i, path: parent.child(key, in: document)) { try T(from: self) }
         }
         if T.self == URL.self {
             let text = try decodeString(at: i, path: path)
@@ -375,7 +442,7 @@ final class JSONTapeDecoder: Decoder, SingleValueDecodingContainer {
     func decode(_: UInt128.Type) throws -> UInt128 { try decodeInteger(UInt128.self, at: index) { codingPath } }
 
     func decode<T: Decodable>(_: T.Type) throws -> T {
-        try unwrap(T.self, at: index, parent: pathNode, key: JSONIndexKey?.none)
+        try unwrap(T.self, at: index, parent: path, key: JSONNoKey())
     }
 }
 
@@ -383,20 +450,20 @@ final class JSONTapeDecoder: Decoder, SingleValueDecodingContainer {
 
 /// Keys of objects whose keys cannot be compared as bytes (escapes or non-ASCII, where String
 /// equality — canonical equivalence — decides), or of large objects: as Foundation does, a
-/// dictionary from key to the first value with that key.
+/// dictionary from key to the first value with that key. Owned by the document.
 final class JSONKeyTable {
     var values: [String: Int] = [:]
     /// The distinct keys in document order.
     var keys: [String] = []
 
-    init(decoder: JSONTapeDecoder, object: Int, pathNode: JSONPathNode?) throws {
+    init(decoder: JSONTapeDecoder, object: Int, path: JSONPath) throws {
         let count = Int(decoder.nodes[object].a)
         values.reserveCapacity(count)
         keys.reserveCapacity(count)
         var i = object + 1
         for _ in 0..<count {
             // Foundation converts every key when it creates the container, so an invalid one fails here.
-            let key = try decoder.string(decoder.nodes[i]) { JSONPathNode.path(pathNode) }
+            let key = try decoder.string(decoder.nodes[i]) { path.keys }
             if values[key] == nil {
                 values[key] = i + 1
                 keys.append(key)
@@ -407,26 +474,28 @@ final class JSONKeyTable {
 }
 
 struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    // The standard library's box copies this struct for every call, so it holds one reference.
     let decoder: JSONTapeDecoder
     let object: Int
-    let pathNode: JSONPathNode?
+    let path: JSONPath
     /// Set for objects with complex keys or many keys; else keys are found by comparing bytes.
-    let table: JSONKeyTable?
+    /// Owned by the document.
+    unowned(unsafe) let table: JSONKeyTable?
 
     /// Above this many keys, lookups use a dictionary instead of a linear scan.
     private static var linearScanLimit: UInt32 { 24 }
 
-    init(decoder: JSONTapeDecoder, object: Int, pathNode: JSONPathNode?) throws {
+    init(decoder: JSONTapeDecoder, object: Int, path: JSONPath) throws {
         self.decoder = decoder
         self.object = object
-        self.pathNode = pathNode
+        self.path = path
         let node = decoder.nodes[object]
         table = node.has(JSONNode.complexKeys) || node.a > Self.linearScanLimit
-            ? try JSONKeyTable(decoder: decoder, object: object, pathNode: pathNode)
+            ? decoder.document.keep(try JSONKeyTable(decoder: decoder, object: object, path: path))
             : nil
     }
 
-    var codingPath: [any CodingKey] { JSONPathNode.path(pathNode) }
+    var codingPath: [any CodingKey] { path.keys }
 
     var allKeys: [Key] {
         // Foundation's order is its dictionary's, which varies from run to run; this is document order.
@@ -450,18 +519,16 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func valueIndex(for key: some CodingKey) -> Int? {
         if let table { return table.values[key.stringValue] }
         var name = key.stringValue
-        return name.withUTF8 { name -> Int? in
-            let nodes = decoder.nodes
-            let bytes = decoder.bytes
-            let count = Int(nodes[object].a)
+        let nodes = decoder.nodes
+        let bytes = decoder.bytes
+        let object = object
+        let found = name.withUTF8 { name -> Int? in
             let length = name.count
-            var ascii = true
-            for byte in name where byte >= 0x80 { ascii = false }
-            guard ascii else { return valueIndex(forNonASCII: key.stringValue) }
+            for byte in name where byte >= 0x80 { return -1 }
             var i = object + 1
-            for _ in 0..<count {
+            for _ in 0..<Int(nodes[object].a) {
                 let node = nodes[i]
-                if Int(node.b) == length, length == 0 || memcmp(bytes + Int(node.a), name.baseAddress!, length) == 0 {
+                if Int(node.b) == length, Self.equal(bytes + Int(node.a), name.baseAddress, length) {
                     return i + 1
                 }
                 let value = nodes[i + 1]
@@ -469,6 +536,14 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
             }
             return nil
         }
+        return found == -1 ? valueIndex(forNonASCII: name) : found
+    }
+
+    @inline(__always)
+    private static func equal(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>?, _ count: Int) -> Bool {
+        guard let b else { return count == 0 }
+        for i in 0..<count where a[i] != b[i] { return false }
+        return true
     }
 
     /// A non-ASCII name can still equal an ASCII key as a String (U+212A KELVIN SIGN is "K").
@@ -486,21 +561,34 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func require(_ key: Key) throws -> Int {
         guard let i = valueIndex(for: key) else {
             throw DecodingError.keyNotFound(key, DecodingError.Context(
-                codingPath: codingPath,
+                codingPath: path.keys,
                 debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
         }
         return i
     }
 
-    @inline(__always)
-    private func path(_ key: Key) -> [any CodingKey] { JSONPathNode.path(pathNode, appending: key) }
-
     func decodeNil(forKey key: Key) throws -> Bool { decoder.isNull(try require(key)) }
 
-    func decode(_: Bool.Type, forKey key: Key) throws -> Bool { try decoder.decodeBool(at: require(key)) { path(key) } }
-    func decode(_: String.Type, forKey key: Key) throws -> String { try decoder.decodeString(at: require(key)) { path(key) } }
-    func decode(_: Double.Type, forKey key: Key) throws -> Double { try decoder.decodeDouble(at: require(key)) { path(key) } }
-    func decode(_: Float.Type, forKey key: Key) throws -> Float { try decoder.decodeFloat(at: require(key)) { path(key) } }
+    func decode(_: Bool.Type, forKey key: Key) throws -> Bool {
+        let path = path
+        return try decoder.decodeBool(at: require(key)) { path.keys(appending: key) }
+    }
+
+    func decode(_: String.Type, forKey key: Key) throws -> String {
+        let path = path
+        return try decoder.decodeString(at: require(key)) { path.keys(appending: key) }
+    }
+
+    func decode(_: Double.Type, forKey key: Key) throws -> Double {
+        let path = path
+        return try decoder.decodeDouble(at: require(key)) { path.keys(appending: key) }
+    }
+
+    func decode(_: Float.Type, forKey key: Key) throws -> Float {
+        let path = path
+        return try decoder.decodeFloat(at: require(key)) { path.keys(appending: key) }
+    }
+
     func decode(_: Int.Type, forKey key: Key) throws -> Int { try integer(Int.self, key) }
     func decode(_: Int8.Type, forKey key: Key) throws -> Int8 { try integer(Int8.self, key) }
     func decode(_: Int16.Type, forKey key: Key) throws -> Int16 { try integer(Int16.self, key) }
@@ -516,11 +604,12 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     @inline(__always)
     private func integer<T: FixedWidthInteger & Decodable>(_: T.Type, _ key: Key) throws -> T {
-        try decoder.decodeInteger(T.self, at: require(key)) { path(key) }
+        let path = path
+        return try decoder.decodeInteger(T.self, at: require(key)) { path.keys(appending: key) }
     }
 
     func decode<T: Decodable>(_: T.Type, forKey key: Key) throws -> T {
-        try decoder.unwrap(T.self, at: require(key), parent: pathNode, key: key)
+        try decoder.unwrap(T.self, at: require(key), parent: path, key: key)
     }
 
     // decodeIfPresent: a missing key or null is nil, anything else decodes as with decode.
@@ -534,22 +623,26 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decodeIfPresent(_: Bool.Type, forKey key: Key) throws -> Bool? {
         guard let i = present(key) else { return nil }
-        return try decoder.decodeBool(at: i) { path(key) }
+        let path = path
+        return try decoder.decodeBool(at: i) { path.keys(appending: key) }
     }
 
     func decodeIfPresent(_: String.Type, forKey key: Key) throws -> String? {
         guard let i = present(key) else { return nil }
-        return try decoder.decodeString(at: i) { path(key) }
+        let path = path
+        return try decoder.decodeString(at: i) { path.keys(appending: key) }
     }
 
     func decodeIfPresent(_: Double.Type, forKey key: Key) throws -> Double? {
         guard let i = present(key) else { return nil }
-        return try decoder.decodeDouble(at: i) { path(key) }
+        let path = path
+        return try decoder.decodeDouble(at: i) { path.keys(appending: key) }
     }
 
     func decodeIfPresent(_: Float.Type, forKey key: Key) throws -> Float? {
         guard let i = present(key) else { return nil }
-        return try decoder.decodeFloat(at: i) { path(key) }
+        let path = path
+        return try decoder.decodeFloat(at: i) { path.keys(appending: key) }
     }
 
     func decodeIfPresent(_: Int.Type, forKey key: Key) throws -> Int? { try integerIfPresent(Int.self, key) }
@@ -566,22 +659,23 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     @inline(__always)
     private func integerIfPresent<T: FixedWidthInteger & Decodable>(_: T.Type, _ key: Key) throws -> T? {
         guard let i = present(key) else { return nil }
-        return try decoder.decodeInteger(T.self, at: i) { path(key) }
+        let path = path
+        return try decoder.decodeInteger(T.self, at: i) { path.keys(appending: key) }
     }
 
     func decodeIfPresent<T: Decodable>(_: T.Type, forKey key: Key) throws -> T? {
         guard let i = present(key) else { return nil }
-        return try decoder.unwrap(T.self, at: i, parent: pathNode, key: key)
+        return try decoder.unwrap(T.self, at: i, parent: path, key: key)
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
         let i = try require(key)
-        return try decoder.keyedContainer(NestedKey.self, at: i, pathNode: JSONPathNode(parent: pathNode, key: key))
+        return try decoder.keyedContainer(NestedKey.self, at: i, path: path.child(key, in: decoder.document))
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
         let i = try require(key)
-        return try decoder.unkeyedContainer(at: i, pathNode: JSONPathNode(parent: pathNode, key: key))
+        return try decoder.unkeyedContainer(at: i, path: path.child(key, in: decoder.document))
     }
 
     func superDecoder() throws -> any Decoder { decoder(for: JSONSuperKey()) }
@@ -590,7 +684,7 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// A decoder of its own for the value at `key`; a missing key gives a null value, as in Foundation.
     private func decoder(for key: some CodingKey) -> any Decoder {
         JSONTapeDecoder(document: decoder.document, index: valueIndex(for: key) ?? decoder.document.nullNode,
-                        pathNode: JSONPathNode(parent: pathNode, key: key))
+                        path: path.child(key, in: decoder.document))
     }
 }
 
@@ -598,31 +692,29 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
 struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
     let decoder: JSONTapeDecoder
-    let pathNode: JSONPathNode?
+    let path: JSONPath
     /// The tape index of the element at `currentIndex` (while not at the end).
     private var cursor: Int
     private let total: Int
     private(set) var currentIndex = 0
 
-    init(decoder: JSONTapeDecoder, array: Int, pathNode: JSONPathNode?) {
+    init(decoder: JSONTapeDecoder, array: Int, path: JSONPath) {
         self.decoder = decoder
-        self.pathNode = pathNode
+        self.path = path
         cursor = array + 1
         total = Int(decoder.nodes[array].a)
     }
 
-    var codingPath: [any CodingKey] { JSONPathNode.path(pathNode) }
+    var codingPath: [any CodingKey] { path.keys }
     var count: Int? { total }
     var isAtEnd: Bool { currentIndex >= total }
-
-    @inline(__always)
-    private func elementPath() -> [any CodingKey] { JSONPathNode.path(pathNode, appending: JSONIndexKey(currentIndex)) }
 
     /// The current element, or Foundation's error at the end.
     @inline(__always)
     private func next(_ type: Any.Type, atEnd message: String = "Unkeyed container is at end.") throws -> Int {
         guard currentIndex < total else {
-            throw DecodingError.valueNotFound(type, DecodingError.Context(codingPath: elementPath(), debugDescription: message))
+            throw DecodingError.valueNotFound(type, DecodingError.Context(
+                codingPath: path.keys(appending: JSONIndexKey(currentIndex)), debugDescription: message))
         }
         return cursor
     }
@@ -641,6 +733,26 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
         currentIndex += 1
     }
 
+    /// Decodes the current element with `decode` (given the element's tape index and its path) and advances.
+    @inline(__always)
+    private mutating func element<T>(_ type: Any.Type, _ decode: (Int, () -> [any CodingKey]) throws -> T) throws -> T {
+        let path = path
+        let index = currentIndex
+        let value = try decode(try next(type)) { path.keys(appending: JSONIndexKey(index)) }
+        advance()
+        return value
+    }
+
+    /// The same for decodeIfPresent: nil at the end or for null, and advances either way.
+    @inline(__always)
+    private mutating func elementIfPresent<T>(_ decode: (Int, () -> [any CodingKey]) throws -> T) throws -> T? {
+        let path = path
+        let index = currentIndex
+        let value = try present().map { try decode($0) { path.keys(appending: JSONIndexKey(index)) } }
+        advance()
+        return value
+    }
+
     mutating func decodeNil() throws -> Bool {
         let i = try next(Never.self)
         guard decoder.isNull(i) else { return false }
@@ -648,30 +760,10 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
         return true
     }
 
-    mutating func decode(_: Bool.Type) throws -> Bool {
-        let value = try decoder.decodeBool(at: next(Bool.self)) { elementPath() }
-        advance()
-        return value
-    }
-
-    mutating func decode(_: String.Type) throws -> String {
-        let value = try decoder.decodeString(at: next(String.self)) { elementPath() }
-        advance()
-        return value
-    }
-
-    mutating func decode(_: Double.Type) throws -> Double {
-        let value = try decoder.decodeDouble(at: next(Double.self)) { elementPath() }
-        advance()
-        return value
-    }
-
-    mutating func decode(_: Float.Type) throws -> Float {
-        let value = try decoder.decodeFloat(at: next(Float.self)) { elementPath() }
-        advance()
-        return value
-    }
-
+    mutating func decode(_: Bool.Type) throws -> Bool { try element(Bool.self, decoder.decodeBool) }
+    mutating func decode(_: String.Type) throws -> String { try element(String.self, decoder.decodeString) }
+    mutating func decode(_: Double.Type) throws -> Double { try element(Double.self, decoder.decodeDouble) }
+    mutating func decode(_: Float.Type) throws -> Float { try element(Float.self, decoder.decodeFloat) }
     mutating func decode(_: Int.Type) throws -> Int { try integer(Int.self) }
     mutating func decode(_: Int8.Type) throws -> Int8 { try integer(Int8.self) }
     mutating func decode(_: Int16.Type) throws -> Int16 { try integer(Int16.self) }
@@ -687,41 +779,20 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
 
     @inline(__always)
     private mutating func integer<T: FixedWidthInteger & Decodable>(_: T.Type) throws -> T {
-        let value = try decoder.decodeInteger(T.self, at: next(T.self)) { elementPath() }
-        advance()
-        return value
+        let decoder = decoder
+        return try element(T.self) { try decoder.decodeInteger(T.self, at: $0, path: $1) }
     }
 
     mutating func decode<T: Decodable>(_: T.Type) throws -> T {
-        let value = try decoder.unwrap(T.self, at: next(T.self), parent: pathNode, key: JSONIndexKey(currentIndex))
+        let value = try decoder.unwrap(T.self, at: next(T.self), parent: path, key: JSONIndexKey(currentIndex))
         advance()
         return value
     }
 
-    mutating func decodeIfPresent(_: Bool.Type) throws -> Bool? {
-        let value = try present().map { try decoder.decodeBool(at: $0) { elementPath() } }
-        advance()
-        return value
-    }
-
-    mutating func decodeIfPresent(_: String.Type) throws -> String? {
-        let value = try present().map { try decoder.decodeString(at: $0) { elementPath() } }
-        advance()
-        return value
-    }
-
-    mutating func decodeIfPresent(_: Double.Type) throws -> Double? {
-        let value = try present().map { try decoder.decodeDouble(at: $0) { elementPath() } }
-        advance()
-        return value
-    }
-
-    mutating func decodeIfPresent(_: Float.Type) throws -> Float? {
-        let value = try present().map { try decoder.decodeFloat(at: $0) { elementPath() } }
-        advance()
-        return value
-    }
-
+    mutating func decodeIfPresent(_: Bool.Type) throws -> Bool? { try elementIfPresent(decoder.decodeBool) }
+    mutating func decodeIfPresent(_: String.Type) throws -> String? { try elementIfPresent(decoder.decodeString) }
+    mutating func decodeIfPresent(_: Double.Type) throws -> Double? { try elementIfPresent(decoder.decodeDouble) }
+    mutating func decodeIfPresent(_: Float.Type) throws -> Float? { try elementIfPresent(decoder.decodeFloat) }
     mutating func decodeIfPresent(_: Int.Type) throws -> Int? { try integerIfPresent(Int.self) }
     mutating func decodeIfPresent(_: Int8.Type) throws -> Int8? { try integerIfPresent(Int8.self) }
     mutating func decodeIfPresent(_: Int16.Type) throws -> Int16? { try integerIfPresent(Int16.self) }
@@ -735,28 +806,27 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
 
     @inline(__always)
     private mutating func integerIfPresent<T: FixedWidthInteger & Decodable>(_: T.Type) throws -> T? {
-        let value = try present().map { try decoder.decodeInteger(T.self, at: $0) { elementPath() } }
-        advance()
-        return value
+        let decoder = decoder
+        return try elementIfPresent { try decoder.decodeInteger(T.self, at: $0, path: $1) }
     }
 
     mutating func decodeIfPresent<T: Decodable>(_: T.Type) throws -> T? {
-        let value = try present().map { try decoder.unwrap(T.self, at: $0, parent: pathNode, key: JSONIndexKey(currentIndex)) }
-        advance()
-        return value
+        let decoder = decoder
+        let path = path
+        let key = JSONIndexKey(currentIndex)
+        return try elementIfPresent { i, _ in try decoder.unwrap(T.self, at: i, parent: path, key: key) }
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
         let i = try next(KeyedDecodingContainer<NestedKey>.self)
-        let container = try decoder.keyedContainer(NestedKey.self, at: i,
-                                                   pathNode: JSONPathNode(parent: pathNode, key: JSONIndexKey(currentIndex)))
+        let container = try decoder.keyedContainer(NestedKey.self, at: i, path: path.child(JSONIndexKey(currentIndex), in: decoder.document))
         advance()
         return container
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
         let i = try next((any UnkeyedDecodingContainer).self)
-        let container = try decoder.unkeyedContainer(at: i, pathNode: JSONPathNode(parent: pathNode, key: JSONIndexKey(currentIndex)))
+        let container = try decoder.unkeyedContainer(at: i, path: path.child(JSONIndexKey(currentIndex), in: decoder.document))
         advance()
         return container
     }
@@ -764,7 +834,7 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
     mutating func superDecoder() throws -> any Decoder {
         let i = try next((any Decoder).self, atEnd: "Cannot get superDecoder() -- unkeyed container is at end.")
         let superDecoder = JSONTapeDecoder(document: decoder.document, index: i,
-                                           pathNode: JSONPathNode(parent: pathNode, key: JSONIndexKey(currentIndex)))
+                                           path: path.child(JSONIndexKey(currentIndex), in: decoder.document))
         advance()
         return superDecoder
     }

@@ -66,6 +66,16 @@ final class JSONDocument {
     /// A `null` node after the document's own nodes: the value a missing `superDecoder` key decodes.
     private(set) var nullNode = 0
 
+    /// Objects that decoders and containers refer to without reference counting (coding path
+    /// nodes, key tables): they live as long as the document, which every decoder keeps alive.
+    private var kept: [AnyObject] = []
+
+    @inline(__always)
+    func keep<T: AnyObject>(_ object: T) -> T {
+        kept.append(object)
+        return object
+    }
+
     /// Zero bytes after the document, so word-sized reads near its end stay inside the allocation.
     static let padding = 16
 
@@ -117,17 +127,8 @@ final class JSONDocument {
 
     private static let maximumDepth = 512
 
-    @inline(__always)
-    private func append(_ header: UInt32, _ a: UInt32 = 0, _ b: UInt32 = 0) -> Int {
-        if nodeCount == nodeCapacity { grow() }
-        let index = nodeCount
-        nodes[index] = JSONNode(header: header, a: a, b: b)
-        nodeCount = index + 1
-        return index
-    }
-
-    private func grow() {
-        let capacity = nodeCapacity * 2
+    private func grow(to minimum: Int) {
+        let capacity = max(nodeCapacity * 2, minimum)
         let larger = UnsafeMutablePointer<JSONNode>.allocate(capacity: capacity)
         larger.moveInitialize(from: nodes, count: nodeCount)
         nodes.deallocate()
@@ -139,11 +140,11 @@ final class JSONDocument {
     private static let whitespaceMask: UInt64 = 1 << 9 | 1 << 10 | 1 << 13 | 1 << 32
 
     @inline(__always)
-    private func skipWhitespace(_ position: Int) -> Int {
+    private static func skipWhitespace(_ base: UnsafePointer<UInt8>, _ position: Int, _ end: Int) -> Int {
         var p = position
-        while p < byteCount {
-            let c = bytes[p]
-            guard c <= 32, Self.whitespaceMask & (1 << UInt64(c)) != 0 else { return p }
+        while p < end {
+            let c = base[p]
+            guard c <= 32, whitespaceMask & (1 << UInt64(c)) != 0 else { return p }
             p += 1
         }
         return p
@@ -151,53 +152,81 @@ final class JSONDocument {
 
     /// Fills the tape; false if the document is not valid JSON as Foundation scans it.
     private func scan() -> Bool {
+        let base = UnsafePointer(bytes)
+        let end = byteCount
         let stack = UnsafeMutablePointer<Int>.allocate(capacity: Self.maximumDepth)
         defer { stack.deallocate() }
         var depth = 0
         var p = 0
+        // The tape in locals; written back before returning (and before growing).
+        var out = nodes
+        var count = 0
+        var capacity = nodeCapacity
+        defer { nodeCount = count }
 
         nextValue: while true {
-            p = skipWhitespace(p)
-            guard p < byteCount else { return false }
-            switch bytes[p] {
+            // A value, and for an object also the next key, append at most two nodes.
+            if count + 2 > capacity {
+                nodeCount = count
+                grow(to: count + 2)
+                out = nodes
+                capacity = nodeCapacity
+            }
+            p = Self.skipWhitespace(base, p, end)
+            guard p < end else { return false }
+            let c = base[p]
+            switch c {
             case UInt8(ascii: "\""):
-                guard let end = scanString(from: p + 1) else { return false }
-                p = end
+                guard let (close, header) = Self.scanString(base, p + 1, end) else { return false }
+                out[count] = JSONNode(header: header, a: UInt32(p + 1), b: UInt32(close - p - 1))
+                count += 1
+                p = close + 1
             case UInt8(ascii: "{"), UInt8(ascii: "["):
-                let isObject = bytes[p] == UInt8(ascii: "{")
+                let isObject = c == UInt8(ascii: "{")
                 guard depth < Self.maximumDepth else { return false }
-                stack[depth] = append(isObject ? JSONNodeKind.object.rawValue : JSONNodeKind.array.rawValue)
+                stack[depth] = count
                 depth += 1
-                p = skipWhitespace(p + 1)
-                guard p < byteCount else { return false }
-                if bytes[p] == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                out[count] = JSONNode(header: isObject ? JSONNodeKind.object.rawValue : JSONNodeKind.array.rawValue, a: 0, b: 0)
+                count += 1
+                p = Self.skipWhitespace(base, p + 1, end)
+                guard p < end else { return false }
+                if base[p] == c &+ 2 { // `}` and `]` are two after `{` and `[`
                     p += 1
                     depth -= 1
-                    nodes[stack[depth]].b = UInt32(nodeCount)
+                    out[count - 1].b = UInt32(count)
                 } else {
                     if isObject {
-                        guard let afterColon = scanKey(from: p, object: stack[depth - 1]) else { return false }
-                        p = afterColon
+                        guard base[p] == UInt8(ascii: "\""), let (close, header) = Self.scanString(base, p + 1, end) else { return false }
+                        out[count] = JSONNode(header: header, a: UInt32(p + 1), b: UInt32(close - p - 1))
+                        count += 1
+                        if header & (JSONNode.escaped | JSONNode.nonASCII) != 0 { out[count - 2].header |= JSONNode.complexKeys }
+                        p = Self.skipWhitespace(base, close + 1, end)
+                        guard p < end, base[p] == UInt8(ascii: ":") else { return false }
+                        p += 1
                     }
                     continue nextValue
                 }
             case UInt8(ascii: "t"):
-                guard matches(p, "true") else { return false }
-                _ = append(JSONNodeKind.true.rawValue)
+                guard end - p >= 4, UnsafeRawPointer(base + p).loadUnaligned(as: UInt32.self).littleEndian == 0x6575_7274 else { return false } // "true"
+                out[count] = JSONNode(header: JSONNodeKind.true.rawValue, a: 0, b: 0)
+                count += 1
                 p += 4
             case UInt8(ascii: "f"):
-                guard matches(p, "false") else { return false }
-                _ = append(JSONNodeKind.false.rawValue)
+                guard end - p >= 5, UnsafeRawPointer(base + p + 1).loadUnaligned(as: UInt32.self).littleEndian == 0x6573_6C61 else { return false } // "alse"
+                out[count] = JSONNode(header: JSONNodeKind.false.rawValue, a: 0, b: 0)
+                count += 1
                 p += 5
             case UInt8(ascii: "n"):
-                guard matches(p, "null") else { return false }
-                _ = append(JSONNodeKind.null.rawValue)
+                guard end - p >= 4, UnsafeRawPointer(base + p).loadUnaligned(as: UInt32.self).littleEndian == 0x6C6C_756E else { return false } // "null"
+                out[count] = JSONNode(header: JSONNodeKind.null.rawValue, a: 0, b: 0)
+                count += 1
                 p += 4
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 let start = p
                 p += 1
-                while p < byteCount, Self.isNumberByte(bytes[p]) { p += 1 }
-                _ = append(JSONNodeKind.number.rawValue, UInt32(start), UInt32(p - start))
+                while p < end, Self.isNumberByte(base[p]) { p += 1 }
+                out[count] = JSONNode(header: JSONNodeKind.number.rawValue, a: UInt32(start), b: UInt32(p - start))
+                count += 1
             default:
                 return false
             }
@@ -205,40 +234,40 @@ final class JSONDocument {
             // A value is complete: continue its container, closing as many as end here.
             while depth > 0 {
                 let container = stack[depth - 1]
-                let isObject = nodes[container].kind == .object
+                out[container].a += 1
+                let isObject = out[container].header & 0xF == JSONNodeKind.object.rawValue
                 let closer = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
-                nodes[container].a += 1
-                p = skipWhitespace(p)
-                guard p < byteCount else { return false }
-                if bytes[p] == UInt8(ascii: ",") {
-                    p = skipWhitespace(p + 1)
-                    guard p < byteCount else { return false }
-                    if bytes[p] != closer { // else a trailing comma, which Foundation accepts
+                p = Self.skipWhitespace(base, p, end)
+                guard p < end else { return false }
+                if base[p] == UInt8(ascii: ",") {
+                    p = Self.skipWhitespace(base, p + 1, end)
+                    guard p < end else { return false }
+                    if base[p] != closer { // else a trailing comma, which Foundation accepts
                         if isObject {
-                            guard let afterColon = scanKey(from: p, object: container) else { return false }
-                            p = afterColon
+                            guard base[p] == UInt8(ascii: "\""), let (close, header) = Self.scanString(base, p + 1, end) else { return false }
+                            out[count] = JSONNode(header: header, a: UInt32(p + 1), b: UInt32(close - p - 1))
+                            count += 1
+                            if header & (JSONNode.escaped | JSONNode.nonASCII) != 0 { out[container].header |= JSONNode.complexKeys }
+                            p = Self.skipWhitespace(base, close + 1, end)
+                            guard p < end, base[p] == UInt8(ascii: ":") else { return false }
+                            p += 1
                         }
                         continue nextValue
                     }
-                } else if bytes[p] != closer {
+                } else if base[p] != closer {
                     return false
                 }
                 p += 1
                 depth -= 1
-                nodes[container].b = UInt32(nodeCount)
+                out[container].b = UInt32(count)
             }
             break
         }
-        guard skipWhitespace(p) == byteCount else { return false }
-        nullNode = append(JSONNodeKind.null.rawValue)
+        guard Self.skipWhitespace(base, p, end) == end else { return false }
+        out[count] = JSONNode(header: JSONNodeKind.null.rawValue, a: 0, b: 0) // room was ensured above
+        nullNode = count
+        count += 1
         return true
-    }
-
-    @inline(__always)
-    private func matches(_ p: Int, _ literal: StaticString) -> Bool {
-        let count = literal.utf8CodeUnitCount
-        guard byteCount - p >= count else { return false }
-        return memcmp(bytes + p, literal.utf8Start, count) == 0
     }
 
     /// The bytes Foundation's scanner takes as part of a number: `0-9 . + -` (all below 64) and `e E`.
@@ -248,23 +277,10 @@ final class JSONDocument {
         return c < 64 ? mask & (1 << UInt64(c)) != 0 : (c | 0x20) == UInt8(ascii: "e")
     }
 
-    /// Scans an object key at `p` (which must be a quote), its whitespace and colon; returns the
-    /// position after the colon.
+    /// Scans a string whose content starts at `start` (just after the opening quote); returns the
+    /// position of the closing quote and the node's header.
     @inline(__always)
-    private func scanKey(from position: Int, object: Int) -> Int? {
-        guard bytes[position] == UInt8(ascii: "\""), let end = scanString(from: position + 1) else { return nil }
-        if nodes[nodeCount - 1].header & (JSONNode.escaped | JSONNode.nonASCII) != 0 {
-            nodes[object].header |= JSONNode.complexKeys
-        }
-        let colon = skipWhitespace(end)
-        guard colon < byteCount, bytes[colon] == UInt8(ascii: ":") else { return nil }
-        return colon + 1
-    }
-
-    /// Scans a string whose content starts at `start` (just after the opening quote) and appends
-    /// its node; returns the position after the closing quote.
-    @inline(__always)
-    private func scanString(from start: Int) -> Int? {
+    private static func scanString(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> (Int, UInt32)? {
         var p = start
         var highBits: UInt64 = 0
         // Eight bytes at a time until a quote, a backslash or a control character. The zero
@@ -272,7 +288,7 @@ final class JSONDocument {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         while true {
-            let word = UnsafeRawPointer(bytes + p).loadUnaligned(as: UInt64.self)
+            let word = UnsafeRawPointer(base + p).loadUnaligned(as: UInt64.self).littleEndian
             let quote = word ^ (ones &* 0x22)
             let backslash = word ^ (ones &* 0x5C)
             let special = ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash | (word &- ones &* 0x20) & ~word) & highs
@@ -287,22 +303,22 @@ final class JSONDocument {
             p += offset
             break
         }
-        guard p < byteCount else { return nil }
+        guard p < end else { return nil }
         var header = JSONNodeKind.string.rawValue
-        if bytes[p] != UInt8(ascii: "\"") {
+        if base[p] != UInt8(ascii: "\"") {
             // A backslash or a control character: Foundation's non-simple string.
             header |= JSONNode.escaped
             while true {
-                guard p < byteCount else { return nil }
-                let c = bytes[p]
+                guard p < end else { return nil }
+                let c = base[p]
                 if c == UInt8(ascii: "\"") { break }
                 if c == UInt8(ascii: "\\") {
-                    guard p + 1 < byteCount else { return nil }
-                    let escaped = bytes[p + 1]
+                    guard p + 1 < end else { return nil }
+                    let escaped = base[p + 1]
                     p += 2
                     if escaped == UInt8(ascii: "u") {
-                        guard byteCount - p >= 4 else { return nil }
-                        for i in 0..<4 where bytes[p + i] == UInt8(ascii: "\"") { return nil }
+                        guard end - p >= 4 else { return nil }
+                        for i in 0..<4 where base[p + i] == UInt8(ascii: "\"") { return nil }
                         p += 4
                     }
                 } else {
@@ -312,7 +328,6 @@ final class JSONDocument {
             }
         }
         if highBits & highs != 0 { header |= JSONNode.nonASCII }
-        _ = append(header, UInt32(start), UInt32(p - start))
-        return p + 1
+        return (p, header)
     }
 }

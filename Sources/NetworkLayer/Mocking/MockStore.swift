@@ -74,18 +74,28 @@ struct MockStore: Sendable {
         return candidate
     }
 
+    /// Reads a file whose path `file(named:extension:)` approved, by its resolved path and with
+    /// `O_NOFOLLOW`, so a link swapped in after the check is refused rather than followed.
+    static func readWithoutFollowingLinks(_ url: URL) throws -> Data {
+        let path = url.resolvingSymlinksInPath().path
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path]) }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        return try handle.readToEnd() ?? Data()
+    }
+
     /// The mocked response for `request`: its body file, and its sidecar when there is one.
     func response(for request: PreparedRequest) throws(NetworkError) -> (response: HTTPResponse, delay: Double) {
         let bodyURL = try bodyFile(for: request)
         let body: Data
         do {
-            body = try Data(contentsOf: bodyURL)
+            body = try Self.readWithoutFollowingLinks(bodyURL)
         } catch {
             throw .mockNotFound(filename: bodyURL.path)
         }
         let sidecarURL = try sidecarFile(for: request)
         var sidecar = Sidecar()
-        if let data = try? Data(contentsOf: sidecarURL) {
+        if let data = try? Self.readWithoutFollowingLinks(sidecarURL) {
             do {
                 sidecar = try JSONDecoder().decode(Sidecar.self, from: data)
             } catch {

@@ -50,8 +50,8 @@ enum HeaderFields {
         }
     }
 
-    /// The name with control characters shown as escapes, safe to put in a message.
-    private static func printable(_ text: String) -> String {
+    /// The text with control characters shown as escapes, safe to put in a message or a log line.
+    static func printable(_ text: String) -> String {
         text.unicodeScalars.map { $0.properties.generalCategory == .control ? $0.escaped(asASCII: true) : String($0) }.joined()
     }
 }

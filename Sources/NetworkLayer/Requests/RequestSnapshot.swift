@@ -117,9 +117,10 @@ struct RequestSnapshot: Sendable {
         return url
     }
 
-    /// `METHOD endpoint`, secrets redacted: how a request is named before its URL exists.
+    /// `METHOD endpoint`, secrets redacted and control characters escaped (a CR/LF endpoint
+    /// must not forge lines in a log): how a request is named before its URL exists.
     func describeUnprepared(with redactor: Redactor = .default) -> String {
-        "\(method.rawValue) \(redactor.redact(urlString: endpoint))"
+        "\(method.rawValue) \(HeaderFields.printable(redactor.redact(urlString: endpoint)))"
     }
 
     private static let hostBytes = ASCIISet("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.")

@@ -273,14 +273,17 @@ final class CurlTransfer: @unchecked Sendable {
             }
             announcedLength = length
             if downloadFile == nil, length > 0 {
-                // Room for the announced body up front, within reason: the claim comes from the server.
-                body.reserveCapacity(min(length, 64 << 20))
+                // Room for the announced body up front, within reason: the claim comes from the
+                // server. Beyond the cap the buffer grows as the bytes really arrive.
+                body.reserveCapacity(min(length, maximumResponseSize ?? Self.reservationCap, Self.reservationCap))
             }
         }
         return true
     }
 
     private static let contentLengthName = Array("content-length:".utf8)
+    /// The most a server's `Content-Length` alone makes a transfer reserve.
+    private static let reservationCap = 16 << 20
 
     /// The value of a `Content-Length:` line, or `nil` for any other line.
     private static func contentLength(_ line: UnsafeBufferPointer<UInt8>) -> Int? {
@@ -356,6 +359,13 @@ final class CurlTransfer: @unchecked Sendable {
         if code == CURLE_WRITE_ERROR, downloadFile != nil {
             return .failure(.transport(.init(request: request.redactedDescription,
                                              reason: "the download could not be written to disk: " + String(cString: strerror(errno)))))
+        }
+        if code == CURLE_OPERATION_TIMEDOUT, handle.offset(CURLINFO_CONNECT_TIME_T) == 0 {
+            return .failure(.timeOut(.init(
+                request: request.redactedDescription,
+                reason: "the server did not accept the connection within the timeout of "
+                    + "\(ParameterValue.text(of: request.snapshot.timeout)) s (\(handle.message(for: code)))",
+                underlyingError: CurlError(code: Int(code.rawValue), message: handle.message(for: code)))))
         }
         guard code == CURLE_OK else {
             return .failure(CurlErrorMapping.error(for: code, message: handle.message(for: code), request: request))

@@ -16,7 +16,7 @@ extension PreparedRequest {
         }
         guard scheme == "http" || scheme == "https" else {
             throw .transport(.init(request: redactedDescription,
-                                   reason: "the server redirected to a \(scheme): URL, and only http and https are followed"))
+                                   reason: "the server redirected to \(scheme):, and only http: and https: redirects are followed"))
         }
         guard target.host != nil else {
             throw .transport(.init(request: redactedDescription,
@@ -36,7 +36,8 @@ extension PreparedRequest {
             headers.removeAll { redactor.isSecretHeader($0.name) }
         }
         guard remaining > 0 else {
-            throw .timeOut(.init(request: redactedDescription, reason: "the timeout elapsed while following redirects"))
+            throw .timeOut(.init(request: redactedDescription,
+                                 reason: "the timeout of \(ParameterValue.text(of: snapshot.timeout)) s elapsed while following redirects"))
         }
         return PreparedRequest(method: method, url: target, headers: headers, body: body, timeout: remaining,
                                snapshot: snapshot, redactor: redactor)
