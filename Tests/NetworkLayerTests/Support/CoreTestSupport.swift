@@ -212,11 +212,9 @@ final class CallRecorder<Value: Sendable>: Sendable {
 /// then resets the connection while the client is still sending. With `tls`, it first completes
 /// a TLS handshake as `localhost` (Certificates/localhost-chain.pem, trusted through
 /// TestCABundle.pem) and counts decrypted bytes. It exits when its stdin closes.
-// @unchecked Sendable: immutable after init; `Process.terminate` and `FileHandle.close` are thread-safe.
-final class ResettingServer: @unchecked Sendable {
-    let port: Int
-    private let process: Process
-    private let stdinPipe: Pipe
+final class ResettingServer: Sendable {
+    private let server: ServerProcess
+    var port: Int { server.port }
 
     private static let script = """
         import os, socket, ssl, struct, sys, threading
@@ -251,34 +249,10 @@ final class ResettingServer: @unchecked Sendable {
         """
 
     init(tls: Bool = false) throws {
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         let tlsArguments = tls ? [certificatesDirectory.appendingPathComponent("localhost-chain.pem").path,
                                   certificatesDirectory.appendingPathComponent("localhost.key").path] : []
-        process.arguments = ["python3", "-c", Self.script] + tlsArguments
-        stdinPipe = Pipe()
-        let stdoutPipe = Pipe()
-        process.standardInput = stdinPipe
-        process.standardOutput = stdoutPipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = stdoutPipe.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
-            process.terminate()
-            throw TestServerError(description: "the resetting server did not start (printed \"\(text)\")")
-        }
-        self.port = port
+        server = try ServerProcess(python: ["-c", Self.script] + tlsArguments, name: "the resetting server")
     }
 
-    func stop() {
-        try? stdinPipe.fileHandleForWriting.close()
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-    }
+    func stop() { server.stop() }
 }

@@ -10,9 +10,7 @@ import Testing
 /// A misbehaving server on 127.0.0.1: `Tests/Servers/fault_server.py`, on a port the kernel picks.
 ///
 /// Like ``TestServer`` it exits when its stdin closes, so it cannot outlive the test process.
-// @unchecked Sendable: every stored property is immutable after `start`; `Process.terminate` and
-// `FileHandle.close` may be called from any thread.
-final class FaultServer: @unchecked Sendable {
+final class FaultServer: Sendable {
     /// What the server does with a connection (see the script's docstring).
     enum Mode: String, Sendable {
         /// Reads each request and misbehaves as its path says.
@@ -25,10 +23,8 @@ final class FaultServer: @unchecked Sendable {
         case stallTLS = "stall-tls"
     }
 
-    let port: Int
     let mode: Mode
-    private let process: Process
-    private let stdinPipe: Pipe
+    private let server: ServerProcess
 
     /// The userinfo `/redirect-userinfo/<path>` puts in its `Location` (see fault_server.py).
     static let canaryUser = "nlcanaryuser"
@@ -36,45 +32,23 @@ final class FaultServer: @unchecked Sendable {
 
     /// Starts the server and waits for its `PORT` line. Blocks: call it off the cooperative pool.
     static func start(_ mode: Mode = .serve) throws -> FaultServer {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         // -S: no site packages to import; the server needs only the standard library, and a
         // suite may start several of these at once on a two-core machine.
-        process.arguments = ["python3", "-S", testsDirectory.appendingPathComponent("Servers/fault_server.py").path,
-                             "--mode", mode.rawValue]
-        let stdinPipe = Pipe()
-        let stdoutPipe = Pipe()
-        process.standardInput = stdinPipe
-        process.standardOutput = stdoutPipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = stdoutPipe.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
-            process.terminate()
-            throw TestServerError(description: "fault_server.py --mode \(mode.rawValue) did not start (printed \"\(text)\")")
-        }
-        return FaultServer(port: port, mode: mode, process: process, stdinPipe: stdinPipe)
+        let server = try ServerProcess(python: ["-S", testsDirectory.appendingPathComponent("Servers/fault_server.py").path,
+                                                "--mode", mode.rawValue],
+                                       name: "fault_server.py --mode \(mode.rawValue)")
+        return FaultServer(server: server, mode: mode)
     }
 
-    private init(port: Int, mode: Mode, process: Process, stdinPipe: Pipe) {
-        self.port = port
+    private init(server: ServerProcess, mode: Mode) {
+        self.server = server
         self.mode = mode
-        self.process = process
-        self.stdinPipe = stdinPipe
     }
+
+    var port: Int { server.port }
 
     /// Stops the server and waits for it to exit. Blocks: call it off the cooperative pool.
-    func stop() {
-        try? stdinPipe.fileHandleForWriting.close()
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-    }
+    func stop() { server.stop() }
 
     /// A provider pointing at this server.
     func provider(scheme: HTTPScheme = .http, host: String = "127.0.0.1", headers: [String: String] = [:],

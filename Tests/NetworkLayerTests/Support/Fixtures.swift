@@ -50,3 +50,20 @@ final class MockedRequest<Response: Decodable & Sendable>: BaseRequest<Response>
         self.timeout = timeout
     }
 }
+
+/// Runs `body` while sampling the process's resident memory every 10 ms; returns its value and
+/// how far the peak rose above the start. Meaningful because `make test` runs one test at a time.
+func measuringPeakMemory<T>(_ body: () async throws -> T) async rethrows -> (value: T, growth: Int) {
+    let baseline = residentMemory()
+    let peak = Peak()
+    let sampler = Task {
+        while !Task.isCancelled {
+            peak.record(residentMemory())
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+    }
+    defer { sampler.cancel() }
+    let value = try await body()
+    peak.record(residentMemory())
+    return (value, peak.value - baseline)
+}

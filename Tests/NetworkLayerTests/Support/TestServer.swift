@@ -14,18 +14,62 @@ struct TestServerError: Error, CustomStringConvertible {
     let description: String
 }
 
+/// A loopback server program started by a test: launched with a pipe as its stdin, waited for
+/// until it prints `PORT <n>`, stopped by closing that pipe (the servers exit when their stdin
+/// closes, so none outlives the test process, even after a crash).
+// @unchecked Sendable: immutable after init; `Process.terminate` and `FileHandle.close` may be
+// called from any thread.
+final class ServerProcess: @unchecked Sendable {
+    let port: Int
+    private let process: Process
+    private let stdinPipe: Pipe
+
+    /// Runs `python3 <arguments>` and waits for its port. Blocks: call it off the cooperative pool.
+    init(python arguments: [String], name: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3"] + arguments
+        let stdinPipe = Pipe()
+        let stdoutPipe = Pipe()
+        process.standardInput = stdinPipe
+        process.standardOutput = stdoutPipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // The first line is "PORT <n>"; EOF first means the server failed to start.
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = stdoutPipe.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
+            process.terminate()
+            throw TestServerError(description: "\(name) did not start (printed \"\(text)\")")
+        }
+        self.port = port
+        self.process = process
+        self.stdinPipe = stdinPipe
+    }
+
+    /// Stops the server and waits for it to exit. Blocks: call it off the cooperative pool.
+    func stop() {
+        try? stdinPipe.fileHandleForWriting.close()
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+    }
+}
+
 /// A real HTTP(S) server on 127.0.0.1: `Tests/Servers/test_server.py`, on a port the kernel picks.
 ///
 /// The server exits when its stdin closes, so it cannot outlive the test process even if a test crashes.
-// @unchecked Sendable: every stored property is immutable after `start`; `Process.terminate` and
-// `FileHandle.close` may be called from any thread.
-final class TestServer: @unchecked Sendable {
-    let port: Int
+final class TestServer: Sendable {
     let isTLS: Bool
     /// The file the server appends every received (decrypted) request byte to, if asked to record.
     let recordFile: URL?
-    private let process: Process
-    private let stdinPipe: Pipe
+    private let server: ServerProcess
+
+    var port: Int { server.port }
 
     /// Starts `test_server.py` with extra command-line arguments and waits until it listens.
     static func start(_ arguments: [String] = [], tls: Bool = false, record: Bool = false) throws -> TestServer {
@@ -37,30 +81,9 @@ final class TestServer: @unchecked Sendable {
             arguments += ["--record", file.path]
             recordFile = file
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", testsDirectory.appendingPathComponent("Servers/test_server.py").path] + arguments
-        let stdinPipe = Pipe()
-        let stdoutPipe = Pipe()
-        process.standardInput = stdinPipe
-        process.standardOutput = stdoutPipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-
-        // The first line is "PORT <n>"; EOF first means the server failed to start.
-        var line = Data()
-        let reader = stdoutPipe.fileHandleForReading
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = reader.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
-            process.terminate()
-            throw TestServerError(description: "test_server.py did not start (printed \"\(text)\")")
-        }
-        return TestServer(port: port, isTLS: tls, recordFile: recordFile, process: process, stdinPipe: stdinPipe)
+        let server = try ServerProcess(python: [testsDirectory.appendingPathComponent("Servers/test_server.py").path] + arguments,
+                                       name: "test_server.py")
+        return TestServer(server: server, isTLS: tls, recordFile: recordFile)
     }
 
     /// A TLS server presenting `certificate` (a chain file from `Certificates/`) with its key.
@@ -71,19 +94,15 @@ final class TestServer: @unchecked Sendable {
                   tls: true, record: record)
     }
 
-    private init(port: Int, isTLS: Bool, recordFile: URL?, process: Process, stdinPipe: Pipe) {
-        self.port = port
+    private init(server: ServerProcess, isTLS: Bool, recordFile: URL?) {
+        self.server = server
         self.isTLS = isTLS
         self.recordFile = recordFile
-        self.process = process
-        self.stdinPipe = stdinPipe
     }
 
     /// Stops the server and waits for it to exit.
     func stop() {
-        try? stdinPipe.fileHandleForWriting.close()
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
+        server.stop()
         if let recordFile { try? FileManager.default.removeItem(at: recordFile) }
     }
 

@@ -34,17 +34,10 @@ func bytePattern(_ count: Int) -> Data { Data((0..<count).map { UInt8($0 % 256) 
         let destination = directory.appendingPathComponent("big.bin")
         let size = 128 << 20
         try await withTestServer { server in
-            let baseline = residentMemory()
-            let peak = Peak()
-            let sampler = Task {
-                while !Task.isCancelled {
-                    peak.record(residentMemory())
-                    try? await Task.sleep(for: .milliseconds(10))
-                }
+            let (file, growth) = try await measuringPeakMemory {
+                try await makeManager().perform(DownloadRequest(server.provider(), "/slow-bytes/\(size)?chunk=4194304&interval=0",
+                                                                to: destination))
             }
-            let file = try await makeManager().perform(DownloadRequest(server.provider(), "/slow-bytes/\(size)?chunk=4194304&interval=0",
-                                                                       to: destination))
-            sampler.cancel()
             #expect(file == DownloadedFile(url: destination, size: Int64(size)))
             #expect(try filesIn(directory) == ["big.bin"], "no temporary file is left")
             // The content is the server's pattern, checked in slices.
@@ -53,8 +46,8 @@ func bytePattern(_ count: Int) -> Data { Data((0..<count).map { UInt8($0 % 256) 
             try handle.seek(toOffset: UInt64(size - 1000))
             let tail = try handle.read(upToCount: 1000) ?? Data()
             #expect(tail == Data(((size - 1000)..<size).map { UInt8($0 % 256) }))
-            // A 128 MB body in memory would show; the bound leaves room for the tests running alongside.
-            #expect(peak.value - baseline < 96 << 20, "grew by \(peak.value - baseline) bytes for a \(size)-byte download")
+            // A 128 MB body in memory would show; a streamed download keeps memory flat.
+            #expect(growth < 32 << 20, "grew by \(growth) bytes for a \(size)-byte download")
         }
     }
 
@@ -156,13 +149,13 @@ func bytePattern(_ count: Int) -> Data { Data((0..<count).map { UInt8($0 % 256) 
         try await withTestServer { server in
             let net = makeManager()
             net.maximumResponseSize = 1 << 20
-            let baseline = residentMemory()
-            let error = await networkError { try await net.perform(TestRequest<Data>(server.provider(), "/gzip-bomb/\(512 << 20)")) }
+            let (error, growth) = await measuringPeakMemory {
+                await networkError { try await net.perform(TestRequest<Data>(server.provider(), "/gzip-bomb/\(256 << 20)")) }
+            }
             guard case .transport(let context) = error else { Issue.record("got \(String(describing: error))"); return }
             #expect(context.reason?.contains("after decompression") == true)
-            // 512 MB inflated would show; the bound leaves room for the tests running alongside
-            // (`make stress` measures this in a process of its own).
-            #expect(residentMemory() - baseline < 128 << 20)
+            // 256 MB inflated would show; stopped at the 1 MB limit, memory stays flat.
+            #expect(growth < 32 << 20, "grew by \(growth) bytes")
         }
     }
 
