@@ -21,6 +21,16 @@ final class CurlEngine: @unchecked Sendable {
         var started: [CurlTransfer] = []
         var cancelled: [CurlTransfer] = []
         var closeIdleConnections = false
+        /// Whether a wake-up is already on its way to the engine thread: many submissions while
+        /// it is busy need only one (each is a system call on both sides). Kept under the same
+        /// lock as the work, so a submission can never see `true` after the engine took the inbox.
+        var wakePending = false
+
+        /// Records that the engine must look; `true` if the caller must wake it.
+        mutating func needsWake() -> Bool {
+            defer { wakePending = true }
+            return !wakePending
+        }
     }
 
     private let multi: UnsafeMutableRawPointer
@@ -87,22 +97,19 @@ final class CurlEngine: @unchecked Sendable {
     /// Hands `transfer` to the engine; `completion` runs exactly once, on the engine thread.
     func start(_ transfer: CurlTransfer, completion: @escaping @Sendable (Result<HTTPResponse, NetworkError>) -> Void) {
         transfer.completion = completion
-        inbox.withLock { $0.started.append(transfer) }
-        wake()
+        if inbox.withLock({ $0.started.append(transfer); return $0.needsWake() }) { wake() }
     }
 
     /// Stops `transfer` if it is still running; its completion then reports ``NetworkError/cancelled``.
     func cancel(_ transfer: CurlTransfer) {
         transfer.isCancellationRequested.store(true, ordering: .releasing)
-        inbox.withLock { $0.cancelled.append(transfer) }
-        wake()
+        if inbox.withLock({ $0.cancelled.append(transfer); return $0.needsWake() }) { wake() }
     }
 
     /// Closes every connection that no transfer is using (running transfers keep theirs until
     /// they end, then those close too).
     func closeIdleConnections() {
-        inbox.withLock { $0.closeIdleConnections = true }
-        wake()
+        if inbox.withLock({ $0.closeIdleConnections = true; return $0.needsWake() }) { wake() }
     }
 
     private func wake() {
@@ -122,6 +129,7 @@ final class CurlEngine: @unchecked Sendable {
     private func run() {
         var stillRunning: Int32 = 0
         while true {
+            // Taking the work clears `wakePending`: whatever is submitted after this wakes us again.
             let work = inbox.withLock { inbox -> Inbox in
                 defer { inbox = Inbox() }
                 return inbox
