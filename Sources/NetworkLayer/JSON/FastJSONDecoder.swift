@@ -519,12 +519,13 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func valueIndex(for key: some CodingKey) -> Int? {
         if let table { return table.values[key.stringValue] }
         var name = key.stringValue
-        let nodes = decoder.nodes
-        let bytes = decoder.bytes
+        let decoder = decoder
         let object = object
         let found = name.withUTF8 { name -> Int? in
             let length = name.count
             for byte in name where byte >= 0x80 { return -1 }
+            let nodes = decoder.nodes
+            let bytes = decoder.bytes
             var i = object + 1
             for _ in 0..<Int(nodes[object].a) {
                 let node = nodes[i]
@@ -697,6 +698,8 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
     private var cursor: Int
     private let total: Int
     private(set) var currentIndex = 0
+    /// `path` with its last index in a node: the parent of the elements' nested paths, made once.
+    private var elementParent: JSONPath?
 
     init(decoder: JSONTapeDecoder, array: Int, path: JSONPath) {
         self.decoder = decoder
@@ -708,6 +711,13 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
     var codingPath: [any CodingKey] { path.keys }
     var count: Int? { total }
     var isAtEnd: Bool { currentIndex >= total }
+
+    private mutating func parentForElements() -> JSONPath {
+        if let elementParent { return elementParent }
+        let parent = JSONPath(parent: path.node(in: decoder.document), index: -1)
+        elementParent = parent
+        return parent
+    }
 
     /// The current element, or Foundation's error at the end.
     @inline(__always)
@@ -784,7 +794,8 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
     }
 
     mutating func decode<T: Decodable>(_: T.Type) throws -> T {
-        let value = try decoder.unwrap(T.self, at: next(T.self), parent: path, key: JSONIndexKey(currentIndex))
+        let i = try next(T.self)
+        let value = try decoder.unwrap(T.self, at: i, parent: parentForElements(), key: JSONIndexKey(currentIndex))
         advance()
         return value
     }
@@ -812,21 +823,21 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
 
     mutating func decodeIfPresent<T: Decodable>(_: T.Type) throws -> T? {
         let decoder = decoder
-        let path = path
+        let path = parentForElements()
         let key = JSONIndexKey(currentIndex)
         return try elementIfPresent { i, _ in try decoder.unwrap(T.self, at: i, parent: path, key: key) }
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
         let i = try next(KeyedDecodingContainer<NestedKey>.self)
-        let container = try decoder.keyedContainer(NestedKey.self, at: i, path: path.child(JSONIndexKey(currentIndex), in: decoder.document))
+        let container = try decoder.keyedContainer(NestedKey.self, at: i, path: parentForElements().child(JSONIndexKey(currentIndex), in: decoder.document))
         advance()
         return container
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
         let i = try next((any UnkeyedDecodingContainer).self)
-        let container = try decoder.unkeyedContainer(at: i, path: path.child(JSONIndexKey(currentIndex), in: decoder.document))
+        let container = try decoder.unkeyedContainer(at: i, path: parentForElements().child(JSONIndexKey(currentIndex), in: decoder.document))
         advance()
         return container
     }
@@ -834,7 +845,7 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
     mutating func superDecoder() throws -> any Decoder {
         let i = try next((any Decoder).self, atEnd: "Cannot get superDecoder() -- unkeyed container is at end.")
         let superDecoder = JSONTapeDecoder(document: decoder.document, index: i,
-                                           path: path.child(JSONIndexKey(currentIndex), in: decoder.document))
+                                           path: parentForElements().child(JSONIndexKey(currentIndex), in: decoder.document))
         advance()
         return superDecoder
     }

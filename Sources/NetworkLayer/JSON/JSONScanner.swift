@@ -107,8 +107,8 @@ final class JSONDocument {
     static func scan(_ data: Data) -> ScanResult {
         data.withUnsafeBytes { raw -> ScanResult in
             // Foundation detects UTF-16 and UTF-32 (with or without a BOM) from the first four bytes
-            // and converts; every such pattern has a 0x00, 0xFE or 0xFF byte there, which valid
-            // UTF-8 JSON never starts with. Leave all of those to Foundation.
+            // and converts; every such pattern has a 0x00, 0xFE or 0xFF byte there. Leave all input
+            // with one of those bytes there (UTF-8 JSON does not start so) to Foundation itself.
             for i in 0..<min(4, raw.count) where raw[i] == 0 || raw[i] >= 0xFE {
                 return .unsupported
             }
@@ -141,13 +141,12 @@ final class JSONDocument {
 
     @inline(__always)
     private static func skipWhitespace(_ base: UnsafePointer<UInt8>, _ position: Int, _ end: Int) -> Int {
+        // The byte at `end` is padding (zero, not whitespace), so it may be read.
         var p = position
-        while p < end {
-            let c = base[p]
-            guard c <= 32, whitespaceMask & (1 << UInt64(c)) != 0 else { return p }
-            p += 1
+        while base[p] <= 32, whitespaceMask & (1 << UInt64(base[p])) != 0 {
+            p &+= 1
         }
-        return p
+        return min(p, end)
     }
 
     /// Fills the tape; false if the document is not valid JSON as Foundation scans it.
@@ -178,55 +177,55 @@ final class JSONDocument {
             switch c {
             case UInt8(ascii: "\""):
                 guard let (close, header) = Self.scanString(base, p + 1, end) else { return false }
-                out[count] = JSONNode(header: header, a: UInt32(p + 1), b: UInt32(close - p - 1))
-                count += 1
-                p = close + 1
+                out[count] = JSONNode(header: header, a: UInt32(truncatingIfNeeded: p &+ 1), b: UInt32(truncatingIfNeeded: close &- p &- 1))
+                count &+= 1
+                p = close &+ 1
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 let isObject = c == UInt8(ascii: "{")
                 guard depth < Self.maximumDepth else { return false }
                 stack[depth] = count
-                depth += 1
+                depth &+= 1
                 out[count] = JSONNode(header: isObject ? JSONNodeKind.object.rawValue : JSONNodeKind.array.rawValue, a: 0, b: 0)
-                count += 1
-                p = Self.skipWhitespace(base, p + 1, end)
+                count &+= 1
+                p = Self.skipWhitespace(base, p &+ 1, end)
                 guard p < end else { return false }
                 if base[p] == c &+ 2 { // `}` and `]` are two after `{` and `[`
-                    p += 1
-                    depth -= 1
-                    out[count - 1].b = UInt32(count)
+                    p &+= 1
+                    depth &-= 1
+                    out[count &- 1].b = UInt32(truncatingIfNeeded: count)
                 } else {
                     if isObject {
                         guard base[p] == UInt8(ascii: "\""), let (close, header) = Self.scanString(base, p + 1, end) else { return false }
-                        out[count] = JSONNode(header: header, a: UInt32(p + 1), b: UInt32(close - p - 1))
-                        count += 1
+                        out[count] = JSONNode(header: header, a: UInt32(truncatingIfNeeded: p &+ 1), b: UInt32(truncatingIfNeeded: close &- p &- 1))
+                        count &+= 1
                         if header & (JSONNode.escaped | JSONNode.nonASCII) != 0 { out[count - 2].header |= JSONNode.complexKeys }
-                        p = Self.skipWhitespace(base, close + 1, end)
+                        p = Self.skipWhitespace(base, close &+ 1, end)
                         guard p < end, base[p] == UInt8(ascii: ":") else { return false }
-                        p += 1
+                        p &+= 1
                     }
                     continue nextValue
                 }
             case UInt8(ascii: "t"):
                 guard end - p >= 4, UnsafeRawPointer(base + p).loadUnaligned(as: UInt32.self).littleEndian == 0x6575_7274 else { return false } // "true"
                 out[count] = JSONNode(header: JSONNodeKind.true.rawValue, a: 0, b: 0)
-                count += 1
-                p += 4
+                count &+= 1
+                p &+= 4
             case UInt8(ascii: "f"):
                 guard end - p >= 5, UnsafeRawPointer(base + p + 1).loadUnaligned(as: UInt32.self).littleEndian == 0x6573_6C61 else { return false } // "alse"
                 out[count] = JSONNode(header: JSONNodeKind.false.rawValue, a: 0, b: 0)
-                count += 1
-                p += 5
+                count &+= 1
+                p &+= 5
             case UInt8(ascii: "n"):
                 guard end - p >= 4, UnsafeRawPointer(base + p).loadUnaligned(as: UInt32.self).littleEndian == 0x6C6C_756E else { return false } // "null"
                 out[count] = JSONNode(header: JSONNodeKind.null.rawValue, a: 0, b: 0)
-                count += 1
-                p += 4
+                count &+= 1
+                p &+= 4
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 let start = p
-                p += 1
-                while p < end, Self.isNumberByte(base[p]) { p += 1 }
+                p &+= 1
+                while p < end, Self.isNumberByte(base[p]) { p &+= 1 }
                 out[count] = JSONNode(header: JSONNodeKind.number.rawValue, a: UInt32(start), b: UInt32(p - start))
-                count += 1
+                count &+= 1
             default:
                 return false
             }
@@ -234,39 +233,39 @@ final class JSONDocument {
             // A value is complete: continue its container, closing as many as end here.
             while depth > 0 {
                 let container = stack[depth - 1]
-                out[container].a += 1
+                out[container].a &+= 1
                 let isObject = out[container].header & 0xF == JSONNodeKind.object.rawValue
                 let closer = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
                 p = Self.skipWhitespace(base, p, end)
                 guard p < end else { return false }
                 if base[p] == UInt8(ascii: ",") {
-                    p = Self.skipWhitespace(base, p + 1, end)
+                    p = Self.skipWhitespace(base, p &+ 1, end)
                     guard p < end else { return false }
                     if base[p] != closer { // else a trailing comma, which Foundation accepts
                         if isObject {
                             guard base[p] == UInt8(ascii: "\""), let (close, header) = Self.scanString(base, p + 1, end) else { return false }
-                            out[count] = JSONNode(header: header, a: UInt32(p + 1), b: UInt32(close - p - 1))
-                            count += 1
+                            out[count] = JSONNode(header: header, a: UInt32(truncatingIfNeeded: p &+ 1), b: UInt32(truncatingIfNeeded: close &- p &- 1))
+                            count &+= 1
                             if header & (JSONNode.escaped | JSONNode.nonASCII) != 0 { out[container].header |= JSONNode.complexKeys }
-                            p = Self.skipWhitespace(base, close + 1, end)
+                            p = Self.skipWhitespace(base, close &+ 1, end)
                             guard p < end, base[p] == UInt8(ascii: ":") else { return false }
-                            p += 1
+                            p &+= 1
                         }
                         continue nextValue
                     }
                 } else if base[p] != closer {
                     return false
                 }
-                p += 1
-                depth -= 1
-                out[container].b = UInt32(count)
+                p &+= 1
+                depth &-= 1
+                out[container].b = UInt32(truncatingIfNeeded: count)
             }
             break
         }
         guard Self.skipWhitespace(base, p, end) == end else { return false }
         out[count] = JSONNode(header: JSONNodeKind.null.rawValue, a: 0, b: 0) // room was ensured above
         nullNode = count
-        count += 1
+        count &+= 1
         return true
     }
 

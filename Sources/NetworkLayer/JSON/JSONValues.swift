@@ -55,7 +55,7 @@ enum JSONNumberParsing {
     /// Foundation checks the JSON number syntax and calls `strtod`, which rounds correctly. Here the
     /// syntax is checked the same way, and the value is computed exactly when the digits fit in 53
     /// bits and the power of ten is exact (one correctly rounded operation, the same result), else
-    /// by Swift's `Double(String)`, which also rounds correctly.
+    /// by `strtod` too.
     @inline(__always)
     static func double(_ p: UnsafePointer<UInt8>, _ count: Int) -> Double? {
         guard let number = Parsed(p, count) else { return nil }
@@ -66,17 +66,36 @@ enum JSONNumberParsing {
                 : Double(number.mantissa) * exactPowersOfTen[number.exponent]
             return number.negative ? -magnitude : magnitude
         }
-        guard let value = Double(String(decoding: UnsafeBufferPointer(start: p, count: count), as: UTF8.self)),
+        guard let value = correctlyRounded(p, count, strtod, Double.init),
               value.isFinite, value != 0 || !number.hasNonZeroDigit else { return nil }
         return value
     }
 
-    /// A JSON number as a Float (Foundation uses `strtof`, correctly rounded, as is `Float(String)`), or nil.
+    /// A JSON number as a Float (Foundation uses `strtof`), or nil.
     static func float(_ p: UnsafePointer<UInt8>, _ count: Int) -> Float? {
         guard let number = Parsed(p, count),
-              let value = Float(String(decoding: UnsafeBufferPointer(start: p, count: count), as: UTF8.self)),
+              let value = correctlyRounded(p, count, strtof, Float.init),
               value.isFinite, value != 0 || !number.hasNonZeroDigit else { return nil }
         return value
+    }
+
+    /// A syntactically valid JSON number parsed by the C library (`strtod`, `strtof`: correctly
+    /// rounded, like the `_clocale` variants Foundation calls) from a NUL-terminated copy on the
+    /// stack. If the process's locale makes it stop early (a decimal comma), Swift's
+    /// locale-independent parser (also correctly rounded) takes over.
+    @inline(__always)
+    private static func correctlyRounded<F>(_ p: UnsafePointer<UInt8>, _ count: Int,
+                                            _ parse: (UnsafePointer<CChar>, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> F,
+                                            _ fromString: (String) -> F?) -> F? {
+        let parsed = withUnsafeTemporaryAllocation(of: CChar.self, capacity: count + 1) { buffer -> F? in
+            let copy = buffer.baseAddress!
+            UnsafeMutableRawPointer(copy).copyMemory(from: p, byteCount: count)
+            copy[count] = 0
+            var end: UnsafeMutablePointer<CChar>?
+            let value = parse(copy, &end)
+            return end == copy + count ? value : nil
+        }
+        return parsed ?? fromString(String(decoding: UnsafeBufferPointer(start: p, count: count), as: UTF8.self))
     }
 
     /// A number checked against the JSON grammar `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`,

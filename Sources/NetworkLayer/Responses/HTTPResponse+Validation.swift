@@ -17,7 +17,7 @@ extension HTTPResponse {
                                            reason: "the server answered with status \(statusCode)",
                                            statusCode: statusCode)
         if let type = expectations.errorBodyType, !body.isEmpty,
-           let serverError = try? expectations.decoder.decode(type, from: body) {
+           let serverError = try? FastJSONDecoder.decode(type, from: body, standingInFor: expectations.decoder) {
             context.serverError = serverError
             if let message = serverError.serverMessage {
                 context.reason = "the server answered with status \(statusCode): \(message)"
@@ -55,11 +55,12 @@ extension HTTPResponse {
         }
         let decoder = decoder ?? expectations.decoder
         do {
+            // The library's own decoder, unless `decoder` has options only Foundation's knows.
             guard let keyPath = expectations.keyPath, !keyPath.isEmpty else {
-                return try decoder.decode(T.self, from: body)
+                return try FastJSONDecoder.decode(T.self, from: body, standingInFor: decoder)
             }
             return try KeyPathDecoding.$keyPath.withValue(keyPath) {
-                try decoder.decode(KeyPathDecoding.Value<T>.self, from: body).value
+                try FastJSONDecoder.decode(KeyPathDecoding.Value<T>.self, from: body, standingInFor: decoder).value
             }
         } catch {
             throw .serialization(NetworkError.Context(
