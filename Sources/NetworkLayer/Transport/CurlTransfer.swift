@@ -282,8 +282,11 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     private static let contentLengthName = Array("content-length:".utf8)
-    /// The most a server's `Content-Length` alone makes a transfer reserve.
-    private static let reservationCap = 16 << 20
+    /// The most a server's `Content-Length` alone makes a transfer reserve. Sizing the buffer once
+    /// saves copying a large body as it grows (the 100 MB download: 0.93× plain libcurl, against
+    /// 0.74× with a 16 MB cap). The reservation is address space: pages become resident only as
+    /// bytes arrive, so a false claim costs no memory; set a response size limit to cap it lower.
+    private static let reservationCap = 256 << 20
 
     /// The value of a `Content-Length:` line, or `nil` for any other line.
     private static func contentLength(_ line: UnsafeBufferPointer<UInt8>) -> Int? {
