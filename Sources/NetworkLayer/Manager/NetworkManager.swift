@@ -16,7 +16,7 @@ public final class NetworkManager: Sendable {
     /// The manager every request goes through.
     public static let shared = NetworkManager()
 
-    let settings = Mutex(Settings())
+    let settings = Protected(Settings())
 
     /// Creates a manager with its own settings. Most code uses the shared ``Net``; a separate
     /// manager suits a test or a component that needs, say, mock mode while the rest of the app

@@ -7,16 +7,16 @@ import Synchronization
 final class ResponseHeaders: Sendable {
     /// `Name: value` lines as received, each ended by `\n` (the CR removed).
     private let raw: [UInt8]
-    private let parsed: Mutex<[String: String]?>
+    private let parsed: Protected<[String: String]?>
 
     init(raw: [UInt8]) {
         self.raw = raw
-        parsed = Mutex(nil)
+        parsed = Protected(nil)
     }
 
     init(_ dictionary: [String: String]) {
         raw = []
-        parsed = Mutex(dictionary)
+        parsed = Protected(dictionary)
     }
 
     /// Every header by the name the server used; repeated headers joined with `", "`.

@@ -11,7 +11,7 @@ import Synchronization
 /// handle's cache and are reused; HTTP/2 streams are multiplexed over one connection.
 // @unchecked Sendable: `multi` and `active` are used only by the engine thread (created in init,
 // before the thread starts). Other threads reach the engine only through `inbox` and `pool`
-// (both Mutex-protected) and `curl_multi_wakeup`, which libcurl documents as safe from any thread.
+// (both behind a `Protected` lock) and `curl_multi_wakeup`, which libcurl documents as safe from any thread.
 final class CurlEngine: @unchecked Sendable {
     /// The process-wide engine, created (and its thread started) by the first live request.
     /// It is never torn down: one idle thread sleeping in `curl_multi_poll`.
@@ -34,9 +34,9 @@ final class CurlEngine: @unchecked Sendable {
     }
 
     private let multi: UnsafeMutableRawPointer
-    private let inbox = Mutex(Inbox())
+    private let inbox = Protected(Inbox())
     /// Easy handles from finished transfers, reset and ready for the next.
-    private let pool = Mutex<[CurlEasyHandle]>([])
+    private let pool = Protected<[CurlEasyHandle]>([])
     private static let poolLimit = 256
     static let idleConnectionLimit = 512
     /// Transfers libcurl is working on, by easy handle. Engine thread only.

@@ -306,7 +306,7 @@ func residentMemory() -> Int {
 
 /// The largest value recorded, from any thread.
 final class Peak: Sendable {
-    private let storage = Mutex(0)
+    private let storage = Protected(0)
     func record(_ value: Int) { storage.withLock { $0 = max($0, value) } }
     var value: Int { storage.withLock { $0 } }
 }

@@ -219,7 +219,7 @@ extension Reliability {
 
 /// Records completion-handler calls from any thread.
 final class CompletionRecorder<Value: Sendable>: Sendable {
-    private let calls = Mutex<[Value]>([])
+    private let calls = Protected<[Value]>([])
 
     func record(_ value: Value) { calls.withLock { $0.append(value) } }
     var count: Int { calls.withLock { $0.count } }

@@ -48,7 +48,7 @@ extension Reliability {
 
         /// What a run produced: every error, and every text the library printed or returned.
         final class Findings: Sendable {
-            private let texts = Mutex<[String]>([])
+            private let texts = Protected<[String]>([])
             private let errorCount = Atomic<Int>(0)
 
             func add(_ text: String) { texts.withLock { $0.append(text) } }
@@ -230,10 +230,10 @@ extension Reliability {
 
 /// Points file descriptor 2 at a pipe until ``finish()``, copying everything on to the real
 /// standard error as it arrives, and returns what passed meanwhile.
-// @unchecked Sendable: `captured` is behind a Mutex; the descriptors are set in init and only read.
+// @unchecked Sendable: `captured` is behind a lock; the descriptors are set in init and only read.
 final class StandardErrorCapture: @unchecked Sendable {
     private let original: Int32
-    private let captured = Mutex<Data>(Data())
+    private let captured = Protected<Data>(Data())
     private let marker = "\n<end of capture \(UUID().uuidString)>\n"
 
     init() throws {

@@ -174,7 +174,7 @@ func curlReportedTimeout(_ error: NetworkError?) -> Duration? {
 
 /// Records every call of a completion handler, from any thread.
 final class CallRecorder<Value: Sendable>: Sendable {
-    private let calls = Mutex<[Value]>([])
+    private let calls = Protected<[Value]>([])
 
     func record(_ value: Value) {
         calls.withLock { $0.append(value) }

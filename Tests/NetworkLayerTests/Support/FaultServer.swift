@@ -206,13 +206,13 @@ func runBlocking(_ work: @escaping @Sendable () -> Void) async {
 /// there, not on the cooperative pool nor on Dispatch's, which parallel suites keep busy (and
 /// block, waiting for processes): the measurement would be of the other tests, not of the library.
 final class ReliabilityExecutor: TaskExecutor, @unchecked Sendable {
-    // @unchecked Sendable: `jobs` is behind a Mutex; the semaphore and thread are thread-safe.
+    // @unchecked Sendable: `jobs` is behind a lock; the semaphore and thread are thread-safe.
     static let shared = ReliabilityExecutor()
 
-    private let jobs = Mutex<[UnownedJob]>([])
+    private let jobs = Protected<[UnownedJob]>([])
     private let available = DispatchSemaphore(value: 0)
     /// The executor thread's id, for its scheduler statistics.
-    let threadID = Mutex<Int32?>(nil)
+    let threadID = Protected<Int32?>(nil)
 
     private init() {
         let thread = Thread { [self] in
@@ -251,7 +251,7 @@ func currentThreadID() -> Int32? {
 }
 
 /// The id of the library's libcurl thread, once a progress callback (which runs there) told it.
-private let engineThreadID = Mutex<Int32?>(nil)
+private let engineThreadID = Protected<Int32?>(nil)
 
 /// Learns the id of the library's libcurl thread, with one request to `provider`'s `/ok`.
 func learnEngineThread(via provider: some ServiceProvider) async {

@@ -21,7 +21,7 @@ func makeManager(mocks: URL? = nil, log: LogCollector? = nil) -> NetworkManager 
 
 /// Collects log entries, from any thread.
 final class LogCollector: Sendable {
-    private let entries = Mutex<[String]>([])
+    private let entries = Protected<[String]>([])
 
     func append(_ entry: String) { entries.withLock { $0.append(entry) } }
     var all: [String] { entries.withLock { $0 } }

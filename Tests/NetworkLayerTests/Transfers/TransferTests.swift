@@ -14,7 +14,7 @@ final class DownloadRequest: BaseRequest<DownloadedFile> {
 
 /// Progress values received, from any thread.
 final class ProgressLog: Sendable {
-    private let values = Mutex<[TransferProgress]>([])
+    private let values = Protected<[TransferProgress]>([])
     func append(_ progress: TransferProgress) { values.withLock { $0.append(progress) } }
     var all: [TransferProgress] { values.withLock { $0 } }
 }
