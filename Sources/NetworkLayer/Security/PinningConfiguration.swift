@@ -82,7 +82,10 @@ struct PinningConfiguration: Sendable {
         let url = directory.appendingPathComponent(certificate.fileName)
         let data: Data
         do {
-            data = try Data(contentsOf: url)
+            // Through FileHandle: Foundation's Data(contentsOf:) leaks a page per empty file it reads.
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }
+            data = try handle.readToEnd() ?? Data()
         } catch {
             throw .invalidCertificate(.init(reason: "the certificate file \(url.path) could not be read "
                                             + "(\(FileManager.default.fileExists(atPath: url.path) ? "unreadable" : "no such file"))",
