@@ -137,8 +137,10 @@ func percentile(_ sorted: [Duration], _ p: Double) -> Double {
 func soak(server: LoopbackServer, requests: Int, inFlight: Int, cancelRatio: Double) async -> [String: any Sendable] {
     let ledger = Ledger(count: requests)
     let slots = AsyncSemaphore(inFlight)
-    // The baseline includes the engine's own thread and wake-up descriptors: start it first.
+    // The baseline includes the engine's own thread and wake-up descriptors, and libdispatch's
+    // timer thread (the cancels below use asyncAfter): start them first.
     _ = try? await Net.perform(Fetch(server.port, "/echo"))
+    await withCheckedContinuation { done in DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(1)) { done.resume() } }
     Net.closeIdleConnections()
     try? await Task.sleep(for: .milliseconds(200))
     let baselineFDs = openFileDescriptors()
