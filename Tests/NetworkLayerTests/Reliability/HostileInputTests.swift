@@ -168,7 +168,7 @@ extension Reliability {
         // '"', CR and LF there: sent, but harmless. A recording server shows exactly what arrived.
         @Test("Multipart names and file names with quotes, CR or LF are escaped, never extra part headers")
         func multipartNamesAreEscaped() async throws {
-            try await runBlocking { try TestServer.start(record: true) }.whileRunning { server in
+            try await offCooperativePool { try TestServer.start(record: true) }.whileRunning { server in
                 let request = TestRequest<Echo>(server.provider(), "/echo", method: .post, timeout: 5)
                 request.body = .multipart(MultipartFormData()
                     .text("na\"me\r\nX-Injected-Name: 1", "v")

@@ -155,7 +155,7 @@ extension Reliability {
         /// Runs `body` with the three servers the canary requests need.
         static func withServers(_ body: (FaultServer, TestServer, Int) async throws -> Void) async throws {
             try await withFaultServer { faults in
-                try await runBlocking { try TestServer.start() }.whileRunning { echo in
+                try await offCooperativePool { try TestServer.start() }.whileRunning { echo in
                     try await body(faults, echo, try closedPort())
                 }
             }

@@ -42,7 +42,7 @@ extension Reliability {
         @Test("A bad certificate or TLS 1.1 is refused, saying why, before any byte is sent; the manager keeps working",
               arguments: faults)
         func badCertificate(_ fault: CertificateFault) async throws {
-            try await runBlocking {
+            try await offCooperativePool {
                 try TestServer.startTLS(certificate: fault.certificate, key: fault.key, record: true, extra: fault.extra)
             }.whileRunning { server in
                 try await Self.check(fault, server: server)

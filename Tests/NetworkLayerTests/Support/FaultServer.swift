@@ -109,7 +109,7 @@ struct SharedServers: SuiteTrait, TestScoping {
     func provideScope(for test: Test, testCase: Test.Case?,
                       performing function: @Sendable () async throws -> Void) async throws {
         let (faultModes, legitimateTLS) = (self.faultModes, self.legitimateTLS)
-        let servers = try await runBlocking { () throws -> Running in
+        let servers = try await offCooperativePool { () throws -> Running in
             var running = Running()
             for mode in faultModes { running.fault[mode] = try FaultServer.start(mode) }
             if legitimateTLS {
@@ -124,10 +124,10 @@ struct SharedServers: SuiteTrait, TestScoping {
         do {
             try await Self.$running.withValue(servers) { try await function() }
         } catch {
-            await runBlocking(stopAll)
+            await offCooperativePool(stopAll)
             throw error
         }
-        await runBlocking(stopAll)
+        await offCooperativePool(stopAll)
     }
 
     /// The suite's fault server in `mode`.
@@ -158,13 +158,13 @@ extension Trait where Self == SharedServers {
 /// server starts and stops on a Dispatch thread: both block, and the cooperative pool has only
 /// one thread per core.
 func withFaultServer<T>(_ mode: FaultServer.Mode = .serve, _ body: (FaultServer) async throws -> T) async throws -> T {
-    let server = try await runBlocking { try FaultServer.start(mode) }
+    let server = try await offCooperativePool { try FaultServer.start(mode) }
     do {
         let value = try await body(server)
-        await runBlocking { server.stop() }
+        await offCooperativePool { server.stop() }
         return value
     } catch {
-        await runBlocking { server.stop() }
+        await offCooperativePool { server.stop() }
         throw error
     }
 }
@@ -174,31 +174,15 @@ extension TestServer {
     func whileRunning<T>(_ body: (TestServer) async throws -> T) async throws -> T {
         do {
             let value = try await body(self)
-            await runBlocking { self.stop() }
+            await offCooperativePool { self.stop() }
             return value
         } catch {
-            await runBlocking { self.stop() }
+            await offCooperativePool { self.stop() }
             throw error
         }
     }
 }
 
-/// Runs blocking `work` on a Dispatch thread, without holding a cooperative thread meanwhile.
-func runBlocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
-    }
-}
-
-/// Runs blocking `work` on a Dispatch thread, without holding a cooperative thread meanwhile.
-func runBlocking(_ work: @escaping @Sendable () -> Void) async {
-    await withCheckedContinuation { continuation in
-        DispatchQueue.global().async {
-            work()
-            continuation.resume()
-        }
-    }
-}
 
 // MARK: - Timing
 
@@ -383,7 +367,7 @@ private final class MemorySampler: Sendable {
     /// Stops sampling; returns the peak's growth over the baseline, in bytes.
     func stop() async -> Int {
         running.store(false, ordering: .releasing)
-        await runBlocking { [finished] in finished.wait() }
+        await offCooperativePool { [finished] in finished.wait() }
         return max(peak.load(ordering: .relaxed), residentSetSize()) - baseline
     }
 }
