@@ -2,7 +2,7 @@ import Foundation
 
 /// A request parameter, converted once from the `[String: any Sendable]` a user wrote into a
 /// closed set of values that can be encoded as a query or as JSON without surprises.
-enum ParameterValue: Sendable, Equatable {
+enum ParameterValue: Sendable {
     case string(String)
     case bool(Bool)
     case integer(Int64)
@@ -13,21 +13,6 @@ enum ParameterValue: Sendable, Equatable {
     case array([ParameterValue])
     /// Keys sorted, so the same parameters always encode to the same bytes.
     case object([(key: String, value: ParameterValue)])
-
-    static func == (lhs: ParameterValue, rhs: ParameterValue) -> Bool {
-        switch (lhs, rhs) {
-        case let (.string(a), .string(b)): a == b
-        case let (.bool(a), .bool(b)): a == b
-        case let (.integer(a), .integer(b)): a == b
-        case let (.unsignedInteger(a), .unsignedInteger(b)): a == b
-        case let (.double(a), .double(b)): a == b
-        case let (.decimal(a), .decimal(b)): a == b
-        case (.null, .null): true
-        case let (.array(a), .array(b)): a == b
-        case let (.object(a), .object(b)): a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.value == $1.value }
-        default: false
-        }
-    }
 
     /// Whether this is an object without members (no `params`).
     var isEmptyObject: Bool {

@@ -68,7 +68,8 @@ final class CurlEasyHandle: @unchecked Sendable {
         try check(nl_easy_setopt_data_callback(raw, option, callback), option)
     }
 
-    func set(CURLOPT_XFERINFOFUNCTION_forwarded callback: curl_xferinfo_callback) throws(NetworkError) {
+    /// CURLOPT_XFERINFOFUNCTION, which has a forwarder of its own (its callback type is unique).
+    func setProgressCallback(_ callback: curl_xferinfo_callback) throws(NetworkError) {
         try check(nl_easy_setopt_xferinfo_callback(raw, callback), CURLOPT_XFERINFOFUNCTION)
     }
 

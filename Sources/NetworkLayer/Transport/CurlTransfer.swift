@@ -131,7 +131,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
         if progress != nil {
             try handle.set(CURLOPT_NOPROGRESS, false)
-            try handle.set(CURLOPT_XFERINFOFUNCTION_forwarded: curlReportProgress)
+            try handle.setProgressCallback(curlReportProgress)
             try handle.set(CURLOPT_XFERINFODATA, pointer: context)
         }
 

@@ -159,6 +159,15 @@ func residentMemory() -> Int {
         }
     }
 
+    @Test func aFormBodyFromSomethingThatIsNotAnObjectIsRefused() async throws {
+        let provider = TestProvider(host: "127.0.0.1", httpScheme: .http, port: try closedPort())
+        let error = await networkError {
+            try await makeManager().perform(BodyRequest<Echo>(provider, "/echo", body: .form(encoding: ["a", "b"])))
+        }
+        guard case .invalidRequest(let context) = error else { Issue.record("got \(String(describing: error))"); return }
+        #expect(context.reason?.contains("JSON object") == true)
+    }
+
     @Test func multipartSendsTextDataAndFileFieldsByteForByte() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
