@@ -7,16 +7,32 @@ let package = Package(
         .library(name: "NetworkLayer", targets: ["NetworkLayer"]),
     ],
     targets: [
+        // The system libraries, found through pkg-config. Without them SwiftPM prints the
+        // command that installs them instead of "curl/curl.h not found".
+        .systemLibrary(
+            name: "CLibcurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
         // The only C in the project: typed forwarders for libcurl's variadic calls and the
-        // OpenSSL helpers that certificate pinning needs. Linked against the system's libcurl
-        // and libcrypto (`make deps` installs their headers).
+        // OpenSSL helpers that certificate pinning needs.
         .target(
             name: "CCurl",
-            linkerSettings: [.linkedLibrary("curl"), .linkedLibrary("ssl"), .linkedLibrary("crypto")]
+            dependencies: ["CLibcurl", "COpenSSL"]
+        ),
+        // The JSON decoder the library uses in place of a default JSONDecoder: internal to the
+        // package (not a product), checked against the installed Foundation by FastJSONTests.
+        .target(
+            name: "FastJSON"
         ),
         .target(
             name: "NetworkLayer",
-            dependencies: ["CCurl"]
+            dependencies: ["CCurl", "FastJSON"]
         ),
         // The demo (`make demo`): the original README's iTunes search example.
         .executableTarget(
@@ -39,7 +55,11 @@ let package = Package(
         ),
         .testTarget(
             name: "NetworkLayerTests",
-            dependencies: ["NetworkLayer"]
+            dependencies: ["NetworkLayer", "FastJSON"]
+        ),
+        .testTarget(
+            name: "FastJSONTests",
+            dependencies: ["FastJSON"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,11 +1,5 @@
 import Foundation
 
-/// The URL scheme a ``ServiceProvider`` speaks.
-public enum HTTPScheme: String, Sendable, CaseIterable {
-    case http
-    case https
-}
-
 /// Describes one backend: where it lives, the headers it wants, and how its answers are validated.
 ///
 /// Describe each backend once and give it to every request for it. Only `host` and `httpScheme`
@@ -70,32 +64,6 @@ public protocol ServiceProvider: Sendable {
     var retryPolicy: RetryPolicy? { get }
 }
 
-/// An error body a backend sends with failing statuses, e.g. `{"code": 42, "message": "Out of stock"}`.
-///
-/// ```swift
-/// struct ShopError: ServerErrorBody {
-///     let code: Int
-///     let message: String
-///     var serverMessage: String? { message }
-/// }
-/// struct ShopProvider: ServiceProvider {
-///     ...
-///     var errorBodyType: (any ServerErrorBody.Type)? { ShopError.self }
-/// }
-///
-/// catch {
-///     if let shopError = error.serverError(as: ShopError.self) { print(shopError.code) }
-/// }
-/// ```
-public protocol ServerErrorBody: Decodable, Sendable {
-    /// The server's explanation, shown in the error's description. Default `nil`.
-    var serverMessage: String? { get }
-}
-
-extension ServerErrorBody {
-    public var serverMessage: String? { nil }
-}
-
 extension ServiceProvider {
     public var port: Int? { nil }
 
@@ -116,4 +84,5 @@ extension ServiceProvider {
 
 /// The default coders: `JSONDecoder` and `JSONEncoder` are `Sendable`, and safe to share once configured.
 private let sharedJSONDecoder = JSONDecoder()
+
 private let sharedJSONEncoder = JSONEncoder()

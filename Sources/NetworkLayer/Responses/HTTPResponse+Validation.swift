@@ -1,3 +1,4 @@
+internal import FastJSON
 import Foundation
 
 extension HTTPResponse {
@@ -142,32 +143,6 @@ extension HTTPResponse {
             return context.codingPath.isEmpty ? "the body is not valid JSON" : "invalid value at \(path(context.codingPath))"
         @unknown default:
             return "the body does not match the expected type"
-        }
-    }
-}
-
-/// Decoding a value nested at a key path (`"data.items"`) without a wrapper type: the path travels
-/// in a task-local value, so a shared decoder needs no mutation.
-enum KeyPathDecoding {
-    @TaskLocal static var keyPath = ""
-
-    struct Key: CodingKey {
-        let stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    struct Value<T: Decodable>: Decodable {
-        let value: T
-
-        init(from decoder: any Decoder) throws {
-            let keys = KeyPathDecoding.keyPath.split(separator: ".").map { Key(stringValue: String($0)) }
-            var container = try decoder.container(keyedBy: Key.self)
-            for key in keys.dropLast() {
-                container = try container.nestedContainer(keyedBy: Key.self, forKey: key)
-            }
-            value = try container.decode(T.self, forKey: keys.last!)
         }
     }
 }

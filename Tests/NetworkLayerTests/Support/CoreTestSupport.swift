@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 @testable import NetworkLayer
 
-// Helpers for the Core suites (Tests/NetworkLayerTests/Core/). They only read `Net`'s settings,
+// Helpers for the suites that share one test server. They only read `Net`'s settings,
 // never change them: these suites run in parallel with everything else.
 
 // MARK: - Server answers

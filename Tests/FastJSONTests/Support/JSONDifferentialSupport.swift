@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import NetworkLayer
+@testable import FastJSON
 
 /// Differential testing of `FastJSONDecoder` against Foundation's `JSONDecoder()`: both decode the
 /// same bytes; the outcomes must be the same value, or the same error.
@@ -63,7 +63,7 @@ enum JSONDifferential {
         }
         func key(_ key: any CodingKey) -> String {
             var typeName = String(reflecting: type(of: key))
-            if ["FoundationEssentials._CodingKey", "NetworkLayer.JSONIndexKey", "NetworkLayer.JSONSuperKey"].contains(typeName) {
+            if ["FoundationEssentials._CodingKey", "FastJSON.JSONIndexKey", "FastJSON.JSONSuperKey"].contains(typeName) {
                 typeName = "internal"
             }
             return "\(key.stringValue)|\(key.intValue.map(String.init) ?? "nil")|\(typeName)"

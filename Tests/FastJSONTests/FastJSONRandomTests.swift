@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import NetworkLayer
+@testable import FastJSON
 
 // Randomized differential tests: documents generated from a seed (so a failure reproduces), in
 // random formatting, key order and number spelling, with unknown keys and at most one defect

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import NetworkLayer
+@testable import FastJSON
 
 // Every test decodes the same bytes with Foundation's `JSONDecoder()` and with `FastJSONDecoder`
 // and expects the same value or the same error (case, type, coding path with key types,

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import NetworkLayer
+@testable import FastJSON
 
 // The container APIs called directly, as hand-written `init(from:)` code calls them: a probe type
 // runs a script against the decoder and records everything it observes (values, counts, indexes,
@@ -351,25 +351,6 @@ struct FastJSONEntryPointTests {
         #expect(value == Snake(userName: "x"))
         let plain = try FastJSONDecoder.decode([Int].self, from: Data("[1]".utf8), standingInFor: JSONDecoder())
         #expect(plain == [1])
-    }
-
-    @Test("Decoding at a key path (KeyPathDecoding) matches Foundation, errors included")
-    func keyPath() {
-        struct Inner: Decodable, Equatable { let id: Int }
-        /// `KeyPathDecoding.Value`, made comparable: the same initializer on the same decoder.
-        struct Value<T: Decodable & Equatable>: Decodable, Equatable {
-            let value: T
-            init(from decoder: any Decoder) throws { value = try KeyPathDecoding.Value<T>(from: decoder).value }
-        }
-        let body = #"{"data":{"items":[{"id":1},{"id":2}],"count":2,"empty":null}}"#
-        for keyPath in ["data.items", "data.count", "data", "data.missing", "missing.items", "data.count.x", "data.empty", "data.empty.x"] {
-            KeyPathDecoding.$keyPath.withValue(keyPath) {
-                Diff.expectSame(Value<[Inner]>.self, body)
-                Diff.expectSame(Value<Int>.self, body)
-                Diff.expectSame(Value<Int?>.self, body)
-                Diff.expectSame(Value<AnyJSONValue>.self, body)
-            }
-        }
     }
 
     @Test("Decoders and containers that outlive the decode call stay valid")

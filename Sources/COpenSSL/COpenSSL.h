@@ -1,0 +1,2 @@
+#include <openssl/opensslv.h>
+#include <openssl/crypto.h>

@@ -1,0 +1,36 @@
+import Dispatch
+import Foundation
+
+/// The manager's configuration, copied by each request when it starts.
+struct Settings: Sendable {
+    var isVerbose = true
+    var logHandler: (@Sendable (String) -> Void)?
+    var areMocksEnabled = false
+    var mockResponsesDirectoryOverride: URL?
+    var mockRecordingDirectory: URL?
+    var redactor = Redactor()
+    var certificatesDirectoryOverride: URL?
+    var customCABundle: URL?
+    var maximumResponseSize: Int?
+    var completionQueue = DispatchQueue(label: "NetworkLayer.completion")
+    var pinning: PinningConfiguration?
+
+    /// `MockResponses` in the current working directory unless set.
+    var mockResponsesDirectory: URL {
+        mockResponsesDirectoryOverride ?? URL(fileURLWithPath: "MockResponses", isDirectory: true)
+    }
+
+    /// `Certificates` in the current working directory unless set.
+    var certificatesDirectory: URL {
+        certificatesDirectoryOverride ?? URL(fileURLWithPath: "Certificates", isDirectory: true)
+    }
+
+    var transferOptions: TransferOptions {
+        TransferOptions(customCABundle: customCABundle, pinning: pinning?.isEnabled == true ? pinning : nil)
+    }
+
+    /// Where log entries go: the handler, or standard error.
+    var logSink: @Sendable (String) -> Void {
+        logHandler ?? { text in FileHandle.standardError.write(Data(text.utf8)) }
+    }
+}

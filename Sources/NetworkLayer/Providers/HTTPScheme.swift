@@ -1,0 +1,7 @@
+import Foundation
+
+/// The URL scheme a ``ServiceProvider`` speaks.
+public enum HTTPScheme: String, Sendable, CaseIterable {
+    case http
+    case https
+}

@@ -1,0 +1,19 @@
+import Foundation
+
+/// A body ready to send.
+enum PreparedBody: Sendable {
+    case bytes(Data)
+    /// Streamed from disk; its size was read when the request was prepared.
+    case file(URL, size: Int64)
+    /// Built by libcurl, which also sets the `Content-Type` with its boundary.
+    case multipart(MultipartFormData)
+
+    /// The body's size, when known before sending.
+    var count: Int64? {
+        switch self {
+        case .bytes(let data): Int64(data.count)
+        case .file(_, let size): size
+        case .multipart: nil
+        }
+    }
+}

@@ -1,0 +1,9 @@
+import Foundation
+
+/// What the response must satisfy, resolved from the request's and the provider's settings.
+struct ResponseExpectations: Sendable {
+    var acceptableStatusCodes: Range<Int> = 200..<300
+    var decoder: JSONDecoder = JSONDecoder()
+    var keyPath: String?
+    var errorBodyType: (any ServerErrorBody.Type)?
+}

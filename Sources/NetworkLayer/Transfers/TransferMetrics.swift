@@ -1,0 +1,27 @@
+import Foundation
+
+/// Where and how long a transfer spent its time, as libcurl measured it. URLSession on Linux
+/// reports none of this.
+///
+/// Every duration counts from the start of the transfer (libcurl's convention), so they grow in
+/// this order: `nameLookup ≤ connect ≤ tlsHandshake ≤ firstByte ≤ total`. Values of a step that
+/// did not happen (a reused connection needs no lookup) equal the step before.
+public struct TransferMetrics: Sendable, Equatable {
+    /// When the host name was resolved.
+    public let nameLookup: Duration
+    /// When the TCP connection was established.
+    public let connect: Duration
+    /// When the TLS handshake ended (equal to `connect` for plain HTTP).
+    public let tlsHandshake: Duration
+    /// When the first response byte arrived.
+    public let firstByte: Duration
+    /// When the transfer ended.
+    public let total: Duration
+    /// `HTTP/1.0`, `HTTP/1.1`, `HTTP/2` or `HTTP/3`.
+    public let httpVersion: String
+    /// The server's IP address.
+    public let remoteAddress: String?
+    /// Bytes of request body sent and response body received (after decompression).
+    public let bytesSent: Int64
+    public let bytesReceived: Int64
+}

@@ -1,0 +1,87 @@
+internal import CCurl
+import Foundation
+import Synchronization
+
+/// Sends requests through the shared ``CurlEngine``: one transfer per hop, redirects followed
+/// here (at most 10, http and https only, credentials dropped when the host changes), downloads
+/// moved into place when complete.
+struct CurlTransport: Transport {
+    static let maximumRedirects = 10
+    static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+
+    func send(_ request: PreparedRequest, options: TransferOptions) async throws(NetworkError) -> HTTPResponse {
+        let engine = try CurlEngine.shared.get()
+        let started = ContinuousClock.now
+        let destination = request.snapshot.downloadDestination
+        var current = request
+        var hops = 0
+        while true {
+            let temporary = destination.map(Self.temporaryFile(beside:))
+            let response: HTTPResponse
+            do {
+                response = try await transfer(current, options: options, engine: engine, downloadTo: temporary)
+            } catch {
+                if let temporary { unlink(temporary.path) }
+                throw error
+            }
+            if Self.redirectStatuses.contains(response.statusCode), let location = response.redirectLocation {
+                if let temporary { unlink(temporary.path) }
+                guard hops < Self.maximumRedirects else {
+                    throw .transport(.init(request: request.redactedDescription,
+                                           reason: "the server redirected more than \(Self.maximumRedirects) times"))
+                }
+                hops += 1
+                let elapsed = ContinuousClock.now - started
+                current = try current.redirected(to: location, status: response.statusCode,
+                                                 remainingTimeout: request.timeout - elapsed.seconds)
+                continue
+            }
+            guard let temporary, let destination else { return response }
+            return try Self.finishDownload(response, from: temporary, to: destination)
+        }
+    }
+
+    /// One hop: a transfer on the engine, cancelled with the calling task.
+    private func transfer(_ request: PreparedRequest, options: TransferOptions, engine: CurlEngine,
+                          downloadTo: URL?) async throws(NetworkError) -> HTTPResponse {
+        let transfer = try engine.makeTransfer(for: request, options: options, downloadTo: downloadTo)
+        let result = await withTaskCancellationHandler {
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<HTTPResponse, NetworkError>, Never>) in
+                engine.start(transfer) { continuation.resume(returning: $0) }
+            }
+        } onCancel: {
+            engine.cancel(transfer)
+        }
+        return try result.get()
+    }
+
+    /// `.<name>.<random>.download` in the destination's directory, so the final move is a rename.
+    private static func temporaryFile(beside destination: URL) -> URL {
+        destination.deletingLastPathComponent()
+            .appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString.prefix(8)).download")
+    }
+
+    /// Moves a complete download into place when its status is acceptable; otherwise keeps the
+    /// start of the body (an error message, for validation) and removes the file.
+    private static func finishDownload(_ response: HTTPResponse, from temporary: URL, to destination: URL)
+        throws(NetworkError) -> HTTPResponse
+    {
+        guard response.expectations.acceptableStatusCodes.contains(response.statusCode) else {
+            let handle = FileHandle(forReadingAtPath: temporary.path)
+            let start = (try? handle?.read(upToCount: 1 << 20)) ?? nil
+            try? handle?.close()
+            unlink(temporary.path)
+            return response.replacingBody(start ?? Data())
+        }
+        guard rename(temporary.path, destination.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary.path)
+            throw .transport(.init(request: response.requestDescription,
+                                   reason: "the download could not be moved to \(destination.path): \(reason)"))
+        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? NSNumber)?.int64Value ?? 0
+        var response = response
+        response.downloadedFile = DownloadedFile(url: destination, size: size)
+        return response
+    }
+}
