@@ -87,13 +87,33 @@ func describe(_ error: NetworkError) -> String {
     case .customUser(let description, let recovery, let code): "\(description) \(recovery) \(code ?? 0)"
     case .cancelled: "cancelled"
     case .mockNotFound(let filename): filename
-    case .invalidRequest, .transport, .apiError: error.context?.reason ?? ""
+    case .invalidRequest, .transport, .apiError, .validation: error.context?.reason ?? ""
     }
 }
 let thrown: [NetworkError] = [.generic(code: 500), .reachability, .timeOut, .invalidCertificate, .serialization, .notFound,
                               .unauthorizedAccess, .cancelled, .mockNotFound(filename: "x"),
                               .customUser(description: "User deleted", recovery: "Please contact an admin", code: 666)]
 print(thrown.map(describe))
+
+// The original design's spellings (AMNetworkLayer): default associated values.
+let seedErrors: [NetworkError] = [
+    .generic(),
+    .generic(code: nil),
+    .customUser(description: "User deleted", code: 666),
+    NetworkError.customUser(description: "User deleted",
+                            recovery: "Please contact an admin",
+                            code: 666),
+]
+for seedError in seedErrors {
+    switch seedError {
+    case .generic(code: let code?) where code >= 500: print("server", code)
+    case .generic(let code): print(code ?? 0)
+    case .customUser(description: let description, recovery: _, code: 666): print(description)
+    case let .customUser(description, recovery, code): print(description, recovery, code ?? 0)
+    default: break
+    }
+    if case .generic(nil) = seedError { print("no code") }
+}
 
 // MARK: - Pinning, as in the original design
 

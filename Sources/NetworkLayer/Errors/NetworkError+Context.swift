@@ -9,18 +9,35 @@ extension NetworkError {
         public var reason: String?
         /// The HTTP status of the response, when there was one.
         public var statusCode: Int?
-        /// The error underneath: a `DecodingError`, a ``CurlError``, an error a provider threw.
+        /// The error underneath: a `DecodingError`, a ``CurlError``, or the error your own code
+        /// threw (a provider's `createHTTPHeaders()` or `parseAndValidate`), kept as it was: `error.underlyingError as? MyError`.
         public var underlyingError: (any Error)?
-        /// The failing response's body, decoded as the provider's ``ServiceProvider/errorBodyType``.
+        /// The failing response's body, decoded as the request's or provider's `errorBodyType`.
         public var serverError: (any ServerErrorBody)?
+        /// The response that caused the error, for every error a response caused: a failing
+        /// status, a `parseAndValidate` that refused it, a body that did not decode. Its status, headers (`WWW-Authenticate`, `Retry-After`) and the first
+        /// ``HTTPResponse/errorBodyLimit`` bytes (64 KB) of its body. `nil` when no response
+        /// was involved (a transport failure, a request that could not be built) and for the
+        /// cases without a context (`generic`, `customUser`).
+        ///
+        /// ```swift
+        /// catch {
+        ///     let challenge = error.context?.response?.value(forHeader: "WWW-Authenticate")
+        /// }
+        /// ```
+        ///
+        /// It is the response as received, so its body and headers may hold what the server
+        /// considers secret (a session cookie): the error's description and dump show neither.
+        public var response: HTTPResponse?
 
         /// Creates a context; every part is optional.
         public init(request: String? = nil, reason: String? = nil, statusCode: Int? = nil,
-                    underlyingError: (any Error)? = nil) {
+                    underlyingError: (any Error)? = nil, response: HTTPResponse? = nil) {
             self.request = request
             self.reason = reason
             self.statusCode = statusCode
             self.underlyingError = underlyingError
+            self.response = response
         }
     }
 
@@ -29,14 +46,15 @@ extension NetworkError {
         switch self {
         case .reachability(let c), .timeOut(let c), .invalidCertificate(let c), .serialization(let c),
              .notFound(let c), .unauthorizedAccess(let c), .cancelled(let c), .invalidRequest(let c),
-             .transport(let c), .apiError(let c):
+             .transport(let c), .apiError(let c), .validation(let c):
             return c
         case .generic, .customUser, .mockNotFound:
             return nil
         }
     }
 
-    /// The error underneath this one (libcurl's error, a `DecodingError`), when there is one.
+    /// The error underneath this one: libcurl's error, a `DecodingError`, or the error your own
+    /// code threw (`error.underlyingError as? MyError`), when there is one.
     public var underlyingError: (any Error)? { context?.underlyingError }
 
     /// The server's error body, when the provider declares an ``ServiceProvider/errorBodyType``
@@ -47,22 +65,38 @@ extension NetworkError {
 
     /// The same error with `request` filled in where the context had none.
     func describingRequest(_ description: String) -> NetworkError {
-        func filled(_ c: Context) -> Context {
+        updatingContext { if $0.request == nil { $0.request = description } }
+    }
+
+    /// The same error with the response that caused it (and its status and request) filled in
+    /// where the context had none: for errors a provider or validator threw about `response`.
+    func caused(by response: HTTPResponse) -> NetworkError {
+        updatingContext { context in
+            if context.response == nil { context.response = response.keptForError() }
+            if context.statusCode == nil { context.statusCode = response.statusCode }
+            if context.request == nil { context.request = response.requestDescription }
+        }
+    }
+
+    /// The same error with its context changed by `update`; cases without a context are returned as they are.
+    func updatingContext(_ update: (inout Context) -> Void) -> NetworkError {
+        func updated(_ c: Context) -> Context {
             var c = c
-            if c.request == nil { c.request = description }
+            update(&c)
             return c
         }
         switch self {
-        case .reachability(let c): return .reachability(filled(c))
-        case .timeOut(let c): return .timeOut(filled(c))
-        case .invalidCertificate(let c): return .invalidCertificate(filled(c))
-        case .serialization(let c): return .serialization(filled(c))
-        case .notFound(let c): return .notFound(filled(c))
-        case .unauthorizedAccess(let c): return .unauthorizedAccess(filled(c))
-        case .cancelled(let c): return .cancelled(filled(c))
-        case .invalidRequest(let c): return .invalidRequest(filled(c))
-        case .transport(let c): return .transport(filled(c))
-        case .apiError(let c): return .apiError(filled(c))
+        case .reachability(let c): return .reachability(updated(c))
+        case .timeOut(let c): return .timeOut(updated(c))
+        case .invalidCertificate(let c): return .invalidCertificate(updated(c))
+        case .serialization(let c): return .serialization(updated(c))
+        case .notFound(let c): return .notFound(updated(c))
+        case .unauthorizedAccess(let c): return .unauthorizedAccess(updated(c))
+        case .cancelled(let c): return .cancelled(updated(c))
+        case .invalidRequest(let c): return .invalidRequest(updated(c))
+        case .transport(let c): return .transport(updated(c))
+        case .apiError(let c): return .apiError(updated(c))
+        case .validation(let c): return .validation(updated(c))
         case .generic, .customUser, .mockNotFound: return self
         }
     }

@@ -19,6 +19,7 @@ extension NetworkError: LocalizedError {
         case .invalidRequest: summary = "The request could not be built."
         case .transport: summary = "The transfer failed."
         case .apiError: summary = "The server refused the request."
+        case .validation: summary = "The response was refused by its validation."
         }
         guard let context else { return summary }
         var text = summary
@@ -57,6 +58,8 @@ extension NetworkError: LocalizedError {
             return "Try again; if it persists, the server or a proxy in between is misbehaving."
         case .apiError:
             return "Read the server's message; the request may need different values."
+        case .validation:
+            return "Check the rule that refused the response: the error it threw is underlyingError, the response context.response."
         }
     }
 

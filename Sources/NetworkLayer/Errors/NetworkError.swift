@@ -25,7 +25,10 @@ import Foundation
 public enum NetworkError: Error, Sendable {
     /// The server answered with a status the library has no more precise case for
     /// (`code` is the HTTP status), or a user-defined failure without a better case.
-    case generic(code: Int?)
+    ///
+    /// It keeps the original design's shape, `generic(code: Int? = nil)`, so `.generic()` and
+    /// `.generic(code: 500)` both work, and it therefore carries no ``Context``.
+    case generic(code: Int? = nil)
     /// The host could not be reached: the name did not resolve, the connection was refused,
     /// or the network is unreachable.
     case reachability(Context)
@@ -41,13 +44,20 @@ public enum NetworkError: Error, Sendable {
     /// The server answered 401 or 403.
     case unauthorizedAccess(Context)
     /// A failure defined by the application, typically thrown from a provider's `parseAndValidate`.
-    case customUser(description: String, recovery: String, code: Int?)
+    ///
+    /// The original design's shape: `recovery` defaults to `""`, so
+    /// `.customUser(description: "User deleted", code: 666)` works. It carries no ``Context``;
+    /// to keep an error of your own type with the response, throw that error instead (it arrives
+    /// as ``validation(_:)`` with it as ``underlyingError``).
+    case customUser(description: String, recovery: String = "", code: Int?)
     /// The request was cancelled: its `Task` was cancelled or its ``RequestHandle`` was.
     case cancelled(Context)
     /// Mock mode is on and no mock file answers the request; `filename` is the path looked for.
     case mockNotFound(filename: String)
     /// The request could not be built: a malformed host, endpoint or header, an unsupported
-    /// parameter value, a mock name that leaves the mock directory. Nothing was sent.
+    /// parameter value, a mock name that leaves the mock directory, or the provider's
+    /// `createHTTPHeaders()` threw an error that is not a `NetworkError` (kept as
+    /// ``underlyingError``). Nothing was sent.
     case invalidRequest(Context)
     /// The transfer failed for a reason not covered above: the server closed the connection
     /// early, sent something that is not HTTP, redirected too often. The context holds
@@ -56,6 +66,11 @@ public enum NetworkError: Error, Sendable {
     /// The server answered with a failing status that has no case of its own, and its body
     /// decoded as the provider's ``ServiceProvider/errorBodyType``: read it with ``serverError(as:)``.
     case apiError(Context)
+    /// Your own validation refused the response: the provider's `parseAndValidate` threw an
+    /// error that is not a `NetworkError`. That error is
+    /// ``underlyingError`` (`error.underlyingError as? MyError`), and the response it refused is
+    /// ``Context/response``.
+    case validation(Context)
 
     // The spellings without a context, for code that raises or compares these errors itself.
 

@@ -97,7 +97,7 @@ public final class NetworkManager: Sendable {
         defer { snapshot.progress?.finish?() }
         do throws(NetworkError) {
             if Task.isCancelled { throw .cancelled(.init(reason: "it was cancelled before it started")) }
-            let providerHeaders = try await Self.headers(from: snapshot.provider)
+            let providerHeaders = try await Self.headers(for: snapshot, redactor: settings.redactor)
             var credentials = try await snapshot.authentication?.credentials()
             var request = try snapshot.prepare(providerHeaders: providerHeaders, credentials: credentials, redactor: settings.redactor)
             prepared = request
@@ -196,39 +196,31 @@ public final class NetworkManager: Sendable {
         let snapshot = request.snapshot()
         let settings = self.settings.withLock { $0 }
         let credentials = try await snapshot.authentication?.credentials()
-        let prepared = try snapshot.prepare(providerHeaders: try await Self.headers(from: snapshot.provider),
+        let prepared = try snapshot.prepare(providerHeaders: try await Self.headers(for: snapshot, redactor: settings.redactor),
                                             credentials: credentials, redactor: settings.redactor)
         var options = settings.transferOptions
         options.maximumResponseSize = snapshot.maximumResponseSize ?? settings.maximumResponseSize
         return CurlCommand.render(prepared, options: options, redactingSecrets: redactingSecrets)
     }
 
-    /// The provider's headers; a failure that is not a ``NetworkError`` is wrapped in one.
-    private static func headers(from provider: any ServiceProvider) async throws(NetworkError) -> [String: String] {
+    /// The provider's headers; a failure that is not a ``NetworkError`` is wrapped in one that
+    /// keeps it as `underlyingError` (a cancellation is `.cancelled`).
+    private static func headers(for snapshot: RequestSnapshot, redactor: Redactor) async throws(NetworkError) -> [String: String] {
         do {
-            return try await provider.createHTTPHeaders()
-        } catch let error as NetworkError {
-            throw error
+            return try await snapshot.provider.createHTTPHeaders()
         } catch {
-            throw .customUser(description: "The provider could not create its headers: \(error.localizedDescription)",
-                              recovery: "Check the provider's createHTTPHeaders().", code: nil)
+            throw .thrown(error, by: "the provider's createHTTPHeaders()", request: snapshot.describeUnprepared(with: redactor))
         }
     }
 
-    /// The provider's `parseAndValidate`; a thrown `DecodingError` becomes ``NetworkError/serialization``.
+    /// The provider's `parseAndValidate`; what it throws becomes a ``NetworkError`` that carries
+    /// the response and keeps a foreign error as `underlyingError`.
     private static func parse<Response: Decodable>(_ response: HTTPResponse, with provider: any ServiceProvider,
                                                    as type: Response.Type) throws(NetworkError) -> Response {
         do {
             return try provider.parseAndValidate(response, as: type)
-        } catch let error as NetworkError {
-            throw error
-        } catch let error as DecodingError {
-            throw .serialization(.init(request: response.requestDescription,
-                                       reason: HTTPResponse.describe(error), statusCode: response.statusCode,
-                                       underlyingError: error))
         } catch {
-            throw .customUser(description: "The provider rejected the response: \(error.localizedDescription)",
-                              recovery: "Check the provider's parseAndValidate.", code: response.statusCode)
+            throw .thrown(error, by: "the provider's parseAndValidate", request: response.requestDescription, response: response)
         }
     }
 }

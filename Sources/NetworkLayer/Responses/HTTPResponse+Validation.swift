@@ -10,13 +10,14 @@ extension HTTPResponse {
     /// ``NetworkError/timeOut``, any other ``NetworkError/generic(code:)`` with the status. When the
     /// provider declares an ``ServiceProvider/errorBodyType`` and the body decodes as it, the
     /// decoded value is kept in the error's context, and a status without a case of its own is
-    /// ``NetworkError/apiError`` instead of `generic`.
+    /// ``NetworkError/apiError`` instead of `generic`. Every error but `generic` carries this
+    /// response in ``NetworkError/Context/response`` (its body cut to 64 KB).
     /// This is the first step of the default `parseAndValidate`; custom providers can call it too.
     public func validateStatus(acceptable: Range<Int>? = nil) throws(NetworkError) {
         guard !(acceptable ?? expectations.acceptableStatusCodes).contains(statusCode) else { return }
         var context = NetworkError.Context(request: requestDescription,
                                            reason: "the server answered with status \(statusCode)",
-                                           statusCode: statusCode)
+                                           statusCode: statusCode, response: keptForError())
         if let type = expectations.errorBodyType, !body.isEmpty,
            let serverError = try? FastJSONDecoder.decode(type, from: body, standingInFor: expectations.decoder) {
             context.serverError = serverError
@@ -37,7 +38,8 @@ extension HTTPResponse {
     /// `Data` is the raw body, `String` the body as text in the charset of its `Content-Type`
     /// (UTF-8 when none is given), ``EmptyResponse`` accepts any body; every other type is
     /// decoded from JSON. A JSON failure names the coding path that failed
-    /// (`results[0].artistName`) and the status, never the body itself (it may hold secrets).
+    /// (`results[0].artistName`) and the status, never the body itself (it may hold secrets);
+    /// the error's ``NetworkError/Context/response`` holds the response for code that wants to look.
     /// This is the second step of the default `parseAndValidate`.
     ///
     /// - Parameter decoder: the JSON decoder; `nil` (the default) uses the request's, else the provider's.
@@ -50,7 +52,7 @@ extension HTTPResponse {
             guard let downloadedFile else {
                 throw .serialization(.init(request: requestDescription,
                                            reason: "DownloadedFile needs a download: set the request's downloadDestination",
-                                           statusCode: statusCode))
+                                           statusCode: statusCode, response: keptForError()))
             }
             return downloadedFile as! T
         }
@@ -69,7 +71,8 @@ extension HTTPResponse {
                 reason: "\(T.self) could not be decoded from the \(body.count)-byte body (status \(statusCode)): "
                     + Self.describe(error),
                 statusCode: statusCode,
-                underlyingError: error))
+                underlyingError: error,
+                response: keptForError()))
         }
     }
 
@@ -78,12 +81,12 @@ extension HTTPResponse {
         let charset = Self.charset(of: value(forHeader: "Content-Type"))
         guard let encoding = charset.map(Self.encoding(named:)) ?? .utf8 else {
             throw .serialization(.init(request: requestDescription, reason: "the body's charset \"\(charset ?? "")\" is not supported",
-                                       statusCode: statusCode))
+                                       statusCode: statusCode, response: keptForError()))
         }
         guard let text = String(data: body, encoding: encoding) else {
             throw .serialization(.init(request: requestDescription,
                                        reason: "the \(body.count)-byte body is not valid \(charset ?? "UTF-8") text (status \(statusCode))",
-                                       statusCode: statusCode))
+                                       statusCode: statusCode, response: keptForError()))
         }
         return text
     }

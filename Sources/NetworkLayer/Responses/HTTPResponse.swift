@@ -62,4 +62,25 @@ public struct HTTPResponse: Sendable {
     public func value(forHeader name: String) -> String? {
         headerBlock.value(for: name)
     }
+
+    /// How much of a failing response's body an error keeps in ``NetworkError/Context/response``: 64 KB.
+    public static let errorBodyLimit = 64 * 1024
+
+    /// This response as an error keeps it: the body cut to ``errorBodyLimit`` bytes, copied so
+    /// that a large body's buffer is not held alive by the error.
+    func keptForError() -> HTTPResponse {
+        guard body.count > Self.errorBodyLimit else { return self }
+        return replacingBody(Data(body.prefix(Self.errorBodyLimit)))
+    }
+}
+
+extension HTTPResponse: CustomStringConvertible, CustomDebugStringConvertible {
+    /// The status, the request (secrets redacted) and the body's size: never a header or the
+    /// body itself, so printing an error that carries a response cannot print a secret.
+    public var description: String {
+        "HTTPResponse(status \(statusCode), \(requestDescription), \(body.count) bytes\(isMocked ? ", mocked" : ""))"
+    }
+
+    /// The same as ``description``.
+    public var debugDescription: String { description }
 }

@@ -127,6 +127,8 @@ extension NetworkError {
         if case .mockNotFound = self { return "mockNotFound" }
         if case .invalidRequest = self { return "invalidRequest" }
         if case .transport = self { return "transport" }
+        if case .apiError = self { return "apiError" }
+        if case .validation = self { return "validation" }
         return String(String(describing: self).prefix { $0 != "(" })  // a case added since
     }
 

@@ -309,6 +309,7 @@ extension NetworkError {
         case .invalidRequest: "invalidRequest"
         case .transport: "transport"
         case .apiError: "apiError"
+        case .validation: "validation"
         }
     }
 

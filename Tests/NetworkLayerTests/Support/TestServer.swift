@@ -24,11 +24,12 @@ final class ServerProcess: @unchecked Sendable {
     private let process: Process
     private let stdinPipe: Pipe
 
-    /// Runs `python3 <arguments>` and waits for its port. Blocks: call it off the cooperative pool.
-    init(python arguments: [String], name: String) throws {
+    /// Runs `python3 <arguments>` (or another `interpreter`, such as the `.venv`'s Python) and
+    /// waits for its port. Blocks: call it off the cooperative pool.
+    init(python arguments: [String], name: String, interpreter: String = "python3") throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
+        process.arguments = [interpreter] + arguments
         let stdinPipe = Pipe()
         let stdoutPipe = Pipe()
         process.standardInput = stdinPipe
