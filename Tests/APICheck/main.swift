@@ -206,3 +206,33 @@ do {
 let handle = Net.performRequest(request: ItemsRequest(page: 1)) { _ in }
 handle.cancel()
 Net.closeIdleConnections()
+
+// MARK: - Issue 17: base path, untyped JSON
+
+struct VersionedProvider: ServiceProvider {
+    var host: String { "api.shop.example" }
+    var httpScheme: HTTPScheme { .https }
+    var basePath: String { "/api/v2" }
+}
+
+final class Call<Response: Decodable & Sendable>: BaseRequest<Response> {
+    init(_ endpoint: String, params: [String: any Sendable] = [:]) {
+        super.init(serviceProvider: VersionedProvider(), endpoint: endpoint)
+        self.params = params
+    }
+}
+
+let any = try await Net.perform(Call<JSONValue>("/catalog"))
+let itemName: String? = any["data"]?["items"]?[0]?["name"]?.stringValue
+let untyped: (Double?, Int?, Bool?, [JSONValue]?, [String: JSONValue]?) =
+    (any["total"]?.doubleValue, any["total"]?.intValue, any["open"]?.boolValue, any["items"]?.arrayValue, any.objectValue)
+print(itemName ?? "", untyped)
+switch any {
+case .null, .bool, .number, .string, .array, .object: break
+}
+let filter: JSONValue = ["year": 1992, "genre": "prog", "tags": ["a", "b"], "price": 9.99, "live": true, "none": .null]
+let search = Call<[JSONValue]>("/search", params: ["filter": filter])
+search.httpMethod = .post
+search.body = .json(filter)
+let roundTrip = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(filter))
+print(roundTrip == filter, filter.description)

@@ -25,6 +25,15 @@ public protocol ServiceProvider: Sendable {
     /// property, and the provider would silently use the default port.
     var port: Int? { get }
 
+    /// A path every endpoint of this backend starts with, such as `"/api/v2"`. Default `""`.
+    ///
+    /// It is joined to each endpoint with exactly one `/` between them, however either is
+    /// written: `"/api/v2"`, `"api/v2"` and `"/api/v2/"` with `"/orders"` or `"orders"` all give
+    /// `/api/v2/orders`. An empty endpoint gives `/api/v2`, an endpoint `"/"` gives `/api/v2/`,
+    /// and an endpoint that is only a query (`"?page=2"`) gives `/api/v2?page=2`. It may hold
+    /// path characters only (no `?` or `#`); others are percent-encoded like an endpoint's.
+    var basePath: String { get }
+
     /// The headers every request to this backend carries. Called once per request, just before
     /// it is sent, so it can fetch a fresh token. A request's `additionalHeaders` override these
     /// by name, ignoring case. Default: none. A synchronous implementation satisfies it.
@@ -66,6 +75,7 @@ public protocol ServiceProvider: Sendable {
 
 extension ServiceProvider {
     public var port: Int? { nil }
+    public var basePath: String { "" }
 
     public func createHTTPHeaders() async throws -> [String: String] { [:] }
 

@@ -69,6 +69,7 @@ enum ParameterValue: Sendable {
         case let v as URL: return .string(v.absoluteString)
         case let v as UUID: return .string(v.uuidString)
         case is NSNull: return .null
+        case let v as JSONValue: return try convert(json: v, path: path)
 
         case let v as [Any]:
             var items: [ParameterValue] = []
@@ -89,6 +90,28 @@ enum ParameterValue: Sendable {
             }
             throw .invalidRequest(.init(reason: "\(path) holds a \(type(of: value)), which cannot be sent as a parameter "
                                         + "(use strings, numbers, booleans, dates, arrays or dictionaries)"))
+        }
+    }
+
+    private static func convert(json: JSONValue, path: String) throws(NetworkError) -> ParameterValue {
+        switch json {
+        case .null: return .null
+        case .bool(let value): return .bool(value)
+        case .number(let number): return try finite(number, path: path)
+        case .string(let text): return .string(text)
+        case .array(let elements):
+            var items: [ParameterValue] = []
+            items.reserveCapacity(elements.count)
+            for (index, element) in elements.enumerated() { items.append(try convert(json: element, path: "\(path)[\(index)]")) }
+            return .array(items)
+        case .object(let members):
+            var converted: [(key: String, value: ParameterValue)] = []
+            converted.reserveCapacity(members.count)
+            for key in members.keys.sorted() {
+                // The key comes from `members`, so the lookup cannot miss.
+                converted.append((key, try convert(json: members[key] ?? .null, path: "\(path).\(key)")))
+            }
+            return .object(converted)
         }
     }
 

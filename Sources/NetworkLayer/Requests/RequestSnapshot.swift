@@ -79,7 +79,7 @@ struct RequestSnapshot: Sendable {
                                snapshot: self, redactor: redactor)
     }
 
-    /// `scheme://host[:port]endpoint`, checked part by part so a mistake gets a precise message.
+    /// `scheme://host[:port][/basePath]endpoint`, checked part by part so a mistake gets a precise message.
     func baseURL(redactor: Redactor = .default) throws(NetworkError) -> String {
         func invalid(_ reason: String) -> NetworkError {
             .invalidRequest(.init(request: describeUnprepared(with: redactor), reason: reason))
@@ -95,26 +95,56 @@ struct RequestSnapshot: Sendable {
             throw invalid("the provider's host \"\(host)\" is not a valid host name "
                           + "(only letters, digits, '-' and '.', or an IPv6 address in brackets)")
         }
+        let basePath = provider.basePath
         var url = provider.httpScheme.rawValue
-        url.reserveCapacity(url.utf8.count + 3 + host.utf8.count + 6 + endpoint.utf8.count + 1)
+        url.reserveCapacity(url.utf8.count + 3 + host.utf8.count + 6 + basePath.utf8.count + 1 + endpoint.utf8.count + 1)
         url += "://"
         url += host
         if let port = provider.port {
             guard (1...65535).contains(port) else { throw invalid("the provider's port \(port) is outside 1...65535") }
             url += ":\(port)"
         }
-        if !endpoint.isEmpty && !endpoint.hasPrefix("/") { url += "/" }
-        // The usual endpoint is plain ASCII that needs no escaping: checked byte by byte, no copy.
-        if endpoint.utf8.allSatisfy({ Self.endpointBytes.contains($0) }) {
-            return url + endpoint
+        var path = Substring(endpoint)
+        if !basePath.isEmpty {
+            guard !basePath.contains("?"), !basePath.contains("#") else {
+                throw invalid("the provider's basePath \"\(HeaderFields.printable(basePath))\" holds a query or fragment; it may hold only a path")
+            }
+            guard !basePath.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw invalid("the provider's basePath contains a control character (CR, LF, NUL or another)")
+            }
+            // Exactly one '/' at each end of the join, however the two are written.
+            var base = Substring(basePath)
+            while base.first == "/" { base = base.dropFirst() }
+            while base.last == "/" { base = base.dropLast() }
+            if !base.isEmpty {
+                url += "/"
+                url += Self.escapedPath(String(base))
+            }
+            while path.first == "/" { path = path.dropFirst() }
+            // "/orders" and "orders" after a slash; "" and "?page=2" right after the base path;
+            // "/" (and "/?page=2") keep their slash.
+            if endpoint.hasPrefix("/") || !(path.isEmpty || path.hasPrefix("?") || path.hasPrefix("#")) {
+                url += "/"
+            }
+        } else if !path.isEmpty && !path.hasPrefix("/") {
+            url += "/"
         }
-        guard !endpoint.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+        // The usual endpoint is plain ASCII that needs no escaping: checked byte by byte, no copy.
+        if path.utf8.allSatisfy({ Self.endpointBytes.contains($0) }) {
+            url += path
+            return url
+        }
+        guard !path.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw invalid("the endpoint contains a control character (CR, LF, NUL or another)")
         }
-        // Characters that cannot appear raw in a path (space, quotes, non-ASCII) are percent-encoded;
-        // existing escapes, '/', '?' and '&' keep their meaning.
-        url += endpoint.addingPercentEncoding(withAllowedCharacters: Self.endpointCharacters) ?? endpoint
-        return url
+        return url + Self.escapedPath(String(path))
+    }
+
+    /// The text with the characters that cannot appear raw in a path (space, quotes, non-ASCII)
+    /// percent-encoded; existing escapes, '/', '?' and '&' keep their meaning.
+    private static func escapedPath(_ text: String) -> String {
+        if text.utf8.allSatisfy({ endpointBytes.contains($0) }) { return text }
+        return text.addingPercentEncoding(withAllowedCharacters: endpointCharacters) ?? text
     }
 
     /// `METHOD endpoint`, secrets redacted and control characters escaped (a CR/LF endpoint

@@ -37,7 +37,8 @@ extension HTTPResponse {
     ///
     /// `Data` is the raw body, `String` the body as text in the charset of its `Content-Type`
     /// (UTF-8 when none is given), ``EmptyResponse`` accepts any body; every other type is
-    /// decoded from JSON. A JSON failure names the coding path that failed
+    /// decoded from JSON; ``JSONValue`` with a plain `JSONDecoder` (keys as sent) unless `decoder`
+    /// is given. A JSON failure names the coding path that failed
     /// (`results[0].artistName`) and the status, never the body itself (it may hold secrets);
     /// the error's ``NetworkError/Context/response`` holds the response for code that wants to look.
     /// This is the second step of the default `parseAndValidate`.
@@ -56,7 +57,8 @@ extension HTTPResponse {
             }
             return downloadedFile as! T
         }
-        let decoder = decoder ?? expectations.decoder
+        // Untyped JSON is the body as sent: the request's decoder might rename its keys.
+        let decoder = decoder ?? (T.self == JSONValue.self ? Self.plainDecoder : expectations.decoder)
         do {
             // The library's own decoder, unless `decoder` has options only Foundation's knows.
             guard let keyPath = expectations.keyPath, !keyPath.isEmpty else {
@@ -75,6 +77,9 @@ extension HTTPResponse {
                 response: keptForError()))
         }
     }
+
+    /// The decoder for ``JSONValue`` responses: default options, shared (it is never configured).
+    private static let plainDecoder = JSONDecoder()
 
     /// The body as text, in the charset the `Content-Type` header names (UTF-8 by default).
     public func text() throws(NetworkError) -> String {

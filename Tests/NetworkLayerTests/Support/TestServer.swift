@@ -141,12 +141,13 @@ func withTestServer<T>(_ arguments: [String] = [], record: Bool = false, tls: Bo
     }
 }
 
-/// A provider for a loopback server, with fixed headers.
+/// A provider for a loopback server, with fixed headers (and a base path, if set).
 struct TestProvider: ServiceProvider {
     var host: String
     var httpScheme: HTTPScheme
     var port: Int?
     var headers: [String: String] = [:]
+    var basePath = ""
 
     func createHTTPHeaders() -> [String: String] { headers }
 }
