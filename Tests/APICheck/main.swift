@@ -236,3 +236,64 @@ search.httpMethod = .post
 search.body = .json(filter)
 let roundTrip = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(filter))
 print(roundTrip == filter, filter.description)
+
+// MARK: - Issue 17: signing in adapt, validators and error bodies per request, errors that keep what failed
+
+func hmacSHA256(key: String, _ text: String) -> String { "\(key.count)-\(text.count)" }
+struct OrderHeld: Error {}
+struct Order: Decodable, Sendable { let id: Int }
+struct NewOrder: Encodable, Sendable { let item: String }
+
+struct SignedShopProvider: ServiceProvider {
+    let secret = "k"
+    var host: String { "api.shop.example" }
+    var httpScheme: HTTPScheme { .https }
+    var basePath: String { "/api/v2" }
+
+    func adapt(_ request: inout OutgoingRequest) async throws {
+        let digest = hmacSHA256(key: secret, request.method.rawValue + request.url.path + (request.body.map { String(decoding: $0, as: UTF8.self) } ?? ""))
+        request.setHeader("X-Signature", digest)
+        request.setHeader("X-Request-Time", "1700000000", secret: false)
+        request.setHeader("X-Tenant-Proof", "p", secret: true)
+        request.removeHeader("X-Debug")
+        let seen: ([String: String], String?, Int?, URL) = (request.headers, request.value(forHeader: "accept"), request.bodyLength, request.url)
+        print(seen)
+    }
+}
+
+final class PlaceOrder: BaseRequest<Order> {
+    init(_ order: NewOrder) {
+        super.init(serviceProvider: SignedShopProvider(), endpoint: "/orders")
+        httpMethod = .post
+        body = .json(order)
+        validator = { response in
+            if response.value(forHeader: "X-Order-State") == "held" { throw OrderHeld() }
+        }
+    }
+}
+
+let placeOrder = PlaceOrder(NewOrder(item: "guitar"))
+placeOrder.errorBodyType = ShopError.self
+placeOrder.errorBodyType = nil
+do {
+    _ = try await Net.perform(placeOrder)
+} catch {
+    if let held = error.underlyingError as? OrderHeld { print(held) }
+    let challenge: String? = error.context?.response?.value(forHeader: "WWW-Authenticate")
+    let failing: HTTPResponse? = error.context?.response
+    print(challenge ?? "", failing?.statusCode ?? 0, failing?.body.count ?? 0, HTTPResponse.errorBodyLimit)
+    if case .validation(let context) = error { print(context.response?.statusCode ?? 0) }
+}
+let validating: (@Sendable (HTTPResponse) throws -> Void)? = placeOrder.validator
+print(validating == nil, try await Net.curlCommand(for: placeOrder))
+
+Net.performRequestWithResponse(request: ItemsRequest(page: 3)) { result in
+    switch result {
+    case .success(let (items, response)): print(items.count, response.statusCode, response.value(forHeader: "Link") ?? "")
+    case .failure(let error): print(error.localizedDescription, error.context?.response?.statusCode ?? 0)
+    }
+}
+let withResponse: RequestHandle = Net.performRequestWithResponse(request: PlaceOrder(NewOrder(item: "x"))) { (result: Result<(value: Order, response: HTTPResponse), NetworkError>) in
+    if case .success(let delivered) = result { print(delivered.value.id, delivered.response.statusCode) }
+}
+withResponse.cancel()

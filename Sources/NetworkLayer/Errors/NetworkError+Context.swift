@@ -10,12 +10,13 @@ extension NetworkError {
         /// The HTTP status of the response, when there was one.
         public var statusCode: Int?
         /// The error underneath: a `DecodingError`, a ``CurlError``, or the error your own code
-        /// threw (a provider's `createHTTPHeaders()` or `parseAndValidate`), kept as it was: `error.underlyingError as? MyError`.
+        /// threw (a provider's `createHTTPHeaders()`, `adapt(_:)` or `parseAndValidate`, a
+        /// request's `validator`), kept as it was: `error.underlyingError as? MyError`.
         public var underlyingError: (any Error)?
         /// The failing response's body, decoded as the request's or provider's `errorBodyType`.
         public var serverError: (any ServerErrorBody)?
         /// The response that caused the error, for every error a response caused: a failing
-        /// status, a `parseAndValidate` that refused it, a body that did not decode. Its status, headers (`WWW-Authenticate`, `Retry-After`) and the first
+        /// status, a `validator` or `parseAndValidate` that refused it, a body that did not decode. Its status, headers (`WWW-Authenticate`, `Retry-After`) and the first
         /// ``HTTPResponse/errorBodyLimit`` bytes (64 KB) of its body. `nil` when no response
         /// was involved (a transport failure, a request that could not be built) and for the
         /// cases without a context (`generic`, `customUser`).

@@ -55,19 +55,20 @@ public enum NetworkError: Error, Sendable {
     /// Mock mode is on and no mock file answers the request; `filename` is the path looked for.
     case mockNotFound(filename: String)
     /// The request could not be built: a malformed host, endpoint or header, an unsupported
-    /// parameter value, a mock name that leaves the mock directory, or the provider's
-    /// `createHTTPHeaders()` threw an error that is not a `NetworkError` (kept as
-    /// ``underlyingError``). Nothing was sent.
+    /// parameter value, a header set by the provider's `adapt(_:)`, a mock name that leaves the
+    /// mock directory; or the provider's `createHTTPHeaders()` or `adapt(_:)` threw an error that
+    /// is not a `NetworkError` (kept as ``underlyingError``). Nothing was sent for this attempt.
     case invalidRequest(Context)
     /// The transfer failed for a reason not covered above: the server closed the connection
     /// early, sent something that is not HTTP, redirected too often. The context holds
     /// libcurl's own message.
     case transport(Context)
     /// The server answered with a failing status that has no case of its own, and its body
-    /// decoded as the provider's ``ServiceProvider/errorBodyType``: read it with ``serverError(as:)``.
+    /// decoded as the request's `errorBodyType` or the provider's
+    /// ``ServiceProvider/errorBodyType``: read it with ``serverError(as:)``.
     case apiError(Context)
-    /// Your own validation refused the response: the provider's `parseAndValidate` threw an
-    /// error that is not a `NetworkError`. That error is
+    /// Your own validation refused the response: the request's `validator` or the provider's
+    /// `parseAndValidate` threw an error that is not a `NetworkError`. That error is
     /// ``underlyingError`` (`error.underlyingError as? MyError`), and the response it refused is
     /// ``Context/response``.
     case validation(Context)

@@ -43,6 +43,8 @@ struct NetworkLog: Sendable {
 
     func request(_ request: PreparedRequest, curl: String? = nil) {
         var text = "\(prefix) → \(request.redactedDescription)\(mockMark)\n"
+        // The request's own rules: the manager's, plus the names its provider's adapt(_:) declared secret.
+        let redactor = request.redactor
         for header in request.headers {
             text += "  \(header.name): \(redactor.redact(header: header.name, value: header.value))\n"
         }
@@ -73,7 +75,7 @@ struct NetworkLog: Sendable {
             text += "  \(name): \(redactor.redact(header: name, value: response.headers[name]!))\n"
         }
         text += preview(of: response.body)
-        sink(Redactor.scrub(text, secrets: redactor.secretValues(of: request)))
+        sink(Redactor.scrub(text, secrets: request.redactor.secretValues(of: request)))
     }
 
     func failure(_ error: NetworkError, of request: String, elapsed: Duration) {

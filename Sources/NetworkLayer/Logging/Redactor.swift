@@ -19,7 +19,7 @@ struct Redactor: Sendable {
     ]
     /// Fragments that make any header or query name secret.
     static let secretFragments = ["token", "secret", "password", "passwd", "apikey", "api-key", "api_key",
-                                  "auth", "session", "credential", "cookie"]
+                                  "auth", "session", "credential", "cookie", "signature"]
 
     static let `default` = Redactor()
 

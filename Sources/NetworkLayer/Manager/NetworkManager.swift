@@ -64,13 +64,42 @@ public final class NetworkManager: Sendable {
         request: BaseRequest<Response>,
         completion: @escaping @Sendable (Result<Response, NetworkError>) -> Void
     ) -> RequestHandle {
-        let snapshot = request.snapshot()
+        start(request.snapshot(), as: Response.self, delivering: \.value, to: completion)
+    }
+
+    /// Performs `request` and calls `completion` with the decoded value together with the
+    /// response it came from, exactly once: the completion-handler form of
+    /// ``performWithResponse(_:isolation:)``.
+    ///
+    /// ```swift
+    /// Net.performRequestWithResponse(request: UsersRequest(page: 2)) { result in
+    ///     if case .success(let (users, response)) = result { print(users.count, response.value(forHeader: "Link") ?? "") }
+    /// }
+    /// ```
+    ///
+    /// `completion` runs on ``completionQueue``, as for ``performRequest(request:completion:)``.
+    ///
+    /// - Returns: a handle that cancels the request.
+    @discardableResult
+    public func performRequestWithResponse<Response>(
+        request: BaseRequest<Response>,
+        completion: @escaping @Sendable (Result<(value: Response, response: HTTPResponse), NetworkError>) -> Void
+    ) -> RequestHandle {
+        start(request.snapshot(), as: Response.self, delivering: { $0 }, to: completion)
+    }
+
+    /// Runs a snapshot for a completion handler: off the caller's actor, delivered once.
+    private func start<Response: Decodable & Sendable, Delivered: Sendable>(
+        _ snapshot: RequestSnapshot, as type: Response.Type,
+        delivering deliverable: @escaping @Sendable ((value: Response, response: HTTPResponse)) -> Delivered,
+        to completion: @escaping @Sendable (Result<Delivered, NetworkError>) -> Void
+    ) -> RequestHandle {
         let gate = CompletionGate(queue: completionQueue, completion: completion)
         // Detached: the request must not wait for the caller's actor (a command-line program's
         // main thread may be blocked waiting for this very completion).
         let task = Task.detached {
             do throws(NetworkError) {
-                gate.deliver(.success(try await self.execute(snapshot, as: Response.self).value))
+                gate.deliver(.success(deliverable(try await self.execute(snapshot, as: Response.self))))
             } catch {
                 gate.deliver(.failure(error))
             }
@@ -84,7 +113,8 @@ public final class NetworkManager: Sendable {
 
     // MARK: - The data path
 
-    /// snapshot → provider headers → prepared request → transport → response → provider's validation → value.
+    /// snapshot → provider headers → prepared request → provider's adapt (each attempt) → transport → response
+    /// → request's validator → provider's validation → value.
     /// The log watches both ends.
     func execute<Response: Decodable & Sendable>(_ snapshot: RequestSnapshot, as type: Response.Type)
         async throws(NetworkError) -> (value: Response, response: HTTPResponse)
@@ -103,12 +133,13 @@ public final class NetworkManager: Sendable {
             prepared = request
             var options = settings.transferOptions
             options.maximumResponseSize = snapshot.maximumResponseSize ?? settings.maximumResponseSize
-            log?.request(request, curl: CurlCommand.render(request, options: options, redactingSecrets: true))
 
             let transport: any Transport = isMocked
                 ? MockTransport(store: MockStore(directory: settings.mockResponsesDirectory))
                 : CurlTransport()
-            var response = try await Self.send(request, via: transport, options: options, retrying: snapshot.retryPolicy, log: log)
+            // Each attempt is adapted by the provider just before it goes; the log shows the first as sent.
+            var (response, sent) = try await Self.send(request, adaptedBy: snapshot.provider, via: transport, options: options,
+                                                       retrying: snapshot.retryPolicy, log: log, logsRequest: true)
 
             // A 401 with a refreshable token: one refresh (shared with concurrent requests), one retry.
             if response.statusCode == 401, let source = snapshot.authentication?.refreshableSource, let stale = credentials?.token {
@@ -116,13 +147,15 @@ public final class NetworkManager: Sendable {
                 credentials = try await snapshot.authentication?.credentials(token: try await source.token(replacing: stale))
                 request = try snapshot.prepare(providerHeaders: providerHeaders, credentials: credentials, redactor: settings.redactor)
                 prepared = request
-                response = try await Self.send(request, via: transport, options: options, retrying: snapshot.retryPolicy, log: log)
+                (response, sent) = try await Self.send(request, adaptedBy: snapshot.provider, via: transport, options: options,
+                                                       retrying: snapshot.retryPolicy, log: log, logsRequest: false)
             }
-            log?.response(response, to: request, elapsed: started.duration(to: .now))
+            log?.response(response, to: sent, elapsed: started.duration(to: .now))
             if !isMocked, let directory = settings.mockRecordingDirectory {
-                Self.record(response, for: request, in: directory, log: log)
+                Self.record(response, for: sent, in: directory, log: log)
             }
 
+            try Self.validate(response, with: snapshot.validator)
             return (try Self.parse(response, with: snapshot.provider, as: type), response)
         } catch {
             let error = prepared.map { error.describingRequest($0.redactedDescription) } ?? error
@@ -132,17 +165,22 @@ public final class NetworkManager: Sendable {
         }
     }
 
-    /// Sends through the transport, trying again as the retry policy allows.
-    private static func send(_ request: PreparedRequest, via transport: any Transport, options: TransferOptions,
-                             retrying policy: RetryPolicy?, log: NetworkLog?) async throws(NetworkError) -> HTTPResponse {
+    /// Sends through the transport, trying again as the retry policy allows. Before each attempt
+    /// the provider's `adapt(_:)` sees the request; returns the response with the request sent last.
+    private static func send(_ request: PreparedRequest, adaptedBy provider: any ServiceProvider, via transport: any Transport,
+                             options: TransferOptions, retrying policy: RetryPolicy?, log: NetworkLog?,
+                             logsRequest: Bool) async throws(NetworkError) -> (response: HTTPResponse, sent: PreparedRequest) {
+        var adapted = try await adapt(request, with: provider)
+        if logsRequest { log?.request(adapted, curl: CurlCommand.render(adapted, options: options, redactingSecrets: true)) }
         guard let policy, policy.maximumAttempts > 1, policy.allows(request.method) else {
-            return try await transport.send(request, options: options)
+            return (try await transport.send(adapted, options: options), adapted)
         }
         var attempt = 1
         while true {
+            if attempt > 1 { adapted = try await adapt(request, with: provider) }
             let outcome: Result<HTTPResponse, NetworkError>
             do throws(NetworkError) {
-                outcome = .success(try await transport.send(request, options: options))
+                outcome = .success(try await transport.send(adapted, options: options))
             } catch {
                 outcome = .failure(error)
             }
@@ -156,9 +194,9 @@ public final class NetworkManager: Sendable {
                 retryAfter = nil
                 cause = error.context?.reason ?? error.errorDescription ?? "\(error)"
             default:
-                return try outcome.get()
+                return (try outcome.get(), adapted)
             }
-            guard attempt < policy.maximumAttempts else { return try outcome.get() }
+            guard attempt < policy.maximumAttempts else { return (try outcome.get(), adapted) }
             let delay = policy.delay(after: attempt, retryAfter: retryAfter)
             log?.note("attempt \(attempt) of \(policy.maximumAttempts) failed (\(cause)); retrying in \(NetworkLog.milliseconds(delay)) ms")
             do {
@@ -184,7 +222,8 @@ public final class NetworkManager: Sendable {
     /// The request as an equivalent `curl` command line, to replay it in a shell.
     ///
     /// It carries what the request would send now: the provider's headers and credentials, the
-    /// body, the timeout, the custom CA bundle. Secrets are replaced with `<redacted>` unless
+    /// body, what the provider's `adapt(_:)` changes (it runs for this), the timeout, the custom
+    /// CA bundle. Secrets are replaced with `<redacted>` unless
     /// `redactingSecrets` is `false` (never log that form).
     ///
     /// ```swift
@@ -200,7 +239,31 @@ public final class NetworkManager: Sendable {
                                             credentials: credentials, redactor: settings.redactor)
         var options = settings.transferOptions
         options.maximumResponseSize = snapshot.maximumResponseSize ?? settings.maximumResponseSize
-        return CurlCommand.render(prepared, options: options, redactingSecrets: redactingSecrets)
+        return CurlCommand.render(try await Self.adapt(prepared, with: snapshot.provider), options: options,
+                                  redactingSecrets: redactingSecrets)
+    }
+
+    /// The request after the provider's `adapt(_:)`; what it throws becomes a ``NetworkError``
+    /// that keeps a foreign error as `underlyingError` (a cancellation is `.cancelled`).
+    private static func adapt(_ request: PreparedRequest, with provider: any ServiceProvider) async throws(NetworkError) -> PreparedRequest {
+        var outgoing = request.outgoing()
+        do {
+            try await provider.adapt(&outgoing)
+        } catch {
+            throw .thrown(error, by: "the provider's adapt(_:)", request: request.redactedDescription)
+        }
+        return try request.adapted(outgoing)
+    }
+
+    /// The request's own `validator`, for a response with an acceptable status; what it throws
+    /// becomes a ``NetworkError`` that carries the response and keeps a foreign error as `underlyingError`.
+    private static func validate(_ response: HTTPResponse, with validator: (@Sendable (HTTPResponse) throws -> Void)?) throws(NetworkError) {
+        guard let validator, response.expectations.acceptableStatusCodes.contains(response.statusCode) else { return }
+        do {
+            try validator(response)
+        } catch {
+            throw .thrown(error, by: "the request's validator", request: response.requestDescription, response: response)
+        }
     }
 
     /// The provider's headers; a failure that is not a ``NetworkError`` is wrapped in one that

@@ -39,6 +39,27 @@ public protocol ServiceProvider: Sendable {
     /// by name, ignoring case. Default: none. A synchronous implementation satisfies it.
     func createHTTPHeaders() async throws -> [String: String]
 
+    /// Sees, and may change, each attempt just before it is sent: the last step, after the
+    /// headers, the credentials and the body are final. Default: nothing.
+    ///
+    /// Use it to sign requests (an HMAC over method, path and body; AWS Signature V4) or to add
+    /// headers that depend on the URL or the body. It runs again for every retry and for the retry
+    /// after a token refresh (so a timestamp or nonce is fresh each time), and in mock mode too
+    /// (a recorded request shows the adapted headers). It does not run again for a redirect, and
+    /// a redirect to another origin carries none of the headers it set.
+    ///
+    /// ```swift
+    /// func adapt(_ request: inout OutgoingRequest) async throws {
+    ///     let payload = request.method.rawValue + request.url.path + (request.body.map { String(decoding: $0, as: UTF8.self) } ?? "")
+    ///     request.setHeader("X-Signature", hmacSHA256(key: secret, payload))
+    /// }
+    /// ```
+    ///
+    /// A `NetworkError` it throws reaches the caller as it is; a `CancellationError` ends the
+    /// request with ``NetworkError/cancelled``; any other error with
+    /// ``NetworkError/invalidRequest``, the error kept as its `underlyingError`.
+    func adapt(_ request: inout OutgoingRequest) async throws
+
     /// Turns a response into the value a request asked for, or throws.
     ///
     /// The default validates the status with ``HTTPResponse/validateStatus(acceptable:)`` and
@@ -78,6 +99,8 @@ extension ServiceProvider {
     public var basePath: String { "" }
 
     public func createHTTPHeaders() async throws -> [String: String] { [:] }
+
+    public func adapt(_ request: inout OutgoingRequest) async throws {}
 
     public func parseAndValidate<Response: Decodable>(_ response: HTTPResponse, as type: Response.Type) throws -> Response {
         try response.validateStatus()

@@ -78,6 +78,27 @@ open class BaseRequest<Response: Decodable & Sendable> {
     /// The statuses that count as success; `nil` uses the provider's ``ServiceProvider/acceptableStatusCodes``.
     public var acceptableStatusCodes: Range<Int>?
 
+    /// This request's own check of a response, run for a response with an acceptable status,
+    /// before the provider's `parseAndValidate`. Default `nil`.
+    ///
+    /// Throw to refuse the response. An error of your own type reaches the caller as
+    /// ``NetworkError/validation(_:)`` with it as `underlyingError` and the response as
+    /// `context.response`; a `NetworkError` reaches the caller as it is. It runs in mock mode
+    /// too, on the mocked response. It is called on whatever thread runs the request.
+    ///
+    /// ```swift
+    /// validator = { response in
+    ///     if response.value(forHeader: "X-Order-State") == "held" { throw OrderHeld() }
+    /// }
+    /// // ...
+    /// catch { if let held = error.underlyingError as? OrderHeld { ... } }
+    /// ```
+    public var validator: (@Sendable (HTTPResponse) throws -> Void)?
+
+    /// The type of the error bodies this endpoint's server sends with failing statuses; `nil`
+    /// (the default) uses the provider's ``ServiceProvider/errorBodyType``. See ``ServerErrorBody``.
+    public var errorBodyType: (any ServerErrorBody.Type)?
+
     // MARK: Authentication, retries, transfers
 
     /// Whether the provider's ``ServiceProvider/authentication`` applies. Set `false` for the
@@ -143,10 +164,11 @@ open class BaseRequest<Response: Decodable & Sendable> {
             downloadDestination: downloadDestination,
             maximumResponseSize: maximumResponseSize,
             progress: onProgress.map { ProgressReporter(report: $0, finish: progressFinished) },
+            validator: validator,
             expectations: ResponseExpectations(
                 acceptableStatusCodes: acceptableStatusCodes ?? serviceProvider.acceptableStatusCodes,
                 decoder: jsonDecoder ?? serviceProvider.jsonDecoder,
                 keyPath: keyPath,
-                errorBodyType: serviceProvider.errorBodyType))
+                errorBodyType: errorBodyType ?? serviceProvider.errorBodyType))
     }
 }

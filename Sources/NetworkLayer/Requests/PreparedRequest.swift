@@ -10,10 +10,14 @@ final class PreparedRequest: Sendable {
     let body: PreparedBody?
     let timeout: TimeInterval
     let snapshot: RequestSnapshot
+    /// What counts as a secret for this request: the manager's rules, plus the header names the
+    /// provider's `adapt(_:)` declared secret.
     let redactor: Redactor
+    /// Lowercased names of the headers the provider's `adapt(_:)` set: none of them goes to another origin.
+    let adaptedHeaderNames: Set<String>
 
     init(method: HTTPMethod, url: URL, headers: [(name: String, value: String)], body: PreparedBody?,
-         timeout: TimeInterval, snapshot: RequestSnapshot, redactor: Redactor) {
+         timeout: TimeInterval, snapshot: RequestSnapshot, redactor: Redactor, adaptedHeaderNames: Set<String> = []) {
         self.method = method
         self.url = url
         self.headers = headers
@@ -21,6 +25,7 @@ final class PreparedRequest: Sendable {
         self.timeout = timeout
         self.snapshot = snapshot
         self.redactor = redactor
+        self.adaptedHeaderNames = adaptedHeaderNames
     }
 
     /// `METHOD URL` with secrets redacted, for logs and errors.

@@ -19,6 +19,8 @@ struct RequestSnapshot: Sendable {
     let downloadDestination: URL?
     let maximumResponseSize: Int?
     let progress: ProgressReporter?
+    /// The request's own check of an acceptable response, before the provider's `parseAndValidate`.
+    let validator: (@Sendable (HTTPResponse) throws -> Void)?
     /// How the response will be validated and decoded.
     let expectations: ResponseExpectations
 

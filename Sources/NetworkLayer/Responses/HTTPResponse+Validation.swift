@@ -8,7 +8,7 @@ extension HTTPResponse {
     /// the provider's (by default `200..<300`). The mapping: 401 and 403
     /// ``NetworkError/unauthorizedAccess``, 404 ``NetworkError/notFound``, 408 and 504
     /// ``NetworkError/timeOut``, any other ``NetworkError/generic(code:)`` with the status. When the
-    /// provider declares an ``ServiceProvider/errorBodyType`` and the body decodes as it, the
+    /// request or the provider declares an `errorBodyType` and the body decodes as it, the
     /// decoded value is kept in the error's context, and a status without a case of its own is
     /// ``NetworkError/apiError`` instead of `generic`. Every error but `generic` carries this
     /// response in ``NetworkError/Context/response`` (its body cut to 64 KB).

@@ -7,7 +7,9 @@ extension PreparedRequest {
     ///   without body; 307 and 308 keep the method and body.
     /// - Only `http` and `https` targets are followed.
     /// - When the host changes, or HTTPS becomes HTTP, credentials stay behind: `Authorization`,
-    ///   `Proxy-Authorization`, `Cookie` and every header whose name looks secret (API keys, tokens).
+    ///   `Proxy-Authorization`, `Cookie`, every header whose name looks secret (API keys, tokens)
+    ///   or was declared secret, and every header the provider's `adapt(_:)` set.
+    /// - The provider's `adapt(_:)` does not run again for a hop.
     /// - The hop gets `remainingTimeout`: what is left of the whole request's timeout.
     func redirected(to location: String, status: Int, remainingTimeout remaining: TimeInterval) throws(NetworkError) -> PreparedRequest {
         guard let target = URL(string: location), let scheme = target.scheme?.lowercased() else {
@@ -33,13 +35,13 @@ extension PreparedRequest {
         let leavesOrigin = target.host?.lowercased() != url.host?.lowercased()
             || (url.scheme?.lowercased() == "https" && scheme == "http")
         if leavesOrigin {
-            headers.removeAll { redactor.isSecretHeader($0.name) }
+            headers.removeAll { redactor.isSecretHeader($0.name) || adaptedHeaderNames.contains($0.name.lowercased()) }
         }
         guard remaining > 0 else {
             throw .timeOut(.init(request: redactedDescription,
                                  reason: "the timeout of \(ParameterValue.text(of: snapshot.timeout)) s elapsed while following redirects"))
         }
         return PreparedRequest(method: method, url: target, headers: headers, body: body, timeout: remaining,
-                               snapshot: snapshot, redactor: redactor)
+                               snapshot: snapshot, redactor: redactor, adaptedHeaderNames: adaptedHeaderNames)
     }
 }

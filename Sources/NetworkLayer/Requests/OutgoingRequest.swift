@@ -1,0 +1,85 @@
+import Foundation
+
+/// The request about to be sent, as a provider's ``ServiceProvider/adapt(_:)`` sees it: final
+/// method, URL (query included), headers (the provider's, the credentials, the request's own)
+/// and body. `adapt` may add, replace and remove headers, e.g. to sign the request.
+///
+/// ```swift
+/// func adapt(_ request: inout OutgoingRequest) async throws {
+///     let payload = request.method.rawValue + request.url.path + (request.body.map { String(decoding: $0, as: UTF8.self) } ?? "")
+///     request.setHeader("X-Signature", hmacSHA256(key: secret, payload))   // a secret-looking name: redacted in logs
+///     request.setHeader("X-Request-Time", timestamp, secret: false)
+/// }
+/// ```
+///
+/// A header set here is checked like any other (no CR, LF or other control character) before
+/// the request is sent; a bad one fails the request with ``NetworkError/invalidRequest``.
+public struct OutgoingRequest: Sendable {
+    /// The HTTP method.
+    public let method: HTTPMethod
+    /// The final URL, with the base path, the endpoint and the query (params and credentials).
+    public let url: URL
+    /// The exact bytes that will be sent as the body; `nil` when there is no body or it is
+    /// streamed (a file, a multipart form with file parts): see ``bodyLength``.
+    public let body: Data?
+    /// The body's size in bytes: `body.count`, a streamed file's size, `0` without a body, or
+    /// `nil` when it is not known before sending (a multipart form, which libcurl assembles).
+    public let bodyLength: Int?
+
+    /// The headers in the order they will be sent; names unique ignoring case.
+    private(set) var headerList: [(name: String, value: String)]
+    /// Lowercased names of the headers `adapt` set or replaced (kept from a redirect to another origin).
+    private(set) var setNames: Set<String> = []
+    /// Lowercased names `adapt` declared secret.
+    private(set) var secretNames: Set<String> = []
+    /// Whether `adapt` changed anything, so an unchanged request is sent as it was prepared.
+    private(set) var isModified = false
+    /// Decides which names are secret when `setHeader(_:_:)` is not told.
+    let redactor: Redactor
+
+    init(method: HTTPMethod, url: URL, headers: [(name: String, value: String)], body: Data?, bodyLength: Int?,
+         redactor: Redactor) {
+        self.method = method
+        self.url = url
+        headerList = headers
+        self.body = body
+        self.bodyLength = bodyLength
+        self.redactor = redactor
+    }
+
+    /// The headers by name, as they will be sent. Change them with ``setHeader(_:_:)`` and
+    /// ``removeHeader(_:)``.
+    public var headers: [String: String] {
+        Dictionary(headerList.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
+    }
+
+    /// The value of a header, looked up ignoring case; `nil` when absent.
+    public func value(forHeader name: String) -> String? {
+        headerList.first { $0.name.equalsIgnoringASCIICase(name) }?.value
+    }
+
+    /// Sets a header, replacing one of the same name (ignoring case). It is a secret (redacted in
+    /// the log, errors and copy-as-curl, never sent to another origin) when the redaction rules
+    /// already treat its name as one (`Authorization`, names with `token`, `secret`, `signature`,
+    /// `auth`, …, and ``NetworkManager/redactedHeaderNames``); say so with
+    /// ``setHeader(_:_:secret:)`` otherwise.
+    public mutating func setHeader(_ name: String, _ value: String) {
+        setHeader(name, value, secret: redactor.isSecretHeader(name))
+    }
+
+    /// Sets a header, replacing one of the same name (ignoring case), declaring whether its value
+    /// is a secret. `secret: false` cannot make a name the redaction rules treat as secret public.
+    public mutating func setHeader(_ name: String, _ value: String, secret: Bool) {
+        headerList.removeAll { $0.name.equalsIgnoringASCIICase(name) }
+        headerList.append((name, value))
+        setNames.insert(name.lowercased())
+        if secret { secretNames.insert(name.lowercased()) }
+        isModified = true
+    }
+
+    /// Removes the header of this name (ignoring case), if there is one.
+    public mutating func removeHeader(_ name: String) {
+        headerList.removeAll { $0.name.equalsIgnoringASCIICase(name) }
+        isModified = true
+    }
+}
