@@ -7,9 +7,10 @@ extension JSONValue: Codable {
         // Asking for a container of the wrong kind fails before anything is read, so the order of
         // the attempts decides nothing but speed; errors inside a container propagate with their path.
         if let object = try? decoder.container(keyedBy: JSONValueKey.self) {
+            let keys = object.allKeys
             var members: [String: JSONValue] = [:]
-            members.reserveCapacity(object.allKeys.count)
-            for key in object.allKeys {
+            members.reserveCapacity(keys.count)
+            for key in keys {
                 members[key.stringValue] = try object.decode(JSONValue.self, forKey: key)
             }
             self = .object(members)

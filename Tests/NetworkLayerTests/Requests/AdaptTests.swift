@@ -65,6 +65,20 @@ struct AdaptTests {
         #expect(posted.bodyLength == echo.bodyLength)
     }
 
+    @Test("For a request with requiresAuthentication = false the provider's headers and adapt still apply; the credentials do not")
+    func publicEndpoints() async throws {
+        let server = try await TestServer.shared()
+        let calls = AdaptCalls()
+        let provider = SigningProvider(port: server.port, headers: ["X-Client": "tests"], authentication: .bearer("abc"), calls: calls)
+        let request = TestRequest<Echo>(provider, "/echo")
+        request.requiresAuthentication = false
+        let echo = try await Net.perform(request)
+        #expect(echo.header("X-Client") == "tests")
+        #expect(echo.header("X-Signature") != nil)
+        #expect(echo.header("Authorization") == nil)
+        #expect(calls.all.first?.headers["Authorization"] == nil)
+    }
+
     @Test("A streamed body is nil with its length: a file's size; a multipart form's is unknown")
     func streamedBodies() async throws {
         let server = try await TestServer.shared()
