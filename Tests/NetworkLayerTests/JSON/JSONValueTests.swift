@@ -61,6 +61,20 @@ struct JSONValueTests {
         #expect(fast[0]?.stringValue == nil && fast[0]?.boolValue == nil)
     }
 
+    @Test("Hostile numbers: beyond Double's range is a clear error, longer than 2^53 is the nearest Double, never a trap")
+    func hostileNumbers() throws {
+        for json in ["[1e999]", "[-1e999]", "{\"a\": 1E400}"] {
+            let response = HTTPResponse(statusCode: 200, body: Data(json.utf8), url: URL(string: "http://127.0.0.1/")!)
+            #expect(throws: NetworkError.self) { try response.decode(JSONValue.self) }
+        }
+        let (fast, foundation) = try Self.decodeBothWays("[123456789012345678901234567890, 9007199254740993, -0]")
+        #expect(fast == foundation)
+        #expect(fast[0]?.doubleValue == 1.2345678901234568e29)
+        #expect(fast[0]?.intValue == nil)
+        #expect(fast[1]?.intValue == 9_007_199_254_740_992)   // 2^53 + 1 has no Double: the nearest is 2^53
+        #expect(fast[2]?.intValue == 0)
+    }
+
     @Test("Property: every integer within ±2^53 decodes exactly, with both decoders")
     func integersAreExact() throws {
         var random = SeededRandom(seed: 53)
