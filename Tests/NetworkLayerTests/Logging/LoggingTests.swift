@@ -3,8 +3,10 @@ import Testing
 @testable import NetworkLayer
 
 /// The verbose log: what it shows, what it hides, and silence when it is off.
-@Suite struct LoggingTests {
-    @Test func liveRequestLogsRequestLineHeadersAndResponse() async throws {
+@Suite("The text log")
+struct LoggingTests {
+    @Test("A live request logs its request line and headers, then the response, both under one request id")
+    func liveRequestLogsRequestLineHeadersAndResponse() async throws {
         let log = LogCollector()
         try await withTestServer { server in
             let net = makeManager(log: log)
@@ -24,7 +26,8 @@ import Testing
         }
     }
 
-    @Test func mockedRequestsAreMarkedMock() async throws {
+    @Test("Both entries of a mocked request are marked [MOCK]")
+    func mockedRequestsAreMarkedMock() async throws {
         let log = LogCollector()
         let provider = TestProvider(host: "127.0.0.1", httpScheme: .http, port: try closedPort())
         _ = try await makeManager(mocks: fixtureMocks, log: log).perform(MockedRequest<User>(provider, "/users/7", mock: "User"))
@@ -32,7 +35,8 @@ import Testing
         #expect(log.all.allSatisfy { $0.contains("[MOCK]") })
     }
 
-    @Test func failureIsLoggedWithTheError() async throws {
+    @Test("A failure is logged with the error's description")
+    func failureIsLoggedWithTheError() async throws {
         let log = LogCollector()
         let provider = TestProvider(host: "127.0.0.1", httpScheme: .http, port: try closedPort())
         let error = await networkError { try await makeManager(log: log).perform(TestRequest<Echo>(provider, "/echo")) }
@@ -41,7 +45,8 @@ import Testing
         #expect(log.all.last?.contains(error?.errorDescription ?? "-") == true)
     }
 
-    @Test func requestBodyIsPreviewedAndSizeShown() async throws {
+    @Test("A request body is previewed, pretty-printed, with its size")
+    func requestBodyIsPreviewedAndSizeShown() async throws {
         let log = LogCollector()
         try await withTestServer { server in
             _ = try await makeManager(log: log).perform(TestRequest<Echo>(server.provider(), "/echo", method: .post,
@@ -52,7 +57,8 @@ import Testing
         }
     }
 
-    @Test func nothingIsWrittenWhenNotVerbose() async throws {
+    @Test("With isVerbose off nothing is written and no log is even built; turning it on works at once")
+    func nothingIsWrittenWhenNotVerbose() async throws {
         let log = LogCollector()
         try await withTestServer { server in
             let net = makeManager(log: log)
@@ -71,7 +77,8 @@ import Testing
         }
     }
 
-    @Test func longBodiesAreTruncatedInThePreview() async throws {
+    @Test("Long bodies are truncated in the preview")
+    func longBodiesAreTruncatedInThePreview() async throws {
         let log = LogCollector()
         try await withTestServer { server in
             _ = try await makeManager(log: log).perform(TestRequest<Echo>(server.provider(), "/echo", method: .post,
@@ -91,7 +98,8 @@ import Testing
                            "canary-access-token", "canary-api_key", "canary-password", "canary-body-password",
                            "canary-custom-query", "canary-userinfo"]
 
-    @Test func secretsNeverReachTheLogOrErrors() async throws {
+    @Test("Secrets in headers, query items, bodies and Set-Cookie never reach the log or an error")
+    func secretsNeverReachTheLogOrErrors() async throws {
         let log = LogCollector()
         try await withTestServer { server in
             let net = makeManager(log: log)
@@ -130,7 +138,8 @@ import Testing
         }
     }
 
-    @Test func urlUserInfoIsRedacted() {
+    @Test("A URL's user info and secret query items are redacted")
+    func urlUserInfoIsRedacted() {
         let text = Redactor.default.redact(urlString: "https://ada:canary-userinfo@example.com/path?token=abc&q=1#frag")
         #expect(text == "https://<redacted>@example.com/path?token=<redacted>&q=1#frag")
     }

@@ -7,17 +7,6 @@ import Testing
 /// `completionQueue`, which needs no run loop.
 @Suite("Completion handler")
 struct CompletionHandlerTests {
-    /// Marks `queue` so a closure can tell it runs there; the key is this test's own.
-    private final class QueueMark: @unchecked Sendable {
-        // @unchecked Sendable: `key` is immutable and DispatchSpecificKey is only an identity.
-        let key = DispatchSpecificKey<UUID>()
-        let token = UUID()
-
-        init(_ queue: DispatchQueue) { queue.setSpecific(key: key, value: token) }
-
-        var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == token }
-    }
-
     @Test("On success the completion runs exactly once, on Net.completionQueue, with the decoded value")
     func successOnce() async throws {
         let server = try await TestServer.shared()

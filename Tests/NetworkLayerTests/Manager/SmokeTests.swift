@@ -2,8 +2,10 @@ import Foundation
 import Testing
 @testable import NetworkLayer
 
-@Suite struct SmokeTests {
-    @Test func getEchoesOverLoopback() async throws {
+@Suite("Smoke test")
+struct SmokeTests {
+    @Test("A GET reaches a loopback server with its query")
+    func getEchoesOverLoopback() async throws {
         Net.isVerbose = false
         try await withTestServer { server in
             let echo = try await Net.perform(TestRequest<Echo>(server.provider(), "/echo", params: ["q": "a b"]))

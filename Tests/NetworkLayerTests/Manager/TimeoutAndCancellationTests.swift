@@ -138,17 +138,8 @@ struct TimeoutAndCancellationTests {
     // the provider below ignores cancellation and returns normally, after the task was cancelled.
     @Test("A request cancelled while its provider creates headers is never sent")
     func cancelledWhileCreatingHeaders() async throws {
-        struct SlowProvider: ServiceProvider {
-            let port: Int?
-            var host: String { "127.0.0.1" }
-            var httpScheme: HTTPScheme { .http }
-            func createHTTPHeaders() async throws -> [String: String] {
-                try? await Task.sleep(for: .milliseconds(300))  // ignores cancellation on purpose
-                return [:]
-            }
-        }
         try await withTestServer { server in
-            let provider = SlowProvider(port: server.port)
+            let provider = SlowHeadersProvider(port: server.port)
             let task = Task { await networkError { try await Net.perform(TestRequest<Echo>(provider, "/echo")) } }
             try await Task.sleep(for: .milliseconds(50))
             task.cancel()

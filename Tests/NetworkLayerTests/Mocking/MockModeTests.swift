@@ -3,11 +3,13 @@ import Testing
 @testable import NetworkLayer
 
 /// Mock mode: answers from files, through the same validation as live responses, with no network.
-@Suite struct MockModeTests {
+@Suite("Mock mode")
+struct MockModeTests {
     /// A provider whose port has nothing listening: any network attempt fails with `.reachability`.
     let offline = TestProvider(host: "127.0.0.1", httpScheme: .http, port: try! closedPort())
 
-    @Test func mockAnswersWithoutAnyNetworkConnection() async throws {
+    @Test("A mock answers without any network connection")
+    func mockAnswersWithoutAnyNetworkConnection() async throws {
         let net = makeManager(mocks: fixtureMocks)
         let user = try await net.perform(MockedRequest<User>(offline, "/users/7", mock: "User"))
         #expect(user == User(id: 7, name: "Ada"))
@@ -18,24 +20,12 @@ import Testing
         guard case .reachability = error else { Issue.record("expected .reachability live, got \(String(describing: error))"); return }
     }
 
-    @Test func providerValidationRunsOnMocksExactlyAsLive() async throws {
-        struct PickyProvider: ServiceProvider {
-            var host: String
-            var httpScheme: HTTPScheme = .http
-            var port: Int?
-            func parseAndValidate<Response: Decodable>(_ response: HTTPResponse, as type: Response.Type) throws -> Response {
-                try response.validateStatus()
-                let user = try response.decode(User.self)
-                if user.name == "Ada" {
-                    throw NetworkError.customUser(description: "Ada is not allowed here", recovery: "Pick another user", code: 777)
-                }
-                return try response.decode(type)
-            }
-        }
+    @Test("The provider's validation runs on a mock exactly as on a live response")
+    func providerValidationRunsOnMocksExactlyAsLive() async throws {
         // Mocked:
         let mocked = await networkError {
             try await makeManager(mocks: fixtureMocks).perform(
-                MockedRequest<User>(PickyProvider(host: "127.0.0.1", port: offline.port), "/users/7", mock: "User"))
+                MockedRequest<User>(PickyProvider(port: offline.port), "/users/7", mock: "User"))
         }
         guard case .customUser(_, _, let mockedCode) = mocked else { Issue.record("got \(String(describing: mocked))"); return }
         #expect(mockedCode == 777)
@@ -45,14 +35,15 @@ import Testing
             let body = #"{"id": 7, "name": "Ada"}"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
             let live = await networkError {
                 try await makeManager().perform(
-                    MockedRequest<User>(PickyProvider(host: "127.0.0.1", port: server.port), "/status/200?body=\(body)", mock: nil))
+                    MockedRequest<User>(PickyProvider(port: server.port), "/status/200?body=\(body)", mock: nil))
             }
             guard case .customUser(_, _, let liveCode) = live else { Issue.record("got \(String(describing: live))"); return }
             #expect(liveCode == mockedCode)
         }
     }
 
-    @Test(arguments: [("Unauthorized", 401), ("NotFound", 404), ("ServerError", 500)])
+    @Test("A sidecar's status goes through the status mapping",
+          arguments: [("Unauthorized", 401), ("NotFound", 404), ("ServerError", 500)])
     func sidecarStatusGoesThroughTheStatusMapping(mock: String, status: Int) async throws {
         let error = await networkError {
             try await makeManager(mocks: fixtureMocks).perform(MockedRequest<User>(offline, "/x", mock: mock))
@@ -65,47 +56,38 @@ import Testing
         }
     }
 
-    @Test func sidecarHeadersReachTheProvider() async throws {
-        struct HeaderReader: ServiceProvider {
-            var host = "127.0.0.1"
-            var httpScheme: HTTPScheme = .http
-            func parseAndValidate<Response: Decodable>(_ response: HTTPResponse, as type: Response.Type) throws -> Response {
-                #expect(response.isMocked)
-                #expect(response.statusCode == 500)
-                return "\(response.value(forHeader: "x-trace") ?? "none")" as! Response
-            }
-        }
-        let trace = try await makeManager(mocks: fixtureMocks).perform(MockedRequest<String>(HeaderReader(), "/x", mock: "ServerError"))
-        #expect(trace == "abc")
+    @Test("A sidecar's status and headers reach the provider, marked as mocked")
+    func sidecarHeadersReachTheProvider() async throws {
+        let raw = try await makeManager(mocks: fixtureMocks).perform(MockedRequest<RawResponse>(RawResponseProvider(), "/x", mock: "ServerError"))
+        #expect(raw.isMocked)
+        #expect(raw.statusCode == 500)
+        #expect(raw.header("x-trace") == "abc")
     }
 
-    @Test func sidecarDelayIsHonoured() async throws {
+    @Test("A sidecar's delay is honoured")
+    func sidecarDelayIsHonoured() async throws {
         let clock = ContinuousClock()
         let start = clock.now
         _ = try await makeManager(mocks: fixtureMocks).perform(MockedRequest<User>(offline, "/x", mock: "Slow"))
         #expect(clock.now - start >= .milliseconds(300))
     }
 
-    @Test func delayLongerThanTheTimeoutTimesOut() async throws {
+    @Test("A sidecar delay longer than the request's timeout times out")
+    func delayLongerThanTheTimeoutTimesOut() async throws {
         let error = await networkError {
             try await makeManager(mocks: fixtureMocks).perform(MockedRequest<User>(offline, "/x", mock: "Slow", timeout: 0.1))
         }
         guard case .timeOut = error else { Issue.record("got \(String(describing: error))"); return }
     }
 
-    @Test func withoutSidecarStatusIs200() async throws {
-        struct StatusReader: ServiceProvider {
-            var host = "127.0.0.1"
-            var httpScheme: HTTPScheme = .http
-            func parseAndValidate<Response: Decodable>(_ response: HTTPResponse, as type: Response.Type) throws -> Response {
-                response.statusCode as! Response
-            }
-        }
-        let status = try await makeManager(mocks: fixtureMocks).perform(MockedRequest<Int>(StatusReader(), "/x", mock: "User"))
-        #expect(status == 200)
+    @Test("Without a sidecar the status is 200")
+    func withoutSidecarStatusIs200() async throws {
+        let raw = try await makeManager(mocks: fixtureMocks).perform(MockedRequest<RawResponse>(RawResponseProvider(), "/x", mock: "User"))
+        #expect(raw.statusCode == 200)
     }
 
-    @Test func malformedSidecarIsAClearError() async throws {
+    @Test("A malformed sidecar is .invalidRequest naming the file")
+    func malformedSidecarIsAClearError() async throws {
         let error = await networkError {
             try await makeManager(mocks: fixtureMocks).perform(MockedRequest<User>(offline, "/x", mock: "BadSidecar"))
         }
@@ -113,7 +95,8 @@ import Testing
         #expect(context.reason?.contains("BadSidecar.meta.json") == true)
     }
 
-    @Test func requestWithoutFilenameFallsBackToMethodAndPath() async throws {
+    @Test("A request without a mock filename is answered from METHOD/path.json")
+    func requestWithoutFilenameFallsBackToMethodAndPath() async throws {
         let net = makeManager(mocks: fixtureMocks)
         let user = try await net.perform(MockedRequest<User>(offline, "/users/7", mock: nil))
         #expect(user.name == "Ada")
@@ -123,7 +106,8 @@ import Testing
         #expect(path == fixtureMocks.appendingPathComponent("POST/users/7.json").path)
     }
 
-    @Test func missingMockNamesTheFullPathItLookedFor() async throws {
+    @Test("A missing mock names the full path it looked for")
+    func missingMockNamesTheFullPathItLookedFor() async throws {
         let error = await networkError {
             try await makeManager(mocks: fixtureMocks).perform(MockedRequest<User>(offline, "/x", mock: "NoSuchFile"))
         }
@@ -140,7 +124,7 @@ import Testing
         "..%2fUser", "%252e%252e/User", "User\n", "User\r\nX: y", "/", "//etc/passwd",
     ]
 
-    @Test(arguments: escapingNames)
+    @Test("Mock filenames that would leave the mock directory are refused", arguments: escapingNames)
     func filenamesLeavingTheMockDirectoryAreRefused(name: String) async throws {
         let error = await networkError {
             try await makeManager(mocks: fixtureMocks.appendingPathComponent("GET")).perform(MockedRequest<User>(offline, "/x", mock: name))
@@ -149,7 +133,8 @@ import Testing
         #expect(context.reason?.contains("refused") == true)
     }
 
-    @Test(arguments: ["/../User", "/%2e%2e/User", "/users/%2e%2e/%2e%2e/User", "/a/..%2f..%2fUser"])
+    @Test("Endpoints that would leave the mock directory are refused, or looked for inside it",
+          arguments: ["/../User", "/%2e%2e/User", "/users/%2e%2e/%2e%2e/User", "/a/..%2f..%2fUser"])
     func endpointsLeavingTheMockDirectoryAreRefused(endpoint: String) async throws {
         let error = await networkError {
             try await makeManager(mocks: fixtureMocks).perform(MockedRequest<User>(offline, endpoint, mock: nil))
@@ -161,7 +146,8 @@ import Testing
         if case .mockNotFound(let path)? = error { #expect(path.hasPrefix(fixtureMocks.path + "/")) }
     }
 
-    @Test func symlinkPointingOutsideIsRefused() async throws {
+    @Test("A symbolic link pointing out of the mock directory is refused")
+    func symlinkPointingOutsideIsRefused() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let outside = try temporaryDirectory()
@@ -177,7 +163,8 @@ import Testing
         }
     }
 
-    @Test func recordedLiveResponseReplaysToTheSameValue() async throws {
+    @Test("A recorded live response replays to the same value, and secret headers stay out of its sidecar")
+    func recordedLiveResponseReplaysToTheSameValue() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         try await withTestServer { server in
@@ -203,6 +190,3 @@ import Testing
     }
 }
 
-struct HeadersEcho: Decodable, Sendable {
-    let headers: [String: String]
-}

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import NetworkLayer
 
@@ -53,9 +52,9 @@ extension Reliability {
         }
 
         /// A request that takes 10 s at least in `stage`; it reports progress for the mid-body check.
-        static func request(_ stage: Stage, to server: FaultServer, progress: ProgressRecorder) -> TestRequest<Data> {
+        static func request(_ stage: Stage, to server: FaultServer, progress: ProgressLog) -> TestRequest<Data> {
             let request = TestRequest<Data>(server.provider(scheme: stage.scheme), stage.path, timeout: 10)
-            request.onProgress = { progress.record($0.bytesReceived) }
+            request.onProgress = { progress.append($0) }
             return request
         }
 
@@ -63,7 +62,7 @@ extension Reliability {
         func cancellingTheTask(stage: Stage) async throws {
             try await Self.withServers(for: stage) { target, okServer in
                 let net = makeManager()
-                let progress = ProgressRecorder()
+                let progress = ProgressLog()
                 let clock = ContinuousClock()
                 let task = Task(executorPreference: ReliabilityExecutor.shared) {
                     let outcome = await FaultOutcome { () throws(NetworkError) in
@@ -75,8 +74,8 @@ extension Reliability {
                 if stage == .midBody {
                     // Progress is reported at most ten times a second: wait until it says the body started.
                     let deadline = ContinuousClock.now + .seconds(3)
-                    while progress.largest == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-                    #expect(progress.largest > 0, "the body had started")
+                    while progress.largestBytesReceived == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+                    #expect(progress.largestBytesReceived > 0, "the body had started")
                 }
                 let (measured, waited) = await withCoreWaits {
                     let cancelledAt = clock.now
@@ -101,19 +100,19 @@ extension Reliability {
         func cancellingTheHandle(stage: Stage) async throws {
             try await Self.withServers(for: stage) { target, okServer in
                 let net = makeManager()
-                let progress = ProgressRecorder()
+                let progress = ProgressLog()
                 let clock = ContinuousClock()
-                let calls = CompletionRecorder<(Result<Data, NetworkError>, ContinuousClock.Instant)>()
+                let calls = CallRecorder<(Result<Data, NetworkError>, ContinuousClock.Instant)>()
                 let handle = net.performRequest(request: Self.request(stage, to: target, progress: progress)) {
                     calls.record(($0, clock.now))
                 }
                 try await Task.sleep(for: .milliseconds(400))
-                #expect(calls.count == 0, "nothing is delivered before the cancel")
+                #expect(calls.values.isEmpty, "nothing is delivered before the cancel")
                 let (measured, waited) = await withCoreWaits {
                     let cancelledAt = clock.now
                     handle.cancel()
                     handle.cancel()  // a second cancel changes nothing
-                    return (await calls.settled(), cancelledAt)
+                    return (await calls.waitForCalls(), cancelledAt)
                 }
                 let (results, cancelledAt) = measured
                 #expect(results.count == 1, "\(stage): the completion ran \(results.count) times")
@@ -141,7 +140,7 @@ extension Reliability {
                         try await net.perform(TestRequest<FaultOK>(provider, "/ok", timeout: 5))
                     }
                 }.value
-                #expect(outcome.error?.faultCaseName == "cancelled", "\(outcome)")
+                #expect(outcome.error?.caseName == "cancelled", "\(outcome)")
                 #expect(outcome.error?.context?.reason?.contains("before it started") == true)
                 let stats = try await server.stats()
                 #expect(stats == FaultStats(connections: 0, requests: 0), "\(stats)")
@@ -153,13 +152,13 @@ extension Reliability {
             do {
                 let server = try SharedServers.fault(.serve)
                 let net = makeManager()
-                let calls = CompletionRecorder<Result<FaultOK, NetworkError>>()
+                let calls = CallRecorder<Result<FaultOK, NetworkError>>()
                 for _ in 0..<20 {
                     net.performRequest(request: TestRequest<FaultOK>(server.provider(), "/hang", timeout: 5)) {
                         calls.record($0)
                     }.cancel()
                 }
-                let results = await calls.settled(expecting: 20)
+                let results = await calls.waitForCalls(count: 20)
                 #expect(results.count == 20)
                 #expect(results.allSatisfy { if case .failure(.cancelled) = $0 { true } else { false } }, "\(results)")
             }
@@ -175,7 +174,7 @@ extension Reliability {
                 let net = makeManager()
                 let provider = server.provider()
                 let count = 200
-                let calls = CompletionRecorder<(Int, Result<FaultOK, NetworkError>)>()
+                let calls = CallRecorder<(Int, Result<FaultOK, NetworkError>)>()
                 for index in 0..<count {
                     let handle = net.performRequest(request: TestRequest<FaultOK>(provider, "/ok", timeout: 5)) {
                         calls.record((index, $0))
@@ -200,50 +199,19 @@ extension Reliability {
                     }
                     return await group.reduce(into: []) { $0.append($1) }
                 }
-                let results = await calls.settled(expecting: count)
+                let results = await calls.waitForCalls(count: count)
                 #expect(results.count == count, "\(results.count) completions for \(count) requests")
                 #expect(Set(results.map(\.0)).count == count, "a request completed twice, or not at all")
                 for (index, result) in results {
-                    if case .failure(let error) = result, error.faultCaseName != "cancelled" {
+                    if case .failure(let error) = result, error.caseName != "cancelled" {
                         Issue.record("request \(index): \(error)")
                     }
                 }
                 #expect(outcomes.count == count)
-                #expect(outcomes.allSatisfy { $0 == nil || $0?.faultCaseName == "cancelled" }, "\(outcomes.compactMap { $0 })")
+                #expect(outcomes.allSatisfy { $0 == nil || $0?.caseName == "cancelled" }, "\(outcomes.compactMap { $0 })")
                 let ok = try await net.perform(TestRequest<FaultOK>(provider, "/ok", timeout: 5))
                 #expect(ok.ok)
             }
         }
     }
-}
-
-/// Records completion-handler calls from any thread.
-final class CompletionRecorder<Value: Sendable>: Sendable {
-    private let calls = Protected<[Value]>([])
-
-    func record(_ value: Value) { calls.withLock { $0.append(value) } }
-    var count: Int { calls.withLock { $0.count } }
-
-    /// Waits until `expecting` calls arrived (at most 5 s), then 300 ms more so that a call too
-    /// many would show up too; returns every call seen.
-    func settled(expecting: Int = 1) async -> [Value] {
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(5)
-        while count < expecting, clock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(2))
-        }
-        try? await Task.sleep(for: .milliseconds(300))
-        return calls.withLock { $0 }
-    }
-}
-
-/// The largest `bytesReceived` a progress callback reported.
-final class ProgressRecorder: Sendable {
-    private let received = Atomic<Int64>(0)
-
-    func record(_ bytes: Int64) {
-        _ = received.max(bytes, ordering: .relaxed)
-    }
-
-    var largest: Int64 { received.load(ordering: .relaxed) }
 }

@@ -146,7 +146,7 @@ extension Reliability {
                 Issue.record("\(fault.path): the request succeeded; a broken answer was reported as a success")
                 return
             }
-            #expect(error.faultCaseName == fault.expectedCase, "\(fault.path): \(error)")
+            #expect(error.caseName == fault.expectedCase, "\(fault.path): \(error)")
             let context = error.context
             let reason = context?.reason ?? ""
             for word in fault.reasonMentions {
@@ -158,9 +158,9 @@ extension Reliability {
                 #expect(!ownWords.contains(word), "\(fault.path): the reason \"\(reason)\" claims \"\(word)\"")
             }
             if let codes = fault.curlCodes, codes.isEmpty {
-                #expect(error.faultCurlCode == nil, "\(fault.path): \(error)")
+                #expect(error.curlCode == nil, "\(fault.path): \(error)")
             } else if let codes = fault.curlCodes {
-                #expect(error.faultCurlCode.map(codes.contains) == true, "\(fault.path): \(error)")
+                #expect(error.curlCode.map(codes.contains) == true, "\(fault.path): \(error)")
             }
             // The description names the request and the cause; the suggestion says what to try.
             let description = error.errorDescription ?? ""

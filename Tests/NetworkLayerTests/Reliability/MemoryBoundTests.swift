@@ -41,7 +41,7 @@ extension Reliability {
                 defer { try? FileManager.default.removeItem(at: directory) }
                 let destination = directory.appendingPathComponent("bomb.bin")
                 // The bomb is real: streamed to a file without a limit, it inflates to 50 MB.
-                let file = try await net.perform(BombDownload(provider, path, to: destination))
+                let file = try await net.perform(DownloadRequest(provider, path, to: destination, timeout: 10))
                 #expect(file.size == Self.bombSize)
                 try? FileManager.default.removeItem(at: destination)
 
@@ -94,7 +94,7 @@ extension Reliability {
                 for (path, outcome) in outcomes {
                     switch (path, outcome) {
                     case ("/huge-header", .failure(let error)), ("/many-headers", .failure(let error)):
-                        #expect(error.faultCaseName == "transport", "\(path): \(error)")
+                        #expect(error.caseName == "transport", "\(path): \(error)")
                     case ("/many-small-headers", .success(let ok)):
                         // 10,000 headers in 130 KB is within libcurl's limits, and legal HTTP.
                         #expect(ok.ok)
@@ -126,17 +126,8 @@ extension Reliability {
                 }
                 #expect(growth < Self.bound, "the process grew by \(growth >> 20) MB")
                 #expect(errors.count == 10)
-                #expect(errors.allSatisfy { $0?.faultCurlCode == 18 }, "\(errors)")
+                #expect(errors.allSatisfy { $0?.curlCode == 18 }, "\(errors)")
             }
         }
-    }
-}
-
-/// A request whose body is streamed to `destination`.
-private final class BombDownload: BaseRequest<DownloadedFile> {
-    init(_ provider: any ServiceProvider, _ endpoint: String, to destination: URL) {
-        super.init(serviceProvider: provider, endpoint: endpoint)
-        downloadDestination = destination
-        timeout = 10
     }
 }

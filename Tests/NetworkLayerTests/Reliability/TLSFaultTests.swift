@@ -67,8 +67,8 @@ extension Reliability {
                 Issue.record("\(fault.certificate): the request succeeded")
                 return
             }
-            #expect(error.faultCaseName == fault.expectedCase, "\(error)")
-            #expect(error.faultCurlCode.map(fault.curlCodes.contains) == true, "\(error)")
+            #expect(error.caseName == fault.expectedCase, "\(error)")
+            #expect(error.curlCode.map(fault.curlCodes.contains) == true, "\(error)")
             let description = error.errorDescription ?? ""
             #expect(description.contains(fault.cause), "\(description)")
             #expect(description.contains("POST https://localhost:\(server.port)/secret-path"), "\(description)")

@@ -23,18 +23,6 @@ struct HeaderTests {
         #expect(received("X-Client", in: echo) == ["NetworkLayer Tests/1.0 (loopback)"])
     }
 
-    /// A provider whose headers really are asynchronous: it suspends before answering.
-    struct AsyncTokenProvider: ServiceProvider {
-        let port: Int?
-        var host: String { "127.0.0.1" }
-        var httpScheme: HTTPScheme { .http }
-
-        func createHTTPHeaders() async throws -> [String: String] {
-            try await Task.sleep(for: .milliseconds(20))
-            return ["Authorization": "Bearer fresh-token"]
-        }
-    }
-
     @Test("An asynchronous createHTTPHeaders() is awaited and its headers sent")
     func asyncProviderHeaders() async throws {
         let server = try await TestServer.shared()
@@ -103,7 +91,8 @@ struct HeaderTests {
 
     // These point at a port where nothing listens: had the library tried to connect before
     // checking, the error would be .reachability.
-    @Test("A bad header in additionalHeaders is refused with .invalidRequest before any connection", arguments: badHeaders)
+    @Test("A bad header in additionalHeaders is refused with .invalidRequest before any connection",
+          arguments: badHeaders)
     func badRequestHeaderRefused(_ header: BadHeader) async throws {
         let provider = TestProvider(host: "127.0.0.1", httpScheme: .http, port: try closedPort())
         let error = await networkError {

@@ -19,7 +19,8 @@ struct QueryEncodingTests {
         #expect(echo.args.count == 1)
     }
 
-    @Test("A key with reserved or non-ASCII characters reaches the server unchanged", arguments: trickyValues.filter { !$0.isEmpty })
+    @Test("A key with reserved or non-ASCII characters reaches the server unchanged",
+          arguments: trickyValues.filter { !$0.isEmpty })
     func keyRoundTrips(_ key: String) async throws {
         let server = try await TestServer.shared()
         let echo = try await Net.perform(TestRequest<Echo>(server.provider(), "/echo", params: [key: "value"]))
@@ -205,6 +206,18 @@ struct QueryEncodingTests {
             }
             let requestsReceived = try await server.receivedRequestCount()
             #expect(requestsReceived == 0)
+        }
+    }
+
+    @Test("arrayEncoding writes arrays as repeated keys, with brackets or comma-separated",
+          arguments: [(ArrayEncoding.repeatedKeys, "tag=a&tag=b%2Cc"), (.brackets, "tag%5B%5D=a&tag%5B%5D=b%2Cc"),
+                      (.commaSeparated, "tag=a,b%2Cc")])
+    func arrayEncodingStyles(style: ArrayEncoding, expected: String) async throws {
+        try await withTestServer { server in
+            let request = TestRequest<Echo>(server.provider(), "/echo", params: ["tag": ["a", "b,c"]])
+            request.arrayEncoding = style
+            let echo = try await makeManager().perform(request)
+            #expect(echo.query == expected)
         }
     }
 }

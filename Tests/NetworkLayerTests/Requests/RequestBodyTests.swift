@@ -1,119 +1,16 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import NetworkLayer
 
-/// What `/multipart` reports about a multipart body it parsed.
-struct MultipartEcho: Decodable, Sendable {
-    struct File: Decodable, Sendable {
-        let filename: String
-        let contentType: String
-        let size: Int
-        let sha256: String
-    }
-    let fields: [String: String]
-    let files: [String: File]
-    let order: [String]
-    let boundary: String
-    let contentType: String
-}
-
-/// What `/upload-stats` reports about a body it read in pieces.
-struct UploadStats: Decodable, Sendable {
-    struct Part: Decodable, Sendable {
-        let headers: String
-        let size: Int
-        let sha256: String
-    }
-    let size: Int
-    let sha256: String
-    let parts: [Part]?
-}
-
-/// A request with an explicit body.
-final class BodyRequest<Response: Decodable & Sendable>: BaseRequest<Response> {
-    init(_ provider: any ServiceProvider, _ endpoint: String, method: HTTPMethod = .post, body: RequestBody?,
-         params: [String: any Sendable] = [:], headers: [String: String] = [:], timeout: TimeInterval = 30) {
-        super.init(serviceProvider: provider, endpoint: endpoint)
-        httpMethod = method
-        self.body = body
-        self.params = params
-        additionalHeaders = headers
-        self.timeout = timeout
-    }
-}
-
-struct NewUser: Codable, Sendable, Equatable {
-    let firstName: String
-    let joined: Date
-    let tags: [String]
-}
-
-/// Checks a file's SHA-256 with `sha256sum`, independently of the code under test, on a
-/// Dispatch thread (hashing hundreds of MB must not hold a cooperative thread).
-func sha256(of file: URL) async throws -> String {
-    try await offCooperativePool { try sha256Blocking(of: file) }
-}
-
-private func sha256Blocking(of file: URL) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["sha256sum", file.path]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let output = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: output, as: UTF8.self).split(separator: " ").first.map(String.init) ?? ""
-}
-
-/// A file of `size` bytes of a repeating pattern, written in 1 MB pieces on a Dispatch thread.
-func makeFile(size: Int, in directory: URL, name: String = "upload.bin") async throws -> URL {
-    try await offCooperativePool { try makeFileBlocking(size: size, in: directory, name: name) }
-}
-
-private func makeFileBlocking(size: Int, in directory: URL, name: String) throws -> URL {
-    let url = directory.appendingPathComponent(name)
-    guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-        throw TestServerError(description: "could not create \(url.path)")
-    }
-    let handle = try FileHandle(forWritingTo: url)
-    defer { try? handle.close() }
-    let piece = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 % 251) })
-    var written = 0
-    while written < size {
-        let count = min(piece.count, size - written)
-        try handle.write(contentsOf: piece.prefix(count))
-        written += count
-    }
-    return url
-}
-
-/// The process's resident memory in bytes, from /proc.
-func residentMemory() -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-          let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
-    return kilobytes * 1024
-}
-
-@Suite struct RequestBodyTests {
-    @Test func encodableBodyIsJSONWithTheProvidersEncoder() async throws {
-        struct SnakeProvider: ServiceProvider {
-            var host = "127.0.0.1"
-            var httpScheme: HTTPScheme = .http
-            var port: Int?
-            var jsonEncoder: JSONEncoder {
-                let encoder = JSONEncoder()
-                encoder.keyEncodingStrategy = .convertToSnakeCase
-                encoder.dateEncodingStrategy = .iso8601
-                encoder.outputFormatting = .sortedKeys
-                return encoder
-            }
-        }
+/// Bodies given explicitly with `body:` (JSON, form, multipart, file, raw data), as the server
+/// received them. Params that become a body are ``ParamsBodyTests``.
+@Suite("Explicit request bodies")
+struct RequestBodyTests {
+    @Test(".json(_:) encodes an Encodable with the provider's encoder, or the request's")
+    func encodableBodyIsJSONWithTheProvidersEncoder() async throws {
         try await withTestServer { server in
             let user = NewUser(firstName: "Ada", joined: Date(timeIntervalSince1970: 0), tags: ["x"])
-            let provider = SnakeProvider(port: server.port)
+            let provider = SnakeCaseEncodingProvider(port: server.port)
             let echo = try await makeManager().perform(BodyRequest<Echo>(provider, "/echo", body: .json(user)))
             #expect(echo.body == #"{"first_name":"Ada","joined":"1970-01-01T00:00:00Z","tags":["x"]}"#)
             #expect(echo.header("Content-Type") == "application/json")
@@ -128,7 +25,8 @@ func residentMemory() -> Int {
         }
     }
 
-    @Test func jsonLiteralBodies() async throws {
+    @Test(".json(object:) and .json(array:) send the literal as compact JSON with sorted keys")
+    func jsonLiteralBodies() async throws {
         try await withTestServer { server in
             let object = try await makeManager().perform(BodyRequest<Echo>(server.provider(), "/echo",
                 body: .json(object: ["b": [1, 2.5, true] as [any Sendable], "a": NSNull(), "c": ["d": "é"]])))
@@ -140,7 +38,8 @@ func residentMemory() -> Int {
         }
     }
 
-    @Test func formBodiesAreURLEncoded() async throws {
+    @Test(".form sends URL-encoded fields with one Content-Type, from a dictionary or an Encodable")
+    func formBodiesAreURLEncoded() async throws {
         struct Login: Encodable, Sendable {
             let user: String
             let remember: Bool
@@ -159,7 +58,8 @@ func residentMemory() -> Int {
         }
     }
 
-    @Test func aFormBodyFromSomethingThatIsNotAnObjectIsRefused() async throws {
+    @Test(".form(encoding:) of a value that is not a JSON object is .invalidRequest")
+    func aFormBodyFromSomethingThatIsNotAnObjectIsRefused() async throws {
         let provider = TestProvider(host: "127.0.0.1", httpScheme: .http, port: try closedPort())
         let error = await networkError {
             try await makeManager().perform(BodyRequest<Echo>(provider, "/echo", body: .form(encoding: ["a", "b"])))
@@ -168,7 +68,8 @@ func residentMemory() -> Int {
         #expect(context.reason?.contains("JSON object") == true)
     }
 
-    @Test func multipartSendsTextDataAndFileFieldsByteForByte() async throws {
+    @Test("Multipart sends text, data and file fields byte for byte, in order, with a fresh boundary each time")
+    func multipartSendsTextDataAndFileFieldsByteForByte() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = try await makeFile(size: 300_000, in: directory, name: "photo.jpg")
@@ -200,7 +101,8 @@ func residentMemory() -> Int {
         }
     }
 
-    @Test func largeMultipartFileIsStreamedWithBoundedMemory() async throws {
+    @Test("A 256 MB multipart file is streamed with bounded memory")
+    func largeMultipartFileIsStreamedWithBoundedMemory() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let size = 256 << 20
@@ -208,7 +110,7 @@ func residentMemory() -> Int {
         let expected = try await sha256(of: file)
         try await withTestServer { server in
             let form = MultipartFormData().text("name", "big").file("blob", at: file)
-            let (stats, growth) = try await measuringPeakMemory {
+            let (stats, growth) = try await peakMemoryGrowth {
                 try await makeManager().perform(BodyRequest<UploadStats>(server.provider(), "/upload-stats",
                                                                          body: .multipart(form), timeout: 120))
             }
@@ -220,7 +122,8 @@ func residentMemory() -> Int {
         }
     }
 
-    @Test func fileBodyIsStreamedFromDisk() async throws {
+    @Test(".file streams the file from disk")
+    func fileBodyIsStreamedFromDisk() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = try await makeFile(size: 3_000_001, in: directory)
@@ -232,7 +135,8 @@ func residentMemory() -> Int {
         }
     }
 
-    @Test func missingUploadFileIsAClearErrorBeforeSending() async throws {
+    @Test("A missing upload file is .invalidRequest naming it, before anything is sent")
+    func missingUploadFileIsAClearErrorBeforeSending() async throws {
         let error = await networkError {
             try await makeManager().perform(BodyRequest<Echo>(TestProvider(host: "127.0.0.1", httpScheme: .http, port: try closedPort()),
                                                               "/echo", body: .file(URL(fileURLWithPath: "/nonexistent/file.bin"))))
@@ -241,7 +145,8 @@ func residentMemory() -> Int {
         #expect(context.reason?.contains("/nonexistent/file.bin") == true)
     }
 
-    @Test func rawDataIsSentAsIsWithItsContentType() async throws {
+    @Test(".data is sent as is, with its Content-Type")
+    func rawDataIsSentAsIsWithItsContentType() async throws {
         let bytes = Data((0..<1024).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         try await withTestServer { server in
             let echo = try await makeManager().perform(BodyRequest<Echo>(server.provider(), "/echo",
@@ -252,7 +157,8 @@ func residentMemory() -> Int {
         }
     }
 
-    @Test func headersSetByTheRequestKeepTheirContentType() async throws {
+    @Test("A Content-Type the request sets wins over the body's, and is sent once")
+    func headersSetByTheRequestKeepTheirContentType() async throws {
         try await withTestServer { server in
             let echo = try await makeManager().perform(BodyRequest<Echo>(server.provider(), "/echo",
                 body: .json(object: ["a": 1]), headers: ["content-type": "application/vnd.api+json"]))
@@ -261,7 +167,8 @@ func residentMemory() -> Int {
         }
     }
 
-    @Test func withAnExplicitBodyParamsGoToTheQuery() async throws {
+    @Test("With an explicit body, params go to the query")
+    func withAnExplicitBodyParamsGoToTheQuery() async throws {
         try await withTestServer { server in
             let echo = try await makeManager().perform(BodyRequest<Echo>(server.provider(), "/echo",
                 body: .data(Data("raw".utf8)), params: ["page": 2]))
@@ -270,52 +177,5 @@ func residentMemory() -> Int {
         }
     }
 
-    @Test(arguments: [(ParameterEncoding.form, HTTPMethod.post, "", "a=1&b=x%20y", "application/x-www-form-urlencoded" as String?),
-                      (.query, .post, "a=1&b=x%20y", "", nil),
-                      (.json, .get, "", #"{"a":1,"b":"x y"}"#, "application/json"),
-                      (.json, .delete, "", #"{"a":1,"b":"x y"}"#, "application/json")])
-    func parameterEncodingCanBeChosenPerRequest(encoding: ParameterEncoding, method: HTTPMethod, query: String,
-                                                body: String, contentType: String?) async throws {
-        try await withTestServer { server in
-            let request = TestRequest<Echo>(server.provider(), "/echo", method: method, params: ["a": 1, "b": "x y"])
-            request.parameterEncoding = encoding
-            let echo = try await makeManager().perform(request)
-            #expect(echo.method == method.rawValue)
-            #expect(echo.query == query)
-            #expect(echo.body == body)
-            #expect(echo.header("Content-Type") == contentType)
-        }
-    }
-
-    @Test(arguments: [(ArrayEncoding.repeatedKeys, "tag=a&tag=b%2Cc"), (.brackets, "tag%5B%5D=a&tag%5B%5D=b%2Cc"),
-                      (.commaSeparated, "tag=a,b%2Cc")])
-    func arrayEncodingStyles(style: ArrayEncoding, expected: String) async throws {
-        try await withTestServer { server in
-            let request = TestRequest<Echo>(server.provider(), "/echo", params: ["tag": ["a", "b,c"]])
-            request.arrayEncoding = style
-            let echo = try await makeManager().perform(request)
-            #expect(echo.query == expected)
-        }
-    }
-
-    @Test func scalarsEncodePredictably() async throws {
-        try await withTestServer { server in
-            let date = Date(timeIntervalSince1970: 1_700_000_000)
-            let optional: String? = nil
-            let query = try await makeManager().perform(TestRequest<Echo>(server.provider(), "/echo",
-                params: ["t": true, "f": false, "i": -42, "d": 9.99, "w": 3.0, "date": date, "none": optional,
-                         "big": UInt64.max, "dec": Decimal(string: "1.10")!]))
-            #expect(query.query == "big=18446744073709551615&d=9.99&date=2023-11-14T22%3A13%3A20Z&dec=1.1&f=false&i=-42&t=true&w=3")
-            let json = try await makeManager().perform(TestRequest<Echo>(server.provider(), "/echo", method: .post,
-                params: ["t": true, "i": -42, "d": 9.99, "date": date, "none": optional]))
-            #expect(json.body == #"{"d":9.99,"date":"2023-11-14T22:13:20Z","i":-42,"none":null,"t":true}"#)
-        }
-    }
 }
 
-/// The largest value recorded, from any thread.
-final class Peak: Sendable {
-    private let storage = Protected(0)
-    func record(_ value: Int) { storage.withLock { $0 = max($0, value) } }
-    var value: Int { storage.withLock { $0 } }
-}

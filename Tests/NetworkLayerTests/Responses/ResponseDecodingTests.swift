@@ -2,49 +2,21 @@ import Foundation
 import Testing
 @testable import NetworkLayer
 
-/// `/status/<code>?body=…`: a response with exactly this body (encoded as `encoding`) and content type.
-func bodyEndpoint(status: Int = 200, _ body: String, contentType: String = "application/json",
-                  encoding: String = "utf-8") -> String {
-    let allowed = CharacterSet.alphanumerics
-    func escaped(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: allowed)! }
-    return "/status/\(status)?body=\(escaped(body))&contentType=\(escaped(contentType))&encoding=\(encoding)"
-}
-
-struct Item: Codable, Sendable, Equatable {
-    let id: Int
-    let createdAt: Date
-}
-
-struct ShopError: ServerErrorBody {
-    let code: Int
-    let message: String
-    var serverMessage: String? { message }
-}
-
-/// A provider with snake_case keys, ISO 8601 dates, an error body type and configurable statuses.
-struct ShopProvider: ServiceProvider {
-    var host = "127.0.0.1"
-    var httpScheme: HTTPScheme = .http
-    var port: Int?
-    var acceptableStatusCodes: Range<Int> = 200..<300
-    var jsonDecoder: JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        decoder.dateDecodingStrategy = .iso8601
-        return decoder
-    }
-    var errorBodyType: (any ServerErrorBody.Type)? { ShopError.self }
-}
-
-@Suite struct ResponseDecodingTests {
-    @Test func dataResponseIsTheRawBody() async throws {
+/// The body decoded as the request's response type: `Data`, `String` in its charset,
+/// `EmptyResponse`, JSON with the provider's or the request's decoder, at a key path, and the
+/// typed error body of a failing response.
+@Suite("Decoding the response body")
+struct ResponseDecodingTests {
+    @Test("A Data response is the raw body")
+    func dataResponseIsTheRawBody() async throws {
         try await withTestServer { server in
             let data = try await makeManager().perform(TestRequest<Data>(server.provider(), "/bytes/1000"))
             #expect(data == Data((0..<1000).map { UInt8($0 % 256) }))
         }
     }
 
-    @Test(arguments: [("text/plain; charset=utf-8", "utf-8"), ("text/plain; charset=ISO-8859-1", "latin-1"),
+    @Test("A String response is decoded with the charset its Content-Type names, UTF-8 without one",
+          arguments: [("text/plain; charset=utf-8", "utf-8"), ("text/plain; charset=ISO-8859-1", "latin-1"),
                       ("text/plain; charset=\"utf-16\"", "utf-16"), ("text/plain", "utf-8")])
     func stringResponseIsDecodedPerCharset(contentType: String, encoding: String) async throws {
         try await withTestServer { server in
@@ -55,7 +27,8 @@ struct ShopProvider: ServiceProvider {
         }
     }
 
-    @Test func invalidTextIsASerializationError() async throws {
+    @Test("Text invalid in its charset is .serialization")
+    func invalidTextIsASerializationError() async throws {
         try await withTestServer { server in
             let error = await networkError {
                 try await makeManager().perform(TestRequest<String>(server.provider(),
@@ -65,7 +38,8 @@ struct ShopProvider: ServiceProvider {
         }
     }
 
-    @Test func emptyResponseAcceptsNoContent() async throws {
+    @Test("EmptyResponse accepts 204 No Content; a JSON type from no body is .serialization")
+    func emptyResponseAcceptsNoContent() async throws {
         try await withTestServer { server in
             let empty = try await makeManager().perform(TestRequest<EmptyResponse>(server.provider(), "/status/204", method: .delete))
             #expect(empty == EmptyResponse())
@@ -75,7 +49,8 @@ struct ShopProvider: ServiceProvider {
         }
     }
 
-    @Test func keyPathDecodingReachesIntoWrappers() async throws {
+    @Test("keyPath decodes inside wrapper objects, and a missing path is named in the error")
+    func keyPathDecodingReachesIntoWrappers() async throws {
         try await withTestServer { server in
             let body = #"{"data": {"items": [{"id": 1, "created_at": "2024-01-02T03:04:05Z"}], "total": 1}, "meta": {}}"#
             let request = TestRequest<[Item]>(ShopProvider(port: server.port), bodyEndpoint(body))
@@ -91,7 +66,8 @@ struct ShopProvider: ServiceProvider {
         }
     }
 
-    @Test func requestDecoderOverridesTheProviders() async throws {
+    @Test("The request's jsonDecoder overrides the provider's")
+    func requestDecoderOverridesTheProviders() async throws {
         try await withTestServer { server in
             let request = TestRequest<Item>(ShopProvider(port: server.port), bodyEndpoint(#"{"id": 2, "createdAt": 0}"#))
             request.jsonDecoder = JSONDecoder()  // camelCase keys, dates as seconds since 2001
@@ -100,34 +76,8 @@ struct ShopProvider: ServiceProvider {
         }
     }
 
-    @Test func valueComesWithItsResponseWhenAsked() async throws {
-        try await withTestServer { server in
-            let (value, response) = try await makeManager().performWithResponse(TestRequest<HeadersEcho>(server.provider(), "/headers"))
-            #expect(!value.headers.isEmpty)
-            #expect(response.statusCode == 200)
-            #expect(response.value(forHeader: "x-test-header") == "value1")
-            #expect(response.value(forHeader: "SET-COOKIE")?.contains("theme=dark") == true)
-            #expect(response.url.path == "/headers")
-        }
-    }
-
-    @Test func acceptableStatusesArePerProviderAndPerRequest() async throws {
-        try await withTestServer { server in
-            // The provider accepts 404 as success: the body decodes.
-            var lenient = ShopProvider(port: server.port)
-            lenient.acceptableStatusCodes = 200..<500
-            let status = try await makeManager().perform(TestRequest<[String: Int]>(lenient, "/status/404"))
-            #expect(status == ["status": 404])
-            // A request narrows it again.
-            let strict = TestRequest<[String: Int]>(lenient, "/status/201")
-            strict.acceptableStatusCodes = 200..<201
-            let error = await networkError { try await makeManager().perform(strict) }
-            guard case .generic(let code) = error else { Issue.record("got \(String(describing: error))"); return }
-            #expect(code == 201)
-        }
-    }
-
-    @Test func typedErrorBodiesAreDecodedFromFailingResponses() async throws {
+    @Test("A failing response's body is decoded as the provider's errorBodyType, whatever the status case")
+    func typedErrorBodiesAreDecodedFromFailingResponses() async throws {
         try await withTestServer { server in
             let provider = ShopProvider(port: server.port)
             let body = #"{"code": 42, "message": "Out of stock"}"#
@@ -150,7 +100,8 @@ struct ShopProvider: ServiceProvider {
         }
     }
 
-    @Test func decodingFailureNamesThePathAndStatusButNotTheBody() async throws {
+    @Test("A decoding failure names the coding path and the status, never the body")
+    func decodingFailureNamesThePathAndStatusButNotTheBody() async throws {
         try await withTestServer { server in
             let body = #"{"id": "not-a-number-canary-secret", "created_at": "2024-01-02T03:04:05Z"}"#
             let error = await networkError { try await makeManager().perform(TestRequest<Item>(ShopProvider(port: server.port), bodyEndpoint(body))) }

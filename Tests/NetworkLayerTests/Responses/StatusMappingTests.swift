@@ -84,7 +84,8 @@ struct StatusMappingTests {
 
     // `.generic(code:)` keeps the exact shape the API promises, so it has no `Context` to name the
     // request in; the description states the status, and the log entry names the request.
-    @Test("A .generic status error states the status and what to do; its log entry names the request", arguments: [418, 500])
+    @Test("A .generic status error states the status and what to do; its log entry names the request",
+          arguments: [418, 500])
     func genericErrorDescribesTheRequest(_ code: Int) async throws {
         let server = try await TestServer.shared()
         let log = LogCollector()

@@ -40,7 +40,8 @@ struct ValidatorTests {
         #expect(order.all.suffix(1) == ["refusing validator"])
     }
 
-    @Test("A validator does not run for a response with a failing status: the status error stands", arguments: [401, 404, 500])
+    @Test("A validator does not run for a response with a failing status: the status error stands",
+          arguments: [401, 404, 500])
     func notForFailingStatuses(status: Int) async throws {
         let server = try await TestServer.shared()
         let order = HookOrder()

@@ -2,42 +2,8 @@ import Foundation
 import Testing
 @testable import NetworkLayer
 
-/// The pin of a file in `Certificates/`, as `Certificates/generate.sh` wrote it to `pins.txt`.
-func pin(of file: String) throws -> String {
-    let lines = try String(contentsOf: certificatesDirectory.appendingPathComponent("pins.txt"), encoding: .utf8)
-    guard let line = lines.split(separator: "\n").first(where: { $0.hasPrefix(file + " ") }) else {
-        throw TestServerError(description: "no pin for \(file) in pins.txt")
-    }
-    return String(line.split(separator: " ")[1])
-}
-
-/// A manager trusting the test CA, with its own pinning settings.
-func makeTLSManager() -> NetworkManager {
-    let net = makeManager()
-    net.customCABundle = certificatesDirectory.appendingPathComponent("TestCABundle.pem")
-    net.certificatesDirectory = certificatesDirectory
-    return net
-}
-
-/// A TLS server presenting `chain` for localhost and 127.0.0.1, recording what it receives.
-func withTLSServer<T>(_ chain: String, key: String, extra: [String] = [],
-                      _ body: (TestServer) async throws -> T) async throws -> T {
-    try await withTestServer(["--tls-cert", certificatesDirectory.appendingPathComponent(chain).path,
-                              "--tls-key", certificatesDirectory.appendingPathComponent(key).path] + extra,
-                             record: true, tls: true, body)
-}
-
-/// The legitimate server: leaf for localhost signed by the intermediate, sent with the intermediate.
-func withLegitServer<T>(_ body: (TestServer) async throws -> T) async throws -> T {
-    try await withTLSServer("localhost-chain.pem", key: "localhost.key", body)
-}
-
-/// A man in the middle: another leaf for the same names, signed by the same trusted root.
-func withInterceptor<T>(_ body: (TestServer) async throws -> T) async throws -> T {
-    try await withTLSServer("interceptor-chain.pem", key: "interceptor.key", body)
-}
-
-@Suite struct PinningTests {
+@Suite("Certificate pinning")
+struct PinningTests {
     static let fileForms: [CertificateModel] = [
         CertificateModel(filename: "Cert001", fileExtension: .der),
         CertificateModel(filename: "Cert002", fileExtension: .crt),
@@ -46,7 +12,7 @@ func withInterceptor<T>(_ body: (TestServer) async throws -> T) async throws -> 
         CertificateModel(filename: "Cert005", fileExtension: .other(fileExtension: "certificate")),
     ]
 
-    @Test(arguments: fileForms)
+    @Test("The leaf's pin, from a certificate file of every form, is accepted", arguments: fileForms)
     func leafPinFromEveryFileFormIsAccepted(certificate: CertificateModel) async throws {
         try await withLegitServer { server in
             let net = makeTLSManager()
@@ -56,7 +22,8 @@ func withInterceptor<T>(_ body: (TestServer) async throws -> T) async throws -> 
         }
     }
 
-    @Test(arguments: ["TestIntermediateCA.pem", "TestRootCA.pem"])
+    @Test("A pinned CA in the chain, intermediate or root, is accepted",
+          arguments: ["TestIntermediateCA.pem", "TestRootCA.pem"])
     func pinnedCAInTheChainIsAccepted(file: String) async throws {
         try await withLegitServer { server in
             let net = makeTLSManager()
@@ -65,7 +32,8 @@ func withInterceptor<T>(_ body: (TestServer) async throws -> T) async throws -> 
         }
     }
 
-    @Test func aSetOfWrongAndRightPinsIsAccepted() async throws {
+    @Test("A set of pins is accepted when one of them matches")
+    func aSetOfWrongAndRightPinsIsAccepted() async throws {
         try await withLegitServer { server in
             let net = makeTLSManager()
             try net.configurePinning([PinningRule(publicKeyHashes: [try pin(of: "unrelated.pem"), try pin(of: "localhost.pem")])],
@@ -74,7 +42,8 @@ func withInterceptor<T>(_ body: (TestServer) async throws -> T) async throws -> 
         }
     }
 
-    @Test func wrongPinIsRefusedBeforeAnyRequestByteIsSent() async throws {
+    @Test("A wrong pin is refused before any request byte is sent, and the error names the server's real pins")
+    func wrongPinIsRefusedBeforeAnyRequestByteIsSent() async throws {
         try await withLegitServer { server in
             let net = makeTLSManager()
             try net.configurePinning([PinningRule(publicKeyHashes: [try pin(of: "unrelated.pem")])], isEnabled: true)
@@ -93,7 +62,8 @@ func withInterceptor<T>(_ body: (TestServer) async throws -> T) async throws -> 
         }
     }
 
-    @Test func interceptorIsAcceptedWithoutPinningAndRefusedWithIt() async throws {
+    @Test("A trusted interceptor is accepted without pinning and refused with it")
+    func interceptorIsAcceptedWithoutPinningAndRefusedWithIt() async throws {
         try await withInterceptor { interceptor in
             let unpinned = makeTLSManager()
             _ = try await unpinned.perform(TestRequest<Echo>(interceptor.provider(host: "localhost"), "/echo"))
@@ -108,7 +78,8 @@ func withInterceptor<T>(_ body: (TestServer) async throws -> T) async throws -> 
         }
     }
 
-    @Test func disabledPinningLetsTheInterceptorThrough() async throws {
+    @Test("Disabled pinning lets the interceptor through")
+    func disabledPinningLetsTheInterceptorThrough() async throws {
         try await withInterceptor { interceptor in
             let net = makeTLSManager()
             try net.configurePinning([PinningRule(publicKeyHashes: [try pin(of: "TestIntermediateCA.pem")])], isEnabled: false)
@@ -116,7 +87,8 @@ func withInterceptor<T>(_ body: (TestServer) async throws -> T) async throws -> 
         }
     }
 
-    @Test func redirectToAPeerWithoutThePinnedKeyIsRefusedBeforeSending() async throws {
+    @Test("A redirect to a peer without the pinned key is refused before anything is sent to it")
+    func redirectToAPeerWithoutThePinnedKeyIsRefusedBeforeSending() async throws {
         try await withLegitServer { legit in
             try await withInterceptor { interceptor in
                 let net = makeTLSManager()
@@ -134,7 +106,8 @@ func withInterceptor<T>(_ body: (TestServer) async throws -> T) async throws -> 
         }
     }
 
-    @Test func hostPatternsPinOneBackendAndNotAnother() async throws {
+    @Test("Host patterns pin one backend and not another")
+    func hostPatternsPinOneBackendAndNotAnother() async throws {
         try await withLegitServer { server in
             let net = makeTLSManager()
             try net.configurePinning([PinningRule(hosts: ["localhost"], publicKeyHashes: [try pin(of: "unrelated.pem")])],
@@ -147,7 +120,8 @@ func withInterceptor<T>(_ body: (TestServer) async throws -> T) async throws -> 
         }
     }
 
-    @Test func hostPatternMatching() {
+    @Test("Host patterns match exact names, one label with *. and any number with **.")
+    func hostPatternMatching() {
         #expect(PinningConfiguration.matches(pattern: "api.example.com", host: "api.example.com"))
         #expect(!PinningConfiguration.matches(pattern: "api.example.com", host: "www.example.com"))
         #expect(PinningConfiguration.matches(pattern: "*.example.com", host: "a.example.com"))
@@ -159,7 +133,8 @@ func withInterceptor<T>(_ body: (TestServer) async throws -> T) async throws -> 
         #expect(!PinningConfiguration.matches(pattern: "**.example.com", host: "notexample.com"))
     }
 
-    @Test(arguments: [("wronghost-chain.pem", "wronghost.key", "TestIntermediateCA.pem", "host"),
+    @Test("Pinning does not rescue a certificate that fails verification",
+          arguments: [("wronghost-chain.pem", "wronghost.key", "TestIntermediateCA.pem", "host"),
                       ("expired-chain.pem", "expired.key", "TestIntermediateCA.pem", "expired"),
                       ("unknownca-chain.pem", "unknownca-leaf.key", "UnknownCA.pem", "self-signed certificate in certificate chain"),
                       ("selfsigned.pem", "selfsigned.key", "selfsigned.pem", "self-signed")])
@@ -174,7 +149,8 @@ func withInterceptor<T>(_ body: (TestServer) async throws -> T) async throws -> 
         }
     }
 
-    @Test func withoutTheCustomBundleTheTestCAIsNotTrusted() async throws {
+    @Test("Without the custom CA bundle the test CA is not trusted")
+    func withoutTheCustomBundleTheTestCAIsNotTrusted() async throws {
         try await withLegitServer { server in
             let error = await networkError { try await makeManager().perform(TestRequest<Echo>(server.provider(host: "localhost"), "/echo")) }
             guard case .invalidCertificate = error else { Issue.record("got \(String(describing: error))"); return }
@@ -182,7 +158,8 @@ func withInterceptor<T>(_ body: (TestServer) async throws -> T) async throws -> 
         }
     }
 
-    @Test func serverOfferingOnlyTLS11IsRefused() async throws {
+    @Test("A server offering only TLS 1.1 is refused")
+    func serverOfferingOnlyTLS11IsRefused() async throws {
         try await withTLSServer("localhost-chain.pem", key: "localhost.key", extra: ["--tls-max-version", "TLSv1_1"]) { server in
             let error = await networkError { try await makeTLSManager().perform(TestRequest<Echo>(server.provider(host: "localhost"), "/echo")) }
             switch error {
@@ -193,7 +170,8 @@ func withInterceptor<T>(_ body: (TestServer) async throws -> T) async throws -> 
         }
     }
 
-    @Test func connectionsFromAnEarlierConfigurationAreNotReused() async throws {
+    @Test("Connections made under an earlier pinning configuration are not reused")
+    func connectionsFromAnEarlierConfigurationAreNotReused() async throws {
         try await withInterceptor { interceptor in
             let net = makeTLSManager()
             // Pinned to a CA the interceptor's chain does contain (the root): allowed, connection cached.
@@ -212,7 +190,8 @@ func withInterceptor<T>(_ body: (TestServer) async throws -> T) async throws -> 
         }
     }
 
-    @Test(arguments: [("Missing", CertificateModel.FileExtension.der, "no such file"),
+    @Test("Missing, garbage or empty certificate files throw at configuration, and the earlier configuration stays",
+          arguments: [("Missing", CertificateModel.FileExtension.der, "no such file"),
                       ("garbage", .der, "holds no certificate"),
                       ("empty", .pem, "holds no certificate")])
     func badCertificateFilesThrowAtConfiguration(name: String, fileExtension: CertificateModel.FileExtension, why: String) throws {
@@ -228,18 +207,21 @@ func withInterceptor<T>(_ body: (TestServer) async throws -> T) async throws -> 
         #expect(net.settings.withLock { $0.pinning?.rules.first?.pins.count } == 1)
     }
 
-    @Test func aPEMFileWithSeveralCertificatesPinsEachOfThem() throws {
+    @Test("A PEM file with several certificates pins each of them")
+    func aPEMFileWithSeveralCertificatesPinsEachOfThem() throws {
         let pins = try PinningConfiguration.pins(of: CertificateModel(filename: "localhost-chain", fileExtension: .pem),
                                                  in: certificatesDirectory)
         #expect(pins.map(\.description) == [try pin(of: "localhost.pem"), try pin(of: "TestIntermediateCA.pem")])
     }
 
-    @Test(arguments: ["sha256/abc", "md5/AAAA", "", "sha256/" + String(repeating: "A", count: 40)])
+    @Test("Malformed pin strings are rejected",
+          arguments: ["sha256/abc", "md5/AAAA", "", "sha256/" + String(repeating: "A", count: 40)])
     func malformedPinStringsAreRejected(text: String) {
         #expect(throws: NetworkError.self) { try PublicKeyPin(text) }
     }
 
-    @Test func pinStringsRoundTrip() throws {
+    @Test("Pin strings round-trip, also written with a doubled slash")
+    func pinStringsRoundTrip() throws {
         let text = try pin(of: "localhost.pem")
         #expect(try PublicKeyPin(text).description == text)
         #expect(try PublicKeyPin(text.replacingOccurrences(of: "sha256/", with: "sha256//")).description == text)

@@ -21,13 +21,3 @@ struct HookProvider: ServiceProvider {
     }
 }
 
-/// An error of the application's own type, as a validator or a provider throws it.
-struct AppRejection: Error, Equatable {
-    let status: Int
-    let marker: String?
-}
-
-/// An error of the application's own type from a request-side hook (headers, adapt).
-struct AppHookFailure: Error, Equatable {
-    let step: String
-}

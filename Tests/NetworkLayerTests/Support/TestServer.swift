@@ -2,65 +2,6 @@ import Foundation
 import Testing
 @testable import NetworkLayer
 
-/// `Tests/` in this checkout, found from this file's path.
-let testsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent()
-/// The repository root.
-let repositoryRoot = testsDirectory.deletingLastPathComponent()
-/// `Certificates/` in this checkout.
-let certificatesDirectory = repositoryRoot.appendingPathComponent("Certificates", isDirectory: true)
-
-struct TestServerError: Error, CustomStringConvertible {
-    let description: String
-}
-
-/// A loopback server program started by a test: launched with a pipe as its stdin, waited for
-/// until it prints `PORT <n>`, stopped by closing that pipe (the servers exit when their stdin
-/// closes, so none outlives the test process, even after a crash).
-// @unchecked Sendable: immutable after init; `Process.terminate` and `FileHandle.close` may be
-// called from any thread.
-final class ServerProcess: @unchecked Sendable {
-    let port: Int
-    private let process: Process
-    private let stdinPipe: Pipe
-
-    /// Runs `python3 <arguments>` (or another `interpreter`, such as the `.venv`'s Python) and
-    /// waits for its port. Blocks: call it off the cooperative pool.
-    init(python arguments: [String], name: String, interpreter: String = "python3") throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [interpreter] + arguments
-        let stdinPipe = Pipe()
-        let stdoutPipe = Pipe()
-        process.standardInput = stdinPipe
-        process.standardOutput = stdoutPipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        // The first line is "PORT <n>"; EOF first means the server failed to start.
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = stdoutPipe.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
-            process.terminate()
-            throw TestServerError(description: "\(name) did not start (printed \"\(text)\")")
-        }
-        self.port = port
-        self.process = process
-        self.stdinPipe = stdinPipe
-    }
-
-    /// Stops the server and waits for it to exit. Blocks: call it off the cooperative pool.
-    func stop() {
-        try? stdinPipe.fileHandleForWriting.close()
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-    }
-}
-
 /// A real HTTP(S) server on 127.0.0.1: `Tests/Servers/test_server.py`, on a port the kernel picks.
 ///
 /// The server exits when its stdin closes, so it cannot outlive the test process even if a test crashes.
@@ -141,76 +82,16 @@ func withTestServer<T>(_ arguments: [String] = [], record: Bool = false, tls: Bo
     }
 }
 
-/// A provider for a loopback server, with fixed headers (and a base path, if set).
-struct TestProvider: ServiceProvider {
-    var host: String
-    var httpScheme: HTTPScheme
-    var port: Int?
-    var headers: [String: String] = [:]
-    var basePath = ""
-
-    func createHTTPHeaders() -> [String: String] { headers }
-}
-
-/// A port with nothing listening: bound by us, then closed.
-func closedPort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw TestServerError(description: "socket() failed") }
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-            bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+extension TestServer {
+    /// Runs `body` with this server, then stops it (on a Dispatch thread: stopping blocks).
+    func whileRunning<T>(_ body: (TestServer) async throws -> T) async throws -> T {
+        do {
+            let value = try await body(self)
+            await offCooperativePool { self.stop() }
+            return value
+        } catch {
+            await offCooperativePool { self.stop() }
+            throw error
         }
-    }
-    guard bound else { throw TestServerError(description: "bind() failed") }
-    return Int(UInt16(bigEndian: address.sin_port))
-}
-
-/// What `/echo` reports about the request it received.
-struct Echo: Decodable, Sendable {
-    let method: String
-    let path: String
-    let query: String
-    let args: [String: [String]]
-    let headers: [String: String]
-    let headerList: [[String]]
-    let body: String
-    let bodyBase64: String
-    let bodyLength: Int
-
-    /// A received header, ignoring case.
-    func header(_ name: String) -> String? {
-        headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
-    }
-}
-
-/// A request for any endpoint of a test server, answering with `Response`.
-final class TestRequest<Response: Decodable & Sendable>: BaseRequest<Response> {
-    init(_ provider: any ServiceProvider, _ endpoint: String, method: HTTPMethod = .get,
-         params: [String: any Sendable] = [:], headers: [String: String] = [:], timeout: TimeInterval = 10) {
-        super.init(serviceProvider: provider, endpoint: endpoint)
-        httpMethod = method
-        self.params = params
-        additionalHeaders = headers
-        self.timeout = timeout
-    }
-}
-
-/// The ``NetworkError`` `body` throws, or `nil` if it returns (recorded as a test issue).
-func networkError<T>(_ body: () async throws -> T, sourceLocation: SourceLocation = #_sourceLocation) async -> NetworkError? {
-    do {
-        _ = try await body()
-        Issue.record("expected a NetworkError, but the request succeeded", sourceLocation: sourceLocation)
-        return nil
-    } catch let error as NetworkError {
-        return error
-    } catch {
-        Issue.record("expected a NetworkError, got \(type(of: error)): \(error)", sourceLocation: sourceLocation)
-        return nil
     }
 }

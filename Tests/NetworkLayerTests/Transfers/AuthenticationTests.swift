@@ -1,27 +1,11 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import NetworkLayer
 
-/// A provider with an authentication and fixed headers.
-struct AuthProvider: ServiceProvider {
-    var host = "127.0.0.1"
-    var httpScheme: HTTPScheme = .http
-    var port: Int?
-    var authentication: Authentication?
-    var headers: [String: String] = [:]
-    func createHTTPHeaders() -> [String: String] { headers }
-}
-
-/// Counts calls from any thread.
-final class Counter: Sendable {
-    private let count = Atomic<Int>(0)
-    @discardableResult func increment() -> Int { count.add(1, ordering: .relaxed).newValue }
-    var value: Int { count.load(ordering: .relaxed) }
-}
-
-@Suite struct AuthenticationTests {
-    @Test func eachKindOfCredentialReachesTheServer() async throws {
+@Suite("Authentication")
+struct AuthenticationTests {
+    @Test("Bearer, basic, API-key header and query item, and token-source credentials reach the server")
+    func eachKindOfCredentialReachesTheServer() async throws {
         try await withTestServer { server in
             func echo(_ authentication: Authentication) async throws -> Echo {
                 try await makeManager().perform(TestRequest<Echo>(AuthProvider(port: server.port, authentication: authentication), "/echo"))
@@ -38,7 +22,8 @@ final class Counter: Sendable {
         }
     }
 
-    @Test func publicEndpointsOptOut() async throws {
+    @Test("A request with requiresAuthentication = false is sent without credentials")
+    func publicEndpointsOptOut() async throws {
         try await withTestServer { server in
             let request = TestRequest<Echo>(AuthProvider(port: server.port, authentication: .bearer("abc")), "/echo")
             request.requiresAuthentication = false
@@ -47,7 +32,8 @@ final class Counter: Sendable {
         }
     }
 
-    @Test func aRequestHeaderOverridesTheAuthentication() async throws {
+    @Test("A request's own Authorization header overrides the authentication and is sent once")
+    func aRequestHeaderOverridesTheAuthentication() async throws {
         try await withTestServer { server in
             let request = TestRequest<Echo>(AuthProvider(port: server.port, authentication: .bearer("abc")), "/echo",
                                             headers: ["authorization": "Bearer explicit"])
@@ -56,7 +42,8 @@ final class Counter: Sendable {
         }
     }
 
-    @Test func concurrent401sShareOneRefreshAndEachRetriesOnce() async throws {
+    @Test("Concurrent 401s share one token refresh and each request retries once")
+    func concurrent401sShareOneRefreshAndEachRetriesOnce() async throws {
         try await withTestServer { server in
             let refreshes = Counter()
             let source = BearerTokenSource(token: { "stale" }, refresh: {
@@ -84,7 +71,8 @@ final class Counter: Sendable {
         }
     }
 
-    @Test func a401AfterTheRefreshIsFinal() async throws {
+    @Test("A 401 after the refresh is final")
+    func a401AfterTheRefreshIsFinal() async throws {
         try await withTestServer { server in
             let refreshes = Counter()
             let source = BearerTokenSource(token: { "stale" }, refresh: { refreshes.increment(); return "still-wrong" })
@@ -97,7 +85,8 @@ final class Counter: Sendable {
         }
     }
 
-    @Test func withoutRefreshA401IsFinalAtOnce() async throws {
+    @Test("Without a refresh, a 401 is final at once")
+    func withoutRefreshA401IsFinalAtOnce() async throws {
         try await withTestServer { server in
             let provider = AuthProvider(port: server.port, authentication: .bearer(BearerTokenSource(token: { "stale" })))
             let error = await networkError { try await makeManager().perform(TestRequest<[String: Bool]>(provider, "/auth/bearer?valid=x")) }
@@ -107,7 +96,8 @@ final class Counter: Sendable {
         }
     }
 
-    @Test func credentialsDoNotFollowARedirectToAnotherHost() async throws {
+    @Test("Credentials do not follow a redirect to another host; other headers do")
+    func credentialsDoNotFollowARedirectToAnotherHost() async throws {
         try await withTestServer { server in
             let provider = AuthProvider(port: server.port, authentication: .bearer("secret-token"),
                                         headers: ["Cookie": "session=1", "X-API-Key": "key", "X-Trace": "kept"])
@@ -129,7 +119,8 @@ final class Counter: Sendable {
         }
     }
 
-    @Test(arguments: [(301, "GET", ""), (302, "GET", ""), (303, "GET", ""), (307, "POST", #"{"a":1}"#), (308, "POST", #"{"a":1}"#)])
+    @Test("301, 302 and 303 turn a POST into a GET without a body; 307 and 308 keep both",
+          arguments: [(301, "GET", ""), (302, "GET", ""), (303, "GET", ""), (307, "POST", #"{"a":1}"#), (308, "POST", #"{"a":1}"#)])
     func redirectsChangeTheMethodAsBrowsersDo(status: Int, method: String, body: String) async throws {
         try await withTestServer { server in
             let echo = try await makeManager().perform(TestRequest<Echo>(server.provider(),

@@ -2,25 +2,18 @@ import Foundation
 import Testing
 @testable import NetworkLayer
 
-struct Attempt: Decodable, Sendable { let attempt: Int }
-
-@Suite struct RetryTests {
+@Suite("Retries")
+struct RetryTests {
     func provider(_ server: TestServer, policy: RetryPolicy?) -> RetryingProvider {
         RetryingProvider(port: server.port, retryPolicy: policy)
-    }
-
-    struct RetryingProvider: ServiceProvider {
-        var host = "127.0.0.1"
-        var httpScheme: HTTPScheme = .http
-        var port: Int?
-        var retryPolicy: RetryPolicy?
     }
 
     func attempts(_ key: String, on server: TestServer) async throws -> Int {
         try await makeManager().perform(TestRequest<Attempt>(server.provider(), "/flaky-count/\(key)")).attempt
     }
 
-    @Test func failingStatusesAreRetriedWithBackoff() async throws {
+    @Test("Failing statuses are retried with exponential backoff")
+    func failingStatusesAreRetriedWithBackoff() async throws {
         try await withTestServer { server in
             let policy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(200))
             let clock = ContinuousClock()
@@ -35,7 +28,8 @@ struct Attempt: Decodable, Sendable { let attempt: Int }
         }
     }
 
-    @Test func retriesStopAtTheMaximum() async throws {
+    @Test("Retries stop at maximumAttempts and the last error is returned")
+    func retriesStopAtTheMaximum() async throws {
         try await withTestServer { server in
             let policy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(10))
             let error = await networkError {
@@ -47,7 +41,8 @@ struct Attempt: Decodable, Sendable { let attempt: Int }
         }
     }
 
-    @Test func retryAfterIsHonoured() async throws {
+    @Test("Retry-After is honoured")
+    func retryAfterIsHonoured() async throws {
         try await withTestServer { server in
             let policy = RetryPolicy(maximumAttempts: 2, baseDelay: .milliseconds(1))
             let clock = ContinuousClock()
@@ -59,7 +54,8 @@ struct Attempt: Decodable, Sendable { let attempt: Int }
         }
     }
 
-    @Test func transportFailuresAreRetried() async throws {
+    @Test("Transport failures are retried")
+    func transportFailuresAreRetried() async throws {
         try await withTestServer { server in
             let policy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(10))
             let result = try await makeManager().perform(TestRequest<Attempt>(provider(server, policy: policy), "/flaky/d?fail=2&status=0"))
@@ -67,7 +63,8 @@ struct Attempt: Decodable, Sendable { let attempt: Int }
         }
     }
 
-    @Test func postIsNotRetriedByDefault() async throws {
+    @Test("POST is retried only when retriesNonIdempotentMethods is set")
+    func postIsNotRetriedByDefault() async throws {
         try await withTestServer { server in
             let policy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(10))
             let error = await networkError {
@@ -86,7 +83,8 @@ struct Attempt: Decodable, Sendable { let attempt: Int }
         }
     }
 
-    @Test func noPolicyMeansNoRetry() async throws {
+    @Test("Without a policy nothing is retried")
+    func noPolicyMeansNoRetry() async throws {
         try await withTestServer { server in
             _ = await networkError { try await makeManager().perform(TestRequest<Attempt>(server.provider(), "/flaky/g?fail=1")) }
             let count = try await attempts("g", on: server)
@@ -94,7 +92,8 @@ struct Attempt: Decodable, Sendable { let attempt: Int }
         }
     }
 
-    @Test func aRequestPolicyOverridesTheProviders() async throws {
+    @Test("A request's retry policy overrides the provider's")
+    func aRequestPolicyOverridesTheProviders() async throws {
         try await withTestServer { server in
             let request = TestRequest<Attempt>(provider(server, policy: nil), "/flaky/h?fail=1&status=502")
             request.retryPolicy = RetryPolicy(maximumAttempts: 2, baseDelay: .milliseconds(10))
@@ -103,7 +102,8 @@ struct Attempt: Decodable, Sendable { let attempt: Int }
         }
     }
 
-    @Test func cancellationStopsTheRetryLoopAtOnce() async throws {
+    @Test("Cancellation stops the retry loop at once")
+    func cancellationStopsTheRetryLoopAtOnce() async throws {
         try await withTestServer { server in
             let policy = RetryPolicy(maximumAttempts: 5, baseDelay: .seconds(10))
             let provider = provider(server, policy: policy)
@@ -120,7 +120,8 @@ struct Attempt: Decodable, Sendable { let attempt: Int }
         }
     }
 
-    @Test func eachAttemptShowsInTheLog() async throws {
+    @Test("Each failed attempt shows in the log")
+    func eachAttemptShowsInTheLog() async throws {
         try await withTestServer { server in
             let log = LogCollector()
             let policy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(10))
@@ -130,7 +131,8 @@ struct Attempt: Decodable, Sendable { let attempt: Int }
         }
     }
 
-    @Test func retryAfterAcceptsHTTPDates() {
+    @Test("Retry-After is read as seconds or as an HTTP date")
+    func retryAfterAcceptsHTTPDates() {
         let now = Date(timeIntervalSince1970: 1_700_000_000)
         let later = "Tue, 14 Nov 2023 22:13:30 GMT"  // 10 s after `now`
         #expect(RetryPolicy.seconds(fromRetryAfter: later, now: now) == 10)

@@ -1,40 +1,17 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import NetworkLayer
 
-/// A download request for a test server.
-final class DownloadRequest: BaseRequest<DownloadedFile> {
-    init(_ provider: any ServiceProvider, _ endpoint: String, to destination: URL, timeout: TimeInterval = 60) {
-        super.init(serviceProvider: provider, endpoint: endpoint)
-        downloadDestination = destination
-        self.timeout = timeout
-    }
-}
-
-/// Progress values received, from any thread.
-final class ProgressLog: Sendable {
-    private let values = Protected<[TransferProgress]>([])
-    func append(_ progress: TransferProgress) { values.withLock { $0.append(progress) } }
-    var all: [TransferProgress] { values.withLock { $0 } }
-}
-
-/// The files in a directory, ignoring none (temporary downloads start with a dot).
-func filesIn(_ directory: URL) throws -> [String] {
-    try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
-}
-
-/// The pattern `/bytes/<n>` and `/slow-bytes/<n>` send.
-func bytePattern(_ count: Int) -> Data { Data((0..<count).map { UInt8($0 % 256) }) }
-
-@Suite struct TransferTests {
-    @Test func largeDownloadStreamsToDiskWithFlatMemory() async throws {
+@Suite("Downloads, uploads, limits, timings and copy-as-curl")
+struct TransferTests {
+    @Test("A 128 MB download streams to disk with flat memory and leaves no temporary file")
+    func largeDownloadStreamsToDiskWithFlatMemory() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let destination = directory.appendingPathComponent("big.bin")
         let size = 128 << 20
         try await withTestServer { server in
-            let (file, growth) = try await measuringPeakMemory {
+            let (file, growth) = try await peakMemoryGrowth {
                 try await makeManager().perform(DownloadRequest(server.provider(), "/slow-bytes/\(size)?chunk=4194304&interval=0",
                                                                 to: destination))
             }
@@ -51,7 +28,8 @@ func bytePattern(_ count: Int) -> Data { Data((0..<count).map { UInt8($0 % 256) 
         }
     }
 
-    @Test func failedDownloadLeavesNothingAtTheDestination() async throws {
+    @Test("A failed download leaves nothing at the destination, and an existing file survives")
+    func failedDownloadLeavesNothingAtTheDestination() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let destination = directory.appendingPathComponent("file.bin")
@@ -72,7 +50,8 @@ func bytePattern(_ count: Int) -> Data { Data((0..<count).map { UInt8($0 % 256) 
         }
     }
 
-    @Test func cancelledDownloadLeavesNothingAtTheDestination() async throws {
+    @Test("A cancelled download leaves nothing at the destination")
+    func cancelledDownloadLeavesNothingAtTheDestination() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let destination = directory.appendingPathComponent("file.bin")
@@ -88,7 +67,8 @@ func bytePattern(_ count: Int) -> Data { Data((0..<count).map { UInt8($0 % 256) 
         }
     }
 
-    @Test func downloadProgressIsMonotonicAndComplete() async throws {
+    @Test("Download progress is throttled, monotonic and complete")
+    func downloadProgressIsMonotonicAndComplete() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         try await withTestServer { server in
@@ -107,7 +87,8 @@ func bytePattern(_ count: Int) -> Data { Data((0..<count).map { UInt8($0 % 256) 
         }
     }
 
-    @Test func uploadProgressAsAnAsyncStream() async throws {
+    @Test("Upload progress arrives as an AsyncStream that ends with the request")
+    func uploadProgressAsAnAsyncStream() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = try await makeFile(size: 20_000_000, in: directory)
@@ -128,7 +109,8 @@ func bytePattern(_ count: Int) -> Data { Data((0..<count).map { UInt8($0 % 256) 
         }
     }
 
-    @Test func responsesOverTheLimitFail() async throws {
+    @Test("A response over maximumResponseSize fails; exactly the limit passes")
+    func responsesOverTheLimitFail() async throws {
         try await withTestServer { server in
             // Announced by Content-Length.
             let request = TestRequest<Data>(server.provider(), "/bytes/5000")
@@ -145,11 +127,12 @@ func bytePattern(_ count: Int) -> Data { Data((0..<count).map { UInt8($0 % 256) 
         }
     }
 
-    @Test func aGzipBombIsStoppedAtTheLimitWithBoundedMemory() async throws {
+    @Test("A gzip bomb is stopped at the limit after decompression, with bounded memory")
+    func aGzipBombIsStoppedAtTheLimitWithBoundedMemory() async throws {
         try await withTestServer { server in
             let net = makeManager()
             net.maximumResponseSize = 1 << 20
-            let (error, growth) = await measuringPeakMemory {
+            let (error, growth) = await peakMemoryGrowth {
                 await networkError { try await net.perform(TestRequest<Data>(server.provider(), "/gzip-bomb/\(256 << 20)")) }
             }
             guard case .transport(let context) = error else { Issue.record("got \(String(describing: error))"); return }
@@ -159,7 +142,8 @@ func bytePattern(_ count: Int) -> Data { Data((0..<count).map { UInt8($0 % 256) 
         }
     }
 
-    @Test(arguments: ["gzip", "deflate", "br", "zstd"])
+    @Test("gzip, deflate, br and zstd responses are decoded transparently",
+          arguments: ["gzip", "deflate", "br", "zstd"])
     func compressedResponsesAreDecodedTransparently(encoding: String) async throws {
         let expected = try Data(contentsOf: testsDirectory.appendingPathComponent("Fixtures/Compressed/body.json"))
         try await withTestServer { server in
@@ -172,7 +156,8 @@ func bytePattern(_ count: Int) -> Data { Data((0..<count).map { UInt8($0 % 256) 
         }
     }
 
-    @Test func timingsArePresentAndOrdered() async throws {
+    @Test("Timings are present and in order, with a TLS handshake over HTTPS")
+    func timingsArePresentAndOrdered() async throws {
         try await withTestServer { server in
             let (_, response) = try await makeManager().performWithResponse(TestRequest<Data>(server.provider(), "/delay/0.1"))
             let metrics = try #require(response.metrics)
@@ -193,7 +178,8 @@ func bytePattern(_ count: Int) -> Data { Data((0..<count).map { UInt8($0 % 256) 
         }
     }
 
-    @Test func theCurlCommandReplaysToTheSameResponse() async throws {
+    @Test("The curl command replays to the same response")
+    func theCurlCommandReplaysToTheSameResponse() async throws {
         try await withTestServer { server in
             let request = TestRequest<Echo>(server.provider(headers: ["X-Trace": "it's \"quoted\""]), "/echo/replay",
                                             method: .post, params: ["name": "Ada Lovelace", "tags": ["a&b", "c d"]])
@@ -224,7 +210,8 @@ func bytePattern(_ count: Int) -> Data { Data((0..<count).map { UInt8($0 % 256) 
         }
     }
 
-    @Test func theCurlCommandRedactsSecretsByDefault() async throws {
+    @Test("The curl command redacts secrets by default")
+    func theCurlCommandRedactsSecretsByDefault() async throws {
         let provider = AuthProvider(port: 1, authentication: .bearer("canary-bearer"), headers: ["Cookie": "s=canary-cookie"])
         let request = TestRequest<Echo>(provider, "/echo", params: ["access_token": "canary-query"])
         let command = try await makeManager().curlCommand(for: request)
@@ -232,7 +219,8 @@ func bytePattern(_ count: Int) -> Data { Data((0..<count).map { UInt8($0 % 256) 
         #expect(command.contains("<redacted>"))
     }
 
-    @Test func theLogShowsTimingsAndTheCurlCommand() async throws {
+    @Test("The log shows the timings and the curl command")
+    func theLogShowsTimingsAndTheCurlCommand() async throws {
         try await withTestServer { server in
             let log = LogCollector()
             _ = try await makeManager(log: log).perform(TestRequest<Echo>(server.provider(), "/echo"))

@@ -3,9 +3,11 @@ import Testing
 @testable import NetworkLayer
 
 /// `params` of POST, PUT, PATCH and DELETE requests become a JSON body with
-/// `Content-Type: application/json`. `/echo` sends back the exact bytes it received.
-@Suite("Body encoding")
-struct BodyEncodingTests {
+/// `Content-Type: application/json` (or, with `parameterEncoding`, a form body or the query).
+/// `/echo` sends back the exact bytes it received. Bodies given explicitly (`body:`) are
+/// ``RequestBodyTests``; params in the query of GET, HEAD and OPTIONS are ``QueryEncodingTests``.
+@Suite("Params sent as the body")
+struct ParamsBodyTests {
     static let bodyMethods: [HTTPMethod] = [.post, .put, .patch, .delete]
 
     /// The body the server received, as bytes.
@@ -65,7 +67,8 @@ struct BodyEncodingTests {
         #expect(echo.bodyLength == expected.utf8.count)
     }
 
-    @Test("A Content-Type the request sets is kept, and sent once", arguments: ["Content-Type", "content-type", "CONTENT-TYPE"])
+    @Test("A Content-Type the request sets is kept, and sent once",
+          arguments: ["Content-Type", "content-type", "CONTENT-TYPE"])
     func userContentTypeKept(_ name: String) async throws {
         let server = try await TestServer.shared()
         let echo = try await Net.perform(TestRequest<Echo>(server.provider(), "/echo", method: .post,
@@ -102,5 +105,38 @@ struct BodyEncodingTests {
                                                            params: ["k": "v"]))
         #expect(echo.query == "version=2")
         #expect(try receivedBody(echo) == Data(#"{"k":"v"}"#.utf8))
+    }
+
+    @Test("parameterEncoding chooses per request where params go: a form body, the query or a JSON body",
+          arguments: [(ParameterEncoding.form, HTTPMethod.post, "", "a=1&b=x%20y", "application/x-www-form-urlencoded" as String?),
+                      (.query, .post, "a=1&b=x%20y", "", nil),
+                      (.json, .get, "", #"{"a":1,"b":"x y"}"#, "application/json"),
+                      (.json, .delete, "", #"{"a":1,"b":"x y"}"#, "application/json")])
+    func parameterEncodingCanBeChosenPerRequest(encoding: ParameterEncoding, method: HTTPMethod, query: String,
+                                                body: String, contentType: String?) async throws {
+        try await withTestServer { server in
+            let request = TestRequest<Echo>(server.provider(), "/echo", method: method, params: ["a": 1, "b": "x y"])
+            request.parameterEncoding = encoding
+            let echo = try await makeManager().perform(request)
+            #expect(echo.method == method.rawValue)
+            #expect(echo.query == query)
+            #expect(echo.body == body)
+            #expect(echo.header("Content-Type") == contentType)
+        }
+    }
+
+    @Test("Booleans, integers, doubles, dates, decimals and nil encode predictably in the query and in JSON")
+    func scalarsEncodePredictably() async throws {
+        try await withTestServer { server in
+            let date = Date(timeIntervalSince1970: 1_700_000_000)
+            let optional: String? = nil
+            let query = try await makeManager().perform(TestRequest<Echo>(server.provider(), "/echo",
+                params: ["t": true, "f": false, "i": -42, "d": 9.99, "w": 3.0, "date": date, "none": optional,
+                         "big": UInt64.max, "dec": Decimal(string: "1.10")!]))
+            #expect(query.query == "big=18446744073709551615&d=9.99&date=2023-11-14T22%3A13%3A20Z&dec=1.1&f=false&i=-42&t=true&w=3")
+            let json = try await makeManager().perform(TestRequest<Echo>(server.provider(), "/echo", method: .post,
+                params: ["t": true, "i": -42, "d": 9.99, "date": date, "none": optional]))
+            #expect(json.body == #"{"d":9.99,"date":"2023-11-14T22:13:20Z","i":-42,"none":null,"t":true}"#)
+        }
     }
 }

@@ -1,0 +1,22 @@
+import Foundation
+
+// Values the tests send and receive.
+
+/// A user, as the mock files in `Tests/Fixtures/MockResponses` hold one.
+struct User: Codable, Sendable, Equatable {
+    let id: Int
+    let name: String
+}
+
+/// A new user, sent as a JSON body.
+struct NewUser: Codable, Sendable, Equatable {
+    let firstName: String
+    let joined: Date
+    let tags: [String]
+}
+
+/// An item with a snake_case key and an ISO 8601 date, as ``ShopProvider`` decodes them.
+struct Item: Codable, Sendable, Equatable {
+    let id: Int
+    let createdAt: Date
+}
