@@ -52,7 +52,7 @@ enum CurlCommand {
             break
         }
         parts += ["--compressed", "--location", "--max-redirs", "10", "--proto", "=http,https", "--tlsv1.2"]
-        if request.timeout.isFinite { parts += ["--max-time", ParameterValue.text(of: request.timeout)] }
+        if request.timeout.isFinite { parts += ["--max-time", request.timeout.compactText] }
         if let bundle = options.customCABundle { parts += ["--cacert", quote(bundle.path)] }
         if let limit = options.maximumResponseSize { parts += ["--max-filesize", String(limit)] }
         if let destination = request.snapshot.downloadDestination { parts += ["--output", quote(destination.path)] }

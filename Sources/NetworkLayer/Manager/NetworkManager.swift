@@ -127,12 +127,11 @@ public final class NetworkManager: Sendable {
         defer { snapshot.progress?.finish?() }
         do throws(NetworkError) {
             if Task.isCancelled { throw .cancelled(.init(reason: "it was cancelled before it started")) }
-            let providerHeaders = try await Self.headers(for: snapshot, redactor: settings.redactor)
-            var credentials = try await snapshot.authentication?.credentials()
-            var request = try snapshot.prepare(providerHeaders: providerHeaders, credentials: credentials, redactor: settings.redactor)
+            let first = try await Self.prepare(snapshot, settings: settings)
+            let options = first.options
+            var request = first.request
+            var credentials = first.credentials
             prepared = request
-            var options = settings.transferOptions
-            options.maximumResponseSize = snapshot.maximumResponseSize ?? settings.maximumResponseSize
 
             let transport: any Transport = isMocked
                 ? MockTransport(store: MockStore(directory: settings.mockResponsesDirectory))
@@ -145,7 +144,7 @@ public final class NetworkManager: Sendable {
             if response.statusCode == 401, let source = snapshot.authentication?.refreshableSource, let stale = credentials?.token {
                 log?.note("401: refreshing the token, then retrying once")
                 credentials = try await snapshot.authentication?.credentials(token: try await source.token(replacing: stale))
-                request = try snapshot.prepare(providerHeaders: providerHeaders, credentials: credentials, redactor: settings.redactor)
+                request = try snapshot.prepare(providerHeaders: first.providerHeaders, credentials: credentials, redactor: settings.redactor)
                 prepared = request
                 (response, sent) = try await Self.send(request, adaptedBy: snapshot.provider, via: transport, options: options,
                                                        retrying: snapshot.retryPolicy, log: log, logsRequest: false)
@@ -233,14 +232,25 @@ public final class NetworkManager: Sendable {
     public func curlCommand<Response>(for request: BaseRequest<Response>, redactingSecrets: Bool = true,
                                       isolation: isolated (any Actor)? = #isolation) async throws(NetworkError) -> String {
         let snapshot = request.snapshot()
-        let settings = self.settings.withLock { $0 }
-        let credentials = try await snapshot.authentication?.credentials()
-        let prepared = try snapshot.prepare(providerHeaders: try await Self.headers(for: snapshot, redactor: settings.redactor),
-                                            credentials: credentials, redactor: settings.redactor)
-        var options = settings.transferOptions
-        options.maximumResponseSize = snapshot.maximumResponseSize ?? settings.maximumResponseSize
+        let (prepared, options, _, _) = try await Self.prepare(snapshot, settings: settings.withLock { $0 })
         return CurlCommand.render(try await Self.adapt(prepared, with: snapshot.provider), options: options,
                                   redactingSecrets: redactingSecrets)
+    }
+
+    /// What a request sends, before the provider's `adapt(_:)`: the provider's headers and the
+    /// credentials fetched, the request prepared with both, and the transfer options for it under
+    /// `settings`. `perform` and `curlCommand(for:)` both start here, so the command line is the
+    /// request the manager would send.
+    private static func prepare(_ snapshot: RequestSnapshot, settings: Settings) async throws(NetworkError)
+        -> (request: PreparedRequest, options: TransferOptions, providerHeaders: [String: String],
+            credentials: Authentication.Credentials?)
+    {
+        let providerHeaders = try await headers(for: snapshot, redactor: settings.redactor)
+        let credentials = try await snapshot.authentication?.credentials()
+        let request = try snapshot.prepare(providerHeaders: providerHeaders, credentials: credentials, redactor: settings.redactor)
+        var options = settings.transferOptions
+        options.maximumResponseSize = snapshot.maximumResponseSize ?? settings.maximumResponseSize
+        return (request, options, providerHeaders, credentials)
     }
 
     /// The request after the provider's `adapt(_:)`; what it throws becomes a ``NetworkError``

@@ -16,7 +16,7 @@ struct MockTransport: Transport {
             }
             if delay > request.timeout {
                 throw .timeOut(.init(request: request.redactedDescription,
-                                     reason: "the mock's delay of \(ParameterValue.text(of: delay)) s exceeds the timeout of \(ParameterValue.text(of: request.timeout)) s"))
+                                     reason: "the mock's delay of \(delay.compactText) s exceeds the timeout of \(request.timeout.compactText) s"))
             }
         }
         if Task.isCancelled {

@@ -167,16 +167,10 @@ extension ParameterValue {
         case .bool(let b): b ? "true" : "false"
         case .integer(let i): String(i)
         case .unsignedInteger(let u): String(u)
-        case .double(let d): Self.text(of: d)
+        case .double(let d): d.compactText
         case .decimal(let d): d.description
         case .null, .array, .object: ""
         }
-    }
-
-    /// `3` for 3.0, `9.99` for 9.99: Swift's shortest round-tripping form, without a useless `.0`.
-    static func text(of double: Double) -> String {
-        if double == double.rounded(), abs(double) < 1e15 { return String(Int64(double)) }
-        return "\(double)"
     }
 
     static func percentEncode(_ text: String) -> String {
@@ -215,7 +209,7 @@ extension ParameterValue {
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
         case .integer(let i): out.append(contentsOf: String(i).utf8)
         case .unsignedInteger(let u): out.append(contentsOf: String(u).utf8)
-        case .double(let d): out.append(contentsOf: Self.text(of: d).utf8)
+        case .double(let d): out.append(contentsOf: d.compactText.utf8)
         case .decimal(let d): out.append(contentsOf: d.description.utf8)
         case .null: out.append(contentsOf: "null".utf8)
         case .array(let items):

@@ -42,7 +42,7 @@ final class ResponseHeaders: Sendable {
         }
         var found: String?
         forEachLine { lineName, value in
-            guard Self.equalIgnoringASCIICase(lineName, name.utf8) else { return }
+            guard lineName.elementsEqualIgnoringASCIICase(name.utf8) else { return }
             let text = String(decoding: value, as: UTF8.self)
             found = found.map { $0 + ", " + text } ?? text
         }
@@ -61,13 +61,6 @@ final class ResponseHeaders: Sendable {
                 body(line[..<colon], value)
             }
             start = end + 1
-        }
-    }
-
-    static func equalIgnoringASCIICase(_ bytes: some Collection<UInt8>, _ other: some Collection<UInt8>) -> Bool {
-        guard bytes.count == other.count else { return false }
-        return zip(bytes, other).allSatisfy { a, b in
-            a == b || (a | 0x20 == b | 0x20 && (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(a | 0x20))
         }
     }
 }

@@ -15,7 +15,7 @@ enum CurlErrorMapping {
             return .reachability(context("the connection was refused or the network is unreachable"))
         case CURLE_OPERATION_TIMEDOUT:
             // The request's own timeout: a redirect hop runs on what is left of it.
-            return .timeOut(context("no complete answer within the timeout of \(ParameterValue.text(of: request.snapshot.timeout)) s"))
+            return .timeOut(context("no complete answer within the timeout of \(request.snapshot.timeout.compactText) s"))
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
              CURLE_SSL_ISSUER_ERROR, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CERTPROBLEM:
             return .invalidCertificate(context("the server's certificate failed verification"))

@@ -367,7 +367,7 @@ final class CurlTransfer: @unchecked Sendable {
             return .failure(.timeOut(.init(
                 request: request.redactedDescription,
                 reason: "the server did not accept the connection within the timeout of "
-                    + "\(ParameterValue.text(of: request.snapshot.timeout)) s (\(handle.message(for: code)))",
+                    + "\(request.snapshot.timeout.compactText) s (\(handle.message(for: code)))",
                 underlyingError: CurlError(code: Int(code.rawValue), message: handle.message(for: code)))))
         }
         guard code == CURLE_OK else {

@@ -39,7 +39,7 @@ extension PreparedRequest {
         }
         guard remaining > 0 else {
             throw .timeOut(.init(request: redactedDescription,
-                                 reason: "the timeout of \(ParameterValue.text(of: snapshot.timeout)) s elapsed while following redirects"))
+                                 reason: "the timeout of \(snapshot.timeout.compactText) s elapsed while following redirects"))
         }
         return PreparedRequest(method: method, url: target, headers: headers, body: body, timeout: remaining,
                                snapshot: snapshot, redactor: redactor, adaptedHeaderNames: adaptedHeaderNames)

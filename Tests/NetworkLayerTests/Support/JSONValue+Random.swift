@@ -1,21 +1,6 @@
 import Foundation
 @testable import NetworkLayer
 
-/// SplitMix64: the same sequence for the same seed, so a failing property case is reproducible.
-struct SeededRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 extension JSONValue {
     /// A random JSON value up to `depth` levels deep: every kind, integers up to ±2^53, fractions
     /// and exponents, strings with escapes and non-ASCII text, empty and nested containers.
