@@ -1,28 +1,71 @@
 internal import CCurl
 import Foundation
 
-/// Turns libcurl's result codes into ``NetworkError`` cases with a sentence a user can act on.
+/// Turns the way a libcurl transfer ended into a ``NetworkError`` with a sentence a user can act
+/// on: the one place where a `CURLcode` becomes an error.
+///
+/// A code alone does not always say what happened (`CURLE_PEER_FAILED_VERIFICATION` is a pin
+/// mismatch or a bad certificate, `CURLE_WRITE_ERROR` a full disk or a size limit, a timeout a
+/// server that never accepted or one that never finished), so the transfer hands over what it
+/// observed as ``Facts``.
 enum CurlErrorMapping {
-    static func error(for code: CURLcode, message: String, request: PreparedRequest) -> NetworkError {
+    /// What the transfer observed besides libcurl's code.
+    struct Facts {
+        /// Why the library's own checks refused the response headers, when they did.
+        var malformedResponse: String?
+        /// The pinned host and the pins its certificate chain presented, when none of them matched.
+        var pinMismatch: (host: String, presentedPins: [String])?
+        /// The response size limit in force, if any.
+        var maximumResponseSize: Int?
+        /// Whether the body went over ``maximumResponseSize`` (libcurl then reports a write error).
+        var exceededMaximumSize = false
+        /// The system's reason when the download could not be written to its file.
+        var diskWriteFailure: String?
+        /// Whether a connection was established before the transfer ended.
+        var connected = true
+    }
+
+    /// The error for a transfer that ended with `code` (or, whatever the code, with a malformed
+    /// response or a body over the size limit).
+    static func error(for code: CURLcode, message: String, facts: Facts, request: PreparedRequest) -> NetworkError {
         let curl = CurlError(code: Int(code.rawValue), message: message)
         func context(_ reason: String) -> NetworkError.Context {
             .init(request: request.redactedDescription, reason: "\(reason) (\(message))", underlyingError: curl)
+        }
+        if let malformed = facts.malformedResponse {
+            return .transport(.init(request: request.redactedDescription, reason: "the server's response is malformed: \(malformed)"))
+        }
+        if code == CURLE_PEER_FAILED_VERIFICATION, let mismatch = facts.pinMismatch {
+            return .invalidCertificate(.init(
+                request: request.redactedDescription,
+                reason: "no public key in the certificate chain of \(mismatch.host) matches its pins; the server presented "
+                    + mismatch.presentedPins.joined(separator: ", ") + ". Nothing was sent",
+                underlyingError: curl))
+        }
+        if facts.exceededMaximumSize || code == CURLE_FILESIZE_EXCEEDED, let limit = facts.maximumResponseSize {
+            return .transport(.init(
+                request: request.redactedDescription,
+                reason: "the response body is larger than the limit of \(limit) bytes (counted after decompression)",
+                underlyingError: curl))
+        }
+        if code == CURLE_WRITE_ERROR, let failure = facts.diskWriteFailure {
+            return diskWriteFailure(failure, request: request)
         }
         switch code {
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
             return .reachability(context("the host name could not be resolved"))
         case CURLE_COULDNT_CONNECT:
             return .reachability(context("the connection was refused or the network is unreachable"))
+        case CURLE_OPERATION_TIMEDOUT where !facts.connected:
+            return .timeOut(context("the server did not accept the connection within the timeout of \(request.snapshot.timeout.compactText) s"))
         case CURLE_OPERATION_TIMEDOUT:
             // The request's own timeout: a redirect hop runs on what is left of it.
             return .timeOut(context("no complete answer within the timeout of \(request.snapshot.timeout.compactText) s"))
-        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
-             CURLE_SSL_ISSUER_ERROR, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CERTPROBLEM:
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_INVALIDCERTSTATUS,
+             CURLE_SSL_CERTPROBLEM:
             return .invalidCertificate(context("the server's certificate failed verification"))
         case CURLE_SSL_CONNECT_ERROR:
             return .transport(context("the TLS handshake failed"))
-        case CURLE_ABORTED_BY_CALLBACK:
-            return .cancelled(context("the transfer was stopped"))
         case CURLE_UNSUPPORTED_PROTOCOL:
             // Redirects are checked before they are followed, so this is an HTTP/0.9 answer or worse.
             return .transport(context("the server's answer is not valid HTTP"))
@@ -53,5 +96,10 @@ enum CurlErrorMapping {
         default:
             return .transport(context("libcurl reported error \(code.rawValue)"))
         }
+    }
+
+    /// The error for a download that could not be written to its file, for the system's `reason`.
+    static func diskWriteFailure(_ reason: String, request: PreparedRequest) -> NetworkError {
+        .transport(.init(request: request.redactedDescription, reason: "the download could not be written to disk: \(reason)"))
     }
 }

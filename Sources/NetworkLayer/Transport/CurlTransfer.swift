@@ -43,6 +43,8 @@ final class CurlTransfer: @unchecked Sendable {
     private var exceededMaximumSize = false
     /// Why the response was refused while its headers arrived (a bare CR, conflicting lengths).
     private var malformedResponse: String?
+    /// `errno` of the write to the download file that failed.
+    private var diskWriteErrno: Int32 = 0
     private var announcedLength: Int?
     private var bytesReceived: Int64 = 0
     private let progress: ProgressReporter?
@@ -226,7 +228,11 @@ final class CurlTransfer: @unchecked Sendable {
             return false
         }
         if let downloadFile {
-            return fwrite(bytes.baseAddress, 1, bytes.count, downloadFile) == bytes.count
+            guard fwrite(bytes.baseAddress, 1, bytes.count, downloadFile) == bytes.count else {
+                diskWriteErrno = errno
+                return false
+            }
+            return true
         }
         body.append(contentsOf: bytes)
         return true
@@ -341,41 +347,12 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// The outcome once libcurl reports the transfer done with `code`.
     func result(for code: CURLcode) -> Result<HTTPResponse, NetworkError> {
-        if let malformedResponse {
-            return .failure(.transport(.init(request: request.redactedDescription,
-                                             reason: "the server's response is malformed: \(malformedResponse)")))
-        }
-        if code == CURLE_PEER_FAILED_VERIFICATION, let pinCheck, nl_pin_check_outcome(pinCheck) == NL_PIN_MISMATCH {
-            let host = pinnedHost ?? request.url.host ?? "the server"
-            return .failure(.invalidCertificate(.init(
-                request: request.redactedDescription,
-                reason: "no public key in the certificate chain of \(host) matches its pins; the server presented "
-                    + presentedPins.joined(separator: ", ") + ". Nothing was sent",
-                underlyingError: CurlError(code: Int(code.rawValue), message: handle.message(for: code)))))
-        }
-        if exceededMaximumSize || code == CURLE_FILESIZE_EXCEEDED, let maximumResponseSize {
-            return .failure(.transport(.init(
-                request: request.redactedDescription,
-                reason: "the response body is larger than the limit of \(maximumResponseSize) bytes (counted after decompression)",
-                underlyingError: CurlError(code: Int(code.rawValue), message: handle.message(for: code)))))
-        }
-        if code == CURLE_WRITE_ERROR, downloadFile != nil {
-            return .failure(.transport(.init(request: request.redactedDescription,
-                                             reason: "the download could not be written to disk: " + String(cString: strerror(errno)))))
-        }
-        if code == CURLE_OPERATION_TIMEDOUT, handle.offset(CURLINFO_CONNECT_TIME_T) == 0 {
-            return .failure(.timeOut(.init(
-                request: request.redactedDescription,
-                reason: "the server did not accept the connection within the timeout of "
-                    + "\(request.snapshot.timeout.compactText) s (\(handle.message(for: code)))",
-                underlyingError: CurlError(code: Int(code.rawValue), message: handle.message(for: code)))))
-        }
-        guard code == CURLE_OK else {
-            return .failure(CurlErrorMapping.error(for: code, message: handle.message(for: code), request: request))
+        if code != CURLE_OK || malformedResponse != nil || exceededMaximumSize {
+            return .failure(CurlErrorMapping.error(for: code, message: handle.message(for: code), facts: facts(for: code),
+                                                   request: request))
         }
         if let downloadFile, fflush(downloadFile) != 0 {
-            return .failure(.transport(.init(request: request.redactedDescription,
-                                             reason: "the download could not be written to disk: " + String(cString: strerror(errno)))))
+            return .failure(CurlErrorMapping.diskWriteFailure(String(cString: strerror(errno)), request: request))
         }
         let metrics = self.metrics()
         progress?.report(TransferProgress(bytesSent: metrics.bytesSent, totalBytesToSend: request.body?.count ?? metrics.bytesSent,
@@ -390,6 +367,22 @@ final class CurlTransfer: @unchecked Sendable {
         response.metrics = metrics
         if (300..<400).contains(status) { response.redirectLocation = handle.string(CURLINFO_REDIRECT_URL) }
         return .success(response)
+    }
+
+    /// What this transfer observed that the code alone does not say, for ``CurlErrorMapping``.
+    private func facts(for code: CURLcode) -> CurlErrorMapping.Facts {
+        var facts = CurlErrorMapping.Facts(malformedResponse: malformedResponse, maximumResponseSize: maximumResponseSize,
+                                           exceededMaximumSize: exceededMaximumSize)
+        if code == CURLE_PEER_FAILED_VERIFICATION, let pinCheck, nl_pin_check_outcome(pinCheck) == NL_PIN_MISMATCH {
+            facts.pinMismatch = (pinnedHost ?? request.url.host ?? "the server", presentedPins)
+        }
+        if code == CURLE_WRITE_ERROR, downloadFile != nil {
+            facts.diskWriteFailure = String(cString: strerror(diskWriteErrno))
+        }
+        if code == CURLE_OPERATION_TIMEDOUT {
+            facts.connected = handle.offset(CURLINFO_CONNECT_TIME_T) != 0
+        }
+        return facts
     }
 
     /// libcurl's timings and counters for the finished transfer.
