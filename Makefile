@@ -1,7 +1,7 @@
 # The commands the README promises. Each installs what the system lacks first (make deps).
 SWIFT ?= swift
 
-.PHONY: deps build test demo demo-check bench stress clean
+.PHONY: deps build test demo demo-check examples-check bench stress clean
 
 ## deps: install the system packages the library and its tests need (apt-get as root; otherwise prints the command)
 deps:
@@ -10,7 +10,8 @@ deps:
 build: deps
 	$(SWIFT) build
 
-## test: the whole test suite against real servers on 127.0.0.1, then the demo's default run
+## test: the whole test suite against real servers on 127.0.0.1, then the demo's default run and the
+##       separate example packages (skipped, with a line saying so, when their dependencies cannot be fetched)
 # One test at a time (--no-parallel): several tests assert latencies (cancellation within 100 ms,
 # a timeout within its bound) or memory bounds, which a 2-core machine running 200 other tests and
 # their servers at once cannot measure honestly. The run takes about a minute and a half.
@@ -18,6 +19,7 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
 	@$(MAKE) --no-print-directory demo-check
+	@$(MAKE) --no-print-directory examples-check
 
 ## demo: the iTunes search example, answered from MockResponses/ with the verbose log (ARGS="--live" for the real host)
 demo: deps
@@ -27,6 +29,10 @@ demo: deps
 ## demo-check: runs the demo and checks that it printed the log and the mocked result
 demo-check:
 	@scripts/check-demo.sh
+
+## examples-check: builds and runs Examples/SwiftLogBridge (its own package, depending on swift-log) in .build-examples/
+examples-check:
+	@SWIFT="$(SWIFT)" scripts/check-examples.sh
 
 ## bench: NetworkLayer against URLSession, AsyncHTTPClient, C libcurl and wrk/h2load on a local nginx (Benchmarks/);
 ##        not part of `make test` or CI. BENCH_ARGS="--quick" for a smoke run; see Benchmarks/README.md
@@ -40,4 +46,4 @@ stress:
 	@scripts/stress.sh
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-examples

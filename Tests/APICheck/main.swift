@@ -64,6 +64,18 @@ Net.performRequest(request: ITunesSearchRequest(artist: "Dream Theater", limit: 
 
 Net.isVerbose = false
 Net.logHandler = { entry in print(entry, terminator: "") }
+Net.logEntryHandler = { (entry: NetworkLogEntry) in
+    guard entry.level >= NetworkLogEntry.Level.info else { return }
+    let phase: NetworkLogEntry.Phase = entry.phase
+    let headers: [NetworkLogEntry.Header] = entry.headers
+    let metrics: TransferMetrics? = entry.metrics
+    let elapsed: Duration? = entry.elapsed
+    print(entry.requestID, phase.rawValue, entry.level, entry.method.rawValue, entry.url, entry.isMocked, entry.message,
+          entry.statusCode ?? 0, elapsed ?? .zero, entry.bytesSent ?? 0, entry.bytesReceived ?? 0, metrics?.total ?? .zero,
+          headers.map { "\($0.name): \($0.value)" }, entry.body ?? "", entry.curlCommand ?? "", entry.errorDescription ?? "",
+          entry.description, entry == entry)
+}
+Net.logEntryHandler = nil
 Net.areMocksEnabled = true
 Net.mockResponsesDirectory = URL(fileURLWithPath: "MockResponses")
 Net.mockRecordingDirectory = nil

@@ -29,64 +29,155 @@ struct NetworkLog: Sendable {
     let id: Int
     let redactor: Redactor
     let mocked: Bool
-    private let sink: @Sendable (String) -> Void
+    /// Where the text goes, when the text log is on (`isVerbose`).
+    private let sink: (@Sendable (String) -> Void)?
+    /// Where entries go, when `logEntryHandler` is set.
+    private let entrySink: (@Sendable (NetworkLogEntry) -> Void)?
 
-    init(redactor: Redactor, mocked: Bool, sink: @escaping @Sendable (String) -> Void) {
+    /// The log of one request under `settings`, or `nil` when neither the text log nor the
+    /// entry handler is on: then nothing about the request is ever formatted.
+    init?(settings: Settings, mocked: Bool) {
+        let sink = settings.isVerbose ? settings.logSink : nil
+        guard sink != nil || settings.logEntryHandler != nil else { return nil }
+        self.init(redactor: settings.redactor, mocked: mocked, sink: sink, entrySink: settings.logEntryHandler)
+    }
+
+    init(redactor: Redactor, mocked: Bool, sink: (@Sendable (String) -> Void)?,
+         entrySink: (@Sendable (NetworkLogEntry) -> Void)? = nil) {
         id = Self.nextID.add(1, ordering: .relaxed).oldValue
         self.redactor = redactor
         self.mocked = mocked
         self.sink = sink
+        self.entrySink = entrySink
     }
 
     private var prefix: String { "[NetworkLayer #\(id)]" }
     private var mockMark: String { mocked ? " [MOCK]" : "" }
 
     func request(_ request: PreparedRequest, curl: String? = nil) {
-        var text = "\(prefix) → \(request.redactedDescription)\(mockMark)\n"
         // The request's own rules: the manager's, plus the names its provider's adapt(_:) declared secret.
         let redactor = request.redactor
-        for header in request.headers {
-            text += "  \(header.name): \(redactor.redact(header: header.name, value: header.value))\n"
-        }
+        let secrets = redactor.secretValues(of: request)
+        let headline = "→ \(request.redactedDescription)\(mockMark)"
+        let headers = request.headers.map { NetworkLogEntry.Header(name: $0.name, value: redactor.redact(header: $0.name, value: $0.value)) }
+        // The body: a summary line, then its preview or parts (unindented).
+        var bodySummary: String?
+        var bodyDetail: String?
+        var bodySize: Int64?
+        var partLines: [String]?
         switch request.body {
         case .bytes(let data)? where !data.isEmpty:
-            text += "  body: \(data.count) bytes\n" + preview(of: data)
+            bodySummary = "body: \(data.count) bytes"
+            bodyDetail = previewText(of: data)
+            bodySize = Int64(data.count)
         case .file(let url, let size)?:
-            text += "  body: \(size) bytes streamed from \(url.path)\n"
+            bodySummary = "body: \(size) bytes streamed from \(url.path)"
+            bodySize = Int64(size)
         case .multipart(let form)?:
-            text += "  body: multipart/form-data, \(form.parts.count) parts\n"
-            for part in form.parts { text += "    \(describe(part))\n" }
+            bodySummary = "body: multipart/form-data, \(form.parts.count) parts"
+            partLines = form.parts.map(describe)
+            bodyDetail = partLines?.joined(separator: "\n")
         default:
             break
         }
-        if let curl { text += "  $ \(curl)\n" }
-        sink(Redactor.scrub(text, secrets: redactor.secretValues(of: request)))
+        if let sink {
+            var text = "\(prefix) \(headline)\n"
+            for header in headers { text += "  \(header.name): \(header.value)\n" }
+            if let bodySummary {
+                text += "  \(bodySummary)\n"
+                if let partLines {
+                    for line in partLines { text += "    \(line)\n" }
+                } else {
+                    text += bodyDetail.map { Self.indented($0, by: "  ") } ?? ""
+                }
+            }
+            if let curl { text += "  $ \(curl)\n" }
+            sink(Redactor.scrub(text, secrets: secrets))
+        }
+        if let entrySink {
+            let url = Redactor.scrub(redactor.redact(url: request.url), secrets: secrets)
+            func scrubbed(_ text: String?) -> String? { text.map { Redactor.scrub($0, secrets: secrets) } }
+            entrySink(NetworkLogEntry(phase: .request, level: .info, requestID: id, method: request.method, url: url,
+                                      isMocked: mocked, message: Redactor.scrub(headline, secrets: secrets),
+                                      bytesSent: bodySize ?? 0,
+                                      headers: headers.map { .init(name: $0.name, value: Redactor.scrub($0.value, secrets: secrets)) }))
+            if bodySummary != nil || curl != nil {
+                let body = [bodySummary, bodyDetail].compactMap { $0 }.joined(separator: "\n")
+                entrySink(NetworkLogEntry(phase: .request, level: .debug, requestID: id, method: request.method, url: url,
+                                          isMocked: mocked, message: Redactor.scrub("→ body of \(request.redactedDescription)", secrets: secrets),
+                                          bytesSent: bodySize ?? 0, body: body.isEmpty ? nil : scrubbed(body),
+                                          curlCommand: scrubbed(curl)))
+            }
+        }
     }
 
     func response(_ response: HTTPResponse, to request: PreparedRequest, elapsed: Duration) {
-        var text = "\(prefix) ← \(response.statusCode) \(request.redactedDescription) in \(Self.milliseconds(elapsed)) ms, "
-            + "\(response.downloadedFile.map { "\($0.size) bytes to \($0.url.path)" } ?? "\(response.body.count) bytes")\(mockMark)\n"
-        if let metrics = response.metrics {
-            text += "  \(metrics.httpVersion) from \(metrics.remoteAddress ?? "?"): dns \(Self.milliseconds(metrics.nameLookup)) ms, "
-                + "connect \(Self.milliseconds(metrics.connect)) ms, tls \(Self.milliseconds(metrics.tlsHandshake)) ms, "
-                + "first byte \(Self.milliseconds(metrics.firstByte)) ms, total \(Self.milliseconds(metrics.total)) ms\n"
+        let secrets = request.redactor.secretValues(of: request)
+        let received = response.downloadedFile.map { $0.size } ?? Int64(response.body.count)
+        let headline = "← \(response.statusCode) \(request.redactedDescription) in \(Self.milliseconds(elapsed)) ms, "
+            + "\(response.downloadedFile.map { "\($0.size) bytes to \($0.url.path)" } ?? "\(response.body.count) bytes")\(mockMark)"
+        let headers = response.headers.sorted { $0.key < $1.key }
+            .map { NetworkLogEntry.Header(name: $0.key, value: redactor.redact(header: $0.key, value: $0.value)) }
+        let preview = previewText(of: response.body)
+        if let sink {
+            var text = "\(prefix) \(headline)\n"
+            if let metrics = response.metrics {
+                text += "  \(metrics.httpVersion) from \(metrics.remoteAddress ?? "?"): dns \(Self.milliseconds(metrics.nameLookup)) ms, "
+                    + "connect \(Self.milliseconds(metrics.connect)) ms, tls \(Self.milliseconds(metrics.tlsHandshake)) ms, "
+                    + "first byte \(Self.milliseconds(metrics.firstByte)) ms, total \(Self.milliseconds(metrics.total)) ms\n"
+            }
+            for header in headers { text += "  \(header.name): \(header.value)\n" }
+            text += preview.map { Self.indented($0, by: "  ") } ?? ""
+            sink(Redactor.scrub(text, secrets: secrets))
         }
-        for name in response.headers.keys.sorted() {
-            text += "  \(name): \(redactor.redact(header: name, value: response.headers[name]!))\n"
+        if let entrySink {
+            let url = Redactor.scrub(request.redactor.redact(url: request.url), secrets: secrets)
+            entrySink(NetworkLogEntry(phase: .response, level: .info, requestID: id, method: request.method, url: url,
+                                      isMocked: mocked, message: Redactor.scrub(headline, secrets: secrets),
+                                      statusCode: response.statusCode, elapsed: elapsed, bytesSent: response.metrics?.bytesSent,
+                                      bytesReceived: received, metrics: response.metrics,
+                                      headers: headers.map { .init(name: $0.name, value: Redactor.scrub($0.value, secrets: secrets)) }))
+            if let preview {
+                entrySink(NetworkLogEntry(phase: .response, level: .debug, requestID: id, method: request.method, url: url,
+                                          isMocked: mocked,
+                                          message: Redactor.scrub("← body of \(response.statusCode) \(request.redactedDescription)", secrets: secrets),
+                                          statusCode: response.statusCode, elapsed: elapsed, bytesReceived: received,
+                                          body: Redactor.scrub(preview, secrets: secrets)))
+            }
         }
-        text += preview(of: response.body)
-        sink(Redactor.scrub(text, secrets: request.redactor.secretValues(of: request)))
     }
 
-    func failure(_ error: NetworkError, of request: String, elapsed: Duration) {
+    /// The request failed; `request` is `nil` when it failed before it was prepared (then the
+    /// snapshot describes it).
+    func failure(_ error: NetworkError, of request: PreparedRequest?, snapshot: RequestSnapshot, elapsed: Duration) {
+        let described = request?.redactedDescription ?? snapshot.describeUnprepared(with: redactor)
         // The description names the request already, unless the error could not know it.
         let description = error.errorDescription ?? "\(error)"
-        let subject = description.contains(request) ? "" : " \(request)"
-        sink("\(prefix) ✗\(subject) failed after \(Self.milliseconds(elapsed)) ms\(mockMark): \(description)\n")
+        let subject = description.contains(described) ? "" : " \(described)"
+        let message = "✗\(subject) failed after \(Self.milliseconds(elapsed)) ms\(mockMark): \(description)"
+        sink?("\(prefix) \(message)\n")
+        if let entrySink {
+            let url = request.map { $0.redactor.redact(url: $0.url) } ?? snapshot.unpreparedURL(with: redactor)
+            entrySink(NetworkLogEntry(phase: .failure, level: .error, requestID: id, method: request?.method ?? snapshot.method,
+                                      url: url, isMocked: mocked, message: message,
+                                      statusCode: error.context?.statusCode, elapsed: elapsed, errorDescription: description))
+        }
     }
 
-    func note(_ message: String) {
-        sink("\(prefix) \(message)\n")
+    /// An attempt of `request` failed and it is tried again.
+    func retry(_ message: String, of request: PreparedRequest) {
+        event(.retry, message, of: request)
+    }
+
+    func note(_ message: String, of request: PreparedRequest) {
+        event(.note, message, of: request)
+    }
+
+    private func event(_ phase: NetworkLogEntry.Phase, _ message: String, of request: PreparedRequest) {
+        sink?("\(prefix) \(message)\n")
+        entrySink?(NetworkLogEntry(phase: phase, level: .info, requestID: id, method: request.method,
+                                   url: request.redactor.redact(url: request.url), isMocked: mocked,
+                                   message: message.trimmingCharacters(in: .newlines)))
     }
 
     private func describe(_ part: MultipartFormData.Part) -> String {
@@ -108,22 +199,27 @@ struct NetworkLog: Sendable {
 
     // MARK: Body previews
 
-    /// Pretty-printed JSON (secret fields redacted), else UTF-8 text, else a byte count; indented,
-    /// cut at ``previewLimit`` characters.
-    func preview(of body: Data) -> String {
-        guard !body.isEmpty else { return "" }
+    /// Pretty-printed JSON (secret fields redacted), else UTF-8 text, else a byte count; cut at
+    /// ``previewLimit`` characters. `nil` for an empty body.
+    func previewText(of body: Data) -> String? {
+        guard !body.isEmpty else { return nil }
         var text: String
         if body.count <= Self.prettyPrintLimit, let json = prettyJSON(body) {
             text = json
         } else if let utf8 = Self.utf8Prefix(of: body) {
             text = utf8
         } else {
-            return "  <\(body.count) bytes of binary data>\n"
+            return "<\(body.count) bytes of binary data>"
         }
         if text.count > Self.previewLimit {
             text = String(text.prefix(Self.previewLimit)) + "\n… (preview truncated)"
         }
-        return text.split(separator: "\n", omittingEmptySubsequences: false).map { "  \($0)\n" }.joined()
+        return text
+    }
+
+    /// Each line of `text` indented, and ended with a newline.
+    private static func indented(_ text: String, by indentation: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { "\(indentation)\($0)\n" }.joined()
     }
 
     /// The body's start as text, if it is UTF-8 (a character cut at the limit is dropped).

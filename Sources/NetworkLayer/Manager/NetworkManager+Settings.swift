@@ -15,6 +15,27 @@ extension NetworkManager {
         set { settings.withLock { $0.logHandler = newValue } }
     }
 
+    /// Receives every event of every request as a structured ``NetworkLogEntry`` (method,
+    /// redacted URL, status, timings, byte counts, redacted headers, a level), for a server's
+    /// logging system. Default `nil`.
+    ///
+    /// It works beside the text log and independently of ``isVerbose``, which turns only the
+    /// text off: set `isVerbose = false` to get entries without text on standard error. When
+    /// both are off, nothing is formatted at all. The handler is called on the thread the event
+    /// happens on (often libcurl's): keep it quick, and hand slow work elsewhere.
+    ///
+    /// ```swift
+    /// Net.isVerbose = false
+    /// Net.logEntryHandler = { entry in
+    ///     guard entry.level >= .info else { return }  // no bodies
+    ///     print(entry.level, entry.phase, entry.method.rawValue, entry.url, entry.statusCode ?? "-")
+    /// }
+    /// ```
+    public var logEntryHandler: (@Sendable (NetworkLogEntry) -> Void)? {
+        get { settings.withLock { $0.logEntryHandler } }
+        set { settings.withLock { $0.logEntryHandler = newValue } }
+    }
+
     /// Whether requests are answered from mock files instead of the network. Default `false`.
     public var areMocksEnabled: Bool {
         get { settings.withLock { $0.areMocksEnabled } }

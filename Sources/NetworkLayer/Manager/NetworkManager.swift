@@ -121,7 +121,7 @@ public final class NetworkManager: Sendable {
     {
         let settings = self.settings.withLock { $0 }
         let isMocked = settings.areMocksEnabled
-        let log = settings.isVerbose ? NetworkLog(redactor: settings.redactor, mocked: isMocked, sink: settings.logSink) : nil
+        let log = NetworkLog(settings: settings, mocked: isMocked)
         let started = ContinuousClock.now
         var prepared: PreparedRequest?
         defer { snapshot.progress?.finish?() }
@@ -142,7 +142,7 @@ public final class NetworkManager: Sendable {
 
             // A 401 with a refreshable token: one refresh (shared with concurrent requests), one retry.
             if response.statusCode == 401, let source = snapshot.authentication?.refreshableSource, let stale = credentials?.token {
-                log?.note("401: refreshing the token, then retrying once")
+                log?.retry("401: refreshing the token, then retrying once", of: request)
                 credentials = try await snapshot.authentication?.credentials(token: try await source.token(replacing: stale))
                 request = try snapshot.prepare(providerHeaders: first.providerHeaders, credentials: credentials, redactor: settings.redactor)
                 prepared = request
@@ -158,8 +158,7 @@ public final class NetworkManager: Sendable {
             return (try Self.parse(response, with: snapshot.provider, as: type), response)
         } catch {
             let error = prepared.map { error.describingRequest($0.redactedDescription) } ?? error
-            log?.failure(error, of: prepared?.redactedDescription ?? snapshot.describeUnprepared(with: settings.redactor),
-                         elapsed: started.duration(to: .now))
+            log?.failure(error, of: prepared, snapshot: snapshot, elapsed: started.duration(to: .now))
             throw error
         }
     }
@@ -197,7 +196,8 @@ public final class NetworkManager: Sendable {
             }
             guard attempt < policy.maximumAttempts else { return (try outcome.get(), adapted) }
             let delay = policy.delay(after: attempt, retryAfter: retryAfter)
-            log?.note("attempt \(attempt) of \(policy.maximumAttempts) failed (\(cause)); retrying in \(NetworkLog.milliseconds(delay)) ms")
+            log?.retry("attempt \(attempt) of \(policy.maximumAttempts) failed (\(cause)); retrying in \(NetworkLog.milliseconds(delay)) ms",
+                       of: adapted)
             do {
                 try await Task.sleep(for: delay)
             } catch {
@@ -214,7 +214,7 @@ public final class NetworkManager: Sendable {
             try MockStore(directory: directory).record(response, for: request)
         } catch {
             let message = "record mode: \(error.errorDescription ?? "\(error)")\n"
-            if let log { log.note(message) } else { FileHandle.standardError.write(Data(message.utf8)) }
+            if let log { log.note(message, of: request) } else { FileHandle.standardError.write(Data(message.utf8)) }
         }
     }
 

@@ -5,6 +5,7 @@ import Foundation
 struct Settings: Sendable {
     var isVerbose = true
     var logHandler: (@Sendable (String) -> Void)?
+    var logEntryHandler: (@Sendable (NetworkLogEntry) -> Void)?
     var areMocksEnabled = false
     var mockResponsesDirectoryOverride: URL?
     var mockRecordingDirectory: URL?

@@ -152,7 +152,12 @@ struct RequestSnapshot: Sendable {
     /// `METHOD endpoint`, secrets redacted and control characters escaped (a CR/LF endpoint
     /// must not forge lines in a log): how a request is named before its URL exists.
     func describeUnprepared(with redactor: Redactor = .default) -> String {
-        "\(method.rawValue) \(HeaderFields.printable(redactor.redact(urlString: endpoint)))"
+        "\(method.rawValue) \(unpreparedURL(with: redactor))"
+    }
+
+    /// The endpoint as written, redacted and printable: the URL of a request that has none yet.
+    func unpreparedURL(with redactor: Redactor = .default) -> String {
+        HeaderFields.printable(redactor.redact(urlString: endpoint))
     }
 
     private static let hostBytes = ASCIISet("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.")

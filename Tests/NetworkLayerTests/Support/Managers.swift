@@ -2,11 +2,15 @@ import Foundation
 @testable import NetworkLayer
 
 /// A manager of the test's own, so settings such as mock mode never reach tests running in parallel.
-func makeManager(mocks: URL? = nil, log: LogCollector? = nil) -> NetworkManager {
+/// `log` collects the text log (verbose only with one); `entries` the structured entries.
+func makeManager(mocks: URL? = nil, log: LogCollector? = nil, entries: LogEntryCollector? = nil) -> NetworkManager {
     let net = NetworkManager()
     net.isVerbose = log != nil
     if let log {
         net.logHandler = { entry in log.append(entry) }
+    }
+    if let entries {
+        net.logEntryHandler = { entry in entries.append(entry) }
     }
     if let mocks {
         net.areMocksEnabled = true
