@@ -1,7 +1,7 @@
 # The commands the README promises. Each installs what the system lacks first (make deps).
 SWIFT ?= swift
 
-.PHONY: deps build test demo demo-check examples-check bench stress clean
+.PHONY: deps build test demo demo-check examples-check docs bench stress clean
 
 ## deps: install the system packages the library and its tests need (apt-get as root; otherwise prints the command)
 deps:
@@ -33,6 +33,11 @@ demo-check:
 ## examples-check: builds and runs Examples/SwiftLogBridge (its own package, depending on swift-log) in .build-examples/
 examples-check:
 	@SWIFT="$(SWIFT)" scripts/check-examples.sh
+
+## docs: the DocC catalog (Sources/NetworkLayer/NetworkLayer.docc) with the toolchain's docc, warnings as
+##       errors, into .build/docs/NetworkLayer.doccarchive
+docs: deps
+	@SWIFT="$(SWIFT)" scripts/docs.sh
 
 ## bench: NetworkLayer against URLSession, AsyncHTTPClient, C libcurl and wrk/h2load on a local nginx (Benchmarks/);
 ##        not part of `make test` or CI. BENCH_ARGS="--quick" for a smoke run; see Benchmarks/README.md

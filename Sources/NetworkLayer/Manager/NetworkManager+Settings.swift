@@ -85,7 +85,7 @@ extension NetworkManager {
     }
 
     /// The largest response body accepted, in bytes, counted after decompression (so a small
-    /// gzip bomb cannot fill memory); a larger body fails with ``NetworkError/transport``. A
+    /// gzip bomb cannot fill memory); a larger body fails with ``NetworkError/transport(_:)``. A
     /// request's `maximumResponseSize` overrides it. Default `nil`: no limit.
     public var maximumResponseSize: Int? {
         get { settings.withLock { $0.maximumResponseSize } }

@@ -57,7 +57,7 @@ public protocol ServiceProvider: Sendable {
     ///
     /// A `NetworkError` it throws reaches the caller as it is; a `CancellationError` ends the
     /// request with ``NetworkError/cancelled``; any other error with
-    /// ``NetworkError/invalidRequest``, the error kept as its `underlyingError`.
+    /// ``NetworkError/invalidRequest(_:)``, the error kept as its `underlyingError`.
     func adapt(_ request: inout OutgoingRequest) async throws
 
     /// Turns a response into the value a request asked for, or throws.

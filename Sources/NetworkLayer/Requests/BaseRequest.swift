@@ -113,7 +113,7 @@ open class BaseRequest<Response: Decodable & Sendable> {
     public var downloadDestination: URL?
 
     /// The largest response body accepted, in bytes, counted after decompression; a larger body
-    /// fails with ``NetworkError/transport``. `nil` uses ``NetworkManager/maximumResponseSize``.
+    /// fails with ``NetworkError/transport(_:)``. `nil` uses ``NetworkManager/maximumResponseSize``.
     public var maximumResponseSize: Int?
 
     /// Called with upload and download progress, at most about ten times a second and once at the

@@ -13,7 +13,7 @@ import Foundation
 /// ```
 ///
 /// A header set here is checked like any other (no CR, LF or other control character) before
-/// the request is sent; a bad one fails the request with ``NetworkError/invalidRequest``.
+/// the request is sent; a bad one fails the request with ``NetworkError/invalidRequest(_:)``.
 public struct OutgoingRequest: Sendable {
     /// The HTTP method.
     public let method: HTTPMethod

@@ -10,7 +10,7 @@ extension HTTPResponse {
     /// ``NetworkError/timeOut``, any other ``NetworkError/generic(code:)`` with the status. When the
     /// request or the provider declares an `errorBodyType` and the body decodes as it, the
     /// decoded value is kept in the error's context, and a status without a case of its own is
-    /// ``NetworkError/apiError`` instead of `generic`. Every error but `generic` carries this
+    /// ``NetworkError/apiError(_:)`` instead of `generic`. Every error but `generic` carries this
     /// response in ``NetworkError/Context/response`` (its body cut to 64 KB).
     /// This is the first step of the default `parseAndValidate`; custom providers can call it too.
     public func validateStatus(acceptable: Range<Int>? = nil) throws(NetworkError) {
@@ -43,7 +43,9 @@ extension HTTPResponse {
     /// the error's ``NetworkError/Context/response`` holds the response for code that wants to look.
     /// This is the second step of the default `parseAndValidate`.
     ///
-    /// - Parameter decoder: the JSON decoder; `nil` (the default) uses the request's, else the provider's.
+    /// - Parameters:
+    ///   - type: the type to decode the body as.
+    ///   - decoder: the JSON decoder; `nil` (the default) uses the request's, else the provider's.
     public func decode<T: Decodable>(_ type: T.Type, using decoder: JSONDecoder? = nil) throws(NetworkError) -> T {
         // The casts below cannot fail: each branch has just checked that T is that type.
         if T.self == Data.self { return body as! T }
