@@ -15,7 +15,7 @@ extension NetworkError: LocalizedError {
         case .unauthorizedAccess: summary = "The server refused access."
         case .customUser(let description, _, _): return description
         case .cancelled: summary = "The request was cancelled."
-        case .mockNotFound(let filename): return "Mock mode is on, but there is no mock file at \(filename)."
+        case .mockNotFound(let filename): return "Mock mode is on, but no mock answers the request; it looked for \(filename)."
         case .invalidRequest: summary = "The request could not be built."
         case .transport: summary = "The transfer failed."
         case .apiError: summary = "The server refused the request."
@@ -51,7 +51,7 @@ extension NetworkError: LocalizedError {
         case .cancelled:
             return "Nothing to do: the request was cancelled on purpose."
         case .mockNotFound:
-            return "Add the JSON file to the mock directory, or set the request's mockedResponseFilename."
+            return "Add the JSON file to the mock directory, set the request's mockedResponseFilename, or register a mock in code."
         case .invalidRequest:
             return "Fix the request as the message says; nothing was sent."
         case .transport:

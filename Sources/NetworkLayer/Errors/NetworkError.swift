@@ -52,7 +52,8 @@ public enum NetworkError: Error, Sendable {
     case customUser(description: String, recovery: String = "", code: Int?)
     /// The request was cancelled: its `Task` was cancelled or its ``RequestHandle`` was.
     case cancelled(Context)
-    /// Mock mode is on and no mock file answers the request; `filename` is the path looked for.
+    /// Mock mode is on and no mock answers the request; `filename` names every place looked in,
+    /// in order (the mocks registered in code, then each file's full path).
     case mockNotFound(filename: String)
     /// The request could not be built: a malformed host, endpoint or header, an unsupported
     /// parameter value, a header set by the provider's `adapt(_:)`, a mock name that leaves the

@@ -6,19 +6,12 @@ import Foundation
 ///
 ///     MockResponses/ITunesSearchMockedResponse.json        the body
 ///     MockResponses/ITunesSearchMockedResponse.meta.json   optional: {"statusCode": 404, "headers": {...}, "delay": 0.5}
+///                                                          or a failure: {"error": "timeOut", "delay": 0.5}
 ///
-/// A request without a `mockedResponseFilename` is answered by `<METHOD>/<endpoint path>.json`,
-/// e.g. `MockResponses/GET/search.json` for `GET /search`.
+/// A request is also answered by `<METHOD>/<URL path>.json`, e.g. `MockResponses/GET/search.json`
+/// for `GET /search`: when it has no `mockedResponseFilename`, or that file does not exist.
 struct MockStore: Sendable {
     let directory: URL
-
-    /// What a sidecar may say about a mocked response. Every field is optional.
-    struct Sidecar: Codable, Sendable {
-        var statusCode: Int?
-        var headers: [String: String]?
-        /// Seconds to wait before answering.
-        var delay: Double?
-    }
 
     /// The body file answering `request`, checked to lie inside the mock directory.
     func bodyFile(for request: PreparedRequest) throws(NetworkError) -> URL {
@@ -30,19 +23,17 @@ struct MockStore: Sendable {
         try file(named: mockName(for: request), extension: "meta.json")
     }
 
-    /// `mockedResponseFilename`, or `METHOD/path` without one.
+    /// `mockedResponseFilename`, or `METHOD/path` without one: the name record mode writes.
     private func mockName(for request: PreparedRequest) -> String {
-        let name: String
-        if let filename = request.snapshot.mockedResponseFilename {
-            name = filename
-        } else {
-            // `/users/42?x=1` → `GET/users/42`; percent-escapes decoded first so that an encoded
-            // `..` is seen, and refused, as what it is.
-            let path = request.url.path(percentEncoded: false)
-            let trimmed = path.split(separator: "/", omittingEmptySubsequences: true).joined(separator: "/")
-            name = "\(request.method.rawValue)/\(trimmed.isEmpty ? "index" : trimmed)"
-        }
-        return name
+        request.snapshot.mockedResponseFilename ?? Self.methodPathName(for: request)
+    }
+
+    /// `METHOD/path`: `/users/42?x=1` → `GET/users/42`, `/` → `GET/index`. Percent-escapes are
+    /// decoded first, so that an encoded `..` is seen, and refused, as what it is.
+    static func methodPathName(for request: PreparedRequest) -> String {
+        let path = request.url.path(percentEncoded: false)
+        let trimmed = path.split(separator: "/", omittingEmptySubsequences: true).joined(separator: "/")
+        return "\(request.method.rawValue)/\(trimmed.isEmpty ? "index" : trimmed)"
     }
 
     /// `<directory>/<name>.<extension>`, refusing any name that could reach outside the directory:
@@ -84,36 +75,35 @@ struct MockStore: Sendable {
         return try handle.readToEnd() ?? Data()
     }
 
-    /// The mocked response for `request`: its body file, and its sidecar when there is one.
-    func response(for request: PreparedRequest) throws(NetworkError) -> (response: HTTPResponse, delay: Double) {
-        let bodyURL = try bodyFile(for: request)
-        let body: Data
-        do {
-            body = try Self.readWithoutFollowingLinks(bodyURL)
-        } catch {
-            throw .mockNotFound(filename: bodyURL.path)
-        }
-        let sidecarURL = try sidecarFile(for: request)
+    /// The answer of the mock called `name` (`<name>.json` and its sidecar `<name>.meta.json`),
+    /// or `nil` when neither file exists. A sidecar without a body file answers with an empty
+    /// body; a sidecar naming an `error` answers with that failure and needs no body file.
+    ///
+    /// - Throws: ``NetworkError/invalidRequest`` for a name that would leave the directory, or a
+    ///   sidecar that is not valid (naming the file and the value).
+    func answer(named name: String, for request: PreparedRequest) throws(NetworkError) -> MockAnswer? {
+        let bodyURL = try file(named: name, extension: "json")
+        let sidecarURL = try file(named: name, extension: "meta.json")
+        let body = try? Self.readWithoutFollowingLinks(bodyURL)
+        let sidecarData = try? Self.readWithoutFollowingLinks(sidecarURL)
+        guard body != nil || sidecarData != nil else { return nil }
         var sidecar = Sidecar()
-        if let data = try? Self.readWithoutFollowingLinks(sidecarURL) {
+        if let sidecarData {
             do {
-                sidecar = try JSONDecoder().decode(Sidecar.self, from: data)
+                sidecar = try Sidecar.parse(sidecarData, path: sidecarURL.path)
             } catch {
-                throw .invalidRequest(.init(request: request.redactedDescription,
-                                            reason: "the mock sidecar \(sidecarURL.path) is not valid: \(HTTPResponse.describe(error))",
-                                            underlyingError: error))
+                throw error.describingRequest(request.redactedDescription)
             }
         }
-        let status = sidecar.statusCode ?? 200
-        guard (100...599).contains(status) else {
-            throw .invalidRequest(.init(request: request.redactedDescription,
-                                        reason: "the mock sidecar \(sidecarURL.path) gives the status \(status), outside 100...599"))
+        if let failure = sidecar.failure {
+            return .failure(failure.error(request: request.redactedDescription, source: "the sidecar \(sidecarURL.path)"),
+                            delay: sidecar.delayDuration)
         }
-        let headers = sidecar.headers ?? ["Content-Type": "application/json"]
-        let response = HTTPResponse(statusCode: status, headers: ResponseHeaders(headers), body: body, url: request.url,
-                                    isMocked: true, origin: request.origin,
+        let response = HTTPResponse(statusCode: sidecar.statusCode ?? 200,
+                                    headers: ResponseHeaders(sidecar.headers ?? ["Content-Type": "application/json"]),
+                                    body: body ?? Data(), url: request.url, isMocked: true, origin: request.origin,
                                     expectations: request.snapshot.expectations)
-        return (response, max(0, sidecar.delay ?? 0))
+        return .response(response, delay: sidecar.delayDuration)
     }
 
     /// Writes `response` as the mock answering `request`: the body file and a sidecar with the

@@ -1,27 +1,28 @@
 import Foundation
 
-/// Answers requests from a ``MockStore`` instead of the network: no socket is ever opened.
+/// Answers requests from mocks instead of the network: no socket is ever opened.
+///
+/// Lookup order: the file named by the request's `mockedResponseFilename`, then the
+/// `METHOD/path` file. The answer found waits out its delay, then goes back up the data path
+/// exactly as a live response (or failure) would.
 struct MockTransport: Transport {
     let store: MockStore
 
     func send(_ request: PreparedRequest, options: TransferOptions) async throws(NetworkError) -> HTTPResponse {
-        let (response, delay) = try store.response(for: request)
-        if delay > 0 {
-            // The request's timeout still applies, as it would to a slow server.
-            let wait = min(delay, request.timeout)
-            do {
-                try await Task.sleep(for: .seconds(wait))
-            } catch {
-                throw .cancelled(.init(request: request.redactedDescription, reason: "it was cancelled during the mock's delay"))
-            }
-            if delay > request.timeout {
-                throw .timeOut(.init(request: request.redactedDescription,
-                                     reason: "the mock's delay of \(delay.compactText) s exceeds the timeout of \(request.timeout.compactText) s"))
-            }
+        try await answer(for: request).deliver(for: request)
+    }
+
+    /// The first mock that answers `request`, or ``NetworkError/mockNotFound(filename:)`` naming
+    /// every place looked in, in order.
+    func answer(for request: PreparedRequest) throws(NetworkError) -> MockAnswer {
+        var names: [String] = []
+        if let filename = request.snapshot.mockedResponseFilename { names.append(filename) }
+        names.append(MockStore.methodPathName(for: request))
+        var lookedIn: [String] = []
+        for name in names {
+            if let answer = try store.answer(named: name, for: request) { return answer }
+            lookedIn.append(try store.file(named: name, extension: "json").path)
         }
-        if Task.isCancelled {
-            throw .cancelled(.init(request: request.redactedDescription, reason: "it was cancelled"))
-        }
-        return response
+        throw .mockNotFound(filename: lookedIn.joined(separator: ", then "))
     }
 }

@@ -1,0 +1,62 @@
+import Foundation
+
+/// What a mock answers a request with, once found: a response or a failure, after a delay.
+///
+/// Everything a mock can say (a file and its sidecar, a ``MockResponse`` registered in code)
+/// becomes one of these, so every kind is delivered the same way: the delay waits on the
+/// request's timeout and cancellation exactly as a slow server would.
+enum MockAnswer: Sendable {
+    /// A response, handed to the data path as a live one would be.
+    case response(HTTPResponse, delay: Duration)
+    /// A failure, thrown as a live transfer's would be (its reason says it was mocked).
+    case failure(NetworkError, delay: Duration)
+    // Streams (the streaming issue) add their answer here, e.g.
+    // `case events([ServerSentEvent], eventDelay: Duration)`, delivered by the streaming path
+    // rather than by `deliver(for:)`, which returns one complete response.
+
+    /// The longest delay a mock may ask for: an hour. A mock's delay rehearses a slow server;
+    /// anything longer is a mistake (or a hostile number), refused with a clear error.
+    static let maximumDelay = Duration.seconds(3600)
+
+    var delay: Duration {
+        switch self {
+        case .response(_, let delay), .failure(_, let delay): delay
+        }
+    }
+
+    /// Waits for the delay, then returns the response or throws the failure.
+    ///
+    /// - Throws: the mocked failure; ``NetworkError/timeOut`` when the delay is longer than the
+    ///   request's timeout (after waiting the timeout, as a slow server would make it);
+    ///   ``NetworkError/cancelled`` when the task is cancelled while waiting;
+    ///   ``NetworkError/invalidRequest`` for a delay below zero or above ``maximumDelay``.
+    func deliver(for request: PreparedRequest) async throws(NetworkError) -> HTTPResponse {
+        let delay = self.delay
+        guard delay >= .zero, delay <= Self.maximumDelay else {
+            throw .invalidRequest(.init(request: request.redactedDescription,
+                                        reason: "the mock's delay of \(delay.seconds.compactText) s is not from 0 to \(Self.maximumDelay.seconds.compactText) s"))
+        }
+        if delay > .zero {
+            // The request's timeout still applies, as it would to a slow server. It is converted
+            // to a duration only when it is shorter than the delay, so it is finite and small.
+            let timeout = request.timeout
+            let timesOut = timeout.isFinite && timeout < delay.seconds
+            do {
+                try await Task.sleep(for: timesOut ? .seconds(timeout) : delay)
+            } catch {
+                throw .cancelled(.init(request: request.redactedDescription, reason: "it was cancelled during the mock's delay"))
+            }
+            if timesOut {
+                throw .timeOut(.init(request: request.redactedDescription,
+                                     reason: "the mock's delay of \(delay.seconds.compactText) s exceeds the timeout of \(timeout.compactText) s"))
+            }
+        }
+        if Task.isCancelled {
+            throw .cancelled(.init(request: request.redactedDescription, reason: "it was cancelled"))
+        }
+        switch self {
+        case .response(let response, _): return response
+        case .failure(let error, _): throw error
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+extension MockStore {
+    /// What a sidecar (`<name>.meta.json`) may say about a mocked response. Every field is optional:
+    ///
+    ///     {"statusCode": 404, "headers": {"X-Trace": "abc"}, "delay": 0.5}
+    ///     {"error": "timeOut", "delay": 0.5}
+    ///
+    /// Read sidecars with ``parse(_:path:)``, which checks every value: a sidecar is outside
+    /// input, and a hostile number must be a clear error, never a trap.
+    struct Sidecar: Codable, Sendable, Equatable {
+        /// The status, 100...599. Default 200.
+        var statusCode: Int?
+        /// The response headers. Default `Content-Type: application/json`.
+        var headers: [String: String]?
+        /// Seconds to wait before answering, from 0 to ``MockAnswer/maximumDelay``.
+        var delay: Double?
+        /// A failure instead of an answer: one of the ``MockFailureKind`` names.
+        var error: String?
+
+        /// The sidecar in `data`, every value checked; `path` names the file in errors.
+        ///
+        /// - Throws: ``NetworkError/invalidRequest`` naming the file and the refused value: JSON
+        ///   that does not decode, a status outside 100...599, a delay that is not a number of
+        ///   seconds from 0 to 3600, an unknown `error`, an `error` together with a `statusCode`.
+        static func parse(_ data: Data, path: String) throws(NetworkError) -> Sidecar {
+            func refuse(_ why: String, _ underlying: (any Error)? = nil) -> NetworkError {
+                .invalidRequest(.init(reason: "the mock sidecar \(path) is not valid: \(why)", underlyingError: underlying))
+            }
+            let sidecar: Sidecar
+            do {
+                sidecar = try JSONDecoder().decode(Sidecar.self, from: data)
+            } catch {
+                throw refuse(HTTPResponse.describe(error), error)
+            }
+            if let status = sidecar.statusCode, !(100...599).contains(status) {
+                throw refuse("it gives the status \(status), outside 100...599")
+            }
+            if let delay = sidecar.delay, !(delay >= 0 && delay <= MockAnswer.maximumDelay.seconds) {
+                throw refuse("it gives the delay \(delay), not a number of seconds from 0 to \(MockAnswer.maximumDelay.seconds.compactText)")
+            }
+            if let error = sidecar.error {
+                guard MockFailureKind(rawValue: error) != nil else {
+                    let known = MockFailureKind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+                    throw refuse("its error \"\(HeaderFields.printable(String(error.prefix(100))))\" is not one of \(known)")
+                }
+                if let status = sidecar.statusCode {
+                    throw refuse("it gives both the error \"\(error)\" and the status \(status); a mock either answers or fails")
+                }
+            }
+            return sidecar
+        }
+
+        /// The failure the sidecar names, if any (checked by ``parse(_:path:)``).
+        var failure: MockFailureKind? { error.flatMap(MockFailureKind.init(rawValue:)) }
+
+        /// The delay as a duration (checked by ``parse(_:path:)``, so it converts without a trap).
+        var delayDuration: Duration {
+            guard let delay, delay > 0, delay <= MockAnswer.maximumDelay.seconds else { return .zero }
+            return .seconds(delay)
+        }
+    }
+}
