@@ -309,3 +309,108 @@ let withResponse: RequestHandle = Net.performRequestWithResponse(request: PlaceO
     if case .success(let delivered) = result { print(delivered.value.id, delivered.response.statusCode) }
 }
 withResponse.cancel()
+
+// MARK: - Issue 13: mocked failures, mocks in code, sequences, recorded requests
+
+struct Profile: Codable, Sendable { let name: String }
+struct Token: Codable, Sendable { let value: String }
+
+struct AccountProvider: ServiceProvider {
+    let tokens: BearerTokenSource
+    var host: String { "api.example.com" }
+    var httpScheme: HTTPScheme { .https }
+    var authentication: Authentication? { .bearer(tokens) }
+}
+
+final class ProfileRequest: BaseRequest<Profile> {
+    init(_ provider: AccountProvider) {
+        super.init(serviceProvider: provider, endpoint: "/me")
+    }
+}
+
+let bytes = Data([0x89, 0x50, 0x4E, 0x47])
+Net.mocks.register(ProfileRequest.self) { request in           // by request class
+    .json(Profile(name: "Ada"))                                 // any Encodable, status 200
+}
+Net.mocks.register(.get, "/search", .file("ITunesSearchMockedResponse"))   // by method and path
+Net.mocks.register(.post, "/login", [.status(401), .json(Token(value: "t"))])  // a sequence, then the last repeats
+Net.mocks.register(.get, "/slow", .data(bytes, status: 200, headers: ["Content-Type": "image/png"], delay: .seconds(2)))
+Net.mocks.register(.get, "/down", .failure(.reachability))
+
+let sent: [RecordedRequest] = Net.mocks.requests   // every request answered in mock mode, in order
+let wouldHaveGoneOut: (HTTPMethod?, URL?, [String: String]?, Data?) = (sent.last?.method, sent.last?.url, sent.last?.headers, sent.last?.body)
+print(wouldHaveGoneOut)
+Net.mocks.removeAll()                              // registrations and recorded requests
+
+// Every MockResponse, spelled out; failures of each kind; the rest of the registry.
+let answers: [MockResponse] = [
+    .json(Profile(name: "Ada"), status: 201, headers: ["ETag": "1"], delay: .milliseconds(5)),
+    .data(bytes), .data(bytes, status: 206, headers: [:], delay: .zero),
+    .file("Profile"), .status(204), .status(422, body: Data(#"{"message": "no"}"#.utf8)),
+    .failure(.reachability), .failure(.timeOut), .failure(.invalidCertificate), .failure(.transport), .failure(.cancelled),
+    .failure(.timeOut(.init(reason: "the gateway gave up"))),
+]
+Net.mocks.register(.get, "/answers", answers)
+Net.mocks.register(.get, "/search?term=jazz") { (request: RecordedRequest) -> MockResponse in
+    request.url.query?.contains("limit") == true ? .json([Profile(name: "Ada")]) : .status(400)
+}
+let registry: MockRegistry = Net.mocks
+let ownRegistry = MockRegistry()
+ownRegistry.removeAll()
+print(registry.requests.last?.value(forHeader: "Authorization") ?? "", registry.requests.last?.description ?? "",
+      MockRegistry.recordedRequestLimit, RecordedRequest.recordedBodyLimit)
+
+// The README's "Testing with mocks", outside a test target: the app's code, then the test's body
+// (`#expect` as `check`).
+@MainActor final class ProfileModel {
+    private let net: NetworkManager
+    private let provider: AccountProvider
+    private(set) var name = ""
+    private(set) var isOffline = false
+
+    init(net: NetworkManager = Net, provider: AccountProvider) {
+        self.net = net
+        self.provider = provider
+    }
+
+    func load() async {
+        do {
+            name = try await net.perform(ProfileRequest(provider)).name
+            isOffline = false
+        } catch .reachability {
+            isOffline = true
+        } catch {
+            name = ""
+        }
+    }
+}
+
+func check(_ condition: Bool) { if !condition { print("failed") } }
+
+@MainActor func loadsTheProfileAfterATokenRefresh() async throws {
+    let net = NetworkManager()              // this test's own mocks and records: tests run in parallel
+    net.areMocksEnabled = true
+    net.mocks.register(.get, "/me", [.status(401), .json(Profile(name: "Ada"))])
+    let tokens = BearerTokenSource(token: { "expired" }, refresh: { "fresh" })
+    let model = ProfileModel(net: net, provider: AccountProvider(tokens: tokens))
+
+    await model.load()
+
+    check(model.name == "Ada")
+    let sent = net.mocks.requests           // the 401, then the retry with the refreshed token
+    check(sent.map(\.method) == [.get, .get])
+    check(sent.map { $0.value(forHeader: "Authorization") } == ["Bearer expired", "Bearer fresh"])
+}
+
+@MainActor func showsOfflineWithoutANetwork() async {
+    let net = NetworkManager()
+    net.areMocksEnabled = true
+    net.mocks.register(ProfileRequest.self) { _ in .failure(.reachability) }
+    let model = ProfileModel(net: net, provider: AccountProvider(tokens: BearerTokenSource(token: { "t" })))
+
+    await model.load()
+
+    check(model.isOffline)
+}
+try await loadsTheProfileAfterATokenRefresh()
+await showsOfflineWithoutANetwork()

@@ -90,4 +90,6 @@ public enum NetworkError: Error, Sendable {
     public static var unauthorizedAccess: NetworkError { .unauthorizedAccess(Context()) }
     /// The request was cancelled (no further context).
     public static var cancelled: NetworkError { .cancelled(Context()) }
+    /// The transfer failed (no further context), e.g. for a mock: `.failure(.transport)`.
+    public static var transport: NetworkError { .transport(Context()) }
 }

@@ -18,6 +18,10 @@ public final class NetworkManager: Sendable {
 
     let settings = Protected(Settings())
 
+    /// The mocks this manager answers from in code, and the requests it answered in mock mode.
+    /// See ``MockRegistry``.
+    public let mocks = MockRegistry()
+
     /// Creates a manager with its own settings. Most code uses the shared ``Net``; a separate
     /// manager suits a test or a component that needs, say, mock mode while the rest of the app
     /// stays live. All managers share one libcurl engine and its connections.
@@ -134,7 +138,7 @@ public final class NetworkManager: Sendable {
             prepared = request
 
             let transport: any Transport = isMocked
-                ? MockTransport(store: MockStore(directory: settings.mockResponsesDirectory))
+                ? MockTransport(store: MockStore(directory: settings.mockResponsesDirectory), registry: mocks)
                 : CurlTransport()
             // Each attempt is adapted by the provider just before it goes; the log shows the first as sent.
             var (response, sent) = try await Self.send(request, adaptedBy: snapshot.provider, via: transport, options: options,

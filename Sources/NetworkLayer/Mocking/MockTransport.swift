@@ -2,27 +2,36 @@ import Foundation
 
 /// Answers requests from mocks instead of the network: no socket is ever opened.
 ///
-/// Lookup order: the file named by the request's `mockedResponseFilename`, then the
-/// `METHOD/path` file. The answer found waits out its delay, then goes back up the data path
-/// exactly as a live response (or failure) would.
+/// Each request is first recorded in the registry, as it would have gone out, then answered by
+/// the first of: a mock registered for its class, one registered for its method and path, the
+/// file named by its `mockedResponseFilename`, the `METHOD/path` file. The answer found waits
+/// out its delay, then goes back up the data path exactly as a live response (or failure) would.
 struct MockTransport: Transport {
     let store: MockStore
+    let registry: MockRegistry
 
     func send(_ request: PreparedRequest, options: TransferOptions) async throws(NetworkError) -> HTTPResponse {
-        try await answer(for: request).deliver(for: request)
+        let recorded = RecordedRequest(request)
+        registry.record(recorded)
+        return try await answer(for: request, recorded: recorded).deliver(for: request)
     }
 
     /// The first mock that answers `request`, or ``NetworkError/mockNotFound(filename:)`` naming
     /// every place looked in, in order.
-    func answer(for request: PreparedRequest) throws(NetworkError) -> MockAnswer {
+    func answer(for request: PreparedRequest, recorded: RecordedRequest) throws(NetworkError) -> MockAnswer {
+        if let (response, source) = try registry.response(for: request, recorded: recorded) {
+            return try response.answer(for: request, store: store, source: source)
+        }
         var names: [String] = []
         if let filename = request.snapshot.mockedResponseFilename { names.append(filename) }
         names.append(MockStore.methodPathName(for: request))
-        var lookedIn: [String] = []
+        var files: [String] = []
         for name in names {
             if let answer = try store.answer(named: name, for: request) { return answer }
-            lookedIn.append(try store.file(named: name, extension: "json").path)
+            files.append(try store.file(named: name, extension: "json").path)
         }
-        throw .mockNotFound(filename: lookedIn.joined(separator: ", then "))
+        // The files first, so the text starts with a full path (as it did when only files were looked for).
+        let registrations = MockRegistry.placesLooked(for: request).joined(separator: " and for ")
+        throw .mockNotFound(filename: files.joined(separator: ", then ") + " (after mocks registered in code for \(registrations))")
     }
 }

@@ -148,6 +148,7 @@ open class BaseRequest<Response: Decodable & Sendable> {
     /// The immutable, `Sendable` copy of this request that the manager works with.
     final func snapshot() -> RequestSnapshot {
         RequestSnapshot(
+            requestClass: type(of: self),
             provider: serviceProvider,
             method: httpMethod,
             endpoint: endpoint,

@@ -2,6 +2,8 @@ import Foundation
 
 /// The immutable copy of a ``BaseRequest`` taken when it starts: what the user set, nothing derived.
 struct RequestSnapshot: Sendable {
+    /// The request's class (a subclass of `BaseRequest`), which mocks can be registered for.
+    let requestClass: AnyObject.Type
     let provider: any ServiceProvider
     let method: HTTPMethod
     let endpoint: String

@@ -20,3 +20,13 @@ struct Item: Codable, Sendable, Equatable {
     let id: Int
     let createdAt: Date
 }
+
+/// A profile, as the mocks registered in code answer with one.
+struct Profile: Codable, Sendable, Equatable {
+    let name: String
+}
+
+/// A token, as a login endpoint answers with one.
+struct Token: Codable, Sendable, Equatable {
+    let value: String
+}

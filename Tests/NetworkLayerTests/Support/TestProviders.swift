@@ -115,3 +115,23 @@ struct PickyProvider: ServiceProvider {
         return try response.decode(type)
     }
 }
+
+/// A provider whose encoder and decoder agree on snake_case keys and ISO 8601 dates, as a
+/// backend's would: a value a mock encodes with its encoder decodes with its decoder.
+struct SnakeCaseProvider: ServiceProvider {
+    var host = "127.0.0.1"
+    var httpScheme: HTTPScheme = .http
+    var port: Int?
+    var jsonEncoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }
+    var jsonDecoder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+}

@@ -45,3 +45,26 @@ final class DownloadRequest: BaseRequest<DownloadedFile> {
         self.timeout = timeout
     }
 }
+
+/// `GET /profile`, a request class mocks can be registered for (subclassed by ``AdminProfileRequest``).
+class ProfileRequest: BaseRequest<Profile> {
+    init(_ provider: any ServiceProvider, endpoint: String = "/profile") {
+        super.init(serviceProvider: provider, endpoint: endpoint)
+    }
+}
+
+/// `GET /admin/profile`: a subclass of ``ProfileRequest``.
+final class AdminProfileRequest: ProfileRequest {
+    init(_ provider: any ServiceProvider) {
+        super.init(provider, endpoint: "/admin/profile")
+    }
+}
+
+/// `POST /login` with a JSON body of credentials, answered with a ``Token``.
+final class LoginRequest: BaseRequest<Token> {
+    init(_ provider: any ServiceProvider, user: String, password: String) {
+        super.init(serviceProvider: provider, endpoint: "/login")
+        httpMethod = .post
+        params = ["user": user, "password": password]
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+extension MockResponse {
+    /// What this mock answers `request` with. `source` names the registration in errors and in a
+    /// mocked failure's reason ("the mock registered for GET /down").
+    ///
+    /// - Throws: ``NetworkError/invalidRequest`` for a status outside 100...599 or a `.json`
+    ///   value the encoder refuses; for `.file`, what ``MockStore/answer(named:for:)`` throws, or
+    ///   ``NetworkError/mockNotFound(filename:)``.
+    func answer(for request: PreparedRequest, store: MockStore, source: String) throws(NetworkError) -> MockAnswer {
+        func invalid(_ reason: String, _ underlying: (any Error)? = nil) -> NetworkError {
+            .invalidRequest(.init(request: request.redactedDescription, reason: "\(source): \(reason)", underlyingError: underlying))
+        }
+        func response(_ body: Data, _ status: Int, _ headers: [String: String]) throws(NetworkError) -> HTTPResponse {
+            guard (100...599).contains(status) else { throw invalid("its status \(status) is outside 100...599") }
+            return HTTPResponse(statusCode: status, headers: ResponseHeaders(headers), body: body, url: request.url,
+                                isMocked: true, origin: request.origin, expectations: request.snapshot.expectations)
+        }
+        switch kind {
+        case .json(let encode, let status, let headers, let delay):
+            let encoder = request.snapshot.jsonEncoder ?? request.snapshot.provider.jsonEncoder
+            let body: Data
+            do {
+                body = try encode(encoder)
+            } catch {
+                let why = (error as? EncodingError).map { error -> String in
+                    guard case .invalidValue(_, let context) = error else { return "\(error)" }
+                    return context.debugDescription
+                } ?? "\(error)"
+                throw invalid("its .json value could not be encoded: \(why)", error)
+            }
+            return .response(try response(body, status, headers), delay: delay)
+        case .data(let body, let status, let headers, let delay):
+            return .response(try response(body, status, headers), delay: delay)
+        case .file(let name):
+            guard let answer = try store.answer(named: name, for: request) else {
+                throw .mockNotFound(filename: "\(try store.file(named: name, extension: "json").path) (named by \(source))")
+            }
+            return answer
+        case .failure(let error):
+            return .failure(error.mocked(from: source, request: request.redactedDescription), delay: .zero)
+        }
+    }
+}
