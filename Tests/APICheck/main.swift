@@ -414,3 +414,30 @@ func check(_ condition: Bool) { if !condition { print("failed") } }
 }
 try await loadsTheProfileAfterATokenRefresh()
 await showsOfflineWithoutANetwork()
+
+// MARK: - Secrets carried with the request (issue 11)
+
+struct AzureProvider: ServiceProvider {
+    var host: String { "api.contoso.example" }
+    var httpScheme: HTTPScheme { .https }
+    var authentication: Authentication? { .apiKey("k", header: "Ocp-Apim-Subscription-Key") }  // secret whatever its name
+    func createHTTPHeaders() -> [String: String] { ["X-Tenant-Key": "t"] }
+    var secretHeaderNames: Set<String> { ["X-Tenant-Key"] }
+    var secretQueryItemNames: Set<String> { ["tenant_hint"] }
+}
+
+final class UploadTicketRequest: BaseRequest<EmptyResponse> {
+    init(ticket: String) {
+        super.init(serviceProvider: AzureProvider(), endpoint: "/uploads")
+        additionalHeaders["X-Upload-Ticket"] = ticket
+        secretHeaderNames = ["X-Upload-Ticket"]
+        secretQueryItemNames = ["session_hint"]
+    }
+}
+
+Net.redactedQueryItemNames = ["session_hint"]
+let declaredHeaders: Set<String> = UploadTicketRequest(ticket: "t").secretHeaderNames.union(AzureProvider().secretHeaderNames)
+print(declaredHeaders, UploadTicketRequest(ticket: "t").secretQueryItemNames, AzureProvider().secretQueryItemNames,
+      Net.redactedQueryItemNames)
+// Replayable with real values; with a secret header aboard it has no --location (see the README).
+print(try await Net.curlCommand(for: UploadTicketRequest(ticket: "t"), redactingSecrets: false))

@@ -23,8 +23,13 @@ HEAD gets the same headers as GET, without the body):
   /json                     a fixed small JSON object
   /bytes/<n>                n bytes of application/octet-stream, byte i = i % 256
   /redirect/<n>             302 to /redirect/<n-1>; /redirect/0 goes to /echo
-  /redirect-to?url=&status= redirect (3xx, default 302) to url
+  /redirect-to?url=&status=[&echo=<name>|&echoHeader=<name>]
+                            redirect (3xx, default 302) to url; echo/echoHeader append
+                            leak=<the value of that query item or request header> to it
+                            (a hostile server quoting a credential into its Location)
   /headers                  {"headers": ...}; sets X-Test-Header, two Set-Cookie, X-Empty
+  /reflect-headers?status=  each request header echoed as a response header X-Reflected-<name>;
+                            {"reflected": n} with the status given (default 200)
   /close                    reads the request, closes without a response (FIN)
   /reset                    reads the request, resets the connection (RST)
   /partial                  Content-Length: 1000 but only 10 body bytes, then close
@@ -568,6 +573,16 @@ def redirect_to(request):
     if not 300 <= code <= 399:
         raise ValueError("status must be 3xx")
     location = request.args["url"][0]
+    # A hostile server quoting a credential back into the Location: ?echo=<query item name>
+    # or ?echoHeader=<header name> appends leak=<that value> to the target's query.
+    echoed = None
+    if "echo" in request.args:
+        echoed = request.args.get(request.args["echo"][0], [""])[0]
+    elif "echoHeader" in request.args:
+        echoed = request.headers.get(request.args["echoHeader"][0], "")
+    if echoed is not None:
+        separator = "&" if "?" in location else "?"
+        location += separator + "leak=" + urllib.parse.quote(echoed, safe="")
     location.encode("latin-1")  # header values must be Latin-1; fail before any output
     request.send_redirect(code, location)
 
@@ -580,6 +595,18 @@ def headers(request):
         ("Set-Cookie", "theme=dark; Path=/"),
         ("X-Empty", ""),
     ])
+
+
+@route(r"/reflect-headers")
+def reflect_headers(request):
+    """Every request header echoed back as a response header named X-Reflected-<name>, and
+    ?status= (default 200) as the status: a server that quotes what it received, for the
+    tests that check a recorded sidecar or an error holds no secret the request carried."""
+    code = int(request.args.get("status", ["200"])[0])
+    if not 200 <= code <= 599:
+        raise ValueError("status must be 200-599")
+    reflected = [("X-Reflected-" + name, value) for name, value in request.headers.items()]
+    request.send_json(code, {"reflected": len(reflected)}, headers=reflected)
 
 
 @route(r"/close")

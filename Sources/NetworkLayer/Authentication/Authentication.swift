@@ -13,8 +13,11 @@ import Foundation
 /// }
 /// ```
 ///
-/// Credentials never cross hosts: when a redirect leads to another host (or from HTTPS to HTTP),
-/// the `Authorization`, `Cookie` and API-key headers are not sent there.
+/// What an authentication adds is a secret whatever its name (an API key in
+/// `Ocp-Apim-Subscription-Key` as much as `Authorization`): redacted in the log, errors,
+/// copy-as-curl and recorded sidecars, and sent only to the origin (scheme, host and port) the
+/// request was made for. A redirect to another origin, including another port of the same host
+/// or HTTPS → HTTP, leaves it behind.
 public struct Authentication: Sendable {
     enum Kind: Sendable {
         case bearer(BearerTokenSource)
@@ -38,12 +41,12 @@ public struct Authentication: Sendable {
         Authentication(kind: .basic(username: username, password: password))
     }
 
-    /// An API key in a header, `X-API-Key` unless named otherwise.
+    /// An API key in a header, `X-API-Key` unless named otherwise: a secret whatever the name.
     public static func apiKey(_ key: String, header: String = "X-API-Key") -> Authentication {
         Authentication(kind: .header(name: header, value: key))
     }
 
-    /// An API key as a query item, e.g. `?api_key=…` (redacted in logs like every secret-looking name).
+    /// An API key as a query item, e.g. `?api_key=…`: redacted in every URL the library shows, whatever its name.
     public static func apiKey(_ key: String, queryItem: String) -> Authentication {
         Authentication(kind: .queryItem(name: queryItem, value: key))
     }

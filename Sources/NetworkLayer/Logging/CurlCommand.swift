@@ -1,7 +1,17 @@
 import Foundation
 
 /// A prepared request as an equivalent `curl` command line, to replay it in a shell.
+///
+/// A command that carries a secret header (any header of the request's
+/// ``PreparedRequest/secrets``, or one that looks secret) has no `--location`: curl would send
+/// custom headers, API keys included, to whatever host a redirect names (it drops only
+/// `Authorization` and `Cookie`, and only since 7.83). It ends with a comment saying so instead,
+/// and a redirect shows as the 3xx response itself. A command without secret headers follows
+/// redirects, as the library does.
 enum CurlCommand {
+    /// The comment a command with secret headers ends with, in place of `--location`.
+    static let noLocationComment = "# no --location: curl would send the secret headers to any host a redirect names"
+
     /// Bodies up to this size are written inline; larger ones as a placeholder file name.
     static let inlineBodyLimit = 16 * 1024
 
@@ -51,14 +61,20 @@ enum CurlCommand {
         case nil:
             break
         }
-        parts += ["--compressed", "--location", "--max-redirs", "10", "--proto", "=http,https", "--tlsv1.2"]
+        if request.headers.contains(where: { redactor.isSecretHeader($0.name) }) {
+            parts += ["--compressed", "--proto", "=http,https", "--tlsv1.2", noLocationComment]
+        } else {
+            parts += ["--compressed", "--location", "--max-redirs", "10", "--proto", "=http,https", "--proto-redir", "=http,https",
+                      "--tlsv1.2"]
+        }
         if request.timeout.isFinite { parts += ["--max-time", request.timeout.compactText] }
         if let bundle = options.customCABundle { parts += ["--cacert", quote(bundle.path)] }
         if let limit = options.maximumResponseSize { parts += ["--max-filesize", String(limit)] }
         if let destination = request.snapshot.downloadDestination { parts += ["--output", quote(destination.path)] }
-        // Comments (`# …`) only work at the end of a line: move them there.
-        let comments = parts.filter { $0.hasPrefix("# ") }
-        return (parts.filter { !$0.hasPrefix("# ") } + comments.prefix(1)).joined(separator: " ")
+        // Comments (`# …`) only work at the end of a line: move them there, joined into one.
+        let comments = parts.filter { $0.hasPrefix("# ") }.map { $0.dropFirst(2) }
+        let command = parts.filter { !$0.hasPrefix("# ") }.joined(separator: " ")
+        return comments.isEmpty ? command : command + " # " + comments.joined(separator: "; ")
     }
 
     /// Single-quoted for a POSIX shell.

@@ -152,7 +152,10 @@ struct NetworkLog: Sendable {
     func failure(_ error: NetworkError, of request: PreparedRequest?, snapshot: RequestSnapshot, elapsed: Duration) {
         let described = request?.redactedDescription ?? snapshot.describeUnprepared(with: redactor)
         // The description names the request already, unless the error could not know it.
-        let description = error.errorDescription ?? "\(error)"
+        // The error is redacted already; the request's secret values are scrubbed once more in
+        // case a text reached the error some other way.
+        let secrets = request.map { $0.redactor.secretValues(of: $0) } ?? []
+        let description = Redactor.scrub(error.errorDescription ?? "\(error)", secrets: secrets)
         let subject = description.contains(described) ? "" : " \(described)"
         let message = "✗\(subject) failed after \(Self.milliseconds(elapsed)) ms\(mockMark): \(description)"
         sink?("\(prefix) \(message)\n")
@@ -174,6 +177,7 @@ struct NetworkLog: Sendable {
     }
 
     private func event(_ phase: NetworkLogEntry.Phase, _ message: String, of request: PreparedRequest) {
+        let message = Redactor.scrub(message, secrets: request.redactor.secretValues(of: request))
         sink?("\(prefix) \(message)\n")
         entrySink?(NetworkLogEntry(phase: phase, level: .info, requestID: id, method: request.method,
                                    url: request.redactor.redact(url: request.url), isMocked: mocked,

@@ -1,55 +1,77 @@
 import Foundation
 
-/// Decides which header and query values are secrets, and replaces them with `<redacted>`.
+/// Applies a request's ``SecretNames`` to text: replaces secret header and query values, and
+/// every other occurrence of a secret value, with `<redacted>`.
 ///
 /// Used for everything the library prints or puts in an error: the verbose log, error
-/// descriptions, mock sidecars written by record mode, copy-as-curl output.
+/// descriptions, mock sidecars written by record mode, copy-as-curl output. What is secret is
+/// `names` (facts carried with the request) and, as a safety net for names no one declared,
+/// the lists of secret-looking names below.
 struct Redactor: Sendable {
     static let placeholder = "<redacted>"
 
-    /// Header names (lowercased) that are always secret.
+    /// Header names (lowercased) that always look secret.
     static let secretHeaderNames: Set<String> = [
         "authorization", "proxy-authorization", "cookie", "set-cookie",
         "x-api-key", "api-key", "apikey", "x-apikey",
     ]
-    /// Query item names (lowercased) that are always secret.
+    /// Query item names (lowercased) that always look secret.
     static let secretQueryNames: Set<String> = [
         "key", "api_key", "apikey", "api-key", "password", "passwd", "pwd", "sig", "signature",
         "code", "client_secret", "access_token", "refresh_token", "id_token", "token",
     ]
-    /// Fragments that make any header or query name secret.
+    /// Fragments that make any header or query name look secret.
     static let secretFragments = ["token", "secret", "password", "passwd", "apikey", "api-key", "api_key",
                                   "auth", "session", "credential", "cookie", "signature"]
 
     static let `default` = Redactor()
 
-    /// Extra names (lowercased) the user asked to redact.
-    var extraHeaderNames: Set<String> = []
-    var extraQueryNames: Set<String> = []
+    /// The names declared secret: for the manager's settings, what the user declared; for a
+    /// prepared request, its whole ``SecretNames`` set.
+    var names = SecretNames()
+
+    init(names: SecretNames = SecretNames()) {
+        self.names = names
+    }
+
+    /// Whether the list of secret-looking header names matches `name` (the safety net alone).
+    static func looksSecret(header name: String) -> Bool {
+        let lower = name.lowercased()
+        return secretHeaderNames.contains(lower) || secretFragments.contains { lower.contains($0) }
+    }
+
+    /// Whether the list of secret-looking query names matches `name` (the safety net alone).
+    static func looksSecret(queryItem name: String) -> Bool {
+        let lower = name.lowercased()
+        return secretQueryNames.contains(lower) || secretFragments.contains { lower.contains($0) }
+    }
 
     func isSecretHeader(_ name: String) -> Bool {
-        let lower = name.lowercased()
-        return Self.secretHeaderNames.contains(lower) || extraHeaderNames.contains(lower)
-            || Self.secretFragments.contains { lower.contains($0) }
+        names.contains(header: name) || Self.looksSecret(header: name)
     }
 
     func isSecretQueryItem(_ name: String) -> Bool {
-        let lower = name.lowercased()
-        return Self.secretQueryNames.contains(lower) || extraQueryNames.contains(lower)
-            || Self.secretFragments.contains { lower.contains($0) }
+        names.contains(queryItem: name) || Self.looksSecret(queryItem: name)
     }
 
-    /// Whether a field of a JSON body holds a secret (used for log previews).
+    /// Whether a field of a JSON body or a multipart form holds a secret (used for log previews):
+    /// a declared header or query name, or a secret-looking one.
     func isSecretField(_ name: String) -> Bool {
         let lower = name.lowercased()
-        return lower == "key" || extraQueryNames.contains(lower) || extraHeaderNames.contains(lower)
+        return lower == "key" || names.contains(queryItem: name) || names.contains(header: name)
             || Self.secretFragments.contains { lower.contains($0) }
     }
 
     /// The secret values a request carries (secret headers, query items, JSON body fields and URL
-    /// user information), so that the log can scrub them wherever else they turn up: a server that
-    /// echoes a request back would otherwise print them in the response preview.
+    /// user information), each also in the forms it takes when a server echoes it (percent-encoded
+    /// as in a query, escaped as in JSON), so that the log can scrub them wherever else they turn
+    /// up: a server that echoes a request back would otherwise print them in the response preview.
     func secretValues(of request: PreparedRequest) -> [String] {
+        Self.withEchoedForms(rawSecretValues(of: request))
+    }
+
+    /// The secret values exactly as the request carries them, at least 4 characters long.
+    func rawSecretValues(of request: PreparedRequest) -> [String] {
         var secrets: [String] = []
         for header in request.headers where isSecretHeader(header.name) {
             secrets.append(header.value)
@@ -75,7 +97,45 @@ struct Redactor: Sendable {
         }
         // Short values would scrub ordinary text; they are still redacted where they are named.
         return Array(Set(secrets.map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.count >= 4 }))
-            .sorted { $0.count > $1.count }
+    }
+
+    /// Each value, plus its percent-encoded form (as in a query string) and its JSON-escaped forms
+    /// (as Foundation and as an ASCII-only encoder such as Python's write it), longest first, so
+    /// that scrubbing a long secret is not defeated by a shorter one inside it.
+    static func withEchoedForms(_ values: [String]) -> [String] {
+        var forms = Set(values)
+        for value in values {
+            forms.insert(ParameterValue.percentEncode(value))
+            forms.insert(jsonEscaped(value, asciiOnly: false))
+            forms.insert(jsonEscaped(value, asciiOnly: true))
+            forms.insert(jsonEscaped(value, asciiOnly: false).replacingOccurrences(of: "/", with: "\\/"))
+        }
+        return forms.sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
+    }
+
+    /// The text as it appears inside a JSON string.
+    static func jsonEscaped(_ text: String, asciiOnly: Bool) -> String {
+        var escaped = ""
+        escaped.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": escaped += "\\\""
+            case "\\": escaped += "\\\\"
+            case "\n": escaped += "\\n"
+            case "\r": escaped += "\\r"
+            case "\t": escaped += "\\t"
+            default:
+                if scalar.value < 0x20 || (asciiOnly && scalar.value > 0x7F) {
+                    for unit in String(scalar).utf16 {
+                        let hex = String(unit, radix: 16)
+                        escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                    }
+                } else {
+                    escaped.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return escaped
     }
 
     private func collectSecretFields(_ value: Any, into secrets: inout [String]) {
@@ -89,13 +149,19 @@ struct Redactor: Sendable {
         }
     }
 
-    /// `text` with every occurrence of each secret replaced by the placeholder.
+    /// `text` with every occurrence of each secret replaced by the placeholder, compared byte for
+    /// byte (a `String` search compares characters, and would miss a secret next to a combining mark).
     static func scrub(_ text: String, secrets: [String]) -> String {
-        var text = text
-        for secret in secrets where text.contains(secret) {
-            text = text.replacingOccurrences(of: secret, with: placeholder)
+        guard !secrets.isEmpty else { return text }
+        var bytes = Array(text.utf8)
+        var changed = false
+        for secret in secrets {
+            if let replaced = bytes.replacingBytes(Array(secret.utf8), with: Array(placeholder.utf8)) {
+                bytes = replaced
+                changed = true
+            }
         }
-        return text
+        return changed ? String(decoding: bytes, as: UTF8.self) : text
     }
 
     /// The header's value, or the placeholder when the name is secret.

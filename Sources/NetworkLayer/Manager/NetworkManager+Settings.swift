@@ -56,19 +56,31 @@ extension NetworkManager {
         set { settings.withLock { $0.mockRecordingDirectory = newValue } }
     }
 
-    /// Extra header names whose values the log and error messages replace with `<redacted>`,
-    /// on top of the built-in ones (`Authorization`, `Cookie`, `X-API-Key`, names containing
-    /// `token`, `secret`, `auth`…). Compared ignoring case.
+    /// Header names whose values are secrets in every request of this manager, on top of the
+    /// ones the library knows (what ``Authentication`` adds, the provider's and the request's
+    /// ``ServiceProvider/secretHeaderNames``, and names that look secret: `Authorization`,
+    /// `Cookie`, `X-API-Key`, names containing `token`, `secret`, `auth`…). Compared ignoring case.
+    ///
+    /// A secret header's value reads `<redacted>` in the log, in error descriptions, in
+    /// copy-as-curl and in recorded mock sidecars, and the header is not sent to another origin
+    /// when a server redirects there. Default: empty.
+    ///
+    /// ```swift
+    /// Net.redactedHeaderNames = ["X-Tenant-Signature"]
+    /// ```
     public var redactedHeaderNames: Set<String> {
-        get { settings.withLock { $0.redactor.extraHeaderNames } }
-        set { settings.withLock { $0.redactor.extraHeaderNames = Set(newValue.map { $0.lowercased() }) } }
+        get { settings.withLock { $0.redactor.names.headers } }
+        set { settings.withLock { $0.redactor.names = SecretNames(headers: newValue, queryItems: $0.redactor.names.queryItems) } }
     }
 
-    /// Extra query item (and JSON field) names whose values are redacted, on top of the built-in
-    /// ones (`token`, `access_token`, `api_key`, `password`…). Compared ignoring case.
+    /// Query item (and JSON field) names whose values are secrets in every request of this
+    /// manager, on top of the ones the library knows (an API key ``Authentication`` puts in the
+    /// query, the provider's and the request's ``ServiceProvider/secretQueryItemNames``, and
+    /// names that look secret: `token`, `access_token`, `api_key`, `password`…). Compared
+    /// ignoring case. Their values read `<redacted>` wherever the request is shown. Default: empty.
     public var redactedQueryItemNames: Set<String> {
-        get { settings.withLock { $0.redactor.extraQueryNames } }
-        set { settings.withLock { $0.redactor.extraQueryNames = Set(newValue.map { $0.lowercased() }) } }
+        get { settings.withLock { $0.redactor.names.queryItems } }
+        set { settings.withLock { $0.redactor.names = SecretNames(headers: $0.redactor.names.headers, queryItems: newValue) } }
     }
 
     /// Where ``CertificateModel`` files are read from. Default: `Certificates` in the current working directory.

@@ -143,6 +143,7 @@ public final class NetworkManager: Sendable {
             // Each attempt is adapted by the provider just before it goes; the log shows the first as sent.
             var (response, sent) = try await Self.send(request, adaptedBy: snapshot.provider, via: transport, options: options,
                                                        retrying: snapshot.retryPolicy, log: log, logsRequest: true)
+            prepared = sent
 
             // A 401 with a refreshable token: one refresh (shared with concurrent requests), one retry.
             if response.statusCode == 401, let source = snapshot.authentication?.refreshableSource, let stale = credentials?.token {
@@ -152,6 +153,7 @@ public final class NetworkManager: Sendable {
                 prepared = request
                 (response, sent) = try await Self.send(request, adaptedBy: snapshot.provider, via: transport, options: options,
                                                        retrying: snapshot.retryPolicy, log: log, logsRequest: false)
+                prepared = sent
             }
             log?.response(response, to: sent, elapsed: started.duration(to: .now))
             if !isMocked, let directory = settings.mockRecordingDirectory {
@@ -161,7 +163,9 @@ public final class NetworkManager: Sendable {
             try Self.validate(response, with: snapshot.validator)
             return (try Self.parse(response, with: snapshot.provider, as: type), response)
         } catch {
-            let error = prepared.map { error.describingRequest($0.redactedDescription) } ?? error
+            // No secret value of the request in any text of the error, whoever wrote that text.
+            let error = prepared.map { error.describingRequest($0.redactedDescription).redactingSecrets($0.redactor.secretValues(of: $0)) }
+                ?? error
             log?.failure(error, of: prepared, snapshot: snapshot, elapsed: started.duration(to: .now))
             throw error
         }

@@ -107,11 +107,17 @@ struct MockStore: Sendable {
     }
 
     /// Writes `response` as the mock answering `request`: the body file and a sidecar with the
-    /// status and headers, secret headers left out.
+    /// status and headers. Secret headers (by the request's ``PreparedRequest/secrets`` and names
+    /// that look secret, such as `Set-Cookie`) are left out, and a secret value of the request
+    /// that the server echoed in another header is written as `<redacted>`: recorded mocks end up
+    /// in repositories. The body is written exactly as received, since it is what the mock must
+    /// answer with.
     func record(_ response: HTTPResponse, for request: PreparedRequest) throws(NetworkError) {
         let bodyURL = try bodyFile(for: request)
         let sidecarURL = try sidecarFile(for: request)
+        let secrets = request.redactor.secretValues(of: request)
         let headers = response.headers.filter { !request.redactor.isSecretHeader($0.key) }
+            .mapValues { Redactor.scrub($0, secrets: secrets) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         do {

@@ -92,6 +92,27 @@ public protocol ServiceProvider: Sendable {
 
     /// When failed requests are tried again. Default `nil`: never. A request's `retryPolicy` overrides it.
     var retryPolicy: RetryPolicy? { get }
+
+    /// Names of headers whose values are secrets in every request to this backend, compared
+    /// ignoring case. Default: none.
+    ///
+    /// Declare the headers that carry a credential the library cannot know about: a tenant key
+    /// set in ``createHTTPHeaders()``, a session header. What ``authentication`` adds is secret
+    /// already, whatever its name, and so are names that look secret (`Authorization`, `Cookie`,
+    /// names with `token`, `secret`, `auth`…). A secret header's value reads `<redacted>` in the
+    /// log, in error descriptions, in copy-as-curl and in recorded mock sidecars, and the header
+    /// is sent only to this backend's origin (scheme, host and port): a redirect elsewhere leaves
+    /// it behind. A request adds more with ``BaseRequest/secretHeaderNames``.
+    ///
+    /// ```swift
+    /// var secretHeaderNames: Set<String> { ["X-Tenant-Key"] }
+    /// ```
+    var secretHeaderNames: Set<String> { get }
+
+    /// Names of query items whose values are secrets in every request to this backend, compared
+    /// ignoring case (and as decoded). Default: none. Their values read `<redacted>` in every
+    /// URL the library shows. An API key ``authentication`` puts in the query is secret already.
+    var secretQueryItemNames: Set<String> { get }
 }
 
 extension ServiceProvider {
@@ -113,6 +134,8 @@ extension ServiceProvider {
     public var errorBodyType: (any ServerErrorBody.Type)? { nil }
     public var authentication: Authentication? { nil }
     public var retryPolicy: RetryPolicy? { nil }
+    public var secretHeaderNames: Set<String> { [] }
+    public var secretQueryItemNames: Set<String> { [] }
 }
 
 /// The default coders: `JSONDecoder` and `JSONEncoder` are `Sendable`, and safe to share once configured.

@@ -105,6 +105,25 @@ open class BaseRequest<Response: Decodable & Sendable> {
     /// public endpoints of an authenticated backend. Default `true`.
     public var requiresAuthentication = true
 
+    /// Names of headers whose values are secrets in this request, compared ignoring case, on top
+    /// of the provider's ``ServiceProvider/secretHeaderNames``, the manager's
+    /// ``NetworkManager/redactedHeaderNames``, what the authentication adds and names that look
+    /// secret. Their values read `<redacted>` in the log, in error descriptions, in copy-as-curl
+    /// and in recorded mock sidecars, and they are sent only to the origin the request was made
+    /// for: a redirect to another origin leaves them behind. Default: none.
+    ///
+    /// ```swift
+    /// additionalHeaders["X-Upload-Ticket"] = ticket
+    /// secretHeaderNames = ["X-Upload-Ticket"]
+    /// ```
+    public var secretHeaderNames: Set<String> = []
+
+    /// Names of query items whose values are secrets in this request, compared ignoring case
+    /// (and as decoded), on top of the provider's ``ServiceProvider/secretQueryItemNames`` and
+    /// the manager's ``NetworkManager/redactedQueryItemNames``. Their values read `<redacted>` in
+    /// every URL the library shows. Default: none.
+    public var secretQueryItemNames: Set<String> = []
+
     /// When this request is tried again after a failure; `nil` uses the provider's policy.
     public var retryPolicy: RetryPolicy?
 
@@ -162,6 +181,8 @@ open class BaseRequest<Response: Decodable & Sendable> {
             mockedResponseFilename: mockedResponseFilename,
             authentication: requiresAuthentication ? serviceProvider.authentication : nil,
             retryPolicy: retryPolicy ?? serviceProvider.retryPolicy,
+            secretNames: SecretNames(headers: serviceProvider.secretHeaderNames.union(secretHeaderNames),
+                                     queryItems: serviceProvider.secretQueryItemNames.union(secretQueryItemNames)),
             downloadDestination: downloadDestination,
             maximumResponseSize: maximumResponseSize,
             progress: onProgress.map { ProgressReporter(report: $0, finish: progressFinished) },

@@ -29,10 +29,11 @@ extension PreparedRequest {
                 }
             }
         }
-        var redactor = self.redactor
-        redactor.extraHeaderNames.formUnion(outgoing.secretNames)
+        var secrets = self.secrets
+        for name in outgoing.secretNames { secrets.insert(header: name) }
+        for header in outgoing.headerList where Redactor.looksSecret(header: header.name) { secrets.insert(header: header.name) }
         return PreparedRequest(method: method, url: url, headers: outgoing.headerList, body: body, timeout: timeout,
-                               snapshot: snapshot, redactor: redactor,
+                               snapshot: snapshot, secrets: secrets,
                                adaptedHeaderNames: adaptedHeaderNames.union(outgoing.setNames))
     }
 }

@@ -10,27 +10,33 @@ final class PreparedRequest: Sendable {
     let body: PreparedBody?
     let timeout: TimeInterval
     let snapshot: RequestSnapshot
-    /// What counts as a secret for this request: the manager's rules, plus the header names the
-    /// provider's `adapt(_:)` declared secret.
-    let redactor: Redactor
+    /// The names of this request's secret headers and query items: what its authentication
+    /// added, what the manager, the provider, the request and the provider's `adapt(_:)`
+    /// declared, and what looks secret. Every redaction and the redirect rules use it.
+    let secrets: SecretNames
     /// Lowercased names of the headers the provider's `adapt(_:)` set: none of them goes to another origin.
     let adaptedHeaderNames: Set<String>
 
     init(method: HTTPMethod, url: URL, headers: [(name: String, value: String)], body: PreparedBody?,
-         timeout: TimeInterval, snapshot: RequestSnapshot, redactor: Redactor, adaptedHeaderNames: Set<String> = []) {
+         timeout: TimeInterval, snapshot: RequestSnapshot, secrets: SecretNames, adaptedHeaderNames: Set<String> = []) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.timeout = timeout
         self.snapshot = snapshot
-        self.redactor = redactor
+        self.secrets = secrets
         self.adaptedHeaderNames = adaptedHeaderNames
     }
 
-    /// `METHOD URL` with secrets redacted, for logs and errors.
+    /// What the log, errors, copy-as-curl and record mode redact for this request: its
+    /// ``secrets``, and names that look secret.
+    var redactor: Redactor { Redactor(names: secrets) }
+
+    /// `METHOD URL` with secrets redacted (by name, and every secret value this request carries
+    /// wherever the URL holds it), for logs and errors.
     var redactedDescription: String { origin.description }
 
     /// The method and URL, for a response to describe its request lazily.
-    var origin: RequestOrigin { RequestOrigin(method: method, url: url, redactor: redactor) }
+    var origin: RequestOrigin { RequestOrigin(method: method, url: url, redactor: redactor, request: self) }
 }

@@ -18,6 +18,8 @@ struct RequestSnapshot: Sendable {
     let mockedResponseFilename: String?
     let authentication: Authentication?
     let retryPolicy: RetryPolicy?
+    /// The secret names the provider and the request declared.
+    let secretNames: SecretNames
     let downloadDestination: URL?
     let maximumResponseSize: Int?
     let progress: ProgressReporter?
@@ -31,9 +33,16 @@ struct RequestSnapshot: Sendable {
     ///   - providerHeaders: what the provider's `createHTTPHeaders()` returned.
     ///   - credentials: what the authentication adds: headers between the provider's and the
     ///     request's, query items after the parameters.
-    ///   - redactor: what counts as a secret in logs and error messages about this request.
+    ///   - redactor: the names the manager declares secret (``NetworkManager/redactedHeaderNames``).
+    ///     The request's ``PreparedRequest/secrets`` add the provider's and the request's names,
+    ///     every name the credentials use, and every name of the request that looks secret.
     func prepare(providerHeaders: [String: String], credentials: Authentication.Credentials? = nil,
                  redactor: Redactor = .default) throws(NetworkError) -> PreparedRequest {
+        var secrets = redactor.names.union(secretNames)
+        for header in credentials?.headers ?? [] { secrets.insert(header: header.name) }
+        for item in credentials?.queryItems ?? [] { secrets.insert(queryItem: item.name) }
+        let redactor = Redactor(names: secrets)
+
         let parameters = try parameters.get()
         var url = try baseURL(redactor: redactor)
         var headers = try HeaderFields.merged(providerHeaders, credentials?.headers ?? [], overriddenBy: additionalHeaders)
@@ -79,8 +88,17 @@ struct RequestSnapshot: Sendable {
         guard timeout > 0 else {
             throw .invalidRequest(.init(reason: "the timeout must be greater than zero, not \(timeout)"))
         }
+        // The safety net: names that look secret become facts of this request too.
+        for header in headers where Redactor.looksSecret(header: header.name) { secrets.insert(header: header.name) }
+        if let query = parsed.query(percentEncoded: true) {
+            for item in query.split(separator: "&") {
+                let rawName = item.prefix { $0 != "=" }
+                let name = rawName.removingPercentEncoding ?? String(rawName)
+                if Redactor.looksSecret(queryItem: name) { secrets.insert(queryItem: name) }
+            }
+        }
         return PreparedRequest(method: method, url: parsed, headers: headers, body: prepared?.body, timeout: timeout,
-                               snapshot: self, redactor: redactor)
+                               snapshot: self, secrets: secrets)
     }
 
     /// `scheme://host[:port][/basePath]endpoint`, checked part by part so a mistake gets a precise message.
@@ -157,9 +175,10 @@ struct RequestSnapshot: Sendable {
         "\(method.rawValue) \(unpreparedURL(with: redactor))"
     }
 
-    /// The endpoint as written, redacted and printable: the URL of a request that has none yet.
+    /// The endpoint as written, redacted (by `redactor`'s names and the ones the provider and
+    /// the request declared) and printable: the URL of a request that has none yet.
     func unpreparedURL(with redactor: Redactor = .default) -> String {
-        HeaderFields.printable(redactor.redact(urlString: endpoint))
+        HeaderFields.printable(Redactor(names: redactor.names.union(secretNames)).redact(urlString: endpoint))
     }
 
     private static let hostBytes = ASCIISet("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.")

@@ -124,7 +124,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
 
         // Only http and https. Redirects are followed by CurlTransport, one transfer per hop, so
-        // that credentials can be dropped when a redirect changes host.
+        // that credentials can be dropped when a redirect changes origin (scheme, host or port).
         try handle.set(CURLOPT_PROTOCOLS_STR, "http,https")
         if let maximumResponseSize {
             // Refuses an announced Content-Length over the limit before the body; the write

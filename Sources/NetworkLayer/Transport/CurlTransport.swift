@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 /// Sends requests through the shared ``CurlEngine``: one transfer per hop, redirects followed
-/// here (at most 10, http and https only, credentials dropped when the host changes), downloads
+/// here (at most 10, http and https only, credentials dropped when the origin changes), downloads
 /// moved into place when complete.
 struct CurlTransport: Transport {
     static let maximumRedirects = 10
@@ -33,7 +33,7 @@ struct CurlTransport: Transport {
                 hops += 1
                 let elapsed = ContinuousClock.now - started
                 current = try current.redirected(to: location, status: response.statusCode,
-                                                 remainingTimeout: request.timeout - elapsed.seconds)
+                                                 remainingTimeout: request.timeout - elapsed.seconds, from: request)
                 continue
             }
             guard let temporary, let destination else { return response }

@@ -5,24 +5,45 @@ extension PreparedRequest {
     ///
     /// - 301 and 302 turn a POST into a GET without body; 303 turns anything but HEAD into a GET
     ///   without body; 307 and 308 keep the method and body.
-    /// - Only `http` and `https` targets are followed.
-    /// - When the host changes, or HTTPS becomes HTTP, credentials stay behind: `Authorization`,
-    ///   `Proxy-Authorization`, `Cookie`, every header whose name looks secret (API keys, tokens)
-    ///   or was declared secret, and every header the provider's `adapt(_:)` set.
+    /// - Only `http` and `https` targets are followed. The target is parsed by libcurl's own
+    ///   parser and sent as libcurl normalised it, so the origin checked is the one connected to.
+    /// - When the target's ``Origin`` (scheme, host, port) is not the origin of `original`, the
+    ///   request the app made, the credentials stay behind: every header of ``secrets``
+    ///   (what the authentication added, what was declared secret, what looks secret, including
+    ///   `Authorization`, `Proxy-Authorization` and `Cookie`), every header the provider's
+    ///   `adapt(_:)` set, and a `Host` header set by hand. HTTPS to HTTP is another origin even
+    ///   on the same host and port. Once left behind they stay behind for the rest of the chain,
+    ///   even if a later hop comes back.
+    /// - A target of another origin whose URL carries one of `original`'s secret values (a
+    ///   server echoing an API key query item into its `Location`) is refused with
+    ///   ``NetworkError/transport(_:)``: following it would hand the secret to that origin.
     /// - The provider's `adapt(_:)` does not run again for a hop.
     /// - The hop gets `remainingTimeout`: what is left of the whole request's timeout.
-    func redirected(to location: String, status: Int, remainingTimeout remaining: TimeInterval) throws(NetworkError) -> PreparedRequest {
-        guard let target = URL(string: location), let scheme = target.scheme?.lowercased() else {
-            throw .transport(.init(request: redactedDescription,
-                                   reason: "the server redirected to \"\(redactor.redact(urlString: location))\", which is not a URL"))
+    func redirected(to location: String, status: Int, remainingTimeout remaining: TimeInterval,
+                    from original: PreparedRequest) throws(NetworkError) -> PreparedRequest {
+        let redactor = original.redactor
+        func shown(_ text: String) -> String {
+            HeaderFields.printable(Redactor.scrub(redactor.redact(urlString: text), secrets: redactor.secretValues(of: original)))
+        }
+        guard let parsed = CurlURL(location, relativeTo: url.absoluteString), let scheme = parsed.scheme else {
+            throw .transport(.init(request: original.redactedDescription,
+                                   reason: "the server redirected to \"\(shown(location))\", which is not a URL"))
         }
         guard scheme == "http" || scheme == "https" else {
-            throw .transport(.init(request: redactedDescription,
-                                   reason: "the server redirected to \(scheme):, and only http: and https: redirects are followed"))
+            throw .transport(.init(request: original.redactedDescription,
+                                   reason: "the server redirected to \(HeaderFields.printable(scheme)):, and only http: and https: redirects are followed"))
         }
-        guard target.host != nil else {
-            throw .transport(.init(request: redactedDescription,
-                                   reason: "the server redirected to \"\(redactor.redact(urlString: location))\", which names no host"))
+        guard let targetOrigin = Origin(parsed), let canonical = parsed.text, let target = URL(string: canonical),
+              target.host != nil
+        else {
+            throw .transport(.init(request: original.redactedDescription,
+                                   reason: "the server redirected to \"\(shown(location))\", which names no host"))
+        }
+        let leavesOrigin = Origin(original.url) != targetOrigin
+        if leavesOrigin, Self.carriesSecretValue(of: original, in: [location, canonical]) {
+            throw .transport(.init(request: original.redactedDescription,
+                                   reason: "the server redirected to another origin (\(targetOrigin)) with a secret of this request in the URL; "
+                                       + "the redirect was not followed"))
         }
         var method = self.method
         var body = self.body
@@ -32,16 +53,31 @@ extension PreparedRequest {
         }
         var headers = self.headers
         if body == nil { headers.removeAll { $0.name.equalsIgnoringASCIICase("Content-Type") } }
-        let leavesOrigin = target.host?.lowercased() != url.host?.lowercased()
-            || (url.scheme?.lowercased() == "https" && scheme == "http")
         if leavesOrigin {
-            headers.removeAll { redactor.isSecretHeader($0.name) || adaptedHeaderNames.contains($0.name.lowercased()) }
+            headers.removeAll { header in
+                redactor.isSecretHeader(header.name) || adaptedHeaderNames.contains(SecretNames.folded(header.name))
+                    || header.name.equalsIgnoringASCIICase("Host")
+            }
         }
         guard remaining > 0 else {
-            throw .timeOut(.init(request: redactedDescription,
+            throw .timeOut(.init(request: original.redactedDescription,
                                  reason: "the timeout of \(snapshot.timeout.compactText) s elapsed while following redirects"))
         }
         return PreparedRequest(method: method, url: target, headers: headers, body: body, timeout: remaining,
-                               snapshot: snapshot, redactor: redactor, adaptedHeaderNames: adaptedHeaderNames)
+                               snapshot: snapshot, secrets: secrets, adaptedHeaderNames: adaptedHeaderNames)
+    }
+
+    /// Whether one of `urls` carries a secret value of `request`, as it is or percent-encoded
+    /// (`+` for a space too), compared byte for byte.
+    private static func carriesSecretValue(of request: PreparedRequest, in urls: [String]) -> Bool {
+        let secrets = request.redactor.rawSecretValues(of: request).map { Array($0.utf8) }
+        guard !secrets.isEmpty else { return false }
+        var forms: [[UInt8]] = []
+        for url in urls {
+            let bytes = Array(url.utf8)
+            forms += [bytes, bytes.percentDecodedLeniently(),
+                      bytes.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 }.percentDecodedLeniently()]
+        }
+        return secrets.contains { secret in forms.contains { $0.containsBytes(secret) } }
     }
 }

@@ -1,0 +1,66 @@
+import Foundation
+
+extension Array<UInt8> {
+    /// Whether `needle`'s bytes occur in this array, byte for byte. Secrets are looked for as
+    /// bytes, not as `Character`s: a string search compares grapheme clusters, so a secret next to
+    /// a combining mark (or starting with one) would not be found in text that holds it.
+    func containsBytes(_ needle: some Collection<UInt8>) -> Bool {
+        firstRange(ofBytes: Array(needle), from: startIndex) != nil
+    }
+
+    /// Every occurrence of `needle` replaced by `replacement`; `nil` when there is none.
+    func replacingBytes(_ needle: [UInt8], with replacement: [UInt8]) -> [UInt8]? {
+        guard !needle.isEmpty, var range = firstRange(ofBytes: needle, from: startIndex) else { return nil }
+        var result: [UInt8] = []
+        result.reserveCapacity(count)
+        var copied = startIndex
+        while true {
+            result += self[copied..<range.lowerBound]
+            result += replacement
+            copied = range.upperBound
+            guard let next = firstRange(ofBytes: needle, from: copied) else { break }
+            range = next
+        }
+        result += self[copied...]
+        return result
+    }
+
+    /// The percent-escapes (`%2F`, either case) decoded; a `%` not followed by two hex digits
+    /// stays as it is, so text that is not well-formed is still decoded wherever it can be.
+    func percentDecodedLeniently() -> [UInt8] {
+        func hexValue(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        var result: [UInt8] = []
+        result.reserveCapacity(count)
+        var index = startIndex
+        while index < endIndex {
+            if self[index] == UInt8(ascii: "%"), index + 2 < endIndex,
+               let high = hexValue(self[index + 1]), let low = hexValue(self[index + 2]) {
+                result.append(high << 4 | low)
+                index += 3
+            } else {
+                result.append(self[index])
+                index += 1
+            }
+        }
+        return result
+    }
+
+    private func firstRange(ofBytes needle: [UInt8], from start: Int) -> Range<Int>? {
+        guard let first = needle.first, needle.count <= count - start else { return needle.isEmpty ? start..<start : nil }
+        let lastStart = count - needle.count
+        var index = start
+        while index <= lastStart {
+            guard let candidate = self[index...lastStart].firstIndex(of: first) else { return nil }
+            if self[candidate..<(candidate + needle.count)].elementsEqual(needle) { return candidate..<(candidate + needle.count) }
+            index = candidate + 1
+        }
+        return nil
+    }
+}

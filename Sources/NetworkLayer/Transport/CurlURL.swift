@@ -1,0 +1,64 @@
+internal import CCurl
+import Foundation
+
+/// A URL as libcurl's own parser (the `CURLU` API) reads it: the parser libcurl's transfers use,
+/// so what the redirect rules check is exactly where libcurl will connect. Owns its `CURLU`
+/// handle and frees it in `deinit`.
+///
+/// Two parsers reading one URL two ways is how credentials leak (a Location that Foundation
+/// reads as one host and libcurl as another); so the redirect target is parsed here, and its
+/// canonical text (``text``) is what the next hop sends.
+final class CurlURL {
+    private let handle: OpaquePointer
+
+    /// Parses `text`, resolved against `base` when it is relative. `nil` when libcurl refuses
+    /// either (not a URL, a space or control character, a port beyond 65535, …).
+    ///
+    /// Any scheme is accepted here (`file:`, `ftp:`), so that the caller can say which it
+    /// refuses; only the parsing is libcurl's.
+    init?(_ text: String, relativeTo base: String? = nil) {
+        // A C string ends at NUL: libcurl would read only the part before it.
+        guard !text.utf8.contains(0), !(base?.utf8.contains(0) ?? false), let handle = curl_url() else { return nil }
+        let flags = UInt32(CURLU_NON_SUPPORT_SCHEME)
+        guard base.map({ curl_url_set(handle, CURLUPART_URL, $0, flags) == CURLUE_OK }) ?? true,
+              curl_url_set(handle, CURLUPART_URL, text, flags) == CURLUE_OK
+        else {
+            curl_url_cleanup(handle)
+            return nil
+        }
+        // Stored only once it is certain to be kept: from here on deinit frees it.
+        self.handle = handle
+    }
+
+    deinit {
+        curl_url_cleanup(handle)
+    }
+
+    /// The whole URL, normalised by libcurl (scheme and host as it will use them, relative
+    /// references resolved, dot segments removed).
+    var text: String? { part(CURLUPART_URL) }
+
+    /// The scheme, lowercased.
+    var scheme: String? { part(CURLUPART_SCHEME) }
+
+    /// The host as libcurl will connect to it: an international name in its punycode (ASCII)
+    /// form when libcurl can convert it, an IPv6 address in brackets without its zone.
+    var host: String? {
+        part(CURLUPART_HOST, flags: UInt32(CURLU_PUNYCODE)) ?? part(CURLUPART_HOST)
+    }
+
+    /// The IPv6 zone (`eth0` in `[fe80::1%25eth0]`), if any.
+    var zoneID: String? { part(CURLUPART_ZONEID) }
+
+    /// The port, the scheme's default when the URL names none; `nil` when libcurl knows no
+    /// default for the scheme.
+    var port: Int? { part(CURLUPART_PORT, flags: UInt32(CURLU_DEFAULT_PORT)).flatMap { Int($0) } }
+
+    /// One part, or `nil` when the URL has none (or libcurl cannot give it).
+    private func part(_ part: CURLUPart, flags: UInt32 = 0) -> String? {
+        var value: UnsafeMutablePointer<CChar>?
+        guard curl_url_get(handle, part, &value, flags) == CURLUE_OK, let value else { return nil }
+        defer { curl_free(value) }
+        return String(validatingCString: value)
+    }
+}

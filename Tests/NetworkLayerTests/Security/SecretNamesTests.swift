@@ -1,0 +1,180 @@
+import Foundation
+import Testing
+@testable import NetworkLayer
+
+/// Secrets are facts carried with the request: whatever the authentication added and whatever
+/// the manager, the provider or the request declared is redacted in the log, the structured
+/// entries, copy-as-curl, errors and recorded sidecars, whatever its name; the list of
+/// secret-looking names is only a safety net.
+@Suite("Secrets carried with the request")
+struct SecretNamesTests {
+    /// API-key header names real services use. The first ones no list of secret-looking names matches.
+    static let apiKeyHeaderNames = ["Ocp-Apim-Subscription-Key", "Subscription-Key", "X-Riot-Token", "X-Goog-Api-Key",
+                                    "Private-Token", "X-CMC_PRO_API_KEY", "DD-API-KEY", "X-Parse-REST-API-Key"]
+
+    @Test("The heuristic alone misses real API-key header names, so it cannot be the mechanism")
+    func theHeuristicMissesRealNames() {
+        #expect(!Redactor.looksSecret(header: "Ocp-Apim-Subscription-Key"))
+        #expect(!Redactor.looksSecret(header: "Subscription-Key"))
+        #expect(Redactor.looksSecret(header: "Private-Token"))
+    }
+
+    @Test("The prepared request carries every secret name: the credentials', the declared ones and the secret-looking ones")
+    func thePreparedRequestCarriesTheNames() throws {
+        let provider = SecretProvider(port: 1, headers: ["X-Tenant": "t", "X-Session-Id": "s", "Accept": "application/json"],
+                                      secretHeaderNames: ["X-Tenant"], secretQueryItemNames: ["tenant_hint"])
+        let request = TestRequest<Echo>(provider, "/echo?page=2&sig=abc&tenant_hint=h&plain=1", headers: ["X-Upload-Ticket": "u"])
+        request.secretHeaderNames = ["x-upload-ticket"]
+        request.secretQueryItemNames = ["Plain"]
+        let credentials = Authentication.Credentials(headers: [("Ocp-Apim-Subscription-Key", "k")],
+                                                     queryItems: [("subscription", "q")])
+        let prepared = try request.snapshot().prepare(providerHeaders: provider.headers, credentials: credentials,
+                                                      redactor: Redactor(names: SecretNames(headers: ["X-Manager"], queryItems: [])))
+        #expect(prepared.secrets.headers == ["ocp-apim-subscription-key", "x-tenant", "x-upload-ticket", "x-session-id", "x-manager"])
+        #expect(prepared.secrets.queryItems == ["subscription", "tenant_hint", "plain", "sig"])
+        #expect(!prepared.secrets.contains(header: "Accept"))
+        #expect(!prepared.secrets.contains(queryItem: "page"))
+    }
+
+    @Test("An API key in a header of any name is sent, and redacted in the log, the entries, copy-as-curl, errors and sidecars",
+          arguments: apiKeyHeaderNames)
+    func apiKeyHeaderOfAnyName(_ name: String) async throws {
+        let key = "nlKey-\(name.count)-Zq9~Wx"
+        let server = try await TestServer.shared()
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let log = LogCollector()
+        let entries = LogEntryCollector()
+        let net = makeManager(log: log, entries: entries)
+        net.mockRecordingDirectory = directory
+        let provider = server.secretProvider(authentication: .apiKey(key, header: name))
+
+        let echo = try await net.perform(TestRequest<Echo>(provider, "/echo"))
+        #expect(echo.header(name) == key, "the key was sent, so its absence below means something")
+        let findings = SecretFindings()
+        // A server that quotes the key back in a response header, recorded as a mock, failing.
+        let reflected = MockedRequest<Echo>(provider, "/reflect-headers?status=500", mock: "Reflected")
+        if let error = await networkError({ try await net.perform(reflected) }) { findings.add(error) }
+        findings.add(try await net.curlCommand(for: TestRequest<Echo>(provider, "/echo")))
+        let sidecar = try String(contentsOf: directory.appendingPathComponent("Reflected.meta.json"), encoding: .utf8)
+        #expect(sidecar.contains("X-Reflected-"), "the reflected headers were recorded: \(sidecar)")
+
+        let forms = SecretForms(key)
+        for (place, texts) in [("the log", log.all), ("a log entry", entries.texts), ("an error or the curl command", findings.all),
+                               ("the sidecar", [sidecar])] {
+            #expect(!texts.contains(where: forms.appears), "\(name): the key appears in \(place)")
+        }
+        #expect(log.text.contains("\(name): <redacted>"))
+    }
+
+    @Test("An API key in a query item of any name is redacted in every URL shown")
+    func apiKeyQueryItemOfAnyName() async throws {
+        let key = "nlQueryKey~7Rt^p"
+        let server = try await TestServer.shared()
+        let log = LogCollector()
+        let net = makeManager(log: log)
+        let provider = server.secretProvider(authentication: .apiKey(key, queryItem: "subscription"))
+        let echo = try await net.perform(TestRequest<Echo>(provider, "/echo"))
+        #expect(echo.args["subscription"] == [key])
+        let findings = SecretFindings()
+        if let error = await networkError({ try await net.perform(TestRequest<Echo>(provider, "/status/500")) }) { findings.add(error) }
+        let curl = try await net.curlCommand(for: TestRequest<Echo>(provider, "/echo"))
+        findings.add(curl)
+        #expect(curl.contains("subscription=<redacted>"))
+        let forms = SecretForms(key)
+        #expect(!log.all.contains(where: forms.appears))
+        #expect(!findings.all.contains(where: forms.appears))
+    }
+
+    /// Where a name is declared secret: the manager, the provider or the request.
+    enum Declared: String, CaseIterable, Sendable {
+        case manager, provider, request
+    }
+
+    @Test("A header declared secret by the manager, the provider or the request is redacted everywhere and stays at its origin",
+          arguments: Declared.allCases)
+    func declaredHeader(_ declared: Declared) async throws {
+        let value = "nlDeclared-\(declared.rawValue)-Ka^3"
+        let server = try await TestServer.shared()
+        try await withTestServer(record: true) { other in
+            let log = LogCollector()
+            let net = makeManager(log: log)
+            if declared == .manager { net.redactedHeaderNames = ["X-Tenant-Proof"] }
+            let provider = server.secretProvider(headers: ["X-Tenant-Proof": value, "X-Trace": "visible"],
+                                                 secretHeaderNames: declared == .provider ? ["x-tenant-proof"] : [])
+            func request(_ endpoint: String) -> TestRequest<Echo> {
+                let request = TestRequest<Echo>(provider, endpoint)
+                if declared == .request { request.secretHeaderNames = ["X-TENANT-PROOF"] }
+                return request
+            }
+            #expect(try await net.perform(request("/echo")).header("X-Tenant-Proof") == value)
+            let elsewhere = try await net.perform(request("/redirect-to?url=" + ParameterValue.percentEncode(other.baseURL + "/echo")))
+            #expect(elsewhere.header("X-Tenant-Proof") == nil, "the declared header followed the redirect to another origin")
+            #expect(elsewhere.header("X-Trace") == "visible", "an ordinary header does follow it")
+            let curl = try await net.curlCommand(for: request("/echo"))
+            let forms = SecretForms(value)
+            #expect(!log.all.contains(where: forms.appears))
+            #expect(!forms.appears(in: curl))
+            #expect(!forms.appears(in: Array(other.recordedBytes())))
+        }
+    }
+
+    @Test("A query item declared secret by the provider or the request is redacted in every URL shown",
+          arguments: [Declared.provider, .request])
+    func declaredQueryItem(_ declared: Declared) async throws {
+        let value = "nlHint-\(declared.rawValue)-Q~z9"
+        let server = try await TestServer.shared()
+        let log = LogCollector()
+        let provider = server.secretProvider(secretQueryItemNames: declared == .provider ? ["tenant_hint"] : [])
+        let request = TestRequest<Echo>(provider, "/echo", params: ["tenant_hint": value, "page": 2])
+        if declared == .request { request.secretQueryItemNames = ["Tenant_Hint"] }
+        let echo = try await makeManager(log: log).perform(request)
+        #expect(echo.args["tenant_hint"] == [value])
+        #expect(log.text.contains("tenant_hint=<redacted>"))
+        #expect(log.text.contains("page=2"))
+        #expect(!log.all.contains(where: SecretForms(value).appears))
+    }
+
+    @Test("A secret-looking header nobody declared is still redacted: the list is a safety net")
+    func theSafetyNetStays() async throws {
+        let value = "nlSession~Vb71"
+        let server = try await TestServer.shared()
+        let log = LogCollector()
+        _ = try await makeManager(log: log).perform(TestRequest<Echo>(server.provider(headers: ["X-Session-Id": value]), "/echo"))
+        #expect(log.text.contains("X-Session-Id: <redacted>"))
+        #expect(!log.all.contains(where: SecretForms(value).appears))
+    }
+
+    @Test("A server that quotes the key back in its error message does not put it in the error")
+    func aServerQuotingTheKeyInAnError() async throws {
+        let key = "nlQuoted~Key^41"
+        let server = try await TestServer.shared()
+        let log = LogCollector()
+        var provider = server.secretProvider(authentication: .apiKey(key, header: "Ocp-Apim-Subscription-Key"))
+        provider.errorBodyType = MessageErrorBody.self
+        let body = #"{"message": "the subscription key \#(key) is not valid"}"#
+        let error = await networkError {
+            try await makeManager(log: log).perform(TestRequest<Echo>(provider, "/status/403", params: ["body": body]))
+        }
+        #expect(error?.caseName == "unauthorizedAccess")
+        #expect(error?.errorDescription?.contains("is not valid") == true, "the server's message is shown: \(String(describing: error))")
+        // Every text the library wrote. (The decoded MessageErrorBody is the app's own value,
+        // kept as it came: its dump shows the message as the server sent it.)
+        let texts = [error?.errorDescription, error?.failureReason, error?.recoverySuggestion, error?.context?.request,
+                     error?.context?.reason, error?.context?.response.map { String(reflecting: $0) }].compactMap { $0 }
+        #expect(!texts.contains(where: SecretForms(key).appears), "\(texts)")
+        #expect(!log.all.contains(where: SecretForms(key).appears))
+    }
+
+    @Test("A server that echoes a secret under another name has it scrubbed from the response preview")
+    func anEchoedSecretIsScrubbedFromThePreview() async throws {
+        let key = "nlEchoed \"Key\"/\\é~9"  // a quote, a slash, a backslash and non-ASCII: JSON escapes them
+        let server = try await TestServer.shared()
+        let log = LogCollector()
+        let provider = server.secretProvider(authentication: .apiKey(key, queryItem: "subscription"))
+        let echo = try await makeManager(log: log).perform(TestRequest<Echo>(provider, "/echo"))
+        #expect(echo.args["subscription"] == [key])
+        #expect(log.text.contains("\"args\""), "the preview was logged")
+        #expect(!log.all.contains(where: SecretForms(key).appears))
+    }
+}
