@@ -70,9 +70,10 @@ struct Redactor: Sendable {
         Self.withEchoedForms(rawSecretValues(of: request))
     }
 
-    /// The secret values exactly as the request carries them, at least 4 characters long.
+    /// The secret values exactly as the request carries them, at least 4 characters long; for a
+    /// hop of a redirect, the original request's too.
     func rawSecretValues(of request: PreparedRequest) -> [String] {
-        var secrets: [String] = []
+        var secrets = request.redirectedFrom.map { $0.redactor.rawSecretValues(of: $0) } ?? []
         for header in request.headers where isSecretHeader(header.name) {
             secrets.append(header.value)
             // "Bearer abc" → also "abc"; "a=1; b=2" (cookies) → also "1" and "2".
@@ -95,8 +96,9 @@ struct Redactor: Sendable {
         if case .multipart(let form)? = request.body {
             for case .text(let name, let value) in form.parts where isSecretField(name) { secrets.append(value) }
         }
-        // Short values would scrub ordinary text; they are still redacted where they are named.
-        return Array(Set(secrets.map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.count >= 4 }))
+        // As carried and without surrounding spaces (what a server sees of a header). Short values
+        // would scrub ordinary text; they are still redacted where they are named.
+        return Array(Set(secrets + secrets.map { $0.trimmingCharacters(in: .whitespaces) }).filter { $0.count >= 4 })
     }
 
     /// Each value, plus its percent-encoded form (as in a query string) and its JSON-escaped forms

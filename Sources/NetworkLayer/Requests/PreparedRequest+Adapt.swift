@@ -34,6 +34,6 @@ extension PreparedRequest {
         for header in outgoing.headerList where Redactor.looksSecret(header: header.name) { secrets.insert(header: header.name) }
         return PreparedRequest(method: method, url: url, headers: outgoing.headerList, body: body, timeout: timeout,
                                snapshot: snapshot, secrets: secrets,
-                               adaptedHeaderNames: adaptedHeaderNames.union(outgoing.setNames))
+                               adaptedHeaderNames: adaptedHeaderNames.union(outgoing.setNames), redirectedFrom: redirectedFrom)
     }
 }

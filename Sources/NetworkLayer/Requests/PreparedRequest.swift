@@ -16,9 +16,13 @@ final class PreparedRequest: Sendable {
     let secrets: SecretNames
     /// Lowercased names of the headers the provider's `adapt(_:)` set: none of them goes to another origin.
     let adaptedHeaderNames: Set<String>
+    /// For a hop of a redirect, the request the app made: its secret values stay secrets in
+    /// everything that describes the hop, even where the hop no longer carries them.
+    let redirectedFrom: PreparedRequest?
 
     init(method: HTTPMethod, url: URL, headers: [(name: String, value: String)], body: PreparedBody?,
-         timeout: TimeInterval, snapshot: RequestSnapshot, secrets: SecretNames, adaptedHeaderNames: Set<String> = []) {
+         timeout: TimeInterval, snapshot: RequestSnapshot, secrets: SecretNames, adaptedHeaderNames: Set<String> = [],
+         redirectedFrom: PreparedRequest? = nil) {
         self.method = method
         self.url = url
         self.headers = headers
@@ -27,6 +31,7 @@ final class PreparedRequest: Sendable {
         self.snapshot = snapshot
         self.secrets = secrets
         self.adaptedHeaderNames = adaptedHeaderNames
+        self.redirectedFrom = redirectedFrom
     }
 
     /// What the log, errors, copy-as-curl and record mode redact for this request: its

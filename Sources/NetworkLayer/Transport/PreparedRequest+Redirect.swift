@@ -64,7 +64,8 @@ extension PreparedRequest {
                                  reason: "the timeout of \(snapshot.timeout.compactText) s elapsed while following redirects"))
         }
         return PreparedRequest(method: method, url: target, headers: headers, body: body, timeout: remaining,
-                               snapshot: snapshot, secrets: secrets, adaptedHeaderNames: adaptedHeaderNames)
+                               snapshot: snapshot, secrets: secrets, adaptedHeaderNames: adaptedHeaderNames,
+                               redirectedFrom: original)
     }
 
     /// Whether one of `urls` carries a secret value of `request`, as it is or percent-encoded
