@@ -112,3 +112,6 @@ void nl_ssl_ctx_require_pins(void *ssl_ctx, nl_pin_check *check) {
     SSL_CTX_set_options((SSL_CTX *)ssl_ctx, SSL_OP_NO_RENEGOTIATION);
     SSL_CTX_set_cert_verify_callback((SSL_CTX *)ssl_ctx, verify_chain_then_pins, check);
 }
+
+unsigned long nl_openssl_header_version(void) { return OPENSSL_VERSION_NUMBER; }
+unsigned long nl_openssl_runtime_version(void) { return OpenSSL_version_num(); }

@@ -40,6 +40,14 @@ Paths in serve mode (any method; the query is ignored unless noted):
   /corrupt-gzip        Content-Encoding: gzip with a valid gzip header and garbage after it
   /gzip-bomb           Content-Encoding: gzip, 50 MB of zeros compressed to about 50 KB;
                        ?layers=2 compresses twice ("gzip, gzip") to about 200 bytes
+  /fixture/<name>      a file of Tests/Fixtures/Compressed/ as the body, with
+                       ?encoding=<gzip|deflate|br|zstd> as its Content-Encoding (a bomb in
+                       every encoding: zeros-50MiB.zst, zeros-50MiB.br, zeros-50MiB.deflate)
+  /gzip-records        Content-Encoding: gzip, ?mb=<n> MiB of JSON records with varied digits:
+                       ordinary JSON that compresses about 6 times
+  /retry-after         503 with Retry-After: the percent-decoded ?value=<text>, exactly as given
+  /content-length      200 with Content-Length: the percent-decoded ?value=<text> and a 2-byte
+                       body, then close
   /lying-length        Content-Length: 60000000, 10 body bytes, close
   /garbage-status      "HTTP/1.1 ABC Garbage" as the status line
   /nul-header          a header whose value holds a NUL byte
@@ -116,6 +124,34 @@ def gzip_bomb(layers):
                 data = gzip.compress(data, compresslevel=9)
             _bombs[layers] = data
         return _bombs[layers]
+
+
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Fixtures", "Compressed")
+_records = {}
+
+
+def gzip_records(megabytes):
+    """`megabytes` MiB of JSON records whose ids and amounts vary, gzip-compressed: ordinary
+    JSON (about 6 times smaller compressed), far from a bomb. Cached per size."""
+    with _bombs_lock:
+        if megabytes not in _records:
+            parts, size, state = ["["], 1, 12345
+            while size < megabytes * 1024 * 1024:
+                state = (state * 1103515245 + 12345) % 2147483648
+                record = '{"id":%d,"name":"user-%d","amount":%d.%02d,"active":%s},' % (
+                    state, state % 99991, state % 100000, state % 100, "true" if state % 2 else "false")
+                parts.append(record)
+                size += len(record)
+            parts.append('{"id":0}]')
+            _records[megabytes] = gzip.compress("".join(parts).encode(), compresslevel=6)
+        return _records[megabytes]
+
+
+def query_value(query, name):
+    """The percent-decoded value of `name` in a query string, or None."""
+    from urllib.parse import parse_qs
+    values = parse_qs(query, keep_blank_values=True).get(name)
+    return values[0] if values else None
 
 
 # --- Connections -------------------------------------------------------------------
@@ -251,6 +287,29 @@ def handle(conn, method, path, query):
         c.send(response(200, "OK", [("Content-Type", "application/octet-stream"), ("Content-Encoding", encoding)],
                         gzip_bomb(layers)))
         return True
+    if path.startswith("/fixture/"):
+        name = path[len("/fixture/"):]
+        if "/" in name or name.startswith("."):
+            c.send(json_response(400, "Bad Request", {"error": "bad fixture name"}))
+            return True
+        encoding = query_value(query, "encoding") or "gzip"
+        with open(os.path.join(FIXTURES, name), "rb") as fixture:
+            body = fixture.read()
+        c.send(response(200, "OK", [("Content-Type", "application/octet-stream"), ("Content-Encoding", encoding)], body))
+        return True
+    if path == "/gzip-records":
+        c.send(response(200, "OK", [("Content-Type", "application/json"), ("Content-Encoding", "gzip")],
+                        gzip_records(int(query_value(query, "mb") or "20"))))
+        return True
+    if path == "/retry-after":
+        c.send(response(503, "Service Unavailable", [("Content-Type", "application/json"),
+                                                     ("Retry-After", query_value(query, "value") or "")],
+                        b'{"error": "busy"}'))
+        return True
+    if path == "/content-length":
+        c.send(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\nContent-Length: "
+               + (query_value(query, "value") or "").encode("latin-1") + b"\r\n\r\nok")
+        return False
     if path == "/lying-length":
         c.send(response(200, "OK", [("Content-Type", "application/octet-stream"), ("Content-Length", "60000000")],
                         b"0123456789", keep_alive=False))

@@ -73,4 +73,9 @@ const unsigned char *nl_pin_check_presented(const nl_pin_check *check, int index
 /// only ever runs during the handshake, while `check`'s transfer is alive.
 void nl_ssl_ctx_require_pins(void *ssl_ctx, nl_pin_check *check);
 
+/// The version of the OpenSSL this library was compiled against (OPENSSL_VERSION_NUMBER), and of
+/// the one loaded at run time (OpenSSL_version_num()): 0xMNN00PP0 for OpenSSL 3, 0xMNNFFPPS before.
+unsigned long nl_openssl_header_version(void);
+unsigned long nl_openssl_runtime_version(void);
+
 #endif

@@ -196,9 +196,12 @@ struct NetworkLog: Sendable {
         }
     }
 
+    /// Whole milliseconds, saturating instead of overflowing for absurd durations.
     static func milliseconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components
-        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+        let (whole, overflow) = Int(seconds).multipliedReportingOverflow(by: 1000)
+        guard !overflow else { return seconds < 0 ? .min : .max }
+        return whole.addingReportingOverflow(Int(attoseconds / 1_000_000_000_000_000)).partialValue
     }
 
     // MARK: Body previews

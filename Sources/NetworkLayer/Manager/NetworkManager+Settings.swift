@@ -96,9 +96,19 @@ extension NetworkManager {
         set { settings.withLock { $0.customCABundle = newValue } }
     }
 
+    /// How far a compressed response may expand when libcurl decodes it, the guard against
+    /// decompression bombs. Default ``DecompressionLimit/standard`` (a ratio of 100 above 16 MiB);
+    /// a request's `decompressionLimit` overrides it. A response beyond it fails with
+    /// ``NetworkError/transport(_:)``.
+    public var decompressionLimit: DecompressionLimit {
+        get { settings.withLock { $0.decompressionLimit } }
+        set { settings.withLock { $0.decompressionLimit = newValue } }
+    }
+
     /// The largest response body accepted, in bytes, counted after decompression (so a small
     /// gzip bomb cannot fill memory); a larger body fails with ``NetworkError/transport(_:)``. A
-    /// request's `maximumResponseSize` overrides it. Default `nil`: no limit.
+    /// request's `maximumResponseSize` overrides it. Default `nil`: no limit. Negative values are
+    /// refused with ``NetworkError/invalidRequest(_:)`` when a request starts.
     public var maximumResponseSize: Int? {
         get { settings.withLock { $0.maximumResponseSize } }
         set { settings.withLock { $0.maximumResponseSize = newValue } }

@@ -258,6 +258,11 @@ public final class NetworkManager: Sendable {
         let request = try snapshot.prepare(providerHeaders: providerHeaders, credentials: credentials, redactor: settings.redactor)
         var options = settings.transferOptions
         options.maximumResponseSize = snapshot.maximumResponseSize ?? settings.maximumResponseSize
+        options.decompressionLimit = snapshot.decompressionLimit ?? settings.decompressionLimit
+        if let limit = options.maximumResponseSize, limit < 0 {
+            throw .invalidRequest(.init(request: request.redactedDescription,
+                                        reason: "the maximum response size must be zero or more bytes, not \(limit)"))
+        }
         return (request, options, providerHeaders, credentials)
     }
 

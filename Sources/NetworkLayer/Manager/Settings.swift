@@ -13,8 +13,12 @@ struct Settings: Sendable {
     var certificatesDirectoryOverride: URL?
     var customCABundle: URL?
     var maximumResponseSize: Int?
+    var decompressionLimit = DecompressionLimit.standard
     var completionQueue = DispatchQueue(label: "NetworkLayer.completion")
     var pinning: PinningConfiguration?
+    /// Why pins cannot be checked in this process (``TLSBackendCheck``), or `nil`. A setting only
+    /// so that a test can exercise the fail-closed path on one manager of its own.
+    var tlsBackendProblem = TLSBackendCheck.problem
 
     /// `MockResponses` in the current working directory unless set.
     var mockResponsesDirectory: URL {
@@ -27,7 +31,8 @@ struct Settings: Sendable {
     }
 
     var transferOptions: TransferOptions {
-        TransferOptions(customCABundle: customCABundle, pinning: pinning?.isEnabled == true ? pinning : nil)
+        TransferOptions(customCABundle: customCABundle, pinning: pinning?.isEnabled == true ? pinning : nil,
+                        tlsBackendProblem: tlsBackendProblem)
     }
 
     /// Where log entries go: the handler, or standard error.

@@ -37,7 +37,9 @@ open class BaseRequest<Response: Decodable & Sendable> {
     public var additionalHeaders: [String: String] = [:]
 
     /// How long the whole request may take, in seconds, from start to the last body byte.
-    /// Default 60. `.infinity` means no limit.
+    /// Default 60. `.infinity` means no limit, and so does any value beyond
+    /// 10⁹ seconds (about 31 years); zero, negative and NaN values are refused with
+    /// ``NetworkError/invalidRequest(_:)`` when the request starts.
     public var timeout: TimeInterval = 60
 
     /// The HTTP method. Default `.get`.
@@ -135,6 +137,10 @@ open class BaseRequest<Response: Decodable & Sendable> {
     /// fails with ``NetworkError/transport(_:)``. `nil` uses ``NetworkManager/maximumResponseSize``.
     public var maximumResponseSize: Int?
 
+    /// How far a compressed response may expand when it is decoded; `nil` uses
+    /// ``NetworkManager/decompressionLimit`` (by default ``DecompressionLimit/standard``).
+    public var decompressionLimit: DecompressionLimit?
+
     /// Called with upload and download progress, at most about ten times a second and once at the
     /// end, on the library's network thread: keep it short (update a value, yield to a stream).
     /// Default `nil`: progress is not tracked at all. See ``progressUpdates()`` for an `AsyncStream`.
@@ -185,6 +191,7 @@ open class BaseRequest<Response: Decodable & Sendable> {
                                      queryItems: serviceProvider.secretQueryItemNames.union(secretQueryItemNames)),
             downloadDestination: downloadDestination,
             maximumResponseSize: maximumResponseSize,
+            decompressionLimit: decompressionLimit,
             progress: onProgress.map { ProgressReporter(report: $0, finish: progressFinished) },
             validator: validator,
             expectations: ResponseExpectations(

@@ -10,19 +10,19 @@ enum HeaderFields {
     {
         var result: [(name: String, value: String)] = []
         result.reserveCapacity(provider.count + authentication.count + request.count)
-        for name in provider.keys.sorted() {
-            try validate(name: name, value: provider[name]!)
-            result.append((name, provider[name]!))
+        for (name, value) in provider.sorted(by: { $0.key < $1.key }) {
+            try validate(name: name, value: value)
+            result.append((name, value))
         }
         for header in authentication {
             try validate(name: header.name, value: header.value)
             result.removeAll { $0.name.equalsIgnoringASCIICase(header.name) }
             result.append(header)
         }
-        for name in request.keys.sorted() {
-            try validate(name: name, value: request[name]!)
+        for (name, value) in request.sorted(by: { $0.key < $1.key }) {
+            try validate(name: name, value: value)
             result.removeAll { $0.name.equalsIgnoringASCIICase(name) }
-            result.append((name, request[name]!))
+            result.append((name, value))
         }
         return result
     }

@@ -79,7 +79,7 @@ enum ParameterValue: Sendable {
         case let v as [String: Any]:
             var members: [(key: String, value: ParameterValue)] = []
             members.reserveCapacity(v.count)
-            for key in v.keys.sorted() { members.append((key, try convert(v[key]!, path: "\(path).\(key)"))) }
+            for (key, member) in v.sorted(by: { $0.key < $1.key }) { members.append((key, try convert(member, path: "\(path).\(key)"))) }
             return .object(members)
         default:
             // `nil` arrives as an Optional wrapped in the existential.

@@ -9,6 +9,8 @@ final class PreparedRequest: Sendable {
     let headers: [(name: String, value: String)]
     let body: PreparedBody?
     let timeout: TimeInterval
+    /// The largest timeout enforced, in seconds (about 31 years); a larger one means no limit.
+    static let timeoutCeiling: TimeInterval = 1e9
     let snapshot: RequestSnapshot
     /// The names of this request's secret headers and query items: what its authentication
     /// added, what the manager, the provider, the request and the provider's `adapt(_:)`

@@ -22,6 +22,7 @@ struct RequestSnapshot: Sendable {
     let secretNames: SecretNames
     let downloadDestination: URL?
     let maximumResponseSize: Int?
+    let decompressionLimit: DecompressionLimit?
     let progress: ProgressReporter?
     /// The request's own check of an acceptable response, before the provider's `parseAndValidate`.
     let validator: (@Sendable (HTTPResponse) throws -> Void)?
@@ -87,6 +88,9 @@ struct RequestSnapshot: Sendable {
         }
         guard timeout > 0 else {
             throw .invalidRequest(.init(reason: "the timeout must be greater than zero, not \(timeout)"))
+        }
+        if let keyPath = expectations.keyPath, let problem = KeyPathDecoding.problem(with: keyPath) {
+            throw .invalidRequest(.init(reason: problem))
         }
         // The safety net: names that look secret become facts of this request too.
         for header in headers where Redactor.looksSecret(header: header.name) { secrets.insert(header: header.name) }

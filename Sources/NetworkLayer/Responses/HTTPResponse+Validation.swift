@@ -47,17 +47,16 @@ extension HTTPResponse {
     ///   - type: the type to decode the body as.
     ///   - decoder: the JSON decoder; `nil` (the default) uses the request's, else the provider's.
     public func decode<T: Decodable>(_ type: T.Type, using decoder: JSONDecoder? = nil) throws(NetworkError) -> T {
-        // The casts below cannot fail: each branch has just checked that T is that type.
-        if T.self == Data.self { return body as! T }
-        if T.self == EmptyResponse.self { return EmptyResponse() as! T }
-        if T.self == String.self { return try text() as! T }
+        if T.self == Data.self, let body = body as? T { return body }
+        if T.self == EmptyResponse.self, let empty = EmptyResponse() as? T { return empty }
+        if T.self == String.self, let text = try text() as? T { return text }
         if T.self == DownloadedFile.self {
             guard let downloadedFile else {
                 throw .serialization(.init(request: requestDescription,
                                            reason: "DownloadedFile needs a download: set the request's downloadDestination",
                                            statusCode: statusCode, response: keptForError()))
             }
-            return downloadedFile as! T
+            if let file = downloadedFile as? T { return file }
         }
         // Untyped JSON is the body as sent: the request's decoder might rename its keys.
         let decoder = decoder ?? (T.self == JSONValue.self ? Self.plainDecoder : expectations.decoder)

@@ -5,6 +5,20 @@ import Foundation
 enum KeyPathDecoding {
     @TaskLocal static var keyPath = ""
 
+    /// The keys of a dot-separated path; empty components (`"."`, `"a..b"`, `".a"`) are dropped.
+    static func keys(of path: String) -> [Key] {
+        path.split(separator: ".").map { Key(stringValue: String($0)) }
+    }
+
+    /// Why `path` cannot be used, or `nil` when it is a usable key path: every component non-empty.
+    static func problem(with path: String) -> String? {
+        guard !path.isEmpty else { return nil }  // an empty path means the top level
+        if path.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty) {
+            return "the key path \"\(HeaderFields.printable(path))\" has an empty component; write keys separated by single dots, as in \"data.items\""
+        }
+        return nil
+    }
+
     struct Key: CodingKey {
         let stringValue: String
         var intValue: Int? { nil }
@@ -16,12 +30,17 @@ enum KeyPathDecoding {
         let value: T
 
         init(from decoder: any Decoder) throws {
-            let keys = KeyPathDecoding.keyPath.split(separator: ".").map { Key(stringValue: String($0)) }
+            let keys = KeyPathDecoding.keys(of: KeyPathDecoding.keyPath)
+            guard let last = keys.last else {
+                // `prepare` refuses such a path before sending; this guards a direct caller.
+                throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription:
+                    "the key path \"\(KeyPathDecoding.keyPath)\" names no key"))
+            }
             var container = try decoder.container(keyedBy: Key.self)
             for key in keys.dropLast() {
                 container = try container.nestedContainer(keyedBy: Key.self, forKey: key)
             }
-            value = try container.decode(T.self, forKey: keys.last!)
+            value = try container.decode(T.self, forKey: last)
         }
     }
 }

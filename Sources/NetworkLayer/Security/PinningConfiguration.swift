@@ -45,7 +45,7 @@ struct PinningConfiguration: Sendable {
     func pins(forHost host: String) -> [PublicKeyPin] {
         let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         var pins: [PublicKeyPin] = []
-        for rule in rules where rule.hosts == nil || rule.hosts!.contains(where: { Self.matches(pattern: $0, host: host) }) {
+        for rule in rules where rule.hosts?.contains(where: { Self.matches(pattern: $0, host: host) }) ?? true {
             pins += rule.pins
         }
         return pins

@@ -56,25 +56,57 @@ public struct RetryPolicy: Sendable, Equatable {
         }
     }
 
+    /// No retry waits longer than a day, whatever ``maximumDelay`` or a server's `Retry-After` says.
+    public static let delayCeiling: Duration = .seconds(24 * 60 * 60)
+
     /// The wait before attempt `attempt + 1` (`attempt` ≥ 1), honouring `Retry-After` when given.
+    ///
+    /// Every input is bounded before it becomes a `Duration`: a negative delay counts as zero, a
+    /// `maximumDelay` over ``delayCeiling`` as the ceiling, and a `Retry-After` of any size (a
+    /// hostile server may send `99999999999999999999`) as at most the cap. Never traps.
     func delay(after attempt: Int, retryAfter: String?) -> Duration {
+        let cap = min(max(maximumDelay, .zero), Self.delayCeiling)
         if let retryAfter, let seconds = Self.seconds(fromRetryAfter: retryAfter) {
-            return min(.milliseconds(Int64((seconds * 1000).rounded())), maximumDelay)
+            return Self.duration(seconds: seconds, cappedAt: cap)
         }
-        let exponential = baseDelay * Int(truncatingIfNeeded: 1 << min(attempt - 1, 30))
-        let capped = min(exponential, maximumDelay)
-        return capped * Double.random(in: 0.5...1.0)
+        let base = min(max(baseDelay, .zero), cap).seconds
+        let doublings = attempt > 63 ? 62 : max(attempt, 1) - 1  // no `attempt - 1` overflow for Int.min
+        let exponential = base * pow(2, Double(doublings))
+        return Self.duration(seconds: min(exponential, cap.seconds) * Double.random(in: 0.5...1.0), cappedAt: cap)
     }
 
-    /// `Retry-After` as seconds: either a number of seconds or an HTTP date (RFC 9110).
+    /// `seconds` as a duration within `0...cap`; NaN and negative values are zero.
+    static func duration(seconds: Double, cappedAt cap: Duration) -> Duration {
+        guard seconds.isFinite, seconds > 0 else { return seconds == .infinity ? cap : .zero }
+        guard seconds < cap.seconds else { return cap }
+        // Below the cap, which is at most a day: the nanoseconds fit an Int64 by far.
+        return .nanoseconds(Int64((seconds * 1e9).rounded()))
+    }
+
+    /// `Retry-After` as seconds: a number of seconds (`1*DIGIT`) or an HTTP date in any of the
+    /// three forms RFC 9110 requires a recipient to accept; `nil` for anything else (a negative
+    /// or fractional number, `1e16`, `NaN`), which leaves the policy's own backoff in place.
+    /// A date in the past is zero; a huge number is returned as it is, for the caller to cap.
     static func seconds(fromRetryAfter value: String, now: Date = Date()) -> Double? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Double(trimmed), seconds.isFinite, seconds >= 0 { return seconds }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: trimmed) else { return nil }
-        return max(0, date.timeIntervalSince(now))
+        guard !trimmed.isEmpty else { return nil }
+        if trimmed.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+            // Any number of digits: a Double holds them all (beyond about 308 digits, infinity).
+            return Double(trimmed)
+        }
+        for format in httpDateFormats {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = format
+            if let date = formatter.date(from: trimmed) {
+                let seconds = date.timeIntervalSince(now)
+                return seconds.isFinite ? max(0, seconds) : nil
+            }
+        }
+        return nil
     }
+
+    /// IMF-fixdate, the obsolete RFC 850 form, and ANSI C's asctime() form (RFC 9110 section 5.6.7).
+    private static let httpDateFormats = ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"]
 }

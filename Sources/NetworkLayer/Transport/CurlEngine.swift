@@ -53,9 +53,6 @@ final class CurlEngine: @unchecked Sendable {
         curl_version_info(CURLVERSION_TENTH)?.pointee.ssl_version.map { String(cString: $0) } ?? "none"
     }()
 
-    /// Whether pins can be enforced inside the handshake: the verifier needs OpenSSL's SSL_CTX.
-    static let tlsBackendCanPin = tlsBackend.hasPrefix("OpenSSL/")
-
     private init() throws(NetworkError) {
         let global = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
         guard global == CURLE_OK else {

@@ -19,6 +19,8 @@ enum CurlErrorMapping {
         var maximumResponseSize: Int?
         /// Whether the body went over ``maximumResponseSize`` (libcurl then reports a write error).
         var exceededMaximumSize = false
+        /// The limit a compressed body broke, with its decoded and compressed sizes at that moment.
+        var decompressionBomb: (limit: DecompressionLimit, decoded: Int64, compressed: Int64)?
         /// The system's reason when the download could not be written to its file.
         var diskWriteFailure: String?
         /// Whether a connection was established before the transfer ended.
@@ -46,6 +48,14 @@ enum CurlErrorMapping {
             return .transport(.init(
                 request: request.redactedDescription,
                 reason: "the response body is larger than the limit of \(limit) bytes (counted after decompression)",
+                underlyingError: curl))
+        }
+        if let bomb = facts.decompressionBomb, let ratio = bomb.limit.ratio {
+            return .transport(.init(
+                request: request.redactedDescription,
+                reason: "the compressed response expanded more than \(ratio) times (\(bomb.compressed) bytes received became "
+                    + "over \(bomb.decoded) bytes decoded), beyond the decompression limit; if this body is legitimate, "
+                    + "raise the request's or the manager's decompressionLimit",
                 underlyingError: curl))
         }
         if code == CURLE_WRITE_ERROR, let failure = facts.diskWriteFailure {

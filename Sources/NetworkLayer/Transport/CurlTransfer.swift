@@ -41,6 +41,11 @@ final class CurlTransfer: @unchecked Sendable {
     /// The largest body accepted, and whether the server exceeded it.
     private let maximumResponseSize: Int?
     private var exceededMaximumSize = false
+    /// How far a compressed body may expand; checked only for a response with a `Content-Encoding`.
+    private let decompressionLimit: DecompressionLimit
+    private var isContentEncoded = false
+    /// The decoded and compressed sizes when the body broke ``decompressionLimit``.
+    private var exceededDecompressionLimit: (decoded: Int64, compressed: Int64)?
     /// Why the response was refused while its headers arrived (a bare CR, conflicting lengths).
     private var malformedResponse: String?
     /// `errno` of the write to the download file that failed.
@@ -57,6 +62,7 @@ final class CurlTransfer: @unchecked Sendable {
         self.handle = handle
         pinning = options.pinning
         maximumResponseSize = options.maximumResponseSize
+        decompressionLimit = options.decompressionLimit
         progress = request.snapshot.progress
         // libcurl's own additions we do not want: "Expect: 100-continue" (a round trip of latency
         // before a body) and, for a body without a type, "Content-Type: application/x-www-form-urlencoded".
@@ -146,23 +152,23 @@ final class CurlTransfer: @unchecked Sendable {
         }
         if let pinning {
             // Pins are checked inside the handshake, by a verifier installed on each new
-            // connection's SSL_CTX. Without an OpenSSL backend that cannot happen: fail closed.
-            if !CurlEngine.tlsBackendCanPin {
+            // connection's SSL_CTX. Unless libcurl runs on the OpenSSL this library was linked
+            // against, that cannot happen safely: fail closed for a pinned host.
+            if let problem = options.tlsBackendProblem {
                 let host = request.url.host ?? ""
                 guard pinning.pins(forHost: host).isEmpty else {
                     throw .invalidCertificate(.init(
                         request: request.redactedDescription,
-                        reason: host + " is pinned, but this libcurl's TLS backend (" + CurlEngine.tlsBackend
-                            + ") cannot check pins during the handshake, so the request was not sent"))
+                        reason: host + " is pinned, but " + problem + "; the request was not sent"))
                 }
-            }
-            if CurlEngine.tlsBackendCanPin {
+            } else {
                 try handle.set(CURLOPT_SSL_CTX_FUNCTION, sslContextCallback: curlRequirePins)
                 try handle.set(CURLOPT_SSL_CTX_DATA, pointer: context)
             }
         }
 
-        if request.timeout.isFinite {
+        if request.timeout.isFinite, request.timeout <= PreparedRequest.timeoutCeiling {
+            // Within the ceiling (10⁹ s) the milliseconds fit a long by far; beyond it, no limit.
             try handle.set(CURLOPT_TIMEOUT_MS, max(1, Int((request.timeout * 1000).rounded(.up))))
         }
         try configureMethod()
@@ -227,6 +233,14 @@ final class CurlTransfer: @unchecked Sendable {
             exceededMaximumSize = true
             return false
         }
+        if isContentEncoded, bytesReceived > decompressionLimit.floor {
+            // libcurl counts the bytes it received before decoding them.
+            let compressed = handle.offset(CURLINFO_SIZE_DOWNLOAD_T) ?? 0
+            if decompressionLimit.isExceeded(decoded: bytesReceived, compressed: compressed) {
+                exceededDecompressionLimit = (bytesReceived, compressed)
+                return false
+            }
+        }
         if let downloadFile {
             guard fwrite(bytes.baseAddress, 1, bytes.count, downloadFile) == bytes.count else {
                 diskWriteErrno = errno
@@ -261,6 +275,7 @@ final class CurlTransfer: @unchecked Sendable {
             // A new status line: an interim (1xx) response came before; start over.
             headerBytes.removeAll(keepingCapacity: true)
             announcedLength = nil
+            isContentEncoded = false
             return true
         }
         let kept = UnsafeBufferPointer(rebasing: line[0..<count])
@@ -271,6 +286,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
         headerBytes.append(contentsOf: kept)
         headerBytes.append(UInt8(ascii: "\n"))
+        if decompressionLimit.ratio != nil, Self.isEncodingLine(kept) { isContentEncoded = true }
         if let length = Self.contentLength(kept) {
             // RFC 9112 section 6.3: differing Content-Length values make the framing unknowable.
             if let announced = announcedLength, announced != length {
@@ -288,6 +304,16 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     private static let contentLengthName = Array("content-length:".utf8)
+    private static let contentEncodingName = Array("content-encoding:".utf8)
+
+    /// Whether the line is a `Content-Encoding:` header naming an encoding other than `identity`.
+    private static func isEncodingLine(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        let name = contentEncodingName
+        guard line.count > name.count, line[0] | 0x20 == UInt8(ascii: "c"),
+              line[0..<name.count].elementsEqualIgnoringASCIICase(name) else { return false }
+        let value = line[name.count...].drop { $0 == 0x20 || $0 == 0x09 }
+        return !value.isEmpty && !value.elementsEqualIgnoringASCIICase("identity".utf8)
+    }
     /// The most a server's `Content-Length` alone makes a transfer reserve. Sizing the buffer once
     /// saves copying a large body as it grows (the 100 MB download: 0.93× plain libcurl, against
     /// 0.74× with a 16 MB cap). The reservation is address space: pages become resident only as
@@ -347,7 +373,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// The outcome once libcurl reports the transfer done with `code`.
     func result(for code: CURLcode) -> Result<HTTPResponse, NetworkError> {
-        if code != CURLE_OK || malformedResponse != nil || exceededMaximumSize {
+        if code != CURLE_OK || malformedResponse != nil || exceededMaximumSize || exceededDecompressionLimit != nil {
             return .failure(CurlErrorMapping.error(for: code, message: handle.message(for: code), facts: facts(for: code),
                                                    request: request))
         }
@@ -373,6 +399,9 @@ final class CurlTransfer: @unchecked Sendable {
     private func facts(for code: CURLcode) -> CurlErrorMapping.Facts {
         var facts = CurlErrorMapping.Facts(malformedResponse: malformedResponse, maximumResponseSize: maximumResponseSize,
                                            exceededMaximumSize: exceededMaximumSize)
+        if let exceeded = exceededDecompressionLimit {
+            facts.decompressionBomb = (decompressionLimit, exceeded.decoded, exceeded.compressed)
+        }
         if code == CURLE_PEER_FAILED_VERIFICATION, let pinCheck, nl_pin_check_outcome(pinCheck) == NL_PIN_MISMATCH {
             facts.pinMismatch = (pinnedHost ?? request.url.host ?? "the server", presentedPins)
         }

@@ -6,6 +6,10 @@ struct TransferOptions: Sendable {
     var customCABundle: URL?
     /// The pins to enforce, or `nil` when pinning is off.
     var pinning: PinningConfiguration?
+    /// Why pins cannot be checked in this process, or `nil` (see ``TLSBackendCheck``).
+    var tlsBackendProblem: String?
     /// The largest response body accepted, or `nil` for no limit.
     var maximumResponseSize: Int?
+    /// How far a compressed body may expand.
+    var decompressionLimit = DecompressionLimit.standard
 }

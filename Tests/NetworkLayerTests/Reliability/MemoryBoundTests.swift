@@ -40,8 +40,11 @@ extension Reliability {
                 let directory = try temporaryDirectory()
                 defer { try? FileManager.default.removeItem(at: directory) }
                 let destination = directory.appendingPathComponent("bomb.bin")
-                // The bomb is real: streamed to a file without a limit, it inflates to 50 MB.
-                let file = try await net.perform(DownloadRequest(provider, path, to: destination, timeout: 10))
+                // The bomb is real: streamed to a file without a limit (nor the decompression
+                // guard, which would stop it too), it inflates to 50 MB.
+                let download = DownloadRequest(provider, path, to: destination, timeout: 10)
+                download.decompressionLimit = DecompressionLimit.none
+                let file = try await net.perform(download)
                 #expect(file.size == Self.bombSize)
                 try? FileManager.default.removeItem(at: destination)
 

@@ -1,0 +1,54 @@
+/// How far a compressed response may expand when libcurl decodes it: the guard against a
+/// decompression bomb (a few kilobytes of gzip that inflate to gigabytes).
+///
+/// A response with a `Content-Encoding` fails with ``NetworkError/transport(_:)`` as soon as its
+/// decoded body is larger than `floor` bytes **and** more than `ratio` times the compressed
+/// bytes received so far. Below the floor nothing is refused, so small responses, however well
+/// they compress, always pass. The default, ``standard``, is a ratio of 100 above 16 MiB:
+/// ordinary JSON compresses 5 to 20 times, so a body that legitimately expands more than 100
+/// times and beyond 16 MiB is rare; raise the ratio for such an endpoint, or use ``none``.
+///
+/// ```swift
+/// Net.decompressionLimit = .ratio(500)          // allow more expansion everywhere
+/// exportRequest.decompressionLimit = .none      // or remove the guard for one request
+/// ```
+///
+/// ``NetworkManager/maximumResponseSize`` still applies on top, to the decoded size.
+public struct DecompressionLimit: Sendable, Hashable, CustomStringConvertible {
+    /// The largest decoded/compressed ratio accepted above the floor; `nil` for no limit.
+    public let ratio: Int?
+    /// The decoded size, in bytes, below which the ratio is not checked.
+    public let floor: Int
+
+    /// The default floor: 16 MiB.
+    public static let defaultFloor = 16 << 20
+
+    /// Refuse a body that expands more than `ratio` times once it is over `floor` bytes decoded.
+    /// A ratio below 1 counts as 1, a negative floor as 0.
+    public static func ratio(_ ratio: Int, floor: Int = defaultFloor) -> DecompressionLimit {
+        DecompressionLimit(ratio: max(1, ratio), floor: max(0, floor))
+    }
+
+    /// No guard: any expansion is accepted (``NetworkManager/maximumResponseSize`` still applies).
+    public static let none = DecompressionLimit(ratio: nil, floor: 0)
+
+    /// The default: a ratio of 100 above 16 MiB.
+    public static let standard = DecompressionLimit.ratio(100)
+
+    private init(ratio: Int?, floor: Int) {
+        self.ratio = ratio
+        self.floor = floor
+    }
+
+    public var description: String {
+        guard let ratio else { return "no decompression limit" }
+        return "a decompression ratio of at most \(ratio) above \(floor) bytes"
+    }
+
+    /// Whether `decoded` bytes out of `compressed` bytes break this limit. Never traps.
+    func isExceeded(decoded: Int64, compressed: Int64) -> Bool {
+        guard let ratio, decoded > Int64(floor) else { return false }
+        let (allowed, overflow) = max(compressed, 1).multipliedReportingOverflow(by: Int64(ratio))
+        return !overflow && decoded > allowed
+    }
+}
