@@ -441,3 +441,13 @@ print(declaredHeaders, UploadTicketRequest(ticket: "t").secretQueryItemNames, Az
       Net.redactedQueryItemNames)
 // Replayable with real values; with a secret header aboard it has no --location (see the README).
 print(try await Net.curlCommand(for: UploadTicketRequest(ticket: "t"), redactingSecrets: false))
+
+// MARK: - Bounded numbers and the decompression guard (issue 11)
+
+Net.decompressionLimit = .standard                       // the default: a ratio of 100 above 16 MiB
+Net.decompressionLimit = .ratio(500)                     // allow more expansion
+Net.decompressionLimit = .ratio(50, floor: 1 << 20)      // or less, from 1 MiB
+let exportRequest = UploadTicketRequest(ticket: "t")
+exportRequest.decompressionLimit = DecompressionLimit.none   // no guard for one request
+exportRequest.timeout = .infinity
+print(Net.decompressionLimit, exportRequest.decompressionLimit?.ratio ?? 0, RetryPolicy.delayCeiling)
