@@ -151,16 +151,17 @@ struct NetworkLog: Sendable {
     /// snapshot describes it).
     func failure(_ error: NetworkError, of request: PreparedRequest?, snapshot: RequestSnapshot, elapsed: Duration) {
         let described = request?.redactedDescription ?? snapshot.describeUnprepared(with: redactor)
-        // The description names the request already, unless the error could not know it.
         // The error is redacted already; the request's secret values are scrubbed once more in
         // case a text reached the error some other way.
         let secrets = request.map { $0.redactor.secretValues(of: $0) } ?? []
         let description = Redactor.scrub(error.errorDescription ?? "\(error)", secrets: secrets)
+        // The description names the request already, unless the error could not know it.
         let subject = description.contains(described) ? "" : " \(described)"
         let message = "✗\(subject) failed after \(Self.milliseconds(elapsed)) ms\(mockMark): \(description)"
         sink?("\(prefix) \(message)\n")
         if let entrySink {
-            let url = request.map { $0.redactor.redact(url: $0.url) } ?? snapshot.unpreparedURL(with: redactor)
+            let url = request.map { Redactor.scrub($0.redactor.redact(url: $0.url), secrets: secrets) }
+                ?? snapshot.unpreparedURL(with: redactor)
             entrySink(NetworkLogEntry(phase: .failure, level: .error, requestID: id, method: request?.method ?? snapshot.method,
                                       url: url, isMocked: mocked, message: message,
                                       statusCode: error.context?.statusCode, elapsed: elapsed, errorDescription: description))
@@ -177,10 +178,11 @@ struct NetworkLog: Sendable {
     }
 
     private func event(_ phase: NetworkLogEntry.Phase, _ message: String, of request: PreparedRequest) {
-        let message = Redactor.scrub(message, secrets: request.redactor.secretValues(of: request))
+        let secrets = request.redactor.secretValues(of: request)
+        let message = Redactor.scrub(message, secrets: secrets)
         sink?("\(prefix) \(message)\n")
         entrySink?(NetworkLogEntry(phase: phase, level: .info, requestID: id, method: request.method,
-                                   url: request.redactor.redact(url: request.url), isMocked: mocked,
+                                   url: Redactor.scrub(request.redactor.redact(url: request.url), secrets: secrets), isMocked: mocked,
                                    message: message.trimmingCharacters(in: .newlines)))
     }
 

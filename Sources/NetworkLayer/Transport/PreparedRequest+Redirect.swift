@@ -33,11 +33,13 @@ extension PreparedRequest {
             throw .transport(.init(request: original.redactedDescription,
                                    reason: "the server redirected to \(HeaderFields.printable(scheme)):, and only http: and https: redirects are followed"))
         }
-        guard let targetOrigin = Origin(parsed), let canonical = parsed.text, let target = URL(string: canonical),
-              target.host != nil
-        else {
+        guard let targetOrigin = Origin(parsed) else {
             throw .transport(.init(request: original.redactedDescription,
                                    reason: "the server redirected to \"\(shown(location))\", which names no host"))
+        }
+        guard let canonical = parsed.text, let target = URL(string: canonical), target.host != nil else {
+            throw .transport(.init(request: original.redactedDescription,
+                                   reason: "the server redirected to \"\(shown(location))\", which is not a URL"))
         }
         let leavesOrigin = Origin(original.url) != targetOrigin
         if leavesOrigin, Self.carriesSecretValue(of: original, in: [location, canonical]) {

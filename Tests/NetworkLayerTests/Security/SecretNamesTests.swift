@@ -150,11 +150,12 @@ struct SecretNamesTests {
         let key = "nlQuoted~Key^41"
         let server = try await TestServer.shared()
         let log = LogCollector()
+        let entries = LogEntryCollector()
         var provider = server.secretProvider(authentication: .apiKey(key, header: "Ocp-Apim-Subscription-Key"))
         provider.errorBodyType = MessageErrorBody.self
         let body = #"{"message": "the subscription key \#(key) is not valid"}"#
         let error = await networkError {
-            try await makeManager(log: log).perform(TestRequest<Echo>(provider, "/status/403", params: ["body": body]))
+            try await makeManager(log: log, entries: entries).perform(TestRequest<Echo>(provider, "/status/403", params: ["body": body]))
         }
         #expect(error?.caseName == "unauthorizedAccess")
         #expect(error?.errorDescription?.contains("is not valid") == true, "the server's message is shown: \(String(describing: error))")
@@ -164,6 +165,8 @@ struct SecretNamesTests {
                      error?.context?.reason, error?.context?.response.map { String(reflecting: $0) }].compactMap { $0 }
         #expect(!texts.contains(where: SecretForms(key).appears), "\(texts)")
         #expect(!log.all.contains(where: SecretForms(key).appears))
+        #expect(!entries.texts.contains(where: SecretForms(key).appears))
+        #expect(entries.all.contains { $0.phase == .failure })
     }
 
     @Test("A server that echoes a secret under another name has it scrubbed from the response preview")
