@@ -1,7 +1,7 @@
 # The commands the README promises. Each installs what the system lacks first (make deps).
 SWIFT ?= swift
 
-.PHONY: deps build test demo demo-check examples-check docs bench stress clean
+.PHONY: tsan deps build test demo demo-check examples-check docs bench stress clean
 
 ## deps: install the system packages the library and its tests need (apt-get as root; otherwise prints the command)
 deps:
@@ -44,6 +44,10 @@ docs: deps
 bench:
 	@scripts/deps.sh bench
 	SWIFT="$(SWIFT)" python3 Benchmarks/run.py $(BENCH_ARGS)
+
+## tsan: the whole test suite under ThreadSanitizer (CI runs it: a data race fails a submission)
+tsan: deps
+	@scripts/sanitize.sh thread
 
 ## stress: soak, cancellation storm, valgrind leak check, thread and address sanitizers; prints a summary table
 stress:

@@ -53,23 +53,10 @@ else
     record "valgrind" "FAILED" "valgrind is not installed"
 fi
 
-# The memory-bound tests measure the process's RSS, which the sanitizers' shadow memory inflates.
-skip='largeDownloadStreamsToDiskWithFlatMemory|largeMultipartFileIsStreamedWithBoundedMemory|aGzipBombIsStoppedAtTheLimitWithBoundedMemory'
 for sanitizer in thread address; do
-    echo "== swift test --sanitize=$sanitizer"
-    out=$(mktemp)
-    TSAN_OPTIONS="suppressions=$PWD/scripts/tsan.supp" LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp" \
-        $SWIFT test --sanitize=$sanitizer --scratch-path ".build-$sanitizer" --skip "$skip" --no-parallel >"$out" 2>&1
-    code=$?
-    summary=$(grep -a "Test run with" "$out" | tail -1 | sed 's/^[^T]*//')
-    reports=$(grep -ac "WARNING: ThreadSanitizer\|ERROR: AddressSanitizer\|ERROR: LeakSanitizer" "$out")
-    [[ $code -eq 0 && $reports -eq 0 ]] && status=ok || status=FAILED
-    record "--sanitize=$sanitizer" "$status" "${summary:-no summary}; $reports sanitizer reports"
-    if [[ $status != ok ]]; then
-        grep -a "recorded an issue\|WARNING: ThreadSanitizer\|ERROR: AddressSanitizer\|ERROR: LeakSanitizer" "$out" | head -20
-        grep -a -A12 "WARNING: ThreadSanitizer\|ERROR: AddressSanitizer\|ERROR: LeakSanitizer" "$out" | head -60
-    fi
-    rm -f "$out"
+    line=$(scripts/sanitize.sh "$sanitizer" | tee /dev/stderr | grep -- "--sanitize=$sanitizer:" | tail -1)
+    [[ $line == *": ok;"* ]] && status=ok || status=FAILED
+    record "--sanitize=$sanitizer" "$status" "${line#*: }"
 done
 
 echo
