@@ -45,3 +45,19 @@ CURLMcode nl_multi_setopt_long(CURLM *handle, CURLMoption option, long value) {
 CURLSHcode nl_share_setopt_long(CURLSH *handle, CURLSHoption option, long value) {
     return curl_share_setopt(handle, option, value);
 }
+
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define NL_TSAN 1
+#endif
+#endif
+
+#ifdef NL_TSAN
+void __tsan_acquire(void *address);
+void __tsan_release(void *address);
+void nl_tsan_release(void *address) { __tsan_release(address); }
+void nl_tsan_acquire(void *address) { __tsan_acquire(address); }
+#else
+void nl_tsan_release(void *address) { (void)address; }
+void nl_tsan_acquire(void *address) { (void)address; }
+#endif

@@ -25,6 +25,15 @@ CURLcode nl_easy_getinfo_offset(CURL *handle, CURLINFO info, curl_off_t *value);
 CURLcode nl_easy_getinfo_string(CURL *handle, CURLINFO info, char **value);
 CURLcode nl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value);
 
+// MARK: - ThreadSanitizer annotations
+
+/// Tell ThreadSanitizer that everything this thread wrote before `nl_tsan_release(address)`
+/// happens before what another thread does after `nl_tsan_acquire(address)`. For hand-offs that
+/// go through code TSan cannot see (Swift's concurrency runtime resuming a continuation). No-ops
+/// unless the C target is built with `-fsanitize=thread`.
+void nl_tsan_release(void *address);
+void nl_tsan_acquire(void *address);
+
 // MARK: - Multi handle options
 
 CURLMcode nl_multi_setopt_long(CURLM *handle, CURLMoption option, long value);

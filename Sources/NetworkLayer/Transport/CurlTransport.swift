@@ -45,13 +45,20 @@ struct CurlTransport: Transport {
     private func transfer(_ request: PreparedRequest, options: TransferOptions, engine: CurlEngine,
                           downloadTo: URL?) async throws(NetworkError) -> HTTPResponse {
         let transfer = try engine.makeTransfer(for: request, options: options, downloadTo: downloadTo)
+        // The result crosses from the engine thread to this task through the concurrency runtime,
+        // which ThreadSanitizer cannot see into: the release/acquire pair states the ordering
+        // that resuming the continuation provides (both are no-ops outside TSan builds).
         let result = await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<HTTPResponse, NetworkError>, Never>) in
-                engine.start(transfer) { continuation.resume(returning: $0) }
+                engine.start(transfer) { result in
+                    nl_tsan_release(Unmanaged.passUnretained(transfer).toOpaque())
+                    continuation.resume(returning: result)
+                }
             }
         } onCancel: {
             engine.cancel(transfer)
         }
+        nl_tsan_acquire(Unmanaged.passUnretained(transfer).toOpaque())
         return try result.get()
     }
 
