@@ -59,7 +59,9 @@ enum JSONNumberParsing {
     @inline(__always)
     static func double(_ p: UnsafePointer<UInt8>, _ count: Int) -> Double? {
         guard let number = Parsed(p, count) else { return nil }
-        if number.mantissa == 0 && !number.truncated { return number.negative ? -0.0 : 0.0 }
+        if number.mantissa == 0 && !number.truncated {
+            return isZeroAsFoundationChecks(p, count) ? (number.negative ? -0.0 : 0.0) : nil
+        }
         if !number.truncated, number.mantissa <= 1 << 53, number.exponent >= -22, number.exponent <= 22 {
             let magnitude = number.exponent < 0
                 ? Double(number.mantissa) / exactPowersOfTen[-number.exponent]
@@ -67,7 +69,7 @@ enum JSONNumberParsing {
             return number.negative ? -magnitude : magnitude
         }
         guard let value = correctlyRounded(p, count, strtod, Double.init),
-              value.isFinite, value != 0 || !number.hasNonZeroDigit else { return nil }
+              value.isFinite, value != 0 || !number.hasNonZeroDigit && isZeroAsFoundationChecks(p, count) else { return nil }
         return value
     }
 
@@ -75,8 +77,31 @@ enum JSONNumberParsing {
     static func float(_ p: UnsafePointer<UInt8>, _ count: Int) -> Float? {
         guard let number = Parsed(p, count),
               let value = correctlyRounded(p, count, strtof, Float.init),
-              value.isFinite, value != 0 || !number.hasNonZeroDigit else { return nil }
+              value.isFinite, value != 0 || !number.hasNonZeroDigit && isZeroAsFoundationChecks(p, count) else { return nil }
         return value
+    }
+
+    /// Whether Foundation takes a number that parsed as zero for a real zero (and not a non-zero
+    /// number that underflowed, which it refuses). Its check (`JSONDecoderImpl.isTrueZero`) stops
+    /// at the first digit 1-9 (no) or `e`/`E` (yes), reading whole groups of four bytes forwards
+    /// and the last `count % 4` bytes backwards: so `0e2`, `0E9` and `0.00e5` are refused as
+    /// Double and Float, while `0e22` and `-0e2` are zero. Where this says no, the decoder leaves
+    /// the number to Foundation, which gives its own answer (the same error today, and whatever a
+    /// corrected Foundation gives tomorrow). Found by the json-decoder fuzz target.
+    static func isZeroAsFoundationChecks(_ p: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+        func verdict(_ byte: UInt8) -> Bool? {
+            if byte &- UInt8(ascii: "1") < 9 { return false }
+            if byte | 0x20 == UInt8(ascii: "e") { return true }
+            return nil
+        }
+        let whole = count - count % 4
+        for i in 0..<whole {
+            if let answer = verdict(p[i]) { return answer }
+        }
+        for i in stride(from: count - 1, through: whole, by: -1) {
+            if let answer = verdict(p[i]) { return answer }
+        }
+        return true
     }
 
     /// A syntactically valid JSON number parsed by the C library (`strtod`, `strtof`: correctly

@@ -30,14 +30,8 @@ enum ParameterValue: Sendable {
         try convert(array, path: "body")
     }
 
-    /// Converts what `JSONSerialization` produced from an `Encodable`'s JSON.
-    static func fromJSONObject(_ object: Any) throws(NetworkError) -> ParameterValue {
-        try convert(object, path: "body")
-    }
-
     private static func convert(_ value: Any, path: String) throws(NetworkError) -> ParameterValue {
-        // JSONSerialization (used for `Encodable` form bodies) yields NSNumber, which would also
-        // cast to Bool and Int; its type code says which it is.
+        // An NSNumber would also cast to Bool and Int; its type code says which it is.
         if type(of: value) is NSNumber.Type, let number = value as? NSNumber {
             switch String(cString: number.objCType) {
             case "c", "B": return .bool(number.boolValue)

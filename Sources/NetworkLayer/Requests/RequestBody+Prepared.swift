@@ -32,10 +32,7 @@ extension RequestBody {
                                             underlyingError: error))
             }
             guard form else { return (.bytes(json), "application/json") }
-            guard let object = try? JSONSerialization.jsonObject(with: json, options: [.fragmentsAllowed]) else {
-                throw .invalidRequest(.init(reason: "the body's JSON could not be read back for form encoding"))
-            }
-            let fields = try ParameterValue.fromJSONObject(object)
+            let fields = try ParameterValue.fromJSON(json)
             guard case .object = fields else {
                 throw .invalidRequest(.init(reason: "a form body needs a value that encodes as a JSON object (a struct or dictionary)"))
             }

@@ -34,9 +34,12 @@ final class ResponseHeaders: Sendable {
         }
     }
 
-    /// The value of one header, ignoring the case of its name, without building the dictionary.
+    /// The value of one header, ignoring the case of its name: every line of that name, joined
+    /// with `", "`. Read from the lines as received, so the answer is the same before and after
+    /// ``dictionary`` is built (which keeps `X-A` and `x-a` apart, as the server spelled them).
     func value(for name: String) -> String? {
-        if let cached = parsed.withLock({ $0 }) {
+        if raw.isEmpty, let cached = parsed.withLock({ $0 }) {
+            // Made from a dictionary (a mock's headers): no lines to read.
             if let exact = cached[name] { return exact }
             return cached.first { $0.key.equalsIgnoringASCIICase(name) }?.value
         }

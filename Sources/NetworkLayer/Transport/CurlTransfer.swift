@@ -23,11 +23,7 @@ final class CurlTransfer: @unchecked Sendable {
     var completion: (@Sendable (Result<HTTPResponse, NetworkError>) -> Void)?
     private var body = Data()
     /// The header lines of the final response, as ResponseHeaders stores them.
-    private var headerBytes: [UInt8] = {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(512)
-        return bytes
-    }()
+    private var headerBlock = ResponseHeaderBlock()
     /// The host whose pins the last handshake checked.
     private var pinnedHost: String?
     /// The connection cache the engine attached to this transfer's handle.
@@ -43,14 +39,12 @@ final class CurlTransfer: @unchecked Sendable {
     private var exceededMaximumSize = false
     /// How far a compressed body may expand; checked only for a response with a `Content-Encoding`.
     private let decompressionLimit: DecompressionLimit
-    private var isContentEncoded = false
     /// The decoded and compressed sizes when the body broke ``decompressionLimit``.
     private var exceededDecompressionLimit: (decoded: Int64, compressed: Int64)?
     /// Why the response was refused while its headers arrived (a bare CR, conflicting lengths).
     private var malformedResponse: String?
     /// `errno` of the write to the download file that failed.
     private var diskWriteErrno: Int32 = 0
-    private var announcedLength: Int?
     private var bytesReceived: Int64 = 0
     private let progress: ProgressReporter?
     private var lastProgressReport = ContinuousClock.now
@@ -233,7 +227,7 @@ final class CurlTransfer: @unchecked Sendable {
             exceededMaximumSize = true
             return false
         }
-        if isContentEncoded, bytesReceived > decompressionLimit.floor {
+        if headerBlock.isContentEncoded, bytesReceived > decompressionLimit.floor {
             // libcurl counts the bytes it received before decoding them.
             let compressed = handle.offset(CURLINFO_SIZE_DOWNLOAD_T) ?? 0
             if decompressionLimit.isExceeded(decoded: bytesReceived, compressed: compressed) {
@@ -263,85 +257,29 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// Keeps one header line for ``ResponseHeaders`` (parsed only if someone reads the headers).
-    /// Runs for every header of every response, so it works on the raw bytes.
     /// Returns `false` to stop a response whose headers are malformed in ways libcurl lets through.
     fileprivate func receiveHeaderLine(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
-        var count = line.count
-        if count > 0, line[count - 1] == 0x0A { count -= 1 }
-        if count > 0, line[count - 1] == 0x0D { count -= 1 }
-        guard count > 0 else { return true }  // the blank line that ends the block
-        if count >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
-           line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/") {
-            // A new status line: an interim (1xx) response came before; start over.
-            headerBytes.removeAll(keepingCapacity: true)
-            announcedLength = nil
-            isContentEncoded = false
+        switch headerBlock.receive(line) {
+        case .accepted:
             return true
-        }
-        let kept = UnsafeBufferPointer(rebasing: line[0..<count])
-        // RFC 9112: a bare CR, or a NUL, inside a field is an error (it could smuggle a header).
-        if kept.contains(0x0D) || kept.contains(0x00) || kept.contains(0x0A) {
-            malformedResponse = "a header line holds a bare CR, LF or NUL"
+        case .malformed(let reason):
+            malformedResponse = reason
             return false
-        }
-        headerBytes.append(contentsOf: kept)
-        headerBytes.append(UInt8(ascii: "\n"))
-        if decompressionLimit.ratio != nil, Self.isEncodingLine(kept) { isContentEncoded = true }
-        if let length = Self.contentLength(kept) {
-            // RFC 9112 section 6.3: differing Content-Length values make the framing unknowable.
-            if let announced = announcedLength, announced != length {
-                malformedResponse = "it carries two different Content-Length headers (\(announced) and \(length))"
-                return false
-            }
-            announcedLength = length
+        case .announcedLength(let length):
             if downloadFile == nil, length > 0 {
                 // Room for the announced body up front, within reason: the claim comes from the
                 // server. Beyond the cap the buffer grows as the bytes really arrive.
                 body.reserveCapacity(min(length, maximumResponseSize ?? Self.reservationCap, Self.reservationCap))
             }
+            return true
         }
-        return true
     }
 
-    private static let contentLengthName = Array("content-length:".utf8)
-    private static let contentEncodingName = Array("content-encoding:".utf8)
-
-    /// Whether the line is a `Content-Encoding:` header naming an encoding other than `identity`.
-    private static func isEncodingLine(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
-        let name = contentEncodingName
-        guard line.count > name.count, line[0] | 0x20 == UInt8(ascii: "c"),
-              line[0..<name.count].elementsEqualIgnoringASCIICase(name) else { return false }
-        let value = line[name.count...].drop { $0 == 0x20 || $0 == 0x09 }
-        return !value.isEmpty && !value.elementsEqualIgnoringASCIICase("identity".utf8)
-    }
     /// The most a server's `Content-Length` alone makes a transfer reserve. Sizing the buffer once
     /// saves copying a large body as it grows (the 100 MB download: 0.93× plain libcurl, against
     /// 0.74× with a 16 MB cap). The reservation is address space: pages become resident only as
     /// bytes arrive, so a false claim costs no memory; set a response size limit to cap it lower.
     private static let reservationCap = 256 << 20
-
-    /// The value of a `Content-Length:` line, or `nil` for any other line.
-    private static func contentLength(_ line: UnsafeBufferPointer<UInt8>) -> Int? {
-        let name = contentLengthName
-        guard line.count > name.count, line[0] | 0x20 == UInt8(ascii: "c") else { return nil }
-        for (index, expected) in name.enumerated() {
-            let byte = line[index]
-            let lowered = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
-            guard lowered == expected else { return nil }
-        }
-        var value = 0
-        var sawDigit = false
-        for byte in line[name.count...] {
-            if byte == 0x20 || byte == 0x09 { if sawDigit { break } else { continue } }
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-            let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = times.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
-            guard !overflow1, !overflow2 else { return nil }
-            value = sum
-            sawDigit = true
-        }
-        return sawDigit ? value : nil
-    }
 
     // MARK: Pinning (engine thread, inside the handshake)
 
@@ -386,7 +324,7 @@ final class CurlTransfer: @unchecked Sendable {
         // Redirects are separate transfers, so the effective URL is the request's own.
         let url = request.url
         let status = handle.long(CURLINFO_RESPONSE_CODE) ?? 0
-        var response = HTTPResponse(statusCode: status, headers: ResponseHeaders(raw: headerBytes),
+        var response = HTTPResponse(statusCode: status, headers: ResponseHeaders(raw: headerBlock.bytes),
                                     body: body, url: url, isMocked: false,
                                     origin: request.origin,
                                     expectations: request.snapshot.expectations)

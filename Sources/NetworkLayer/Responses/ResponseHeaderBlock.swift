@@ -1,0 +1,110 @@
+/// The header block of the response being received, built from the lines libcurl hands over one
+/// at a time, with the checks libcurl leaves to the library.
+///
+/// It keeps the lines in the raw form ``ResponseHeaders`` reads (`Name: value\n`, the CR removed),
+/// starts over at each status line (an interim 1xx response came before), and refuses what would
+/// let a server smuggle a header or blur the body's framing: a bare CR, LF or NUL inside a line,
+/// two different `Content-Length` values. It also notes whether the body is compressed (for the
+/// decompression guard). Bytes in, a verdict out, nothing else: `CurlTransfer`
+/// calls it for every header line, and the response-headers fuzz target (`make fuzz`) runs this
+/// very code. Runs for every header of every response, so it works on the raw bytes.
+struct ResponseHeaderBlock {
+    /// What to do with the line just received.
+    enum Verdict: Equatable {
+        /// Keep going: the line was kept (or it was the blank line that ends the block, or a
+        /// status line that starts the block over).
+        case accepted
+        /// Keep going: the line was kept, and it announced a body of this many bytes.
+        case announcedLength(Int)
+        /// Refuse the response, for this reason.
+        case malformed(String)
+    }
+
+    /// The `Name: value` lines of the latest response, each ended by `\n`.
+    private(set) var bytes: [UInt8]
+    /// The `Content-Length` the latest response announced.
+    private(set) var announcedLength: Int?
+    /// Whether the latest response named a `Content-Encoding` other than `identity`.
+    private(set) var isContentEncoded = false
+
+    init() {
+        bytes = []
+        bytes.reserveCapacity(512)
+    }
+
+    /// Takes one line as libcurl delivers it (with its CRLF or LF, or neither).
+    mutating func receive(_ line: UnsafeBufferPointer<UInt8>) -> Verdict {
+        var count = line.count
+        if count > 0, line[count - 1] == 0x0A { count -= 1 }
+        if count > 0, line[count - 1] == 0x0D { count -= 1 }
+        guard count > 0 else { return .accepted }  // the blank line that ends the block
+        if count >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
+           line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/") {
+            // A new status line: an interim (1xx) response came before; start over.
+            bytes.removeAll(keepingCapacity: true)
+            announcedLength = nil
+            isContentEncoded = false
+            return .accepted
+        }
+        let kept = UnsafeBufferPointer(rebasing: line[0..<count])
+        // RFC 9112: a bare CR, or a NUL, inside a field is an error (it could smuggle a header).
+        if kept.contains(0x0D) || kept.contains(0x00) || kept.contains(0x0A) {
+            return .malformed("a header line holds a bare CR, LF or NUL")
+        }
+        bytes.append(contentsOf: kept)
+        bytes.append(UInt8(ascii: "\n"))
+        if Self.isEncodingLine(kept) { isContentEncoded = true }
+        guard let length = Self.contentLength(kept) else { return .accepted }
+        // RFC 9112 section 6.3: differing Content-Length values make the framing unknowable.
+        if let announced = announcedLength, announced != length {
+            return .malformed("it carries two different Content-Length headers (\(announced) and \(length))")
+        }
+        announcedLength = length
+        return .announcedLength(length)
+    }
+
+    private static let contentLengthName = Array("content-length:".utf8)
+    private static let contentEncodingName = Array("content-encoding:".utf8)
+
+    /// Whether the line is a `Content-Encoding:` header naming an encoding other than `identity`
+    /// (white space around the value aside).
+    static func isEncodingLine(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        let name = contentEncodingName
+        guard line.count > name.count, line[0] | 0x20 == UInt8(ascii: "c"),
+              line[0..<name.count].elementsEqualIgnoringASCIICase(name) else { return false }
+        var value = line[name.count...]
+        while let first = value.first, first == 0x20 || first == 0x09 { value = value.dropFirst() }
+        while let last = value.last, last == 0x20 || last == 0x09 { value = value.dropLast() }
+        return !value.isEmpty && !value.elementsEqualIgnoringASCIICase("identity".utf8)
+    }
+
+    /// The value of a `Content-Length:` line (name in any case, value digits with optional
+    /// spaces or tabs around them), or `nil` for any other line, a value that is not a decimal
+    /// number, or one beyond `Int`.
+    static func contentLength(_ line: UnsafeBufferPointer<UInt8>) -> Int? {
+        let name = contentLengthName
+        guard line.count > name.count, line[0] | 0x20 == UInt8(ascii: "c") else { return nil }
+        for (index, expected) in name.enumerated() {
+            let byte = line[index]
+            let lowered = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+            guard lowered == expected else { return nil }
+        }
+        var value = 0
+        var sawDigit = false
+        var sawSpaceAfterDigits = false
+        for byte in line[name.count...] {
+            if byte == 0x20 || byte == 0x09 {
+                sawSpaceAfterDigits = sawDigit
+                continue
+            }
+            // Digits after the number's trailing space ("12 34") are not one number.
+            guard !sawSpaceAfterDigits, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
+            guard !overflow1, !overflow2 else { return nil }
+            value = sum
+            sawDigit = true
+        }
+        return sawDigit ? value : nil
+    }
+}
