@@ -1,7 +1,7 @@
 # The commands the README promises. Each installs what the system lacks first (make deps).
 SWIFT ?= swift
 
-.PHONY: tsan deps build test demo demo-check examples-check docs bench stress clean
+.PHONY: tsan deps build test demo demo-check examples-check docs fuzz bench stress clean
 
 ## deps: install the system packages the library and its tests need (apt-get as root; otherwise prints the command)
 deps:
@@ -39,6 +39,12 @@ examples-check:
 docs: deps
 	@SWIFT="$(SWIFT)" scripts/docs.sh
 
+## fuzz: the libFuzzer targets of Tests/Fuzz (JSON decoder vs Foundation, response headers, Retry-After,
+##       parameter encoding, mock sidecars), FUZZ_SECONDS each (default 40); fails on any crash or difference
+FUZZ_SECONDS ?= 40
+fuzz: deps
+	@SWIFT="$(SWIFT)" FUZZ_SECONDS="$(FUZZ_SECONDS)" scripts/fuzz.sh
+
 ## bench: NetworkLayer against URLSession, AsyncHTTPClient, C libcurl and wrk/h2load on a local nginx (Benchmarks/);
 ##        not part of `make test` or CI. BENCH_ARGS="--quick" for a smoke run; see Benchmarks/README.md
 bench:
@@ -55,4 +61,4 @@ stress:
 	@scripts/stress.sh
 
 clean:
-	rm -rf .build .build-examples
+	rm -rf .build .build-examples .build-fuzz

@@ -61,6 +61,15 @@ let package = Package(
             name: "FastJSONTests",
             dependencies: ["FastJSON"]
         ),
+        // The fuzz targets' checks (Tests/Fuzz/Checks), replayed over their seeds and every saved
+        // failing input; `make fuzz` builds the same checks into a libFuzzer binary (Tests/Fuzz).
+        .testTarget(
+            name: "FuzzRegressionTests",
+            dependencies: ["NetworkLayer", "FastJSON"],
+            path: "Tests/Fuzz",
+            exclude: ["Package.swift", "README.md", "Entry", "Corpus"],
+            sources: ["Checks", "Regressions"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,15 @@
+/// Every fuzz target. Adding one is a line here, its check in a file of its own, and a folder of
+/// seed inputs in `Tests/Fuzz/Corpus/<name>/`: `make fuzz` and the regression tests find it.
+public enum FuzzTargets {
+    public static let all: [FuzzTarget] = [
+        FuzzTarget("json-decoder", JSONDecoderFuzz.check),
+        FuzzTarget("response-headers", ResponseHeadersFuzz.check),
+        FuzzTarget("retry-after", RetryAfterFuzz.check),
+        FuzzTarget("parameters", ParametersFuzz.check),
+        FuzzTarget("mock-sidecar", MockSidecarFuzz.check),
+    ]
+
+    public static func named(_ name: String) -> FuzzTarget? {
+        all.first { $0.name == name }
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+@testable import NetworkLayer
+
+/// Response-header parsing: the input's lines (split after each `\n`, as libcurl hands them over)
+/// go through `ResponseHeaderBlock` as a transfer feeds them, then `ResponseHeaders` reads the block.
+///
+/// Checked against what RFC 9112 says, written out plainly here: a line is refused exactly when it
+/// holds a CR, LF or NUL before its line ending; a `Content-Length` is a value of decimal digits
+/// with optional spaces or tabs around it, and a second, different one refuses the response; the
+/// kept block holds exactly the kept lines. Then the headers read the same whichever way they are
+/// asked (`value(for:)` in any case of the name, before and after the dictionary is built).
+enum ResponseHeadersFuzz {
+    static func check(_ data: Data) throws(FuzzFailure) {
+        var block = ResponseHeaderBlock()
+        var expectedLines: [[UInt8]] = []
+        var expectedLength: Int?
+        for line in lines(of: Array(data)) {
+            let verdict = line.withUnsafeBufferPointer { block.receive($0) }
+            var content = line
+            if content.last == 0x0A { content.removeLast() }
+            if content.last == 0x0D { content.removeLast() }
+            if content.isEmpty {
+                try require(verdict == .accepted, "the blank line \(show(line)) gave \(verdict)")
+                continue
+            }
+            if content.starts(with: Array("HTTP/".utf8)) {
+                try require(verdict == .accepted, "the status line \(show(line)) gave \(verdict)")
+                expectedLines = []
+                expectedLength = nil
+                continue
+            }
+            if content.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
+                try require(verdict == .malformed("a header line holds a bare CR, LF or NUL"),
+                            "the line \(show(line)), with a bare CR, LF or NUL, gave \(verdict)")
+                return
+            }
+            expectedLines.append(content)
+            if let length = contentLength(content) {
+                if let announced = expectedLength, announced != length {
+                    try require(verdict == .malformed("it carries two different Content-Length headers (\(announced) and \(length))"),
+                                "a second Content-Length \(show(line)) after \(announced) gave \(verdict)")
+                    return
+                }
+                expectedLength = length
+                try require(verdict == .announcedLength(length), "the Content-Length line \(show(line)) gave \(verdict), not \(length)")
+            } else {
+                try require(verdict == .accepted, "the line \(show(line)) gave \(verdict)")
+            }
+        }
+        let kept: [UInt8] = expectedLines.flatMap { line -> [UInt8] in line + [0x0A] }
+        try require(block.bytes == kept, "the block kept \(show(block.bytes)), not \(show(kept))")
+        try require(block.announcedLength == expectedLength,
+                    "the block remembers the length \(String(describing: block.announcedLength)), not \(String(describing: expectedLength))")
+        try readConsistently(ResponseHeaders(raw: block.bytes), lines: expectedLines)
+    }
+
+    /// `value(for:)` gives every line of that name (ASCII case ignored), joined with ", ", before
+    /// and after `dictionary` was built; `dictionary` has every line under the name as it was sent.
+    private static func readConsistently(_ headers: ResponseHeaders, lines: [[UInt8]]) throws(FuzzFailure) {
+        var fields: [(name: [UInt8], value: [UInt8])] = []
+        for line in lines {
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
+            let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+            var value = line[(colon + 1)...]
+            while let first = value.first, isSpace(first) { value = value.dropFirst() }
+            while let last = value.last, isSpace(last) { value = value.dropLast() }
+            fields.append((Array(line[..<colon]), Array(value)))
+        }
+        func expected(_ name: String) -> String? {
+            let values = fields.filter { lowered($0.name) == lowered(Array(name.utf8)) }.map { String(decoding: $0.value, as: UTF8.self) }
+            return values.isEmpty ? nil : values.joined(separator: ", ")
+        }
+        // The names as a caller can spell them: valid UTF-8, as sent, in lower and in upper case.
+        var spellings = Set<String>()
+        for field in fields {
+            guard let name = String(validating: field.name, as: UTF8.self) else { continue }
+            spellings.formUnion([name, String(decoding: lowered(field.name), as: UTF8.self), name.uppercased()])
+        }
+        for spelling in spellings {
+            try require(headers.value(for: spelling) == expected(spelling),
+                        "value(for: \(spelling.debugDescription)) is \(String(describing: headers.value(for: spelling))), not \(String(describing: expected(spelling)))")
+        }
+        var exact: [String: String] = [:]
+        for field in fields {
+            let name = String(decoding: field.name, as: UTF8.self)
+            let value = String(decoding: field.value, as: UTF8.self)
+            exact[name] = exact[name].map { $0 + ", " + value } ?? value
+        }
+        try require(headers.dictionary == exact, "the dictionary is \(headers.dictionary), not \(exact)")
+        for spelling in spellings {
+            try require(headers.value(for: spelling) == expected(spelling),
+                        "once the dictionary is built, value(for: \(spelling.debugDescription)) is \(String(describing: headers.value(for: spelling))), not \(String(describing: expected(spelling)))")
+        }
+    }
+
+    /// The input cut after each LF, as libcurl's header callback delivers lines.
+    private static func lines(of bytes: [UInt8]) -> [[UInt8]] {
+        var lines: [[UInt8]] = []
+        var start = 0
+        while start < bytes.count {
+            let end = bytes[start...].firstIndex(of: 0x0A).map { $0 + 1 } ?? bytes.count
+            lines.append(Array(bytes[start..<end]))
+            start = end
+        }
+        return lines
+    }
+
+    /// RFC 9110 section 8.6: `Content-Length` (any case), a colon, digits with optional white space around.
+    private static func contentLength(_ line: [UInt8]) -> Int? {
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")),
+              lowered(Array(line[..<colon])) == Array("content-length".utf8) else { return nil }
+        let value = String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+        guard !value.isEmpty, value.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+        return Int(value)
+    }
+
+    /// Header names compare in ASCII case only (RFC 9110: they are tokens).
+    private static func lowered(_ bytes: [UInt8]) -> [UInt8] {
+        bytes.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 | 0x20 : $0 }
+    }
+
+    private static func show(_ bytes: [UInt8]) -> String {
+        String(decoding: bytes.prefix(200), as: UTF8.self).debugDescription
+    }
+}

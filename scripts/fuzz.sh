@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# `make fuzz`: builds the libFuzzer binary of Tests/Fuzz (the checks in Tests/Fuzz/Checks, linked with
+# the library built with -sanitize=fuzzer,address and testing enabled) and runs every fuzz target
+# for FUZZ_SECONDS seconds (default 40), one after another. Fails when any target crashes or finds
+# a difference, printing how to reproduce it and where to save the input as a regression.
+#
+# FUZZ_SECONDS=30 (what CI runs), FUZZ_TARGETS="json-decoder retry-after" (a subset).
+# Build and working corpus in .build-fuzz/ (ignored by git); the corpus grows from run to run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SWIFT=${SWIFT:-swift}
+seconds=${FUZZ_SECONDS:-40}
+scratch=.build-fuzz
+binary=$scratch/debug/NetworkLayerFuzz
+
+echo "make fuzz: building the fuzz binary (the library with -sanitize=fuzzer,address) in $scratch"
+log=$scratch/build.log
+mkdir -p "$scratch"
+# ld.gold warns about every sanitizer symbol it cannot export; that noise stays in the log.
+if ! "$SWIFT" build --package-path Tests/Fuzz --scratch-path "$scratch" -c debug \
+        -Xswiftc -sanitize=fuzzer,address >"$log" 2>&1; then
+    grep -v "Cannot export local symbol" "$log" >&2
+    echo "make fuzz: the fuzz binary did not build" >&2
+    exit 1
+fi
+
+targets=${FUZZ_TARGETS:-$(FUZZ_TARGET=list "$binary" 2>/dev/null)}
+[ -n "$targets" ] || { echo "make fuzz: the binary lists no targets" >&2; exit 1; }
+
+failed=()
+summary=()
+total_start=$(date +%s)
+for target in $targets; do
+    work=$scratch/corpus/$target
+    artifacts=$scratch/artifacts/$target
+    mkdir -p "$work" "$artifacts"
+    inputs=("$work" "Tests/Fuzz/Corpus/$target")
+    [ -d "Tests/Fixtures/FuzzRegressions/$target" ] && inputs+=("Tests/Fixtures/FuzzRegressions/$target")
+    options=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2560 -print_final_stats=1
+             -artifact_prefix="$artifacts/")
+    [ -f "Tests/Fuzz/Corpus/$target.dict" ] && options+=(-dict="Tests/Fuzz/Corpus/$target.dict")
+    run_log=$scratch/$target.log
+    echo "make fuzz: $target for ${seconds}s"
+    start=$(date +%s)
+    # Swift's own crash handler off, so that libFuzzer and the address sanitizer report the crash.
+    if FUZZ_TARGET=$target SWIFT_BACKTRACE=enable=no LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp" \
+            "$binary" "${options[@]}" "${inputs[@]}" >"$run_log" 2>&1; then
+        status=ok
+    else
+        status=FAILED
+        failed+=("$target")
+        echo "---- $target failed; the end of $run_log:" >&2
+        grep -v "Cannot export local symbol" "$run_log" | tail -40 >&2
+    fi
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$run_log" | tail -1)
+    corpus=$(find "$work" -type f | wc -l)
+    summary+=("$(printf '%-18s %-6s %6ss %10s runs %6s inputs in its corpus' "$target" "$status" "$(( $(date +%s) - start ))" "${runs:-?}" "$corpus")")
+done
+
+echo
+echo "make fuzz: $(( $(date +%s) - total_start ))s in all"
+printf '  %s\n' "${summary[@]}"
+if [ ${#failed[@]} -gt 0 ]; then
+    cat >&2 <<MSG
+
+make fuzz: ${failed[*]} failed. The failing input is in $scratch/artifacts/<target>/ (crash-*, timeout-*, oom-*).
+Reproduce:  FUZZ_TARGET=<target> SWIFT_BACKTRACE=enable=no $binary <that file>
+Then save it as Tests/Fixtures/FuzzRegressions/<target>/<what-it-shows> (the suite replays every file
+there: FuzzRegressionTests), add a test stating the behaviour, and fix the code.
+MSG
+    exit 1
+fi
