@@ -7,13 +7,15 @@ import Foundation
 /// Checked against what RFC 9112 says, written out plainly here: a line is refused exactly when it
 /// holds a CR, LF or NUL before its line ending; a `Content-Length` is a value of decimal digits
 /// with optional spaces or tabs around it, and a second, different one refuses the response; the
-/// kept block holds exactly the kept lines. Then the headers read the same whichever way they are
+/// kept block holds exactly the kept lines; the body counts as compressed exactly when the latest
+/// response names a `Content-Encoding` other than `identity`. Then the headers read the same whichever way they are
 /// asked (`value(for:)` in any case of the name, before and after the dictionary is built).
 enum ResponseHeadersFuzz {
     static func check(_ data: Data) throws(FuzzFailure) {
         var block = ResponseHeaderBlock()
         var expectedLines: [[UInt8]] = []
         var expectedLength: Int?
+        var expectedEncoded = false
         for line in lines(of: Array(data)) {
             let verdict = line.withUnsafeBufferPointer { block.receive($0) }
             var content = line
@@ -27,6 +29,7 @@ enum ResponseHeadersFuzz {
                 try require(verdict == .accepted, "the status line \(show(line)) gave \(verdict)")
                 expectedLines = []
                 expectedLength = nil
+                expectedEncoded = false
                 continue
             }
             if content.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
@@ -35,6 +38,7 @@ enum ResponseHeadersFuzz {
                 return
             }
             expectedLines.append(content)
+            if isEncoding(content) { expectedEncoded = true }
             if let length = contentLength(content) {
                 if let announced = expectedLength, announced != length {
                     try require(verdict == .malformed("it carries two different Content-Length headers (\(announced) and \(length))"),
@@ -51,6 +55,8 @@ enum ResponseHeadersFuzz {
         try require(block.bytes == kept, "the block kept \(show(block.bytes)), not \(show(kept))")
         try require(block.announcedLength == expectedLength,
                     "the block remembers the length \(String(describing: block.announcedLength)), not \(String(describing: expectedLength))")
+        try require(block.isContentEncoded == expectedEncoded,
+                    "the block says the body is \(block.isContentEncoded ? "" : "not ")compressed, for \(show(kept))")
         try readConsistently(ResponseHeaders(raw: block.bytes), lines: expectedLines)
     }
 
@@ -103,6 +109,14 @@ enum ResponseHeadersFuzz {
             start = end
         }
         return lines
+    }
+
+    /// RFC 9110 section 8.4: `Content-Encoding` (any case), a colon, a value other than `identity`.
+    private static func isEncoding(_ line: [UInt8]) -> Bool {
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")),
+              lowered(Array(line[..<colon])) == Array("content-encoding".utf8) else { return false }
+        let value = String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+        return !value.isEmpty && lowered(Array(value.utf8)) != Array("identity".utf8)
     }
 
     /// RFC 9110 section 8.6: `Content-Length` (any case), a colon, digits with optional white space around.
