@@ -45,7 +45,7 @@ Paths in serve mode (any method; the query is ignored unless noted):
                        every encoding: zeros-50MiB.zst, zeros-50MiB.br, zeros-50MiB.deflate)
   /gzip-records        Content-Encoding: gzip, ?mb=<n> MiB of JSON records with varied digits:
                        ordinary JSON that compresses about 6 times
-  /retry-after         503 with Retry-After: the percent-decoded ?value=<text>, exactly as given
+  /retry-after         503 with Retry-After: the percent-decoded ?value=<text>, its UTF-8 bytes as given
   /content-length      200 with Content-Length: the percent-decoded ?value=<text> and a 2-byte
                        body, then close
   /lying-length        Content-Length: 60000000, 10 body bytes, close
@@ -152,6 +152,11 @@ def query_value(query, name):
     from urllib.parse import parse_qs
     values = parse_qs(query, keep_blank_values=True).get(name)
     return values[0] if values else None
+
+
+def utf8_as_latin1(text):
+    """`text` as a str whose latin-1 encoding is its UTF-8 bytes: any character reaches the wire."""
+    return text.encode("utf-8").decode("latin-1")
 
 
 # --- Connections -------------------------------------------------------------------
@@ -303,12 +308,12 @@ def handle(conn, method, path, query):
         return True
     if path == "/retry-after":
         c.send(response(503, "Service Unavailable", [("Content-Type", "application/json"),
-                                                     ("Retry-After", query_value(query, "value") or "")],
+                                                     ("Retry-After", utf8_as_latin1(query_value(query, "value") or ""))],
                         b'{"error": "busy"}'))
         return True
     if path == "/content-length":
         c.send(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\nContent-Length: "
-               + (query_value(query, "value") or "").encode("latin-1") + b"\r\n\r\nok")
+               + (query_value(query, "value") or "").encode("utf-8") + b"\r\n\r\nok")
         return False
     if path == "/lying-length":
         c.send(response(200, "OK", [("Content-Type", "application/octet-stream"), ("Content-Length", "60000000")],

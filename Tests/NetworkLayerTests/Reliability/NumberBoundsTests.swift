@@ -181,6 +181,37 @@ extension Reliability {
             }
         }
 
+        @Test("Property: random numeric text in Content-Length and Retry-After from a live server never traps")
+        func randomNumericHeadersFromTheServer() async throws {
+            let seed = UInt64.random(in: 0...UInt64.max)
+            var random = SeededRandom(seed: seed)
+            try await withFaultServer { server in
+                let net = makeManager()
+                for _ in 0..<40 {
+                    let length = NumericText.random(using: &random)
+                    do throws(NetworkError) {
+                        _ = try await net.perform(TestRequest<Data>(server.provider(), "/content-length", params: ["value": length], timeout: 3))
+                    } catch .transport(let context) {
+                        #expect(context.reason?.isEmpty == false, "seed \(seed): Content-Length \(length.prefix(40))")
+                    } catch {
+                        Issue.record("seed \(seed): Content-Length \(length.prefix(40)) gave \(error)")
+                    }
+
+                    let retryAfter = NumericText.random(using: &random)
+                    let request = TestRequest<FaultOK>(server.provider(), "/retry-after", params: ["value": retryAfter], timeout: 3)
+                    request.retryPolicy = Self.fastPolicy
+                    let started = ContinuousClock.now
+                    let error = await networkError { try await net.perform(request) }
+                    if case .generic(503?) = error {} else {
+                        Issue.record("seed \(seed): Retry-After \(retryAfter.prefix(40)) gave \(String(describing: error))")
+                    }
+                    #expect(ContinuousClock.now - started < .seconds(2), "seed \(seed): Retry-After \(retryAfter.prefix(40)) waited beyond the cap")
+                }
+                let probe = try await net.perform(TestRequest<FaultOK>(server.provider(), "/ok"))
+                #expect(probe.ok)
+            }
+        }
+
         @Test("Property: random provider ports are used when valid and refused before sending otherwise")
         func randomPorts() async throws {
             let seed = UInt64.random(in: 0...UInt64.max)
