@@ -188,17 +188,7 @@ struct TransferTests {
             let command = try await net.curlCommand(for: request, redactingSecrets: false)
             #expect(command.hasPrefix("curl "))
 
-            let (status, data) = try await offCooperativePool { () throws -> (Int32, Data) in
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: "/bin/sh")
-                process.arguments = ["-c", command + " --silent --show-error"]
-                let output = Pipe()
-                process.standardOutput = output
-                try process.run()
-                let data = output.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                return (process.terminationStatus, data)
-            }
+            let (status, data) = try await runShell(curlCommand(command, inserting: "--silent --show-error"))
             #expect(status == 0)
             let replayed = try JSONDecoder().decode(Echo.self, from: data)
             #expect(replayed.method == ours.method)
