@@ -57,9 +57,15 @@ let package = Package(
             name: "NetworkLayerTests",
             dependencies: ["NetworkLayer", "FastJSON"]
         ),
+        // One decoding-memory measurement per process (FastJSONTests' "Decoding memory", the README's figures).
+        .executableTarget(
+            name: "JSONMemoryProbe",
+            dependencies: ["FastJSON"],
+            path: "Tests/JSONMemoryProbe"
+        ),
         .testTarget(
             name: "FastJSONTests",
-            dependencies: ["FastJSON"]
+            dependencies: ["FastJSON", "JSONMemoryProbe"]
         ),
         // The fuzz targets' checks (Tests/Fuzz/Checks), replayed over their seeds and every saved
         // failing input; `make fuzz` builds the same checks into a libFuzzer binary (Tests/Fuzz).

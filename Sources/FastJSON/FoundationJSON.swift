@@ -53,7 +53,7 @@ enum FoundationJSON {
     /// The type of the internal error Foundation's JSON parser throws, caught once from a malformed number.
     private static let parserErrorType: ObjectIdentifier? = {
         let minus = [UInt8(ascii: "-")]
-        guard case .failure(let error) = minus.withUnsafeBufferPointer({ number(Int.self, $0.baseAddress!, 1) }),
+        guard case .failure(let error)? = minus.withUnsafeBufferPointer({ $0.baseAddress.map { number(Int.self, $0, 1) } }),
               !(error is DecodingError) else { return nil }
         return ObjectIdentifier(type(of: error))
     }()

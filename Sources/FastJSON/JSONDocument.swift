@@ -26,7 +26,9 @@ struct JSONNode {
     var a: UInt32
     var b: UInt32
 
-    @inline(__always) var kind: JSONNodeKind { JSONNodeKind(rawValue: header & 0xF).unsafelyUnwrapped }
+    /// Every node is written with a kind's raw value in its low four bits, so the `null` fallback
+    /// is never taken (it is there so a damaged node could never be undefined behaviour).
+    @inline(__always) var kind: JSONNodeKind { JSONNodeKind(rawValue: header & 0xF) ?? .null }
     @inline(__always) var isContainer: Bool { header & 0xF >= JSONNodeKind.array.rawValue }
     @inline(__always) func has(_ flag: UInt32) -> Bool { header & flag != 0 }
 
@@ -54,12 +56,18 @@ enum JSONNodeKind: UInt32 {
     }
 }
 
-/// A scanned document: a private copy of the bytes (followed by zero padding) and the tape. It owns
-/// both buffers, so decoders and containers that escape a `decode` call stay valid.
+/// A document: a private copy of the bytes (followed by zero padding) and, once scanned, the tape.
+/// It owns both buffers, so decoders and containers that escape a `decode` call stay valid.
+///
+/// Memory: the copy is the body's size; the tape is 12 bytes a value (a key counts as one),
+/// reserved at its largest possible size (a value takes at least two bytes with its separator)
+/// with `malloc`, which maps so large a block lazily: only the pages the scan writes become
+/// resident, and the tape never moves or doubles while it fills.
 final class JSONDocument {
     /// The document's bytes, followed by `JSONDocument.padding` zero bytes.
     let bytes: UnsafeMutablePointer<UInt8>
     let byteCount: Int
+    /// The tape; empty (room for a few nodes) until `scan()`.
     private(set) var nodes: UnsafeMutablePointer<JSONNode>
     private(set) var nodeCount = 0
     private var nodeCapacity: Int
@@ -79,33 +87,36 @@ final class JSONDocument {
     /// Zero bytes after the document, so word-sized reads near its end stay inside the allocation.
     static let padding = 16
 
-    enum ScanResult {
+    enum Preparation {
         case document(JSONDocument)
-        /// Not valid JSON as Foundation scans it: `DecodingError.dataCorrupted` at the top level.
-        case invalid
-        /// Not for this decoder (UTF-16/UTF-32 input, or over 4 GB): let Foundation decode it.
+        /// Not for this decoder (UTF-16/UTF-32 input, over 4 GB, or no memory for the copy): let
+        /// Foundation decode it.
         case unsupported
     }
 
-    private init(copying source: UnsafeRawBufferPointer) {
+    /// Copies `source`; nil when there is no memory for the copy.
+    private init?(copying source: UnsafeRawBufferPointer) {
         byteCount = source.count
-        bytes = .allocate(capacity: byteCount + Self.padding)
+        nodeCapacity = 4
+        guard let bytes = malloc(byteCount + Self.padding)?.bindMemory(to: UInt8.self, capacity: byteCount + Self.padding),
+              let nodes = malloc(nodeCapacity * MemoryLayout<JSONNode>.stride)?.bindMemory(to: JSONNode.self, capacity: nodeCapacity)
+        else { return nil }
         if let base = source.baseAddress, byteCount > 0 {
             bytes.initialize(from: base.assumingMemoryBound(to: UInt8.self), count: byteCount)
         }
         (bytes + byteCount).initialize(repeating: 0, count: Self.padding)
-        nodeCapacity = max(16, byteCount / 5)
-        nodes = .allocate(capacity: nodeCapacity)
+        self.bytes = bytes
+        self.nodes = nodes
     }
 
     deinit {
-        bytes.deallocate()
-        nodes.deallocate()
+        free(bytes)
+        free(nodes)
     }
 
-    /// Scans `data` the way `JSONDecoder` does.
-    static func scan(_ data: Data) -> ScanResult {
-        data.withUnsafeBytes { raw -> ScanResult in
+    /// Copies `data` for decoding the way `JSONDecoder` does, without scanning it yet.
+    static func prepare(_ data: Data) -> Preparation {
+        data.withUnsafeBytes { raw -> Preparation in
             // Foundation detects UTF-16 and UTF-32 (with or without a BOM) from the first four bytes
             // and converts; every such pattern has a 0x00, 0xFE or 0xFF byte there. Leave all input
             // with one of those bytes there (UTF-8 JSON does not start so) to Foundation itself.
@@ -116,24 +127,61 @@ final class JSONDocument {
             if raw.count >= 3, raw[0] == 0xEF, raw[1] == 0xBB, raw[2] == 0xBF {
                 body = UnsafeRawBufferPointer(rebasing: raw[3...]) // Foundation drops a UTF-8 BOM.
             }
-            guard body.count < Int(UInt32.max) - padding else { return .unsupported }
-            let document = JSONDocument(copying: body)
-            guard document.scan() else { return .invalid }
+            guard body.count < Int(UInt32.max) - padding, let document = JSONDocument(copying: body) else { return .unsupported }
             return .document(document)
         }
+    }
+
+    /// The kind of the top-level value as its first byte announces it (`nil`: not a value's first
+    /// byte, so the document is invalid). Says nothing about whether the rest is valid.
+    var announcedKind: JSONNodeKind? {
+        switch bytes[Self.skipWhitespace(UnsafePointer(bytes), 0, byteCount)] {
+        case UInt8(ascii: "{"): .object
+        case UInt8(ascii: "["): .array
+        case UInt8(ascii: "\""): .string
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): .number
+        case UInt8(ascii: "t"): .true
+        case UInt8(ascii: "f"): .false
+        case UInt8(ascii: "n"): .null
+        default: nil
+        }
+    }
+
+    enum ScanResult {
+        /// The tape is built (`scan()`), or the document is valid (`validate()`).
+        case valid
+        /// Not valid JSON as Foundation scans it: `DecodingError.dataCorrupted` at the top level.
+        case invalid
+        /// No memory for the tape: let Foundation decode it.
+        case unsupported
+    }
+
+    /// Builds the tape; call once.
+    func scan() -> ScanResult {
+        // At most one node per two bytes (a value and its separator), the trailing null node, and
+        // the two the scanner reserves ahead. Should the reservation fail, start small and grow.
+        if !reserve(byteCount / 2 + 4), !reserve(max(16, byteCount / 16)) { return .unsupported }
+        return scan(RecordingTape.self)
+    }
+
+    /// Checks the document as `scan()` does without building the tape: for a decode that fails at
+    /// the top level, which must say whether the document is valid JSON before how it mismatches.
+    func validate() -> ScanResult {
+        scan(NoTape.self)
     }
 
     // MARK: - Scanning
 
     private static let maximumDepth = 512
 
-    private func grow(to minimum: Int) {
-        let capacity = max(nodeCapacity * 2, minimum)
-        let larger = UnsafeMutablePointer<JSONNode>.allocate(capacity: capacity)
-        larger.moveInitialize(from: nodes, count: nodeCount)
-        nodes.deallocate()
-        nodes = larger
+    /// Makes room for `capacity` nodes (`realloc`, which remaps a large block instead of copying
+    /// it); false when there is no memory for it.
+    private func reserve(_ capacity: Int) -> Bool {
+        guard capacity > nodeCapacity else { return true }
+        guard let larger = realloc(nodes, capacity * MemoryLayout<JSONNode>.stride) else { return false }
+        nodes = larger.bindMemory(to: JSONNode.self, capacity: capacity)
         nodeCapacity = capacity
+        return true
     }
 
     /// Bits 9, 10, 13 and 32: tab, line feed, carriage return and space.
@@ -149,10 +197,26 @@ final class JSONDocument {
         return min(p, end)
     }
 
-    /// Fills the tape; false if the document is not valid JSON as Foundation scans it.
-    private func scan() -> Bool {
+    /// Whether a scan writes the tape (`RecordingTape`) or only checks the document (`NoTape`).
+    private protocol TapeMode {
+        static var records: Bool { get }
+    }
+
+    private enum RecordingTape: TapeMode {
+        static var records: Bool { true }
+    }
+
+    private enum NoTape: TapeMode {
+        static var records: Bool { false }
+    }
+
+    /// Fills the tape (when `Mode.records`); `.invalid` if the document is not valid JSON as
+    /// Foundation scans it. Without the tape, node indexes are still counted (they are nowhere
+    /// written), so both modes take exactly the same decisions.
+    private func scan<Mode: TapeMode>(_: Mode.Type) -> ScanResult {
         let base = UnsafePointer(bytes)
         let end = byteCount
+        // The open containers: each one's tape index, shifted left once, with bit 0 set for an object.
         let stack = UnsafeMutablePointer<Int>.allocate(capacity: Self.maximumDepth)
         defer { stack.deallocate() }
         var depth = 0
@@ -161,112 +225,115 @@ final class JSONDocument {
         var out = nodes
         var count = 0
         var capacity = nodeCapacity
-        defer { nodeCount = count }
+        defer { if Mode.records { nodeCount = count } }
 
         nextValue: while true {
             // A value, and for an object also the next key, append at most two nodes.
-            if count + 2 > capacity {
+            if Mode.records, count + 2 > capacity {
                 nodeCount = count
-                grow(to: count + 2)
+                guard reserve(max(capacity * 2, count + 2)) else { return .unsupported }
                 out = nodes
                 capacity = nodeCapacity
             }
             p = Self.skipWhitespace(base, p, end)
-            guard p < end else { return false }
+            guard p < end else { return .invalid }
             let c = base[p]
             switch c {
             case UInt8(ascii: "\""):
-                guard let (close, header) = Self.scanString(base, p + 1, end) else { return false }
-                out[count] = JSONNode(header: header, a: UInt32(truncatingIfNeeded: p &+ 1), b: UInt32(truncatingIfNeeded: close &- p &- 1))
+                guard let (close, header) = Self.scanString(base, p + 1, end) else { return .invalid }
+                if Mode.records { out[count] = JSONNode(header: header, a: UInt32(truncatingIfNeeded: p &+ 1), b: UInt32(truncatingIfNeeded: close &- p &- 1)) }
                 count &+= 1
                 p = close &+ 1
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 let isObject = c == UInt8(ascii: "{")
-                guard depth < Self.maximumDepth else { return false }
-                stack[depth] = count
+                guard depth < Self.maximumDepth else { return .invalid }
+                stack[depth] = count << 1 | (isObject ? 1 : 0)
                 depth &+= 1
-                out[count] = JSONNode(header: isObject ? JSONNodeKind.object.rawValue : JSONNodeKind.array.rawValue, a: 0, b: 0)
+                if Mode.records { out[count] = JSONNode(header: isObject ? JSONNodeKind.object.rawValue : JSONNodeKind.array.rawValue, a: 0, b: 0) }
                 count &+= 1
                 p = Self.skipWhitespace(base, p &+ 1, end)
-                guard p < end else { return false }
+                guard p < end else { return .invalid }
                 if base[p] == c &+ 2 { // `}` and `]` are two after `{` and `[`
                     p &+= 1
                     depth &-= 1
-                    out[count &- 1].b = UInt32(truncatingIfNeeded: count)
+                    if Mode.records { out[count &- 1].b = UInt32(truncatingIfNeeded: count) }
                 } else {
                     if isObject {
-                        guard base[p] == UInt8(ascii: "\""), let (close, header) = Self.scanString(base, p + 1, end) else { return false }
-                        out[count] = JSONNode(header: header, a: UInt32(truncatingIfNeeded: p &+ 1), b: UInt32(truncatingIfNeeded: close &- p &- 1))
+                        guard base[p] == UInt8(ascii: "\""), let (close, header) = Self.scanString(base, p + 1, end) else { return .invalid }
+                        if Mode.records { out[count] = JSONNode(header: header, a: UInt32(truncatingIfNeeded: p &+ 1), b: UInt32(truncatingIfNeeded: close &- p &- 1)) }
                         count &+= 1
-                        if header & (JSONNode.escaped | JSONNode.nonASCII) != 0 { out[count - 2].header |= JSONNode.complexKeys }
+                        if Mode.records, header & (JSONNode.escaped | JSONNode.nonASCII) != 0 { out[count - 2].header |= JSONNode.complexKeys }
                         p = Self.skipWhitespace(base, close &+ 1, end)
-                        guard p < end, base[p] == UInt8(ascii: ":") else { return false }
+                        guard p < end, base[p] == UInt8(ascii: ":") else { return .invalid }
                         p &+= 1
                     }
                     continue nextValue
                 }
             case UInt8(ascii: "t"):
-                guard end - p >= 4, UnsafeRawPointer(base + p).loadUnaligned(as: UInt32.self).littleEndian == 0x6575_7274 else { return false } // "true"
-                out[count] = JSONNode(header: JSONNodeKind.true.rawValue, a: 0, b: 0)
+                guard end - p >= 4, UnsafeRawPointer(base + p).loadUnaligned(as: UInt32.self).littleEndian == 0x6575_7274 else { return .invalid } // "true"
+                if Mode.records { out[count] = JSONNode(header: JSONNodeKind.true.rawValue, a: 0, b: 0) }
                 count &+= 1
                 p &+= 4
             case UInt8(ascii: "f"):
-                guard end - p >= 5, UnsafeRawPointer(base + p + 1).loadUnaligned(as: UInt32.self).littleEndian == 0x6573_6C61 else { return false } // "alse"
-                out[count] = JSONNode(header: JSONNodeKind.false.rawValue, a: 0, b: 0)
+                guard end - p >= 5, UnsafeRawPointer(base + p + 1).loadUnaligned(as: UInt32.self).littleEndian == 0x6573_6C61 else { return .invalid } // "alse"
+                if Mode.records { out[count] = JSONNode(header: JSONNodeKind.false.rawValue, a: 0, b: 0) }
                 count &+= 1
                 p &+= 5
             case UInt8(ascii: "n"):
-                guard end - p >= 4, UnsafeRawPointer(base + p).loadUnaligned(as: UInt32.self).littleEndian == 0x6C6C_756E else { return false } // "null"
-                out[count] = JSONNode(header: JSONNodeKind.null.rawValue, a: 0, b: 0)
+                guard end - p >= 4, UnsafeRawPointer(base + p).loadUnaligned(as: UInt32.self).littleEndian == 0x6C6C_756E else { return .invalid } // "null"
+                if Mode.records { out[count] = JSONNode(header: JSONNodeKind.null.rawValue, a: 0, b: 0) }
                 count &+= 1
                 p &+= 4
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 let start = p
                 p &+= 1
                 while p < end, Self.isNumberByte(base[p]) { p &+= 1 }
-                out[count] = JSONNode(header: JSONNodeKind.number.rawValue, a: UInt32(start), b: UInt32(p - start))
+                // Offsets and lengths fit: `prepare` leaves documents of 4 GB and more to Foundation.
+                if Mode.records { out[count] = JSONNode(header: JSONNodeKind.number.rawValue, a: UInt32(truncatingIfNeeded: start), b: UInt32(truncatingIfNeeded: p &- start)) }
                 count &+= 1
             default:
-                return false
+                return .invalid
             }
 
             // A value is complete: continue its container, closing as many as end here.
             while depth > 0 {
-                let container = stack[depth - 1]
-                out[container].a &+= 1
-                let isObject = out[container].header & 0xF == JSONNodeKind.object.rawValue
+                let container = stack[depth - 1] >> 1
+                let isObject = stack[depth - 1] & 1 != 0
+                if Mode.records { out[container].a &+= 1 }
                 let closer = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
                 p = Self.skipWhitespace(base, p, end)
-                guard p < end else { return false }
+                guard p < end else { return .invalid }
                 if base[p] == UInt8(ascii: ",") {
                     p = Self.skipWhitespace(base, p &+ 1, end)
-                    guard p < end else { return false }
+                    guard p < end else { return .invalid }
                     if base[p] != closer { // else a trailing comma, which Foundation accepts
                         if isObject {
-                            guard base[p] == UInt8(ascii: "\""), let (close, header) = Self.scanString(base, p + 1, end) else { return false }
-                            out[count] = JSONNode(header: header, a: UInt32(truncatingIfNeeded: p &+ 1), b: UInt32(truncatingIfNeeded: close &- p &- 1))
+                            guard base[p] == UInt8(ascii: "\""), let (close, header) = Self.scanString(base, p + 1, end) else { return .invalid }
+                            if Mode.records { out[count] = JSONNode(header: header, a: UInt32(truncatingIfNeeded: p &+ 1), b: UInt32(truncatingIfNeeded: close &- p &- 1)) }
                             count &+= 1
-                            if header & (JSONNode.escaped | JSONNode.nonASCII) != 0 { out[container].header |= JSONNode.complexKeys }
+                            if Mode.records, header & (JSONNode.escaped | JSONNode.nonASCII) != 0 { out[container].header |= JSONNode.complexKeys }
                             p = Self.skipWhitespace(base, close &+ 1, end)
-                            guard p < end, base[p] == UInt8(ascii: ":") else { return false }
+                            guard p < end, base[p] == UInt8(ascii: ":") else { return .invalid }
                             p &+= 1
                         }
                         continue nextValue
                     }
                 } else if base[p] != closer {
-                    return false
+                    return .invalid
                 }
                 p &+= 1
                 depth &-= 1
-                out[container].b = UInt32(truncatingIfNeeded: count)
+                if Mode.records { out[container].b = UInt32(truncatingIfNeeded: count) }
             }
             break
         }
-        guard Self.skipWhitespace(base, p, end) == end else { return false }
-        out[count] = JSONNode(header: JSONNodeKind.null.rawValue, a: 0, b: 0) // room was ensured above
-        nullNode = count
+        guard Self.skipWhitespace(base, p, end) == end else { return .invalid }
+        if Mode.records {
+            out[count] = JSONNode(header: JSONNodeKind.null.rawValue, a: 0, b: 0) // room was ensured above
+            nullNode = count
+        }
         count &+= 1
-        return true
+        return .valid
     }
 
     /// The bytes Foundation's scanner takes as part of a number: `0-9 . + -` (all below 64) and `e E`.

@@ -113,7 +113,8 @@ enum JSONNumberParsing {
                                             _ parse: (UnsafePointer<CChar>, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> F,
                                             _ fromString: (String) -> F?) -> F? {
         let parsed = withUnsafeTemporaryAllocation(of: CChar.self, capacity: count + 1) { buffer -> F? in
-            let copy = buffer.baseAddress!
+            // Never nil (the capacity is at least 1); if it were, Swift's parser below takes over.
+            guard let copy = buffer.baseAddress else { return nil }
             UnsafeMutableRawPointer(copy).copyMemory(from: p, byteCount: count)
             copy[count] = 0
             var end: UnsafeMutablePointer<CChar>?

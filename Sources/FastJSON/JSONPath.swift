@@ -51,8 +51,8 @@ struct JSONPath {
     @inline(__always)
     func child<K: CodingKey>(_ key: K, in document: JSONDocument) -> JSONPath {
         if K.self == JSONNoKey.self { return self }
-        if K.self == JSONIndexKey.self {
-            return JSONPath(parent: node(in: document), index: unsafeBitCast(key, to: JSONIndexKey.self).index)
+        if let indexKey = key as? JSONIndexKey { // folded away once specialised for a key type
+            return JSONPath(parent: node(in: document), index: indexKey.index)
         }
         return JSONPath(parent: document.keep(JSONPathNode(parent: node(in: document), key: key)), index: -1)
     }

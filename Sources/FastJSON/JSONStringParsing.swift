@@ -19,6 +19,8 @@ enum JSONStringParsing {
     /// (the caller then asks Foundation for its error).
     static func unescaped(_ p: UnsafePointer<UInt8>, _ count: Int) -> String? {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(count, 1)) { out -> String? in
+            // Never nil (the capacity is at least 1); if it were, Foundation would answer instead.
+            guard let base = out.baseAddress else { return nil }
             var o = 0
             var i = 0
             while i < count {
@@ -46,7 +48,7 @@ enum JSONStringParsing {
                         } else if unit & 0xFC00 == 0xDC00 {
                             return nil
                         }
-                        o += encode(scalar, into: out.baseAddress! + o)
+                        o += encode(scalar, into: base + o)
                         continue
                     default:
                         return nil

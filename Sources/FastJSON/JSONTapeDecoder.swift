@@ -194,6 +194,11 @@ final class JSONTapeDecoder: Decoder, SingleValueDecodingContainer {
     /// way Foundation's `unwrap` does: `Data`, `Date`, `URL` and `Decimal` by the decoder's own rules,
     /// everything else by the type's initializer. Primitives and arrays of them are decoded
     /// directly, exactly as their `init(from:)` would through this decoder, without building a path.
+    ///
+    /// Each `unsafeBitCast` below converts a value to `T` right after checking that `T` is exactly
+    /// the value's type (`T.self == String.self`, …): an identity conversion, which cannot fail.
+    /// It stays an `unsafeBitCast`, not an `as? T`, because this is the hottest path and an
+    /// unspecialised `as?` costs a dynamic cast.
     @inline(__always)
     func unwrap<T: Decodable, K: CodingKey>(_: T.Type, at i: Int, parent: JSONPath, key: K) throws -> T {
         if T.self == String.self {
@@ -271,7 +276,8 @@ final class JSONTapeDecoder: Decoder, SingleValueDecodingContainer {
             guard let url = URL(string: text) else {
                 throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: path(), debugDescription: "Invalid URL string."))
             }
-            return url as! T // T is URL
+            if let url = url as? T { return url } // T is URL, so this always returns
+            return try nested(at: i, path: parent.child(key, in: document)) { try T(from: self) }
         }
         if T.self == Data.self {
             guard node.kind == .string else { throw Self.typeMismatch(String.self, node, path()) }
