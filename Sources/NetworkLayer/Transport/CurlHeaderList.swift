@@ -9,9 +9,13 @@ final class CurlHeaderList: @unchecked Sendable {
     /// Builds the list; an empty value is sent as `Name;`, libcurl's syntax for an empty header.
     /// - Parameter suppressing: headers libcurl would add on its own that must not be sent
     ///   (`Name:` in libcurl's syntax).
-    init(_ headers: [(name: String, value: String)], suppressing: [String] = []) throws(NetworkError) {
+    /// - Parameter adding: a header sent after `headers` (the transport's own `User-Agent`).
+    init(_ headers: [(name: String, value: String)], suppressing: [String] = [],
+         adding extra: (name: String, value: String)? = nil) throws(NetworkError) {
         var list: UnsafeMutablePointer<curl_slist>?
-        let lines = headers.map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" } + suppressing.map { "\($0):" }
+        var lines = headers.map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" }
+        if let extra { lines.append("\(extra.name): \(extra.value)") }
+        lines += suppressing.map { "\($0):" }
         for line in lines {
             guard let appended = curl_slist_append(list, line) else {
                 curl_slist_free_all(list)
