@@ -26,9 +26,20 @@ final class CurlEasyHandle: @unchecked Sendable {
         errorBuffer.deallocate()
     }
 
+    /// How the options were set since the last reset, when a plain transfer set them: the next
+    /// plain transfer with the same baseline sets only its per-request options. `nil` for a fresh
+    /// or reset handle, and after any other transfer (which the engine resets when it ends).
+    var baseline: CurlTransfer.Baseline?
+
     /// Clears every option (connections stay in the multi handle's cache) and re-arms the error buffer.
     func reset() {
         curl_easy_reset(raw)
+        errorBuffer[0] = 0
+        baseline = nil
+    }
+
+    /// Empties the error buffer, for a transfer on a handle that keeps its options.
+    func clearErrorBuffer() {
         errorBuffer[0] = 0
     }
 
@@ -60,8 +71,8 @@ final class CurlEasyHandle: @unchecked Sendable {
         try check(nl_easy_setopt_pointer(raw, option, value), option)
     }
 
-    func set(_ option: CURLoption, headers: CurlHeaderList) throws(NetworkError) {
-        try check(nl_easy_setopt_slist(raw, option, headers.raw), option)
+    func set(_ option: CURLoption, headers: CurlHeaderList?) throws(NetworkError) {
+        try check(nl_easy_setopt_slist(raw, option, headers?.raw), option)
     }
 
     func set(_ option: CURLoption, callback: curl_write_callback) throws(NetworkError) {

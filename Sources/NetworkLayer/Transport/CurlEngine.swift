@@ -114,8 +114,18 @@ final class CurlEngine: @unchecked Sendable {
         _ = curl_multi_wakeup(multi)
     }
 
+    /// Puts a handle back in the pool: reset, unless a plain transfer configured it (the next one
+    /// keeps its options; see ``CurlTransfer/Baseline``), which only forgets its header list.
     private func recycle(_ handle: CurlEasyHandle) {
-        handle.reset()
+        if handle.baseline == nil {
+            handle.reset()
+        } else {
+            do throws(NetworkError) {
+                try handle.set(CURLOPT_HTTPHEADER, headers: nil)
+            } catch {
+                handle.reset()
+            }
+        }
         pool.withLock { handles in
             if handles.count < Self.poolLimit { handles.append(handle) }
         }

@@ -107,16 +107,56 @@ final class CurlTransfer: @unchecked Sendable {
         if let downloadFile { fclose(downloadFile) }
     }
 
+    /// What a pooled handle keeps between plain transfers (see ``isPlain``): everything
+    /// ``configureEveryOption(_:context:)`` sets is the same for two plain transfers with the same
+    /// baseline. A setting that changes an option there must be part of the baseline, or make a
+    /// transfer not plain.
+    struct Baseline: Equatable {
+        var customCABundle: URL?
+        var isHTTPS: Bool
+    }
+
+    /// How many transfers kept the options a pooled handle had (the tests check the reuse happens).
+    static let keptConfigurations = Atomic<Int>(0)
+
+    /// A GET without a body, progress or pins: the transfers that reuse a configured handle.
+    private var isPlain: Bool {
+        request.method == .get && request.body == nil && progress == nil && pinning == nil
+    }
+
     private func configure(_ options: TransferOptions) throws(NetworkError) {
         let context = Unmanaged.passUnretained(self).toOpaque()
-        try handle.armErrorBuffer()
+        // A handle the last plain transfer configured the same way keeps its options (curl_easy_reset
+        // and setting them again cost ~6 k instructions); any other starts from a reset handle.
+        let baseline = isPlain ? Baseline(customCABundle: options.customCABundle, isHTTPS: request.url.scheme == "https") : nil
+        if let baseline, handle.baseline == baseline {
+            handle.clearErrorBuffer()
+            Self.keptConfigurations.add(1, ordering: .relaxed)
+        } else {
+            if handle.baseline != nil { handle.reset() }
+            try configureEveryOption(options, context: context)
+            handle.baseline = baseline
+        }
+        // What differs per request, set on every path.
         try handle.set(CURLOPT_URL, request.url.absoluteString)
-        try handle.set(CURLOPT_NOSIGNAL, true)
-        try handle.set(CURLOPT_WRITEFUNCTION, callback: curlWriteBody)
         try handle.set(CURLOPT_WRITEDATA, pointer: context)
-        try handle.set(CURLOPT_HEADERFUNCTION, callback: curlReceiveHeader)
         try handle.set(CURLOPT_HEADERDATA, pointer: context)
         try handle.set(CURLOPT_HTTPHEADER, headers: headerList)
+        // Refuses an announced Content-Length over the limit before the body; the write callback
+        // counts what actually arrives (after decompression). 0: no limit.
+        try handle.set(CURLOPT_MAXFILESIZE_LARGE, offset: Int64(maximumResponseSize ?? 0))
+        // Within the ceiling (10⁹ s) the milliseconds fit a long by far; beyond it, no limit (0).
+        let timeout = request.timeout.isFinite && request.timeout <= PreparedRequest.timeoutCeiling
+            ? max(1, Int((request.timeout * 1000).rounded(.up))) : 0
+        try handle.set(CURLOPT_TIMEOUT_MS, timeout)
+    }
+
+    /// Every option but the per-request ones, on a reset handle.
+    private func configureEveryOption(_ options: TransferOptions, context: UnsafeMutableRawPointer) throws(NetworkError) {
+        try handle.armErrorBuffer()
+        try handle.set(CURLOPT_NOSIGNAL, true)
+        try handle.set(CURLOPT_WRITEFUNCTION, callback: curlWriteBody)
+        try handle.set(CURLOPT_HEADERFUNCTION, callback: curlReceiveHeader)
         if request.method != .head {  // a HEAD response has no body to compress
             try handle.set(CURLOPT_ACCEPT_ENCODING, "")  // every encoding this libcurl can decode
         }
@@ -130,11 +170,6 @@ final class CurlTransfer: @unchecked Sendable {
         // Only http and https. Redirects are followed by CurlTransport, one transfer per hop, so
         // that credentials can be dropped when a redirect changes origin (scheme, host or port).
         try handle.set(CURLOPT_PROTOCOLS_STR, "http,https")
-        if let maximumResponseSize {
-            // Refuses an announced Content-Length over the limit before the body; the write
-            // callback counts what actually arrives (after decompression).
-            try handle.set(CURLOPT_MAXFILESIZE_LARGE, offset: Int64(maximumResponseSize))
-        }
         if progress != nil {
             try handle.set(CURLOPT_NOPROGRESS, false)
             try handle.setProgressCallback(curlReportProgress)
@@ -163,11 +198,6 @@ final class CurlTransfer: @unchecked Sendable {
                 try handle.set(CURLOPT_SSL_CTX_FUNCTION, sslContextCallback: curlRequirePins)
                 try handle.set(CURLOPT_SSL_CTX_DATA, pointer: context)
             }
-        }
-
-        if request.timeout.isFinite, request.timeout <= PreparedRequest.timeoutCeiling {
-            // Within the ceiling (10⁹ s) the milliseconds fit a long by far; beyond it, no limit.
-            try handle.set(CURLOPT_TIMEOUT_MS, max(1, Int((request.timeout * 1000).rounded(.up))))
         }
         try configureMethod()
     }

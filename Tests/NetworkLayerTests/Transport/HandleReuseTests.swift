@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+@testable import NetworkLayer
+
+/// A pooled easy handle keeps its options from one plain GET to the next (only the URL, the
+/// header list, the timeout and the size limit are set again); any other request resets it. One
+/// request after another, every kind in turn, on the handle the pool hands back each time (it
+/// is last in, first out): each request is sent and received with its own state and nothing of
+/// the request before.
+@Suite("Reused transfer handles")
+struct HandleReuseTests {
+    @Test("Requests of every kind, alternating on one pooled handle, each see only their own method, body, headers, credentials, target, limits, progress and TLS settings")
+    func everyKindSeesOnlyItsOwnState() async throws {
+        let server = try await TestServer.shared()
+        let net = makeManager()
+        let provider = server.provider()
+        let kept = CurlTransfer.keptConfigurations.load(ordering: .relaxed)
+
+        /// A plain GET: no body, no custom header, no credentials, the response in memory.
+        func expectPlainGET(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+            let echo = try await net.perform(TestRequest<Echo>(provider, path))
+            #expect(echo.method == "GET", sourceLocation: sourceLocation)
+            #expect(echo.path == path, sourceLocation: sourceLocation)
+            #expect(echo.bodyLength == 0, sourceLocation: sourceLocation)
+            for name in ["X-First", "X-Posted", "Authorization", "Content-Type", "Content-Length", "Expect"] {
+                #expect(echo.header(name) == nil, "\(name) leaked into \(path)", sourceLocation: sourceLocation)
+            }
+            #expect(echo.header("User-Agent")?.hasPrefix("NetworkLayer/") == true, sourceLocation: sourceLocation)
+        }
+
+        // Headers of one request, then none.
+        let first = try await net.perform(TestRequest<Echo>(provider, "/echo/first", headers: ["X-First": "1"]))
+        #expect(first.header("X-First") == "1")
+        try await expectPlainGET("/echo/after-headers")
+        try await expectPlainGET("/echo/plain-again")
+
+        // A POST with a body and a type of its own, then a GET.
+        let posted = try await net.perform(BodyRequest<Echo>(provider, "/echo/post", body: .data(Data("alpha".utf8), contentType: "text/plain"),
+                                                             headers: ["X-Posted": "yes"]))
+        #expect(posted.method == "POST")
+        #expect(posted.body == "alpha")
+        #expect(posted.header("Content-Type") == "text/plain")
+        try await expectPlainGET("/echo/after-post")
+
+        // PUT, PATCH and DELETE (custom methods) and a file body.
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("reuse-\(UUID().uuidString).txt")
+        try Data("from a file".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let put = try await net.perform(BodyRequest<Echo>(provider, "/echo/put", method: .put, body: .file(file, contentType: "text/plain")))
+        #expect(put.method == "PUT")
+        #expect(put.body == "from a file")
+        try await expectPlainGET("/echo/after-put")
+        let patched = try await net.perform(BodyRequest<Echo>(provider, "/echo/patch", method: .patch,
+                                                              body: .multipart(MultipartFormData().text("part", "multi"))))
+        #expect(patched.method == "PATCH")
+        #expect(patched.body.contains("multi"))
+        try await expectPlainGET("/echo/after-patch")
+        let deleted = try await net.perform(TestRequest<Echo>(provider, "/echo/delete", method: .delete))
+        #expect(deleted.method == "DELETE")
+        try await expectPlainGET("/echo/after-delete")
+
+        // HEAD has no body; the GET after it has one.
+        let head = try await net.perform(TestRequest<Data>(provider, "/echo/head", method: .head))
+        #expect(head.isEmpty)
+        try await expectPlainGET("/echo/after-head")
+
+        // Credentials go with their request only.
+        let authorized = AuthProvider(port: server.port, authentication: .bearer("secret-token"))
+        let withToken = try await net.perform(TestRequest<Echo>(authorized, "/echo/token"))
+        #expect(withToken.header("Authorization") == "Bearer secret-token")
+        try await expectPlainGET("/echo/after-token")
+
+        // A download goes to its file; the next body comes back in memory again.
+        let destination = FileManager.default.temporaryDirectory.appendingPathComponent("reuse-\(UUID().uuidString).bin")
+        defer { try? FileManager.default.removeItem(at: destination) }
+        let downloaded = try await net.perform(DownloadRequest(provider, "/bytes/1000", to: destination))
+        #expect(downloaded.size == 1000)
+        let inMemory = try await net.perform(TestRequest<Data>(provider, "/bytes/1000"))
+        #expect(inMemory.count == 1000)
+        #expect(try Data(contentsOf: destination).count == 1000, "the file grew after its download")
+
+        // Progress is reported to its own request only.
+        let progress = ProgressLog()
+        let watched = TestRequest<Data>(provider, "/bytes/5000")
+        watched.onProgress = { progress.append($0) }
+        _ = try await net.perform(watched)
+        let reports = progress.all.count
+        #expect(reports > 0)
+        try await expectPlainGET("/echo/after-progress")
+        #expect(progress.all.count == reports, "progress was reported for a later request")
+
+        // A size limit and a timeout hold for their request only.
+        let limited = TestRequest<Data>(provider, "/bytes/1000")
+        limited.maximumResponseSize = 100
+        #expect(await networkError { try await net.perform(limited) } != nil)
+        #expect(try await net.perform(TestRequest<Data>(provider, "/bytes/1000")).count == 1000)
+        let hurried = TestRequest<Data>(provider, "/delay/1", timeout: 0.2)
+        guard case .timeOut? = await networkError({ try await net.perform(hurried) }) else {
+            Issue.record("a 0.2 s timeout did not time out")
+            return
+        }
+        let patient = try await net.perform(TestRequest<Data>(provider, "/delay/0.4"))
+        #expect(!patient.isEmpty)
+
+        #expect(CurlTransfer.keptConfigurations.load(ordering: .relaxed) - kept >= 10,
+                "plain GETs in a row did not keep their handle's options")
+    }
+
+    @Test("A trusted CA bundle and pins stay with the requests that have them")
+    func tlsSettingsStayWithTheirRequests() async throws {
+        try await withLegitServer { server in
+            let trusting = makeTLSManager()
+            let pinned = makeTLSManager()
+            try pinned.configurePinning([PinningRule(publicKeyHashes: [try pin(of: "unrelated.pem")])], isEnabled: true)
+            let plain = makeManager()  // trusts only the system's CAs, which never signed the test certificates
+            let provider = server.provider(host: "localhost")
+
+            _ = try await trusting.perform(TestRequest<Echo>(provider, "/echo/trusted"))
+            _ = try await trusting.perform(TestRequest<Echo>(provider, "/echo/trusted-again"))
+            guard case .invalidCertificate? = await networkError({ try await plain.perform(TestRequest<Echo>(provider, "/echo/untrusted")) }) else {
+                Issue.record("a manager without the test CA trusted the server")
+                return
+            }
+            _ = try await trusting.perform(TestRequest<Echo>(provider, "/echo/trusted-after-untrusted"))
+            guard case .invalidCertificate? = await networkError({ try await pinned.perform(TestRequest<Echo>(provider, "/echo/pinned")) }) else {
+                Issue.record("a wrong pin was accepted")
+                return
+            }
+            let echo = try await trusting.perform(TestRequest<Echo>(provider, "/echo/after-pins"))
+            #expect(echo.path == "/echo/after-pins")
+        }
+    }
+}
