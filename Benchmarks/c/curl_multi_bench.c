@@ -10,7 +10,7 @@
  *   - --http2 (over https): HTTP/2 negotiated by ALPN, with CURLPIPE_MULTIPLEX and CURLOPT_PIPEWAIT,
  *     so all transfers share one connection as streams;
  *   - every response is checked (status 200, --expect-bytes) and failures counted.
- * It does not parse JSON: --decode is accepted and only transfers the body.
+ * It does not parse JSON: --decode and --decode-object are accepted and only transfer the body.
  *
  * Same command line and result line as the Swift clients (see Sources/BenchSupport/Options.swift):
  *   curl-multi-bench --url URL --requests N --concurrency C [--decode] [--output FILE]
@@ -73,7 +73,7 @@ static void parse(int argc, char **argv) {
         else if (!strcmp(flag, "--expect-bytes")) options.expect_bytes = positive(VALUE());
         else if (!strcmp(flag, "--expect-items")) (void)positive(VALUE()); /* nothing is decoded */
         else if (!strcmp(flag, "--http2")) options.http2 = 1;
-        else if (!strcmp(flag, "--decode")) options.decode = 1;
+        else if (!strcmp(flag, "--decode") || !strcmp(flag, "--decode-object")) options.decode = 1;
         else usage("unknown argument");
 #undef VALUE
     }

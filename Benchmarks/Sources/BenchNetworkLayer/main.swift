@@ -7,6 +7,8 @@
 // in a release build. HTTP/2 needs no switch: libcurl negotiates it over TLS by itself (ALPN), so
 // `--http2` is accepted and ignored.
 //
+// `--decode-object` (the small GETs with a Decodable) asks for `SmallObject` instead of `Data`.
+//
 // `--output FILE` (scenario 4 "into a file") uses the library's download API: response type
 // `DownloadedFile` and `downloadDestination`, so the body streams to disk instead of memory.
 import BenchSupport
@@ -59,6 +61,15 @@ final class RawBodyRequest: BaseRequest<Data> {
     }
 }
 
+/// GET of the small JSON object, decoded by the library into a `Decodable` (the default provider,
+/// as a user would write it).
+final class SmallObjectRequest: BaseRequest<SmallObject> {
+    init(server: BenchServer, path: String) {
+        super.init(serviceProvider: server, endpoint: path)
+        timeout = 300
+    }
+}
+
 /// GET streamed to a file: the library writes the body to a temporary file and moves it into place.
 final class FileDownloadRequest: BaseRequest<DownloadedFile> {
     init(server: BenchServer, path: String, destination: String) {
@@ -98,6 +109,13 @@ runBlockingMain {
                 // (so `bytes` below is that size), and counted the bytes it actually received.
                 let items = try await Net.perform(ItemsRequest(server: decodingServer, path: path))
                 return Outcome.check(status: 200, bytes: options.expectBytes ?? 0, items: items.count, options: options)
+            }
+            if options.decodeObject {
+                // Decoded with the library's default validation and decoding; the fields are checked,
+                // so a wrong body fails even if it decodes. The size is the fixture's (nginx counts the requests).
+                let object = try await Net.perform(SmallObjectRequest(server: server, path: path))
+                guard object.isTheFixture else { return .failed("decoded an object that is not the fixture") }
+                return Outcome.check(status: 200, bytes: options.expectBytes ?? 0, options: options)
             }
             if let output = options.output {
                 let file = try await Net.perform(FileDownloadRequest(server: server, path: path, destination: output))

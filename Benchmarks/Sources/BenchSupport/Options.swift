@@ -8,6 +8,7 @@ import Glibc
 ///     --requests N         how many requests in all (default 1)
 ///     --concurrency C      how many in flight at once (default 1)
 ///     --decode             decode each body as a JSON array of ``Item``
+///     --decode-object      decode each body as one ``SmallObject`` (the small GETs with a Decodable)
 ///     --output FILE        write the body to FILE instead of keeping it (the download scenario)
 ///     --cacert FILE        trust the CA certificates in this PEM file (HTTPS)
 ///     --http2              ask for HTTP/2 (HTTPS); clients that negotiate it anyway ignore it
@@ -19,6 +20,7 @@ public struct Options: Sendable {
     public var requests = 1
     public var concurrency = 1
     public var decode = false
+    public var decodeObject = false
     public var output: String?
     public var cacert: String?
     public var http2 = false
@@ -44,6 +46,7 @@ public struct Options: Sendable {
             case "--requests": options.requests = number(flag)
             case "--concurrency": options.concurrency = number(flag)
             case "--decode": options.decode = true
+            case "--decode-object": options.decodeObject = true
             case "--output": options.output = value(flag)
             case "--cacert": options.cacert = value(flag)
             case "--http2": options.http2 = true
@@ -62,7 +65,7 @@ public struct Options: Sendable {
         let text = """
             error: \(problem)
             usage: \(CommandLine.arguments.first ?? "bench") --url URL [--requests N] [--concurrency C] [--decode]
-                   [--output FILE] [--cacert FILE] [--http2] [--label NAME] [--expect-bytes N] [--expect-items N]
+                   [--decode-object] [--output FILE] [--cacert FILE] [--http2] [--label NAME] [--expect-bytes N] [--expect-items N]
 
             """
         printError(text)
