@@ -13,18 +13,35 @@ final class CurlHeaderList: @unchecked Sendable {
     init(_ headers: [(name: String, value: String)], suppressing: [String] = [],
          adding extra: (name: String, value: String)? = nil) throws(NetworkError) {
         var list: UnsafeMutablePointer<curl_slist>?
-        var lines = headers.map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" }
-        if let extra { lines.append("\(extra.name): \(extra.value)") }
-        lines += suppressing.map { "\($0):" }
-        for line in lines {
+        func append(_ line: String) throws(NetworkError) {
             guard let appended = curl_slist_append(list, line) else {
                 curl_slist_free_all(list)
                 throw .transport(.init(reason: "libcurl could not allocate the header list"))
             }
             list = appended
         }
+        for header in headers { try append(Self.line(header.name, header.value)) }
+        if let extra { try append(Self.line(extra.name, extra.value)) }
+        for name in suppressing { try append(name + ":") }
         raw = list
     }
 
     deinit { curl_slist_free_all(raw) }
+
+    /// `Name: value`, or `Name;` for an empty value; concatenated, not interpolated (this runs for
+    /// every header of every request).
+    private static func line(_ name: String, _ value: String) -> String {
+        guard !value.isEmpty else { return name + ";" }
+        var line = name
+        line.reserveCapacity(name.utf8.count + 2 + value.utf8.count)
+        line += ": "
+        line += value
+        return line
+    }
+
+    /// The list of a request that sends no header of its own: only the library's `User-Agent`.
+    /// Built once and shared by every such transfer (libcurl only reads a list); never freed.
+    static let userAgentOnly = Result { () throws(NetworkError) -> CurlHeaderList in
+        try CurlHeaderList([], adding: ("User-Agent", CurlTransfer.userAgent))
+    }
 }

@@ -21,9 +21,12 @@ final class CurlTransfer: @unchecked Sendable {
 
     // Engine thread only, from submission on.
     var completion: (@Sendable (Result<HTTPResponse, NetworkError>) -> Void)?
-    private var body = Data()
+    // @exclusivity(unchecked) on the state the callbacks touch for every piece of every response:
+    // only the engine thread uses it, never reentrantly, and the runtime's checks of these
+    // accesses cost more than the work itself on small responses.
+    @exclusivity(unchecked) private var body = Data()
     /// The header lines of the final response, as ResponseHeaders stores them.
-    private var headerBlock = ResponseHeaderBlock()
+    @exclusivity(unchecked) private var headerBlock = ResponseHeaderBlock()
     /// The host whose pins the last handshake checked.
     private var pinnedHost: String?
     /// The connection cache the engine attached to this transfer's handle.
@@ -45,7 +48,7 @@ final class CurlTransfer: @unchecked Sendable {
     private var malformedResponse: String?
     /// `errno` of the write to the download file that failed.
     private var diskWriteErrno: Int32 = 0
-    private var bytesReceived: Int64 = 0
+    @exclusivity(unchecked) private var bytesReceived: Int64 = 0
     private let progress: ProgressReporter?
     private var lastProgressReport = ContinuousClock.now
 
@@ -69,8 +72,12 @@ final class CurlTransfer: @unchecked Sendable {
         }
         // The User-Agent goes in the list rather than CURLOPT_USERAGENT, which libcurl formats one
         // character at a time twice per transfer (about 7 k instructions); a request's own wins.
-        let userAgent = request.headers.value(for: "User-Agent") == nil ? Self.userAgent : nil
-        headerList = try CurlHeaderList(request.headers, suppressing: suppressed, adding: userAgent.map { ("User-Agent", $0) })
+        if request.headers.isEmpty, suppressed.isEmpty {
+            headerList = try CurlHeaderList.userAgentOnly.get()
+        } else {
+            let userAgent = request.headers.value(for: "User-Agent") == nil ? Self.userAgent : nil
+            headerList = try CurlHeaderList(request.headers, suppressing: suppressed, adding: userAgent.map { ("User-Agent", $0) })
+        }
         // The two C resources last, each released if the other cannot be had: until every stored
         // property is set, a throwing init does not run `deinit`.
         var check: OpaquePointer?
