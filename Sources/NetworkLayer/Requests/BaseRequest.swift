@@ -172,7 +172,8 @@ open class BaseRequest<Response: Decodable & Sendable> {
 
     /// The immutable, `Sendable` copy of this request that the manager works with.
     final func snapshot() -> RequestSnapshot {
-        RequestSnapshot(
+        let serviceProvider = serviceProvider  // read once: each read of the property is a checked access and a copy
+        return RequestSnapshot(
             requestClass: type(of: self),
             provider: serviceProvider,
             method: httpMethod,
