@@ -33,12 +33,20 @@ if command -v valgrind >/dev/null; then
     stripped=$(mktemp)
     cp "$runner" "$stripped" && strip --strip-debug "$stripped" && chmod +x "$stripped"
     portfile=$(mktemp)
-    (sleep 600 | python3 Tests/Servers/test_server.py >"$portfile") &
+    # The server exits when its standard input closes: hold a FIFO open and close it at the end.
+    # (Never an orphaned `sleep | server`: it would keep this script's open files, such as a
+    # `flock` held by whoever runs `make stress`, for as long as it sleeps.)
+    fifo=$(mktemp -u)
+    mkfifo "$fifo"
+    python3 Tests/Servers/test_server.py <"$fifo" >"$portfile" &
+    server=$!
+    exec {hold}>"$fifo"
     for _ in $(seq 50); do grep -q PORT "$portfile" && break; sleep 0.1; done
     port=$(awk '/PORT/ {print $2}' "$portfile")
     valgrind --leak-check=full --log-file="$log" "$stripped" leak --requests 1000 --port "$port" >/dev/null
-    pkill -f "Tests/Servers/test_server.py" -P $$ 2>/dev/null; kill %1 2>/dev/null
-    rm -f "$stripped" "$portfile"
+    exec {hold}>&-
+    wait "$server" 2>/dev/null
+    rm -f "$stripped" "$portfile" "$fifo"
     lost=$(grep -o "definitely lost: [0-9,]* bytes in [0-9,]* blocks" "$log" | tail -1)
     if [[ -z $lost ]] && grep -q "All heap blocks were freed" "$log"; then
         lost="definitely lost: 0 bytes (all heap blocks were freed)"
