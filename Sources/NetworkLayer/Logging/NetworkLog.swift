@@ -114,8 +114,9 @@ struct NetworkLog: Sendable {
     func response(_ response: HTTPResponse, to request: PreparedRequest, elapsed: Duration) {
         let secrets = request.redactor.secretValues(of: request)
         let received = response.downloadedFile.map { $0.size } ?? Int64(response.body.count)
-        let headline = "← \(response.statusCode) \(request.redactedDescription) in \(Self.milliseconds(elapsed)) ms, "
-            + "\(response.downloadedFile.map { "\($0.size) bytes to \($0.url.path)" } ?? "\(response.body.count) bytes")\(mockMark)"
+        let size = response.stream != nil ? "streaming"
+            : response.downloadedFile.map { "\($0.size) bytes to \($0.url.path)" } ?? "\(response.body.count) bytes"
+        let headline = "← \(response.statusCode) \(request.redactedDescription) in \(Self.milliseconds(elapsed)) ms, \(size)\(mockMark)"
         let headers = response.headers.sorted { $0.key < $1.key }
             .map { NetworkLogEntry.Header(name: $0.key, value: redactor.redact(header: $0.key, value: $0.value)) }
         let preview = previewText(of: response.body)
@@ -166,6 +167,65 @@ struct NetworkLog: Sendable {
                                       url: url, isMocked: mocked, message: message,
                                       statusCode: error.context?.statusCode, elapsed: elapsed, errorDescription: description))
         }
+    }
+
+    /// Whether this log shows bodies (the text log's previews, or the entries' debug level): only
+    /// then are a stream's items kept for ``streamEnded(_:of:items:bytes:previews:elapsed:)``.
+    var showsBodies: Bool { sink != nil || entrySink != nil }
+
+    /// The body of a streamed response ended: one line with what it carried and how it ended,
+    /// then (text log) a preview of its first items, redacted and cut like a body's.
+    func streamEnded(_ ending: StreamBody.Ending, of request: PreparedRequest, items: Int, bytes: Int64, previews: [String],
+                     elapsed: Duration) {
+        let secrets = request.redactor.secretValues(of: request)
+        let counted = request.snapshot.streamKind?.items(items) ?? "\(items) items"
+        let how: String
+        var errorDescription: String?
+        switch ending {
+        case .finished: how = "finished"
+        case .cancelled(let reason): how = "cancelled: \(reason)"
+        case .failed(let error):
+            let description = Redactor.scrub(error.errorDescription ?? "\(error)", secrets: secrets)
+            how = "failed: \(description)"
+            errorDescription = description
+        }
+        let headline = Redactor.scrub("⇣ stream of \(request.redactedDescription) ended after \(Self.milliseconds(elapsed)) ms, "
+                                      + "\(counted), \(bytes) bytes, \(how)\(mockMark)", secrets: secrets)
+        var preview: String?
+        if !previews.isEmpty {
+            var text = previews.map { Redactor.scrub(previewLine($0), secrets: secrets) }.joined(separator: "\n")
+            if text.count > Self.previewLimit { text = String(text.prefix(Self.previewLimit)) + "\n… (preview truncated)" }
+            preview = text
+        }
+        if let sink {
+            sink("\(prefix) \(headline)\n" + (preview.map { Self.indented($0, by: "  ") } ?? ""))
+        }
+        if let entrySink {
+            let url = Redactor.scrub(request.redactor.redact(url: request.url), secrets: secrets)
+            let failed = errorDescription != nil
+            entrySink(NetworkLogEntry(phase: .streamEnded, level: failed ? .error : .info, requestID: id, method: request.method,
+                                      url: url, isMocked: mocked, message: headline, elapsed: elapsed, bytesReceived: bytes,
+                                      errorDescription: errorDescription))
+            if let preview {
+                entrySink(NetworkLogEntry(phase: .streamEnded, level: .debug, requestID: id, method: request.method, url: url,
+                                          isMocked: mocked, message: Redactor.scrub("⇣ items of \(request.redactedDescription)", secrets: secrets),
+                                          elapsed: elapsed, bytesReceived: bytes, body: preview))
+            }
+        }
+    }
+
+    /// One item of a stream as its preview shows it: JSON on one line with secret fields
+    /// redacted, else the text, cut at ``previewLimit`` characters.
+    private func previewLine(_ text: String) -> String {
+        let data = Data(text.utf8)
+        if data.count <= Self.prettyPrintLimit,
+           let first = data.first(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }),
+           first == UInt8(ascii: "{") || first == UInt8(ascii: "["),
+           let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
+           let compact = try? JSONSerialization.data(withJSONObject: redactFields(object), options: [.sortedKeys, .withoutEscapingSlashes]) {
+            return String(decoding: compact, as: UTF8.self)
+        }
+        return String(text.prefix(Self.previewLimit)).replacingOccurrences(of: "\n", with: "\\n")
     }
 
     /// An attempt of `request` failed and it is tried again.

@@ -6,7 +6,8 @@ import Foundation
 /// Set ``NetworkManager/logEntryHandler`` to receive them. A request produces, in order: a
 /// ``Phase-swift.enum/request`` entry when it is sent, ``Phase-swift.enum/retry`` entries for
 /// attempts that failed and are tried again, then a ``Phase-swift.enum/response`` or a
-/// ``Phase-swift.enum/failure`` entry. Every entry of one request carries the same
+/// ``Phase-swift.enum/failure`` entry (and for a streamed response, a
+/// ``Phase-swift.enum/streamEnded`` entry when its body ends). Every entry of one request carries the same
 /// ``requestID``, also shown as `#n` in the text log.
 ///
 /// The summary of each event is an ``Level-swift.enum/info`` entry (method, redacted URL,
@@ -45,6 +46,12 @@ public struct NetworkLogEntry: Sendable, Equatable, CustomStringConvertible {
         case retry
         /// Anything else worth knowing about the request (record mode could not write a mock).
         case note
+        /// The body of a streamed response (``ByteStream``, ``EventStream``, ``JSONLines``) ended:
+        /// ``NetworkLogEntry/message`` says how (finished, cancelled, failed) with the items and
+        /// bytes it carried; ``NetworkLogEntry/bytesReceived`` and ``NetworkLogEntry/elapsed``
+        /// (from the start of the request) hold the numbers. A preview of the first items comes
+        /// in a ``Level-swift.enum/debug`` entry.
+        case streamEnded
     }
 
     /// How much an entry matters, lowest first; compare them to filter (`entry.level >= .info`).

@@ -155,9 +155,18 @@ public final class NetworkManager: Sendable {
                                                        retrying: snapshot.retryPolicy, log: log, logsRequest: false)
                 prepared = sent
             }
+            if let stream = response.stream, !response.expectations.acceptableStatusCodes.contains(response.statusCode) {
+                // A stream whose status fails: its error keeps the start of the body (64 KB), as any error does.
+                response = response.replacingBody(await stream.collect(upTo: HTTPResponse.errorBodyLimit))
+            }
             log?.response(response, to: sent, elapsed: started.duration(to: .now))
-            if !isMocked, let directory = settings.mockRecordingDirectory {
-                Self.record(response, for: sent, in: directory, log: log)
+            let recording = isMocked ? nil : settings.mockRecordingDirectory
+            if let stream = response.stream {
+                // The stream logs its end and records its body as it is read.
+                let recorder = recording.flatMap { Self.recorder(for: response, of: sent, in: $0, log: log) }
+                stream.observe(.init(log: log, request: sent, started: started, recorder: recorder))
+            } else if let recording {
+                Self.record(response, for: sent, in: recording, log: log)
             }
 
             try Self.validate(response, with: snapshot.validator)
@@ -223,6 +232,19 @@ public final class NetworkManager: Sendable {
         } catch {
             let message = "record mode: \(error.errorDescription ?? "\(error)")\n"
             if let log { log.note(message, of: request) } else { FileHandle.standardError.write(Data(message.utf8)) }
+        }
+    }
+
+    /// Record mode for a stream: the recorder that writes its body as it is read, or `nil` (and a
+    /// note in the log) when it cannot. Recording must not change what the request returns.
+    private static func recorder(for response: HTTPResponse, of request: PreparedRequest, in directory: URL,
+                                 log: NetworkLog?) -> StreamRecorder? {
+        do throws(NetworkError) {
+            return try StreamRecorder(recording: response, for: request, in: MockStore(directory: directory), log: log)
+        } catch {
+            let message = "record mode: \(error.errorDescription ?? "\(error)")\n"
+            if let log { log.note(message, of: request) } else { FileHandle.standardError.write(Data(message.utf8)) }
+            return nil
         }
     }
 

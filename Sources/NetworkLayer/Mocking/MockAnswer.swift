@@ -10,9 +10,10 @@ enum MockAnswer: Sendable {
     case response(HTTPResponse, delay: Duration)
     /// A failure, thrown as a live transfer's would be (its reason says it was mocked).
     case failure(NetworkError, delay: Duration)
-    // Streams (the streaming issue) add their answer here, e.g.
-    // `case events([ServerSentEvent], eventDelay: Duration)`, delivered by the streaming path
-    // rather than by `deliver(for:)`, which returns one complete response.
+    /// A response whose body a streaming request reads paced: `eventDelay` between its events
+    /// (``EventStream``) or lines (``JSONLines``, ``ByteStream``). A request that is not
+    /// streaming gets the whole body, as from ``response(_:delay:)``.
+    case stream(HTTPResponse, delay: Duration, eventDelay: Duration)
 
     /// The longest delay a mock may ask for: an hour. A mock's delay rehearses a slow server;
     /// anything longer is a mistake (or a hostile number), refused with a clear error.
@@ -20,8 +21,14 @@ enum MockAnswer: Sendable {
 
     var delay: Duration {
         switch self {
-        case .response(_, let delay), .failure(_, let delay): delay
+        case .response(_, let delay), .failure(_, let delay), .stream(_, let delay, _): delay
         }
+    }
+
+    /// The pause between events or lines of a streamed body.
+    var eventDelay: Duration {
+        if case .stream(_, _, let eventDelay) = self { return eventDelay }
+        return .zero
     }
 
     /// Waits for the delay, then returns the response or throws the failure.
@@ -55,7 +62,7 @@ enum MockAnswer: Sendable {
             throw .cancelled(.init(request: request.redactedDescription, reason: "it was cancelled"))
         }
         switch self {
-        case .response(let response, _): return response
+        case .response(let response, _), .stream(let response, _, _): return response
         case .failure(let error, _): throw error
         }
     }

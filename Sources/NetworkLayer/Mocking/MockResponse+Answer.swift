@@ -39,6 +39,12 @@ extension MockResponse {
             return answer
         case .failure(let error):
             return .failure(error.mocked(from: source, request: request.redactedDescription), delay: .zero)
+        case .events(let events, let eventDelay):
+            guard eventDelay >= .zero, eventDelay <= MockAnswer.maximumDelay else {
+                throw invalid("its eventDelay of \(eventDelay.seconds.compactText) s is not from 0 to \(MockAnswer.maximumDelay.seconds.compactText) s")
+            }
+            let body = ServerSentEventParser.encode(events).reduce(into: Data()) { $0.append($1) }
+            return .stream(try response(body, 200, ["Content-Type": "text/event-stream"]), delay: .zero, eventDelay: eventDelay)
         }
     }
 }

@@ -20,8 +20,8 @@ public struct MockResponse: Sendable {
         case data(Data, status: Int, headers: [String: String], delay: Duration)
         case file(String)
         case failure(NetworkError)
-        // Streams (the streaming issue) add `events([ServerSentEvent], eventDelay: Duration)` here,
-        // with its static function beside the others, answered by the streaming path.
+        /// Server-sent events, answered as a `text/event-stream` body paced by `eventDelay`.
+        case events([ServerSentEvent], eventDelay: Duration)
     }
 
     let kind: Kind
@@ -69,6 +69,23 @@ public struct MockResponse: Sendable {
     /// `.status(422, body: errorJSON)` for a typed error body.
     public static func status(_ code: Int, body: Data = Data()) -> MockResponse {
         MockResponse(kind: .data(body, status: code, headers: [:], delay: .zero))
+    }
+
+    /// Server-sent events: status 200, `Content-Type: text/event-stream`, the events written as
+    /// the stream's text, with `eventDelay` before each event after the first, so a UI can be
+    /// built against a realistic token stream offline.
+    ///
+    /// ```swift
+    /// net.mocks.register(ChatCompletionStream.self, .events([
+    ///     ServerSentEvent(data: #"{"text":"Hel"}"#), ServerSentEvent(data: #"{"text":"lo"}"#), ServerSentEvent(data: "[DONE]"),
+    /// ], eventDelay: .milliseconds(40)))
+    /// ```
+    ///
+    /// An ``EventStream`` request reads them one by one; a ``ByteStream`` gets their text; any
+    /// other response type gets the whole text as its body at once. An `eventDelay` longer than
+    /// the request's timeout ends the stream with ``NetworkError/timeOut``, as a silent server would.
+    public static func events(_ events: [ServerSentEvent], eventDelay: Duration = .zero) -> MockResponse {
+        MockResponse(kind: .events(events, eventDelay: eventDelay))
     }
 
     /// A failure instead of an answer: the request throws `error` as a live one would (retry

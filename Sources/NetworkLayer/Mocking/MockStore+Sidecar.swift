@@ -17,6 +17,9 @@ extension MockStore {
         var delay: Double?
         /// A failure instead of an answer: one of the ``MockFailureKind`` names.
         var error: String?
+        /// For a streamed response: seconds between its events (``EventStream``) or lines
+        /// (``JSONLines``, ``ByteStream``), from 0 to ``MockAnswer/maximumDelay``.
+        var eventDelay: Double?
 
         /// The sidecar in `data`, every value checked; `path` names the file in errors.
         ///
@@ -39,6 +42,9 @@ extension MockStore {
             if let delay = sidecar.delay, !(delay >= 0 && delay <= MockAnswer.maximumDelay.seconds) {
                 throw refuse("it gives the delay \(delay), not a number of seconds from 0 to \(MockAnswer.maximumDelay.seconds.compactText)")
             }
+            if let eventDelay = sidecar.eventDelay, !(eventDelay >= 0 && eventDelay <= MockAnswer.maximumDelay.seconds) {
+                throw refuse("it gives the eventDelay \(eventDelay), not a number of seconds from 0 to \(MockAnswer.maximumDelay.seconds.compactText)")
+            }
             if let error = sidecar.error {
                 guard MockFailureKind(rawValue: error) != nil else {
                     let known = MockFailureKind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
@@ -58,6 +64,13 @@ extension MockStore {
         var delayDuration: Duration {
             guard let delay, delay > 0, delay <= MockAnswer.maximumDelay.seconds else { return .zero }
             return .seconds(delay)
+        }
+
+        /// The delay between events as a duration, when the sidecar gives one (checked by ``parse(_:path:)``).
+        var eventDelayDuration: Duration? {
+            guard let eventDelay else { return nil }
+            guard eventDelay > 0, eventDelay <= MockAnswer.maximumDelay.seconds else { return .zero }
+            return .seconds(eventDelay)
         }
     }
 }

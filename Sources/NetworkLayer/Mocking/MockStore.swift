@@ -10,6 +10,10 @@ import Foundation
 ///
 /// A request is also answered by `<METHOD>/<URL path>.json`, e.g. `MockResponses/GET/search.json`
 /// for `GET /search`: when it has no `mockedResponseFilename`, or that file does not exist.
+///
+/// A streamed response reads `<name>.sse` (``EventStream``), `<name>.ndjson` (``JSONLines``) or,
+/// for a ``ByteStream``, `<name>.bin`, else `<name>.json`, else any other `<name>.<extension>`;
+/// the sidecar may add `"eventDelay"`, seconds between events (or lines).
 struct MockStore: Sendable {
     let directory: URL
 
@@ -17,6 +21,28 @@ struct MockStore: Sendable {
     func bodyFile(for request: PreparedRequest) throws(NetworkError) -> URL {
         try file(named: mockName(for: request), extension: "json")
     }
+
+    /// The body file of the mock `name` for `request`: by the extension its response type reads
+    /// (see the type's documentation), checked like every mock file.
+    func bodyFile(named name: String, for request: PreparedRequest) throws(NetworkError) -> URL {
+        guard let kind = request.snapshot.streamKind else { return try file(named: name, extension: "json") }
+        guard kind == .bytes else { return try file(named: name, extension: kind.fileExtension) }
+        for preferred in ["bin", "json"] {
+            let url = try file(named: name, extension: preferred)
+            if FileManager.default.fileExists(atPath: url.path) { return url }
+        }
+        // Any other extension: the first in name order, beside where `<name>.bin` would be.
+        let fallback = try file(named: name, extension: "bin")
+        let base = fallback.deletingPathExtension().lastPathComponent + "."
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: fallback.deletingLastPathComponent().path)) ?? []
+        for entry in entries.sorted() where entry.hasPrefix(base) && !entry.hasSuffix(".meta.json") && entry.count > base.count {
+            return try file(named: name, extension: String(entry.dropFirst(base.count)))
+        }
+        return fallback
+    }
+
+    /// The mock name record mode writes for `request`.
+    func recordingName(for request: PreparedRequest) -> String { mockName(for: request) }
 
     /// The sidecar beside the body file, checked the same way (it may be a link of its own).
     func sidecarFile(for request: PreparedRequest) throws(NetworkError) -> URL {
@@ -82,7 +108,7 @@ struct MockStore: Sendable {
     /// - Throws: ``NetworkError/invalidRequest`` for a name that would leave the directory, or a
     ///   sidecar that is not valid (naming the file and the value).
     func answer(named name: String, for request: PreparedRequest) throws(NetworkError) -> MockAnswer? {
-        let bodyURL = try file(named: name, extension: "json")
+        let bodyURL = try bodyFile(named: name, for: request)
         let sidecarURL = try file(named: name, extension: "meta.json")
         let body = try? Self.readWithoutFollowingLinks(bodyURL)
         let sidecarData = try? Self.readWithoutFollowingLinks(sidecarURL)
@@ -100,10 +126,23 @@ struct MockStore: Sendable {
                             delay: sidecar.delayDuration)
         }
         let response = HTTPResponse(statusCode: sidecar.statusCode ?? 200,
-                                    headers: ResponseHeaders(sidecar.headers ?? ["Content-Type": "application/json"]),
+                                    headers: ResponseHeaders(sidecar.headers ?? ["Content-Type": Self.contentType(for: request)]),
                                     body: body ?? Data(), url: request.url, isMocked: true, origin: request.origin,
                                     expectations: request.snapshot.expectations)
+        if let eventDelay = sidecar.eventDelayDuration {
+            return .stream(response, delay: sidecar.delayDuration, eventDelay: eventDelay)
+        }
         return .response(response, delay: sidecar.delayDuration)
+    }
+
+    /// The `Content-Type` of a mock whose sidecar gives no headers: by its response type.
+    private static func contentType(for request: PreparedRequest) -> String {
+        switch request.snapshot.streamKind {
+        case .events?: "text/event-stream"
+        case .jsonLines?: "application/x-ndjson"
+        case .bytes?: "application/octet-stream"
+        case nil: "application/json"
+        }
     }
 
     /// Writes `response` as the mock answering `request`: the body file and a sidecar with the
@@ -112,8 +151,12 @@ struct MockStore: Sendable {
     /// that the server echoed in another header is written as `<redacted>`: recorded mocks end up
     /// in repositories. The body is written exactly as received, since it is what the mock must
     /// answer with.
-    func record(_ response: HTTPResponse, for request: PreparedRequest) throws(NetworkError) {
-        let bodyURL = try bodyFile(for: request)
+    ///
+    /// A stream's recording passes its body as the file `movingBody` (moved into place, never
+    /// read into memory) with its `bodyExtension` (`sse`, `ndjson`, `bin`).
+    func record(_ response: HTTPResponse, for request: PreparedRequest, bodyExtension: String = "json",
+                movingBody: URL? = nil) throws(NetworkError) {
+        let bodyURL = try file(named: mockName(for: request), extension: bodyExtension)
         let sidecarURL = try sidecarFile(for: request)
         let secrets = request.redactor.secretValues(of: request)
         let headers = response.headers.filter { !request.redactor.isSecretHeader($0.key) }
@@ -122,8 +165,13 @@ struct MockStore: Sendable {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         do {
             try FileManager.default.createDirectory(at: bodyURL.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try response.body.write(to: bodyURL, options: .atomic)
-            try encoder.encode(Sidecar(statusCode: response.statusCode, headers: headers, delay: nil))
+            if let movingBody {
+                if FileManager.default.fileExists(atPath: bodyURL.path) { try FileManager.default.removeItem(at: bodyURL) }
+                try FileManager.default.moveItem(at: movingBody, to: bodyURL)
+            } else {
+                try response.body.write(to: bodyURL, options: .atomic)
+            }
+            try encoder.encode(Sidecar(statusCode: response.statusCode, headers: headers))
                 .write(to: sidecarURL, options: .atomic)
         } catch {
             throw .invalidRequest(.init(request: request.redactedDescription,

@@ -13,7 +13,13 @@ struct MockTransport: Transport {
     func send(_ request: PreparedRequest, options: TransferOptions) async throws(NetworkError) -> HTTPResponse {
         let recorded = RecordedRequest(request)
         registry.record(recorded)
-        return try await answer(for: request, recorded: recorded).deliver(for: request)
+        let answer = try answer(for: request, recorded: recorded)
+        let response = try await answer.deliver(for: request)
+        guard let kind = request.snapshot.streamKind else { return response }
+        // A streaming request gets its headers now and the body paced as the mock asks.
+        var head = response.replacingBody(Data())
+        head.stream = MockStream.start(response.body, kind: kind, eventDelay: answer.eventDelay, for: request)
+        return head
     }
 
     /// The first mock that answers `request`, or ``NetworkError/mockNotFound(filename:)`` naming
@@ -28,7 +34,8 @@ struct MockTransport: Transport {
         var files: [String] = []
         for name in names {
             if let answer = try store.answer(named: name, for: request) { return answer }
-            files.append(try store.file(named: name, extension: "json").path)
+            let file = try store.bodyFile(named: name, for: request)
+            files.append(file.path + (request.snapshot.streamKind == .bytes ? " (or any other extension)" : ""))
         }
         // The files first, so the text starts with a full path (as it did when only files were looked for).
         let registrations = MockRegistry.placesLooked(for: request).joined(separator: " and for ")

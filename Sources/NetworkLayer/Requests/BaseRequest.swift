@@ -191,6 +191,7 @@ open class BaseRequest<Response: Decodable & Sendable> {
             secretNames: SecretNames(headers: serviceProvider.secretHeaderNames.union(secretHeaderNames),
                                      queryItems: serviceProvider.secretQueryItemNames.union(secretQueryItemNames)),
             downloadDestination: downloadDestination,
+            streamKind: StreamKind(for: Response.self),
             maximumResponseSize: maximumResponseSize,
             decompressionLimit: decompressionLimit,
             progress: onProgress.map { ProgressReporter(report: $0, finish: progressFinished) },

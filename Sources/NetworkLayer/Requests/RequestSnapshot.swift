@@ -21,6 +21,9 @@ struct RequestSnapshot: Sendable {
     /// The secret names the provider and the request declared.
     let secretNames: SecretNames
     let downloadDestination: URL?
+    /// How the body is read while it arrives, when the response type is a stream (``ByteStream``,
+    /// ``EventStream``, ``JSONLines``); `nil` for a complete response.
+    let streamKind: StreamKind?
     let maximumResponseSize: Int?
     let decompressionLimit: DecompressionLimit?
     let progress: ProgressReporter?

@@ -20,6 +20,11 @@ public struct HTTPResponse: Sendable {
     /// The file a download was written to (its body is then empty).
     public internal(set) var downloadedFile: DownloadedFile?
 
+    /// The body still arriving, for a streaming response type (``ByteStream``, ``EventStream``,
+    /// ``JSONLines``); `body` is then empty. Dropping the last response or stream holding it
+    /// cancels the transfer.
+    var stream: StreamBody?
+
     /// Where a 3xx response points, resolved against the request URL.
     var redirectLocation: String?
 
@@ -55,7 +60,7 @@ public struct HTTPResponse: Sendable {
                                 origin: origin, expectations: expectations)
         copy.metrics = metrics
         copy.downloadedFile = downloadedFile
-        return copy
+        return copy  // without `stream`: an error or a log must not keep a transfer alive
     }
 
     /// The value of a header, looked up ignoring case; `nil` when absent.
@@ -69,7 +74,7 @@ public struct HTTPResponse: Sendable {
     /// This response as an error keeps it: the body cut to ``errorBodyLimit`` bytes, copied so
     /// that a large body's buffer is not held alive by the error.
     func keptForError() -> HTTPResponse {
-        guard body.count > Self.errorBodyLimit else { return self }
+        guard body.count > Self.errorBodyLimit || stream != nil else { return self }
         return replacingBody(Data(body.prefix(Self.errorBodyLimit)))
     }
 }

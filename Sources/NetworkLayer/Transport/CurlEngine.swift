@@ -20,6 +20,8 @@ final class CurlEngine: @unchecked Sendable {
     private struct Inbox {
         var started: [CurlTransfer] = []
         var cancelled: [CurlTransfer] = []
+        /// Paused transfers whose consumer caught up (streams) or whose producer has bytes again (uploads).
+        var resumed: [CurlTransfer] = []
         var closeIdleConnections = false
         /// Whether a wake-up is already on its way to the engine thread: many submissions while
         /// it is busy need only one (each is a system call on both sides). Kept under the same
@@ -41,6 +43,8 @@ final class CurlEngine: @unchecked Sendable {
     static let idleConnectionLimit = 512
     /// Transfers libcurl is working on, by easy handle. Engine thread only.
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    /// The streaming transfers among them, whose timeouts the engine keeps. Engine thread only.
+    private var streaming: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     /// The connection caches in use, with how many transfers use each. Engine thread only.
     private var caches: [ConnectionCacheKey: (cache: CurlShare, users: Int)] = [:]
     private var newestPinGeneration = 0
@@ -80,15 +84,24 @@ final class CurlEngine: @unchecked Sendable {
     // MARK: Any thread
 
     /// A configured transfer for `request`, on a pooled easy handle when one is free.
-    func makeTransfer(for request: PreparedRequest, options: TransferOptions, downloadTo: URL? = nil) throws(NetworkError) -> CurlTransfer {
+    /// - Parameter streaming: deliver the response at its headers, its body through a ``StreamBody``.
+    func makeTransfer(for request: PreparedRequest, options: TransferOptions, downloadTo: URL? = nil,
+                      streaming: Bool = false) throws(NetworkError) -> CurlTransfer {
         let handle: CurlEasyHandle
         if let pooled = pool.withLock({ $0.popLast() }) { handle = pooled } else { handle = try CurlEasyHandle() }
+        let transfer: CurlTransfer
         do {
-            return try CurlTransfer(request: request, options: options, handle: handle, downloadTo: downloadTo)
+            transfer = try CurlTransfer(request: request, options: options, handle: handle, downloadTo: downloadTo,
+                                        streaming: streaming)
         } catch {
             recycle(handle)
             throw error
         }
+        // The consumer reaches the transfer through the engine. This closes a cycle (buffer →
+        // control → transfer → buffer) that the end of the stream breaks: both `finish` and
+        // `cancel` drop the control.
+        transfer.stream?.setControl(.init(resume: { [self] in resume(transfer) }, cancel: { [self] in cancel(transfer) }))
+        return transfer
     }
 
     /// Hands `transfer` to the engine; `completion` runs exactly once, on the engine thread.
@@ -101,6 +114,12 @@ final class CurlEngine: @unchecked Sendable {
     func cancel(_ transfer: CurlTransfer) {
         transfer.isCancellationRequested.store(true, ordering: .releasing)
         if inbox.withLock({ $0.cancelled.append(transfer); return $0.needsWake() }) { wake() }
+    }
+
+    /// Resumes a transfer paused by its stream (the consumer caught up) or its upload (more bytes
+    /// to send), on the engine thread, as `curl_easy_pause` requires.
+    func resume(_ transfer: CurlTransfer) {
+        if inbox.withLock({ $0.resumed.append(transfer); return $0.needsWake() }) { wake() }
     }
 
     /// Closes every connection that no transfer is using (running transfers keep theirs until
@@ -150,11 +169,13 @@ final class CurlEngine: @unchecked Sendable {
                 finish(transfer, with: .failure(.cancelled(.init(request: transfer.request.redactedDescription,
                                                                  reason: "it was cancelled while running"))))
             }
+            for transfer in work.resumed where active[transfer.handle.raw] === transfer { unpause(transfer) }
             // A failing multi_perform (out of memory) leaves the transfers in place; their own
             // timeouts still end them.
             _ = curl_multi_perform(multi, &stillRunning)
             collectFinished()
-            _ = curl_multi_poll(multi, nil, 0, 1000, nil)
+            let wait = expireSilentStreams()
+            _ = curl_multi_poll(multi, nil, 0, wait, nil)
         }
     }
 
@@ -179,6 +200,41 @@ final class CurlEngine: @unchecked Sendable {
             return
         }
         active[transfer.handle.raw] = transfer
+        if transfer.stream != nil { streaming[transfer.handle.raw] = transfer }
+    }
+
+    /// Lets a paused transfer go on. libcurl may call its write callback before this returns,
+    /// which is why no lock is held here.
+    private func unpause(_ transfer: CurlTransfer) {
+        transfer.willResume()
+        let code = curl_easy_pause(transfer.handle.raw, Self.pauseContinue)
+        guard code == CURLE_OK else {
+            finish(transfer, with: .failure(.transport(.init(
+                request: transfer.request.redactedDescription,
+                reason: "libcurl could not resume the paused transfer (\(String(cString: curl_easy_strerror(code))))"))))
+            return
+        }
+    }
+
+    /// CURLPAUSE_CONT: receive and send both go on (a macro Swift does not import).
+    private static let pauseContinue = Int32(CURLPAUSE_RECV_CONT | CURLPAUSE_SEND_CONT)
+
+    /// Fails the streams whose deadline passed; returns how long the engine may sleep (ms)
+    /// before the next deadline, at most a second.
+    private func expireSilentStreams() -> Int32 {
+        guard !streaming.isEmpty else { return 1000 }
+        let now = ContinuousClock.now
+        var next = now + .seconds(1)
+        for transfer in streaming.values {
+            guard let deadline = transfer.streamDeadline else { continue }
+            if deadline <= now {
+                finish(transfer, with: .failure(transfer.streamTimeoutError()))
+            } else if deadline < next {
+                next = deadline
+            }
+        }
+        let (seconds, attoseconds) = (next - now).components
+        return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
     }
 
     private func collectFinished() {
@@ -193,16 +249,23 @@ final class CurlEngine: @unchecked Sendable {
     /// Removes an active transfer from libcurl (stopping it if it still runs) and completes it.
     private func finish(_ transfer: CurlTransfer, with result: Result<HTTPResponse, NetworkError>) {
         active[transfer.handle.raw] = nil
+        streaming[transfer.handle.raw] = nil
         _ = curl_multi_remove_handle(multi, transfer.handle.raw)  // fails only for a handle not added
         complete(transfer, with: result)
     }
 
     private func complete(_ transfer: CurlTransfer, with result: Result<HTTPResponse, NetworkError>) {
+        // A stream whose transfer ends before its headers were complete (a failure, or a
+        // response without a header block) delivers what it has now; then its body ends.
+        if transfer.stream != nil, !transfer.headDelivered, case .success = result { transfer.deliverHead() }
         let completion = transfer.completion
         transfer.completion = nil
         detachCache(from: transfer)
         recycle(transfer.handle)
         completion?(result)
+        if let stream = transfer.stream {
+            if case .failure(let error) = result { stream.finish(error) } else { stream.finish(nil) }
+        }
     }
 
     private func attachCache(to transfer: CurlTransfer) throws(NetworkError) {

@@ -52,11 +52,24 @@ final class CurlTransfer: @unchecked Sendable {
     private let progress: ProgressReporter?
     private var lastProgressReport = ContinuousClock.now
 
+    /// Streaming responses (``ByteStream``, ``EventStream``, ``JSONLines``): the body goes to this
+    /// bounded buffer instead of `body`, and `completion` gets the response as soon as its
+    /// headers are complete. See CurlTransfer+Streaming.swift.
+    let stream: StreamBuffer?
+    /// Whether the response headers went to `completion` already (streams only). Engine thread.
+    var headDelivered = false
+    /// When a stream that stays silent fails with a timeout: the request's timeout after the
+    /// start (until the headers), then after each chunk; `nil` while the stream is paused
+    /// because its consumer is behind (a paused stream is not silent). Engine thread.
+    var streamDeadline: ContinuousClock.Instant?
+
     /// Configures `handle` for `request`. Throws if libcurl refuses an option.
     /// - Parameter downloadTo: a temporary file for the body, for downloads.
-    init(request: PreparedRequest, options: TransferOptions, handle: CurlEasyHandle, downloadTo: URL? = nil) throws(NetworkError) {
+    init(request: PreparedRequest, options: TransferOptions, handle: CurlEasyHandle, downloadTo: URL? = nil,
+         streaming: Bool = false) throws(NetworkError) {
         self.request = request
         self.handle = handle
+        stream = streaming ? StreamBuffer() : nil
         pinning = options.pinning
         maximumResponseSize = options.maximumResponseSize
         decompressionLimit = options.decompressionLimit
@@ -128,7 +141,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// A GET without a body, progress or pins: the transfers that reuse a configured handle.
     private var isPlain: Bool {
-        request.method == .get && request.body == nil && progress == nil && pinning == nil
+        request.method == .get && request.body == nil && progress == nil && pinning == nil && stream == nil
     }
 
     private func configure(_ options: TransferOptions) throws(NetworkError) {
@@ -153,7 +166,8 @@ final class CurlTransfer: @unchecked Sendable {
         // counts what actually arrives (after decompression). 0: no limit.
         try handle.set(CURLOPT_MAXFILESIZE_LARGE, offset: Int64(maximumResponseSize ?? 0))
         // Within the ceiling (10⁹ s) the milliseconds fit a long by far; beyond it, no limit (0).
-        let timeout = request.timeout.isFinite && request.timeout <= PreparedRequest.timeoutCeiling
+        // A stream's timeout is the engine's (streamDeadline): it bounds the silence, not the whole body.
+        let timeout = stream == nil && request.timeout.isFinite && request.timeout <= PreparedRequest.timeoutCeiling
             ? max(1, Int((request.timeout * 1000).rounded(.up))) : 0
         try handle.set(CURLOPT_TIMEOUT_MS, timeout)
     }
@@ -164,7 +178,9 @@ final class CurlTransfer: @unchecked Sendable {
         try handle.set(CURLOPT_NOSIGNAL, true)
         try handle.set(CURLOPT_WRITEFUNCTION, callback: curlWriteBody)
         try handle.set(CURLOPT_HEADERFUNCTION, callback: curlReceiveHeader)
-        if request.method != .head {  // a HEAD response has no body to compress
+        if stream != nil {
+            try configureStreaming()
+        } else if request.method != .head {  // a HEAD response has no body to compress
             try handle.set(CURLOPT_ACCEPT_ENCODING, "")  // every encoding this libcurl can decode
         }
         try handle.set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
@@ -262,7 +278,22 @@ final class CurlTransfer: @unchecked Sendable {
     // MARK: Receiving (engine thread)
 
     /// Stores a piece of the body; `false` stops the transfer (over the size limit, disk full).
-    fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if stream != nil { return receiveStreamed(bytes) }
+        return receiveWhole(bytes) ? bytes.count : 0
+    }
+
+    /// Counts a piece of the body against the size limit; `false` when it goes over.
+    func countReceived(_ count: Int) -> Bool {
+        bytesReceived += Int64(count)
+        if let maximumResponseSize, bytesReceived > maximumResponseSize {
+            exceededMaximumSize = true
+            return false
+        }
+        return true
+    }
+
+    private func receiveWhole(_ bytes: UnsafeRawBufferPointer) -> Bool {
         bytesReceived += Int64(bytes.count)
         if let maximumResponseSize, bytesReceived > maximumResponseSize {
             exceededMaximumSize = true
@@ -302,12 +333,13 @@ final class CurlTransfer: @unchecked Sendable {
     fileprivate func receiveHeaderLine(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
         switch headerBlock.receive(line) {
         case .accepted:
-            return true
+            // The blank line that ends a block: a stream's head goes to its caller now.
+            return Self.isBlankLine(line) ? endOfHeaderBlock() : true
         case .malformed(let reason):
             malformedResponse = reason
             return false
         case .announcedLength(let length):
-            if downloadFile == nil, length > 0 {
+            if downloadFile == nil, stream == nil, length > 0 {
                 // Room for the announced body up front, within reason: the claim comes from the
                 // server. Beyond the cap the buffer grows as the bytes really arrive.
                 body.reserveCapacity(min(length, maximumResponseSize ?? Self.reservationCap, Self.reservationCap))
@@ -362,6 +394,11 @@ final class CurlTransfer: @unchecked Sendable {
         let metrics = self.metrics()
         progress?.report(TransferProgress(bytesSent: metrics.bytesSent, totalBytesToSend: request.body?.count ?? metrics.bytesSent,
                                           bytesReceived: bytesReceived, totalBytesExpected: bytesReceived))
+        return .success(response(body: body, metrics: metrics))
+    }
+
+    /// The response as received so far: status, headers, `body`, metrics.
+    func response(body: Data, metrics: TransferMetrics) -> HTTPResponse {
         // Redirects are separate transfers, so the effective URL is the request's own.
         let url = request.url
         let status = handle.long(CURLINFO_RESPONSE_CODE) ?? 0
@@ -371,7 +408,7 @@ final class CurlTransfer: @unchecked Sendable {
                                     expectations: request.snapshot.expectations)
         response.metrics = metrics
         if (300..<400).contains(status) { response.redirectLocation = handle.string(CURLINFO_REDIRECT_URL) }
-        return .success(response)
+        return response
     }
 
     /// What this transfer observed that the code alone does not say, for ``CurlErrorMapping``.
@@ -394,7 +431,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// libcurl's timings and counters for the finished transfer.
-    private func metrics() -> TransferMetrics {
+    func metrics() -> TransferMetrics {
         func duration(_ info: CURLINFO) -> Duration { .microseconds(handle.offset(info) ?? 0) }
         let version: String
         switch handle.long(CURLINFO_HTTP_VERSION) ?? 0 {
@@ -418,7 +455,7 @@ private let curlWriteBody: curl_write_callback = { data, size, count, context in
     let length = size * count
     guard let data, let context else { return 0 }  // 0 for a non-empty chunk aborts the transfer
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-    return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
+    return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: length))
 }
 
 private let curlReportProgress: curl_xferinfo_callback = { context, downloadTotal, downloadNow, uploadTotal, uploadNow in

@@ -4,7 +4,9 @@ import Synchronization
 
 /// Sends requests through the shared ``CurlEngine``: one transfer per hop, redirects followed
 /// here (at most 10, http and https only, credentials dropped when the origin changes), downloads
-/// moved into place when complete.
+/// moved into place when complete. A streaming request returns at the final response's headers,
+/// its body still arriving through ``HTTPResponse/stream``; a redirect's stream is dropped
+/// (which cancels it) before the next hop.
 struct CurlTransport: Transport {
     static let maximumRedirects = 10
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
@@ -12,14 +14,16 @@ struct CurlTransport: Transport {
     func send(_ request: PreparedRequest, options: TransferOptions) async throws(NetworkError) -> HTTPResponse {
         let engine = try CurlEngine.shared.get()
         let started = ContinuousClock.now
-        let destination = request.snapshot.downloadDestination
+        let streaming = request.snapshot.streamKind != nil
+        let destination = streaming ? nil : request.snapshot.downloadDestination
         var current = request
         var hops = 0
         while true {
             let temporary = destination.map(Self.temporaryFile(beside:))
             let response: HTTPResponse
             do {
-                response = try await transfer(current, options: options, engine: engine, downloadTo: temporary)
+                response = try await transfer(current, options: options, engine: engine, downloadTo: temporary,
+                                              streaming: streaming)
             } catch {
                 if let temporary { unlink(temporary.path) }
                 throw error
@@ -43,8 +47,8 @@ struct CurlTransport: Transport {
 
     /// One hop: a transfer on the engine, cancelled with the calling task.
     private func transfer(_ request: PreparedRequest, options: TransferOptions, engine: CurlEngine,
-                          downloadTo: URL?) async throws(NetworkError) -> HTTPResponse {
-        let transfer = try engine.makeTransfer(for: request, options: options, downloadTo: downloadTo)
+                          downloadTo: URL?, streaming: Bool) async throws(NetworkError) -> HTTPResponse {
+        let transfer = try engine.makeTransfer(for: request, options: options, downloadTo: downloadTo, streaming: streaming)
         // The result crosses from the engine thread to this task through the concurrency runtime,
         // which ThreadSanitizer cannot see into: the release/acquire pair states the ordering
         // that resuming the continuation provides (both are no-ops outside TSan builds).

@@ -1,0 +1,69 @@
+import Foundation
+
+/// The body of a mocked streaming response, fed to its stream by a task: paced by the mock's
+/// `eventDelay` between events (``EventStream``) or lines (``JSONLines``, ``ByteStream``), in
+/// 64 KB chunks when there is no pace.
+enum MockStream {
+    /// Pieces handed to the stream at once when nothing paces the body.
+    static let chunkSize = 64 << 10
+
+    /// Starts feeding `body` to a new stream for `request`; cancelling the stream stops the task.
+    static func start(_ body: Data, kind: StreamKind, eventDelay: Duration, for request: PreparedRequest) -> StreamBody {
+        let buffer = StreamBuffer()
+        let pieces = pieces(of: body, kind: kind, paced: eventDelay > .zero)
+        let timeout = request.timeout
+        let description = request.redactedDescription
+        let task = Task.detached {
+            for (index, piece) in pieces.enumerated() {
+                if index > 0, eventDelay > .zero {
+                    // The request's timeout bounds the silence between events, as for a live stream.
+                    let timesOut = timeout.isFinite && timeout < eventDelay.seconds
+                    do {
+                        try await Task.sleep(for: timesOut ? .seconds(timeout) : eventDelay)
+                    } catch {
+                        return  // the stream was cancelled
+                    }
+                    if timesOut {
+                        buffer.finish(.timeOut(.init(request: description, reason:
+                            "the mock's eventDelay of \(eventDelay.seconds.compactText) s exceeds the timeout of \(timeout.compactText) s")))
+                        return
+                    }
+                }
+                guard buffer.append(piece) else { return }
+            }
+            buffer.finish(nil)
+        }
+        buffer.setControl(.init(resume: {}, cancel: { task.cancel() }))
+        return StreamBody(buffer: buffer, origin: request.origin)
+    }
+
+    /// The body cut where the pace applies: after each event's blank line (CR, LF or CRLF line
+    /// ends) or after each LF; unpaced, in ``chunkSize`` pieces.
+    static func pieces(of body: Data, kind: StreamKind, paced: Bool) -> [Data] {
+        guard !body.isEmpty else { return [] }
+        let bytes = [UInt8](body)
+        var cuts: [Int] = []
+        if paced {
+            var lineStart = 0
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                guard byte == 0x0A || (byte == 0x0D && kind == .events) else { index += 1; continue }
+                let end = byte == 0x0D && index + 1 < bytes.count && bytes[index + 1] == 0x0A ? index + 2 : index + 1
+                if kind != .events || index == lineStart { cuts.append(end) }
+                lineStart = end
+                index = end
+            }
+        } else {
+            cuts = Array(stride(from: chunkSize, to: bytes.count, by: chunkSize))
+        }
+        var pieces: [Data] = []
+        var start = 0
+        for cut in cuts where cut > start {
+            pieces.append(Data(bytes[start..<cut]))
+            start = cut
+        }
+        if start < bytes.count { pieces.append(Data(bytes[start...])) }
+        return pieces
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+/// A response body read while it arrives, as `Data` chunks in arrival order.
+///
+/// Make it the response type of a request; ``NetworkManager/perform(_:isolation:)`` returns as
+/// soon as the response headers arrived and the status passed validation, and the body flows
+/// through the loop:
+///
+/// ```swift
+/// final class LogTail: BaseRequest<ByteStream> {
+///     init() { super.init(serviceProvider: LogsProvider(), endpoint: "/logs/follow") }
+/// }
+/// let stream = try await Net.perform(LogTail())
+/// for try await line in stream.lines { print(line) }
+/// ```
+///
+/// - **Backpressure**: about 1 MB is buffered ahead of the loop; beyond that the transfer
+///   pauses until the loop catches up, so a fast server and a slow loop keep memory flat.
+/// - **Ending**: leaving the loop early (`break`, a thrown error), cancelling the task that
+///   reads, or dropping the stream cancels the transfer and releases its connection. A stream
+///   is read once: a second loop gets what the first left, and ending either ends the stream.
+/// - **Failures**: a connection that breaks or a server that stops mid-body ends the loop with
+///   ``NetworkError/transport(_:)``; a server silent for longer than the request's `timeout`
+///   with ``NetworkError/timeOut(_:)`` (the timeout bounds the wait for the headers, then the
+///   silence between two chunks, never the whole stream).
+///
+/// It is `Decodable` only so that it can be a `BaseRequest` response type: decoding one from
+/// JSON throws.
+public struct ByteStream: AsyncSequence, Decodable, Sendable, StreamingResponse {
+    public typealias Element = Data
+    public typealias Failure = NetworkError
+
+    /// The response's status, headers and metrics (its `body` is empty: the body is this stream).
+    public let response: HTTPResponse
+    let body: StreamBody
+
+    static var streamKind: StreamKind { .bytes }
+
+    init(streaming response: HTTPResponse) {
+        self.response = response.head
+        body = response.streamBody
+    }
+
+    /// A `ByteStream` comes from a streamed response, never from JSON: this always throws.
+    public init(from decoder: any Decoder) throws {
+        throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription:
+            "ByteStream is a streamed response type: make it the request's response type and perform the request"))
+    }
+
+    /// The body as lines of text: split at LF or CRLF, decoded as UTF-8 (an invalid sequence
+    /// becomes U+FFFD), the last line included even without a line end. A line longer than
+    /// 16 MB ends the loop with ``NetworkError/transport(_:)``.
+    public var lines: Lines { Lines(body: body) }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(items: StreamItems(body, parser: ChunkParser()))
+    }
+
+    /// Iterates the chunks; see ``ByteStream``.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var items: StreamItems<ChunkParser>
+
+        /// The next chunk, or `nil` at the end of the body.
+        /// - Throws: the ``NetworkError`` that ended the body.
+        public mutating func next() async throws(NetworkError) -> Data? {
+            try await items.next(isolation: nil)
+        }
+
+        /// The next chunk, or `nil` at the end of the body, on the caller's actor.
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(NetworkError) -> Data? {
+            try await items.next(isolation: actor)
+        }
+    }
+
+    /// The lines of a ``ByteStream``; see ``ByteStream/lines``.
+    public struct Lines: AsyncSequence, Sendable {
+        public typealias Element = String
+        public typealias Failure = NetworkError
+
+        let body: StreamBody
+
+        public func makeAsyncIterator() -> AsyncIterator {
+            AsyncIterator(items: StreamItems(body, parser: TextLineParser()))
+        }
+
+        /// Iterates the lines; see ``ByteStream/lines``.
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            var items: StreamItems<TextLineParser>
+
+            /// The next line, or `nil` at the end of the body.
+            /// - Throws: the ``NetworkError`` that ended the body.
+            public mutating func next() async throws(NetworkError) -> String? {
+                try await items.next(isolation: nil)
+            }
+
+            /// The next line, or `nil` at the end of the body, on the caller's actor.
+            public mutating func next(isolation actor: isolated (any Actor)?) async throws(NetworkError) -> String? {
+                try await items.next(isolation: actor)
+            }
+        }
+    }
+}

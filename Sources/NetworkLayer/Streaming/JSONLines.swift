@@ -1,0 +1,103 @@
+internal import FastJSON
+import Foundation
+
+/// An NDJSON (JSON Lines) response read while it arrives: one decoded value per line.
+///
+/// ```swift
+/// final class OrdersExport: BaseRequest<JSONLines<Order>> {
+///     init() { super.init(serviceProvider: ShopProvider(), endpoint: "/orders/export") }
+/// }
+/// for try await order in try await Net.perform(OrdersExport()) { total += order.amount }
+/// ```
+///
+/// Lines end with LF or CRLF; blank lines are skipped; the last line counts even without a line
+/// end. Each line is decoded with the request's `jsonDecoder`, else the provider's. A line that
+/// does not decode ends the loop with ``NetworkError/serialization(_:)`` naming its line number
+/// (1-based, blank lines counted) and where it did not match, never its content. Backpressure,
+/// cancellation, timeouts and failures work as for ``ByteStream``.
+///
+/// It is `Decodable` only so that it can be a `BaseRequest` response type: decoding one from
+/// JSON throws.
+public struct JSONLines<Element: Decodable & Sendable>: AsyncSequence, Decodable, Sendable, StreamingResponse {
+    public typealias Failure = NetworkError
+
+    /// The response's status, headers and metrics (its `body` is empty: the body is this stream).
+    public let response: HTTPResponse
+    let body: StreamBody
+
+    static var streamKind: StreamKind { .jsonLines }
+
+    init(streaming response: HTTPResponse) {
+        self.response = response.head
+        body = response.streamBody
+    }
+
+    /// A `JSONLines` comes from a streamed response, never from JSON: this always throws.
+    public init(from decoder: any Decoder) throws {
+        throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription:
+            "JSONLines is a streamed response type: make it the request's response type and perform the request"))
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(items: StreamItems(body, parser: JSONLineParser(decoder: response.expectations.decoder)))
+    }
+
+    /// Iterates the decoded values; see ``JSONLines``.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var items: StreamItems<JSONLineParser<Element>>
+
+        /// The next value, or `nil` at the end of the body.
+        /// - Throws: the ``NetworkError`` that ended the body, or ``NetworkError/serialization(_:)``
+        ///   for a line that does not decode.
+        public mutating func next() async throws(NetworkError) -> Element? {
+            try await items.next(isolation: nil)
+        }
+
+        /// The next value, or `nil` at the end of the body, on the caller's actor.
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(NetworkError) -> Element? {
+            try await items.next(isolation: actor)
+        }
+    }
+}
+
+/// NDJSON: a value per line, blank lines skipped, line numbers counted for errors.
+struct JSONLineParser<Element: Decodable>: StreamItemParser {
+    private var lines = LineSplitter(endings: .lineFeed)
+    private var lineNumber = 0
+    let decoder: JSONDecoder
+
+    init(decoder: JSONDecoder) {
+        self.decoder = decoder
+    }
+
+    mutating func feed(_ chunk: UnsafeRawBufferPointer, into items: inout [Element]) throws(StreamParseFailure) {
+        // The splitter is moved out while it calls back into this parser (exclusive access).
+        var splitter = LineSplitter.placeholder
+        swap(&splitter, &lines)
+        defer { swap(&splitter, &lines) }
+        try splitter.feed(chunk) { (line) throws(StreamParseFailure) in try decode(line, into: &items) }
+    }
+
+    mutating func finish(into items: inout [Element]) throws(StreamParseFailure) {
+        var splitter = LineSplitter.placeholder
+        swap(&splitter, &lines)
+        defer { swap(&splitter, &lines) }
+        try splitter.finish { (line) throws(StreamParseFailure) in try decode(line, into: &items) }
+    }
+
+    private mutating func decode(_ line: UnsafeBufferPointer<UInt8>, into items: inout [Element]) throws(StreamParseFailure) {
+        lineNumber += 1
+        guard line.contains(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0D) }) else { return }
+        do {
+            items.append(try FastJSONDecoder.decode(Element.self, from: Data(line), standingInFor: decoder))
+        } catch {
+            throw .undecodableLine(line: lineNumber, type: "\(Element.self)", reason: HTTPResponse.describe(error))
+        }
+    }
+
+    func preview(_ item: Element) -> String {
+        guard let encodable = item as? any Encodable,
+              let data = try? JSONEncoder().encode(encodable) else { return "\(Element.self)" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

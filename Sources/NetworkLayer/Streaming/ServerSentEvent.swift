@@ -1,0 +1,75 @@
+internal import FastJSON
+import Foundation
+
+/// One event of a `text/event-stream` body, as an ``EventStream`` delivers it.
+///
+/// The fields follow the WHATWG HTML standard's event-stream interpretation: `data` is the
+/// event's `data:` lines joined with `\n`; `event` its type (`nil` for the default, "message");
+/// `id` the last event ID in force when it was dispatched (sticky: an event without an `id:` line
+/// carries the previous one); `retry` the reconnection time a `retry:` line asked for since the
+/// previous event, if any.
+///
+/// ```swift
+/// for try await event in try await Net.perform(ChatCompletionStream(prompt: "Hello")) {
+///     if event.data == "[DONE]" { break }
+///     let chunk = try event.decode(ChatChunk.self)
+///     print(chunk.text, terminator: "")
+/// }
+/// ```
+public struct ServerSentEvent: Sendable, Equatable {
+    /// The last event ID when the event was dispatched (sticky across events); `nil` when none
+    /// was ever set, or an empty `id:` line reset it.
+    public var id: String?
+    /// The event type from the `event:` line; `nil` means the default type, "message".
+    public var event: String?
+    /// The `data:` lines of the event joined with `\n` (an event without data is never dispatched).
+    public var data: String
+    /// The reconnection time from a `retry:` line (digits only, in milliseconds) received since
+    /// the previous event; `nil` when none was sent.
+    public var retry: Duration?
+
+    /// The decoder of the request the event came from (its `jsonDecoder`, else the provider's);
+    /// `nil` for an event made in code. Not part of equality.
+    var decoder: JSONDecoder?
+
+    /// Creates an event, e.g. for a mock: `MockResponse.events([ServerSentEvent(data: "{\"text\":\"Hi\"}")])`.
+    public init(id: String? = nil, event: String? = nil, data: String, retry: Duration? = nil) {
+        self.id = id
+        self.event = event
+        self.data = data
+        self.retry = retry
+    }
+
+    public static func == (lhs: ServerSentEvent, rhs: ServerSentEvent) -> Bool {
+        lhs.id == rhs.id && lhs.event == rhs.event && lhs.data == rhs.data && lhs.retry == rhs.retry
+    }
+
+    /// Decodes the event's `data` as JSON.
+    ///
+    /// - Parameters:
+    ///   - type: the type to decode.
+    ///   - decoder: the decoder to use; `nil` (the default) uses the decoder of the request the
+    ///     event came from (its `jsonDecoder`, else the provider's), or a plain `JSONDecoder` for
+    ///     an event made in code.
+    /// - Throws: ``NetworkError/serialization(_:)`` saying where the JSON did not match `type`
+    ///   (never quoting the data, which may hold secrets), with the `DecodingError` as
+    ///   `underlyingError`.
+    public func decode<T: Decodable>(_ type: T.Type, using decoder: JSONDecoder? = nil) throws(NetworkError) -> T {
+        let data = Data(self.data.utf8)
+        do {
+            return try FastJSONDecoder.decode(T.self, from: data, standingInFor: decoder ?? self.decoder ?? Self.plainDecoder)
+        } catch {
+            throw .serialization(.init(
+                reason: "the data of the event\(event.map { " \"\(HeaderFields.printable(String($0.prefix(100))))\"" } ?? "")"
+                    + " (\(data.count) bytes) could not be decoded as \(T.self): \(HTTPResponse.describe(error))",
+                underlyingError: error))
+        }
+    }
+
+    private static let plainDecoder = JSONDecoder()
+}
+
+extension ServerSentEvent: CustomStringConvertible {
+    /// The event as `text/event-stream` text would carry it, e.g. `event: delta` / `data: {...}`.
+    public var description: String { String(decoding: ServerSentEventParser.encode(self), as: UTF8.self) }
+}

@@ -1,0 +1,186 @@
+import Foundation
+
+/// Parses a `text/event-stream` body into ``ServerSentEvent``s as its chunks arrive, by the
+/// WHATWG HTML standard's rules ("Interpreting an event stream"):
+///
+/// - one leading byte order mark is skipped, even split across chunks;
+/// - lines end with CR, LF or CRLF, also when the CR and LF arrive in different chunks;
+/// - a line starting with `:` is a comment; otherwise the field name runs to the first `:` and
+///   one space after it is dropped from the value (a line without `:` is a field with an empty value);
+/// - `data` appends its value to the event's data (lines joined with `\n`); `event` sets the
+///   type; `id` sets the last event ID, which stays in force for later events, unless the value
+///   contains NUL (then the line is ignored); `retry` sets the reconnection time when its value
+///   is ASCII digits only; other fields are ignored;
+/// - a blank line dispatches the event, unless it has no data (then its type is dropped);
+/// - at the end of the body an event without its blank line is discarded.
+///
+/// Pure and incremental (no I/O, no clock): feeding the same bytes in any chunking gives the same
+/// events, which the property tests and the fuzz target check.
+struct ServerSentEventParser {
+    /// The most data one event may carry before its blank line: 16 MB.
+    static let maximumEventSize = 16 << 20
+
+    private var lines = LineSplitter(endings: .any)
+    /// The first bytes of the body while they may still be a byte order mark; `nil` once decided.
+    private var start: [UInt8]? = []
+    private var data: [UInt8] = []
+    private var hasData = false
+    private var eventType: String?
+    private var lastEventID: String?
+    private var pendingRetry: Duration?
+    /// The decoder events carry, for ``ServerSentEvent/decode(_:using:)``.
+    let decoder: JSONDecoder?
+
+    init(decoder: JSONDecoder? = nil) {
+        self.decoder = decoder
+    }
+
+    /// Feeds one chunk and appends the events it completes to `events`.
+    mutating func feed(_ chunk: UnsafeRawBufferPointer, into events: inout [ServerSentEvent]) throws(StreamParseFailure) {
+        if var head = start {
+            // Hold back up to three bytes until they are known to be a BOM or not.
+            let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+            var taken = 0
+            while head.count < 3, taken < chunk.count {
+                head.append(chunk[taken])
+                taken += 1
+            }
+            if head.count < 3 && head == Array(bom.prefix(head.count)) {
+                start = head  // all a BOM so far, and the chunk is used up
+                return
+            }
+            start = nil
+            let rest = UnsafeRawBufferPointer(rebasing: chunk[taken...])
+            if head != bom {
+                try head.withUnsafeBytes(typed: { (bytes) throws(StreamParseFailure) in try feedLines(bytes, into: &events) })
+            }
+            try feedLines(rest, into: &events)
+            return
+        }
+        try feedLines(chunk, into: &events)
+    }
+
+    /// Feeds `Data` (a convenience for tests and mocks).
+    mutating func feed(_ chunk: Data, into events: inout [ServerSentEvent]) throws(StreamParseFailure) {
+        try chunk.withUnsafeBytes(typed: { (bytes) throws(StreamParseFailure) in try feed(bytes, into: &events) })
+    }
+
+    /// The end of the body: an event still waiting for its blank line is discarded, as the
+    /// standard says. The parser is ready for a new body afterwards.
+    mutating func finish() {
+        // A body that was only part of a BOM has no lines; a line without its end is dropped.
+        try? lines.finish { _ throws(StreamParseFailure) in }
+        self = ServerSentEventParser(decoder: decoder)
+    }
+
+    private mutating func feedLines(_ bytes: UnsafeRawBufferPointer, into events: inout [ServerSentEvent]) throws(StreamParseFailure) {
+        // The splitter is moved out while it calls back into this parser (exclusive access).
+        var splitter = LineSplitter.placeholder
+        swap(&splitter, &lines)
+        defer { swap(&splitter, &lines) }
+        try splitter.feed(bytes) { (line) throws(StreamParseFailure) in try process(line, into: &events) }
+    }
+
+    private mutating func process(_ line: UnsafeBufferPointer<UInt8>, into events: inout [ServerSentEvent]) throws(StreamParseFailure) {
+        guard let first = line.first else {
+            dispatch(into: &events)
+            return
+        }
+        if first == UInt8(ascii: ":") { return }  // a comment
+        let colon = line.firstIndex(of: UInt8(ascii: ":")) ?? line.endIndex
+        let name = UnsafeBufferPointer(rebasing: line[..<colon])
+        var valueStart = colon
+        if colon < line.endIndex {
+            valueStart += 1
+            if valueStart < line.endIndex, line[valueStart] == UInt8(ascii: " ") { valueStart += 1 }
+        }
+        let value = UnsafeBufferPointer(rebasing: line[valueStart...])
+        if name.elementsEqual(Self.dataName) {
+            guard data.count + value.count + 1 <= Self.maximumEventSize else {
+                throw .eventTooLarge(limit: Self.maximumEventSize)
+            }
+            if hasData { data.append(0x0A) }
+            data.append(contentsOf: value)
+            hasData = true
+        } else if name.elementsEqual(Self.eventName) {
+            eventType = String(decoding: value, as: UTF8.self)
+        } else if name.elementsEqual(Self.idName) {
+            if !value.contains(0) { lastEventID = String(decoding: value, as: UTF8.self) }
+        } else if name.elementsEqual(Self.retryName) {
+            if let milliseconds = Self.digits(value) { pendingRetry = .milliseconds(milliseconds) }
+        }
+    }
+
+    private mutating func dispatch(into events: inout [ServerSentEvent]) {
+        defer {
+            data.removeAll(keepingCapacity: data.capacity <= 64 << 10)
+            hasData = false
+            eventType = nil
+        }
+        guard hasData else { return }
+        var event = ServerSentEvent(id: lastEventID.flatMap { $0.isEmpty ? nil : $0 },
+                                    event: eventType.flatMap { $0.isEmpty ? nil : $0 },
+                                    data: String(decoding: data, as: UTF8.self), retry: pendingRetry)
+        event.decoder = decoder
+        pendingRetry = nil
+        events.append(event)
+    }
+
+    /// The value as a base-ten integer when it is ASCII digits only (a huge value saturates).
+    private static func digits(_ value: UnsafeBufferPointer<UInt8>) -> Int64? {
+        guard !value.isEmpty else { return nil }
+        var result: Int64 = 0
+        for byte in value {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (times, overflow1) = result.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+            result = overflow1 || overflow2 ? .max : sum
+        }
+        return result
+    }
+
+    private static let dataName = Array("data".utf8)
+    private static let eventName = Array("event".utf8)
+    private static let idName = Array("id".utf8)
+    private static let retryName = Array("retry".utf8)
+
+    // MARK: Writing events
+
+    /// `events` as `text/event-stream` text that parses back to the same events: what mock
+    /// mode answers ``MockResponse/events(_:eventDelay:)`` with. An event's `id` is written when
+    /// it differs from the previous one's (an empty `id:` resets it to none).
+    static func encode(_ events: [ServerSentEvent]) -> [Data] {
+        var previousID: String?
+        return events.map { event in
+            defer { previousID = event.id }
+            return encode(event, previousID: previousID)
+        }
+    }
+
+    /// One event as its lines and the blank line that dispatches it.
+    static func encode(_ event: ServerSentEvent, previousID: String? = nil) -> Data {
+        var text = ""
+        if event.id != previousID { text += "id: \(singleLine(event.id ?? ""))\n" }
+        if let type = event.event { text += "event: \(singleLine(type))\n" }
+        if let retry = event.retry {
+            let (seconds, attoseconds) = retry.components
+            let milliseconds = max(0, seconds).multipliedReportingOverflow(by: 1000)
+            text += "retry: \(milliseconds.overflow ? Int64.max : milliseconds.partialValue + attoseconds / 1_000_000_000_000_000)\n"
+        }
+        var lines: [Substring] = []
+        var rest = Substring(event.data)
+        while let end = rest.firstIndex(where: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) {
+            lines.append(rest[..<end])
+            rest = rest[rest.index(after: end)...]
+        }
+        lines.append(rest)
+        for line in lines { text += "data: \(line)\n" }
+        text += "\n"
+        return Data(text.utf8)
+    }
+
+    /// The text with line ends replaced by spaces: a field value is one line.
+    private static func singleLine(_ text: String) -> String {
+        String(text.map { $0 == "\n" || $0 == "\r" || $0 == "\r\n" ? " " : $0 })
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+
+/// The consumer's side of one streamed response body: what ``ByteStream``, ``EventStream`` and
+/// ``JSONLines`` read from.
+///
+/// It is held only by the response and the streams made from it (never by the producer), so its
+/// `deinit` means nobody can read the body any more: then the transfer is cancelled. An iterator
+/// holds a ``StreamIteration``, whose end (the loop finished, threw, or was left with `break`)
+/// ends the stream too.
+///
+/// It also watches the stream for the manager: the one log line when the stream ends (items,
+/// bytes, duration, how it ended) and record mode's copy of the body.
+final class StreamBody: Sendable {
+    /// How a stream ended, for the log.
+    enum Ending: Sendable {
+        case finished
+        case failed(NetworkError)
+        case cancelled(String)
+    }
+
+    /// What the manager attaches before the stream is handed out.
+    struct Observers: Sendable {
+        var log: NetworkLog?
+        /// The request as sent, for the log.
+        var request: PreparedRequest?
+        var started = ContinuousClock.now
+        var recorder: StreamRecorder?
+    }
+
+    private struct State {
+        var observers = Observers()
+        var ended = false
+        var items = 0
+        var bytes: Int64 = 0
+        var previews: [String] = []
+        var previewCharacters = 0
+    }
+
+    let buffer: StreamBuffer
+    /// The request, to describe it in errors.
+    let origin: RequestOrigin
+    private let state = Protected(State())
+
+    init(buffer: StreamBuffer, origin: RequestOrigin) {
+        self.buffer = buffer
+        self.origin = origin
+    }
+
+    deinit {
+        cancel(because: "the stream was dropped before its end")
+    }
+
+    /// Attaches the log and record mode; call before the stream is handed out.
+    func observe(_ observers: Observers) {
+        state.withLock { $0.observers = observers }
+    }
+
+    /// Whether items should be kept for the log's preview (only when a log would show it).
+    var collectsPreviews: Bool { state.withLock { $0.observers.log?.showsBodies == true } }
+
+    /// The next chunk, `nil` at the end of the body. Counts and records it.
+    ///
+    /// - Throws: the transfer's failure; ``NetworkError/cancelled`` when the calling task is cancelled.
+    func next(isolation: isolated (any Actor)? = #isolation) async throws(NetworkError) -> Data? {
+        let origin = self.origin
+        let taken = await buffer.next(isolation: isolation, cancelled: .cancelled(.init(
+            request: origin.description, reason: "the task reading the stream was cancelled")))
+        switch taken {
+        case .chunk(let chunk):
+            let recorder = state.withLock { state -> StreamRecorder? in
+                state.bytes += Int64(chunk.count)
+                return state.observers.recorder
+            }
+            recorder?.write(chunk)
+            return chunk
+        case .finished:
+            end(.finished)
+            return nil
+        case .failed(let error):
+            end(.failed(error))
+            throw error
+        }
+    }
+
+    /// Counts items (events, lines, values, chunks) delivered, with their previews when kept.
+    func note(items: Int, previews: [String] = []) {
+        state.withLock { state in
+            state.items += items
+            for preview in previews where state.previewCharacters < NetworkLog.previewLimit {
+                state.previews.append(preview)
+                state.previewCharacters += preview.count + 1
+            }
+        }
+    }
+
+    /// Ends the stream because its parser refused the body: the transfer stops and the failure is logged.
+    func fail(_ error: NetworkError) {
+        buffer.cancel(error)
+        end(.failed(error))
+    }
+
+    /// Ends the stream early (the consumer is done with it): the transfer stops within the
+    /// engine's next turn, releasing its connection.
+    func cancel(because reason: String) {
+        let error = NetworkError.cancelled(.init(request: origin.description, reason: reason))
+        if buffer.cancel(error) { end(.cancelled(reason)) } else { end(nil) }
+    }
+
+    /// Reads up to `limit` bytes of the body, then ends the stream: the body a failing status
+    /// keeps for its error. A failure while reading keeps what arrived.
+    func collect(upTo limit: Int) async -> Data {
+        var body = Data()
+        while body.count < limit {
+            guard let chunk = try? await next() else { break }
+            body.append(chunk.prefix(limit - body.count))
+        }
+        cancel(because: "its status failed validation; the start of its body was kept for the error")
+        return body
+    }
+
+    /// Logs the end once, and finishes record mode's copy. `nil` (an ending the consumer did not
+    /// see, the stream having ended before) still closes the log if nothing did.
+    private func end(_ ending: Ending?) {
+        let (observers, items, bytes, previews) = state.withLock { state -> (Observers?, Int, Int64, [String]) in
+            guard !state.ended else { return (nil, 0, 0, []) }
+            state.ended = true
+            return (state.observers, state.items, state.bytes, state.previews)
+        }
+        guard let observers else { return }
+        let ending = ending ?? .finished
+        observers.recorder?.finish(ending)
+        if let request = observers.request {
+            observers.log?.streamEnded(ending, of: request, items: items, bytes: bytes, previews: previews,
+                                       elapsed: observers.started.duration(to: .now))
+        }
+    }
+}
+
+/// One iteration of a stream: ending it (the loop finished, threw, or was left early) ends the
+/// stream. It belongs to one iterator (iterators are not `Sendable`).
+final class StreamIteration {
+    let body: StreamBody
+    /// Whether previews of the items are kept for the log.
+    let collectsPreviews: Bool
+    private var isDone = false
+
+    init(body: StreamBody) {
+        self.body = body
+        collectsPreviews = body.collectsPreviews
+    }
+
+    deinit {
+        if !isDone { body.cancel(because: "the loop over the stream ended before the stream did") }
+    }
+
+    /// The next chunk, `nil` at the end; marks the iteration done at the end or a failure.
+    func next(isolation: isolated (any Actor)? = #isolation) async throws(NetworkError) -> Data? {
+        guard !isDone else { return nil }
+        do {
+            guard let chunk = try await body.next(isolation: isolation) else {
+                isDone = true
+                return nil
+            }
+            return chunk
+        } catch {
+            isDone = true
+            throw error
+        }
+    }
+
+    /// Ends the stream with a parse failure.
+    func fail(_ error: NetworkError) -> NetworkError {
+        isDone = true
+        body.fail(error)
+        return error
+    }
+
+    var done: Bool { isDone }
+}

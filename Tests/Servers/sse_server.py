@@ -1,0 +1,366 @@
+#!/usr/bin/env python3
+"""Loopback server for the streaming tests (Python 3 standard library only).
+
+    python3 sse_server.py [--port 0]
+
+It listens on 127.0.0.1, prints ``PORT <n>`` once listening, and serves HTTP/1.1 until its
+stdin reaches EOF (give it a pipe, as the tests do). Streamed bodies use chunked transfer
+encoding, one chunk per write, with TCP_NODELAY and a pause between writes, so that the client
+receives them as separate network chunks: lines, UTF-8 characters and CRLF pairs split across
+writes reach the client split.
+
+Endpoints (GET unless noted):
+
+  /sse/rules                every event-stream parsing rule, pieces split on purpose (see RULES)
+  /sse/ticks?count=&interval=&size=
+                            `count` events (id, event "tick", JSON data {"n": i, "pad": ...}),
+                            `interval` ms apart (default 0), then a clean end
+  /sse/forever?interval=    ticks until the client goes away
+  /sse/end-mid-event        two events, half of a third, then the connection closes without
+                            ending the chunked body
+  /sse/clean-end-mid-event  two events, half of a third, then a clean end of the body
+  /sse/reset                two events, then a TCP reset
+  /sse/stall?after=         `after` events (default 2), then silence for 30 s
+  /sse/slow-head?delay=     waits `delay` seconds before the response headers
+  /sse/auth?valid=          401 unless "Authorization: Bearer <valid>", then three ticks
+  /redirect?to=             302 to `to`
+  /status/<code>?size=      that status, a chunked JSON body {"error": ..., "pad": ...} of about
+                            `size` bytes (default 100), streamed in 16 KB writes
+  /bytes?size=&chunk=       `size` bytes (Content-Length), written `chunk` bytes at a time
+                            (default 1 MB), as fast as the client takes them
+  /lines                    text lines (LF, CRLF, split UTF-8, last line unterminated)
+  /ndjson?bad=              NDJSON values {"n": i} with blank lines; line `bad` is not JSON
+  /stats                    {"open": streams open now, "opened": total, "closed": total}
+  POST /upload?delay=       reads the body (Content-Length or chunked), `delay` ms after each
+                            64 KB read; {"size", "sha256", "chunked", "chunks"}
+"""
+
+import argparse
+import hashlib
+import http.server
+import json
+import socket
+import struct
+import sys
+import threading
+import time
+import urllib.parse
+
+# The rules script: (bytes written as one chunk, pause in seconds after it).
+RULES = [
+    (b"\xef\xbb", 0.02),                                   # a BOM split across writes
+    (b"\xbf: a comment after the BOM\n", 0.02),
+    (b"retry: 1500\nid: 1\nevent: greeting\ndata: hello\n\n", 0.02),
+    (b"data: first line\r\ndata: second line\r", 0.02),     # CRLF, then a CR ending the write
+    (b"\n\r\n", 0.02),                                     # its LF, then a blank CRLF line
+    (b"data:no space\rdata:  two spaces\r\r", 0.02),       # CR alone ends lines
+    (b"id: 2\x00x\ndata: an id with NUL is ignored\n\n", 0.02),
+    (b"event: dropped type\nid: 3\n\n", 0.02),             # no data: nothing dispatched, id kept
+    (b"data\n\n", 0.02),                                   # a field without colon: empty data
+    (b"retry: 12x\nretry: \nunknown: field\ndata: after bad retries\n\n", 0.02),
+    (b"id\ndata: the id is reset\n\n", 0.02),
+    (b"data: {\"text\":\"H\xc3", 0.02),                    # a UTF-8 character split
+    (b"\xa9llo\"}\n\n", 0.02),
+    (b"event: delta\ndata: a line split ", 0.02),
+    (b"across writes\n", 0.02),
+    (b"\n", 0.02),
+    (b"data: an incomplete event at the end\n", 0.02),
+]
+
+LINES = [
+    (b"alpha\nbe", 0.02), (b"ta\r", 0.02), (b"\ngamma \xc3", 0.02), (b"\xa9\n\n", 0.02),
+    (b"last line without an end", 0.0),
+]
+
+
+class Stats:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.open = 0
+        self.opened = 0
+        self.closed = 0
+
+    def enter(self):
+        with self.lock:
+            self.open += 1
+            self.opened += 1
+
+    def leave(self):
+        with self.lock:
+            self.open -= 1
+            self.closed += 1
+
+    def snapshot(self):
+        with self.lock:
+            return {"open": self.open, "opened": self.opened, "closed": self.closed}
+
+
+STATS = Stats()
+
+
+class Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256
+
+    def __init__(self, port):
+        super().__init__(("127.0.0.1", port), Handler)
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def setup(self):
+        super().setup()
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    # --- helpers -----------------------------------------------------------------------
+
+    def query(self):
+        parsed = urllib.parse.urlparse(self.path)
+        return parsed.path, {k: v[-1] for k, v in urllib.parse.parse_qs(parsed.query).items()}
+
+    def send_json(self, status, value, headers=None):
+        body = json.dumps(value).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        for name, val in (headers or {}).items():
+            self.send_header(name, val)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def start_chunked(self, status=200, content_type="text/event-stream"):
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+        self.wfile.flush()
+
+    def chunk(self, data):
+        if data:
+            self.wfile.write(b"%x\r\n" % len(data) + data + b"\r\n")
+            self.wfile.flush()
+
+    def end_chunked(self):
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def abandon(self, reset=False):
+        """Closes the connection without ending the body (reset: with a TCP RST)."""
+        self.wfile.flush()
+        if reset:
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.close_connection = True
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR) if not reset else None
+        except OSError:
+            pass
+        self.connection.close()
+
+    def write_script(self, pieces):
+        for data, pause in pieces:
+            self.chunk(data)
+            if pause:
+                time.sleep(pause)
+
+    @staticmethod
+    def tick(index, pad=0):
+        data = json.dumps({"n": index, "pad": "x" * pad}, separators=(",", ":"))
+        return f"id: {index}\nevent: tick\ndata: {data}\n\n".encode()
+
+    # --- routes ------------------------------------------------------------------------
+
+    def do_GET(self):
+        path, query = self.query()
+        if path == "/stats":
+            self.send_json(200, STATS.snapshot())
+            return
+        STATS.enter()
+        try:
+            self.route(path, query)
+        except (BrokenPipeError, ConnectionResetError, OSError):
+            self.close_connection = True
+        finally:
+            STATS.leave()
+
+    def route(self, path, query):
+        if path == "/sse/rules":
+            self.start_chunked()
+            self.write_script(RULES)
+            self.end_chunked()
+        elif path == "/sse/ticks":
+            count = int(query.get("count", "5"))
+            interval = float(query.get("interval", "0")) / 1000
+            pad = int(query.get("size", "0"))
+            self.start_chunked()
+            for index in range(1, count + 1):
+                self.chunk(self.tick(index, pad))
+                if interval:
+                    time.sleep(interval)
+            self.end_chunked()
+        elif path == "/sse/forever":
+            interval = float(query.get("interval", "10")) / 1000
+            self.start_chunked()
+            index = 0
+            while True:
+                index += 1
+                self.chunk(self.tick(index))
+                time.sleep(interval)
+        elif path in ("/sse/end-mid-event", "/sse/clean-end-mid-event"):
+            self.start_chunked()
+            self.chunk(self.tick(1) + self.tick(2))
+            time.sleep(0.02)
+            self.chunk(b"id: 3\nevent: tick\ndata: {\"n\":")
+            time.sleep(0.02)
+            if path == "/sse/clean-end-mid-event":
+                self.end_chunked()
+            else:
+                self.abandon()
+        elif path == "/sse/reset":
+            self.start_chunked()
+            self.chunk(self.tick(1) + self.tick(2))
+            time.sleep(0.05)
+            self.abandon(reset=True)
+        elif path == "/sse/stall":
+            self.start_chunked()
+            for index in range(1, int(query.get("after", "2")) + 1):
+                self.chunk(self.tick(index))
+            time.sleep(30)
+            self.abandon()
+        elif path == "/sse/slow-head":
+            time.sleep(float(query.get("delay", "1")))
+            self.start_chunked()
+            self.chunk(self.tick(1))
+            self.end_chunked()
+        elif path == "/sse/auth":
+            expected = "Bearer " + query.get("valid", "")
+            if self.headers.get("Authorization") != expected:
+                self.send_json(401, {"error": "unauthorized"})
+                return
+            self.start_chunked()
+            for index in range(1, 4):
+                self.chunk(self.tick(index))
+            self.end_chunked()
+        elif path == "/redirect":
+            self.send_response(302)
+            self.send_header("Location", query.get("to", "/sse/ticks"))
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+        elif path.startswith("/status/"):
+            status = int(path.rsplit("/", 1)[1])
+            size = int(query.get("size", "100"))
+            prefix = b'{"error": "it failed with ' + str(status).encode() + b'", "pad": "'
+            self.start_chunked(status, "application/json")
+            remaining = max(0, size - len(prefix) - 2)
+            self.chunk(prefix)
+            while remaining > 0:
+                piece = min(remaining, 16 << 10)
+                self.chunk(b"x" * piece)
+                remaining -= piece
+            self.chunk(b'"}')
+            self.end_chunked()
+        elif path == "/bytes":
+            size = int(query.get("size", "1048576"))
+            step = int(query.get("chunk", str(1 << 20)))
+            block = bytes(range(256)) * (step // 256 + 1)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Length", str(size))
+            self.end_headers()
+            view = memoryview(block)
+            remaining = size
+            while remaining > 0:
+                piece = min(remaining, step)
+                self.wfile.write(view[:piece])
+                remaining -= piece
+            self.wfile.flush()
+        elif path == "/lines":
+            self.start_chunked(content_type="text/plain; charset=utf-8")
+            self.write_script(LINES)
+            self.end_chunked()
+        elif path == "/ndjson":
+            bad = int(query.get("bad", "0"))
+            lines = [b'{"n":1}\n', b"\n", b'{"n":2}\r\n', b"   \n", b'{"n":3}\n', b'{"n":4}\n', b'{"n":5}']
+            if bad:
+                lines[bad - 1] = b'{"n": oops}\n'
+            self.start_chunked(content_type="application/x-ndjson")
+            for line in lines:
+                self.chunk(line)
+                time.sleep(0.01)
+            self.end_chunked()
+        else:
+            self.send_json(404, {"error": "not found", "path": path})
+
+    def do_POST(self):
+        path, query = self.query()
+        if path != "/upload":
+            self.send_json(404, {"error": "not found", "path": path})
+            return
+        delay = float(query.get("delay", "0")) / 1000
+        digest = hashlib.sha256()
+        size = 0
+        chunks = 0
+        chunked = self.headers.get("Transfer-Encoding", "").lower() == "chunked"
+        if chunked:
+            while True:
+                line = self.rfile.readline()
+                length = int(line.split(b";")[0].strip() or b"0", 16)
+                if length == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass
+                    break
+                remaining = length
+                while remaining:
+                    data = self.rfile.read(min(remaining, 64 << 10))
+                    digest.update(data)
+                    size += len(data)
+                    remaining -= len(data)
+                    if delay:
+                        time.sleep(delay)
+                self.rfile.readline()
+                chunks += 1
+        else:
+            remaining = int(self.headers.get("Content-Length", "0"))
+            while remaining:
+                data = self.rfile.read(min(remaining, 64 << 10))
+                if not data:
+                    break
+                digest.update(data)
+                size += len(data)
+                remaining -= len(data)
+                chunks += 1
+                if delay:
+                    time.sleep(delay)
+        self.send_json(200, {"size": size, "sha256": digest.hexdigest(), "chunked": chunked, "chunks": chunks})
+
+
+def wait_for_stdin_eof(stop):
+    try:
+        while sys.stdin.buffer.read(1024):
+            pass
+    except (OSError, ValueError):
+        pass
+    stop()
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Loopback server for the streaming tests.")
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args()
+    server = Server(args.port)
+
+    def stop(*_):
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    threading.Thread(target=wait_for_stdin_eof, args=(stop,), daemon=True).start()
+    print(f"PORT {server.server_address[1]}", flush=True)
+    server.serve_forever(poll_interval=0.1)
+    server.server_close()
+
+
+if __name__ == "__main__":
+    main()
