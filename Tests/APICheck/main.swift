@@ -451,3 +451,57 @@ let exportRequest = UploadTicketRequest(ticket: "t")
 exportRequest.decompressionLimit = DecompressionLimit.none   // no guard for one request
 exportRequest.timeout = .infinity
 print(Net.decompressionLimit, exportRequest.decompressionLimit?.ratio ?? 0, RetryPolicy.delayCeiling)
+// MARK: - Issue 14: streaming responses (bytes, lines, server-sent events, NDJSON)
+
+enum Secrets { static let apiKey = "sk-test" }
+struct ChatChunk: Decodable, Sendable { let text: String }
+
+struct ChatProvider: ServiceProvider {
+    var host: String { "api.example.com" }
+    var httpScheme: HTTPScheme { .https }
+    var authentication: Authentication? { .bearer(Secrets.apiKey) }
+}
+
+final class ChatCompletionStream: BaseRequest<EventStream> {
+    init(prompt: String) {
+        super.init(serviceProvider: ChatProvider(), endpoint: "/v1/chat/completions")
+        httpMethod = .post
+        params = ["prompt": prompt, "stream": true]
+        mockedResponseFilename = "ChatCompletionStream"   // MockResponses/ChatCompletionStream.sse
+    }
+}
+
+func streamChat() async throws {
+    let events = try await Net.perform(ChatCompletionStream(prompt: "Hello"))   // returns once the status is validated
+    for try await event in events {                                              // ServerSentEvent
+        if event.data == "[DONE]" { break }
+        let chunk = try event.decode(ChatChunk.self)                             // the data field as JSON
+        print(chunk.text, terminator: "")
+    }
+    let status: Int = events.response.statusCode
+    let sse: ServerSentEvent = ServerSentEvent(id: "1", event: "delta", data: "{}", retry: .seconds(3))
+    let fields: (String?, String?, String, Duration?) = (sse.id, sse.event, sse.data, sse.retry)
+    print(status, fields, try sse.decode(ChatChunk.self, using: JSONDecoder()).text)
+}
+
+final class LogTail: BaseRequest<ByteStream> {
+    init() { super.init(serviceProvider: ChatProvider(), endpoint: "/logs/follow") }
+}
+
+struct ExportedOrder: Decodable, Sendable { let id: Int }
+
+final class OrdersExport: BaseRequest<JSONLines<ExportedOrder>> {
+    init() { super.init(serviceProvider: ChatProvider(), endpoint: "/orders/export") }
+}
+
+func streamBytesAndLines() async throws(NetworkError) {
+    let stream = try await Net.perform(LogTail())
+    let head: HTTPResponse = stream.response
+    for try await line in stream.lines { print(line, head.statusCode) }
+    for try await chunk in try await Net.perform(LogTail()) { print(chunk.count) }
+    for try await order in try await Net.perform(OrdersExport()) { print(order.id) }
+}
+
+Net.performRequest(request: ChatCompletionStream(prompt: "Hi")) { (result: Result<EventStream, NetworkError>) in
+    if case .success(let events) = result { print(events.response.statusCode) }
+}

@@ -58,6 +58,8 @@ public struct ByteStream: AsyncSequence, Decodable, Sendable, StreamingResponse 
 
     /// Iterates the chunks; see ``ByteStream``.
     public struct AsyncIterator: AsyncIteratorProtocol {
+        public typealias Failure = NetworkError
+
         var items: StreamItems<ChunkParser>
 
         /// The next chunk, or `nil` at the end of the body.
@@ -85,6 +87,8 @@ public struct ByteStream: AsyncSequence, Decodable, Sendable, StreamingResponse 
 
         /// Iterates the lines; see ``ByteStream/lines``.
         public struct AsyncIterator: AsyncIteratorProtocol {
+            public typealias Failure = NetworkError
+
             var items: StreamItems<TextLineParser>
 
             /// The next line, or `nil` at the end of the body.

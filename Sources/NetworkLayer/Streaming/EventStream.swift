@@ -56,6 +56,8 @@ public struct EventStream: AsyncSequence, Decodable, Sendable, StreamingResponse
 
     /// Iterates the events; see ``EventStream``.
     public struct AsyncIterator: AsyncIteratorProtocol {
+        public typealias Failure = NetworkError
+
         var items: StreamItems<ServerSentEventParser>
 
         /// The next event, or `nil` at the end of the body.

@@ -44,6 +44,8 @@ public struct JSONLines<Element: Decodable & Sendable>: AsyncSequence, Decodable
 
     /// Iterates the decoded values; see ``JSONLines``.
     public struct AsyncIterator: AsyncIteratorProtocol {
+        public typealias Failure = NetworkError
+
         var items: StreamItems<JSONLineParser<Element>>
 
         /// The next value, or `nil` at the end of the body.

@@ -50,6 +50,8 @@ final class StreamBuffer: Sendable {
         var end: End?
         /// Whether the consumer was told the end (after that it only ever gets `.finished`).
         var endDelivered = false
+        /// Whether the consumer ended the stream (the producer's end then changes nothing).
+        var isCancelled = false
         var waiter: UnsafeContinuation<Taken, Never>?
         var producerPaused = false
         var resumeRequested = false
@@ -166,6 +168,7 @@ final class StreamBuffer: Sendable {
     /// The next chunk, the end (`.finished`) or the failure. Waits without blocking a thread;
     /// cancelling the calling task cancels the stream and returns `.failed(.cancelled)`.
     func next(isolation: isolated (any Actor)? = #isolation, cancelled: @autoclosure @Sendable () -> NetworkError) async -> Taken {
+        if Task.isCancelled { cancel(cancelled()) }
         if let taken = take() { return taken }
         return await withTaskCancellationHandler {
             await withUnsafeContinuation(isolation: isolation) { (continuation: UnsafeContinuation<Taken, Never>) in
@@ -213,12 +216,15 @@ final class StreamBuffer: Sendable {
     }
 
     /// Ends the stream from the consumer's side: buffered chunks are dropped, a waiting `next`
-    /// returns `.failed(error)`, and the producer is told to stop. `false` when it had ended already.
+    /// returns `.failed(error)`, and the producer, if still running, is told to stop. A body that
+    /// had arrived completely but was not read to its end ends this way too. `false` when the
+    /// consumer had seen the end already.
     @discardableResult
     func cancel(_ error: NetworkError) -> Bool {
         let (changed, waiter, control) = state.withLock { state -> (Bool, UnsafeContinuation<Taken, Never>?, Control?) in
-            guard state.end == nil else { return (false, nil, nil) }
+            guard !state.endDelivered, !state.isCancelled else { return (false, nil, nil) }
             state.end = .failed(error)
+            state.isCancelled = true
             state.chunks = []
             state.head = 0
             state.buffered = 0

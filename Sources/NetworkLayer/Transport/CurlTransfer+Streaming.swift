@@ -32,6 +32,9 @@ extension CurlTransfer {
     /// write callback returns: the length, `CURL_WRITEFUNC_PAUSE`, or 0 to abort.
     func receiveStreamed(_ bytes: UnsafeRawBufferPointer) -> Int {
         guard let stream else { return 0 }
+        // The body of a redirect, which is delivered when it completes (see endOfHeaderBlock):
+        // nobody reads it.
+        guard headDelivered else { return countReceived(bytes.count) ? bytes.count : 0 }
         switch stream.offer(bytes) {
         case .accepted:
             // Counted once taken: a paused chunk comes again when the transfer resumes.
@@ -52,9 +55,11 @@ extension CurlTransfer {
     }
 
     /// The blank line that ends a header block: for a stream, the head of the final response
-    /// (not a 1xx, not a proxy's CONNECT answer) goes to `completion` now.
+    /// (not a 1xx, not a proxy's CONNECT answer) goes to `completion` now. A 3xx waits for the
+    /// end of its transfer: libcurl resolves its `Location` (CURLINFO_REDIRECT_URL) only then.
     func endOfHeaderBlock() -> Bool {
-        guard stream != nil, !headDelivered, let status = handle.long(CURLINFO_RESPONSE_CODE), status >= 200 else { return true }
+        guard stream != nil, !headDelivered, let status = handle.long(CURLINFO_RESPONSE_CODE), status >= 200,
+              !(300..<400).contains(status) else { return true }
         deliverHead()
         return true
     }

@@ -4,7 +4,7 @@ import Foundation
 /// side, read from the kernel's table (/proc/net/tcp). A connection libcurl closed leaves that
 /// state at once, so this sees a transfer release its connection without asking the server.
 func establishedConnections(toPort port: Int) -> Int {
-    guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return 0 }
+    guard let table = readProcFile("/proc/net/tcp") else { return 0 }
     let remote = String(format: ":%04X", port)
     var count = 0
     for line in table.split(separator: "\n").dropFirst() {
@@ -26,4 +26,20 @@ func waitForConnectionsToClose(toPort port: Int, limit: Duration = .seconds(5)) 
         try? await Task.sleep(for: .milliseconds(1))
     }
     return nil
+}
+
+/// A /proc file read to its end. /proc files report a size of 0 and answer a page per read, so
+/// they are read until `read` returns 0 (Foundation's readers stop after the first short read).
+private func readProcFile(_ path: String) -> String? {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        guard count > 0 else { break }
+        bytes += buffer[0..<count]
+    }
+    return String(decoding: bytes, as: UTF8.self)
 }

@@ -1,0 +1,108 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import NetworkLayer
+
+/// The buffer between the engine and the reader, on its own: the races between chunks arriving,
+/// the producer pausing and resuming, the reader draining, and either side ending the stream.
+@Suite("Stream buffer")
+struct StreamBufferTests {
+    @Test("Past the high-water mark the producer is paused; draining to the low-water mark resumes it once")
+    func pauseAndResume() async throws {
+        let buffer = StreamBuffer(highWater: 100, lowWater: 40)
+        let resumes = Counter()
+        buffer.setControl(.init(resume: { resumes.increment() }, cancel: {}))
+        let chunk = [UInt8](repeating: 7, count: 30)
+        var offers: [StreamBuffer.Offer] = []
+        for _ in 0..<5 { offers.append(chunk.withUnsafeBytes { buffer.offer($0) }) }
+        #expect(offers == [.accepted, .accepted, .accepted, .accepted, .paused])  // 120 ≥ 100 after four
+        #expect(buffer.pauseCount == 1)
+        for expected in [90, 60] {
+            guard case .chunk = await buffer.next(cancelled: .cancelled) else { Issue.record("no chunk"); return }
+            #expect(buffer.bufferedBytes == expected)
+            #expect(resumes.value == 0)
+        }
+        guard case .chunk = await buffer.next(cancelled: .cancelled) else { Issue.record("no chunk"); return }
+        #expect(buffer.bufferedBytes == 30)
+        #expect(resumes.value == 1)
+        guard case .chunk = await buffer.next(cancelled: .cancelled) else { Issue.record("no chunk"); return }
+        #expect(resumes.value == 1, "one resume per pause")
+        buffer.willResume()
+        #expect(chunk.withUnsafeBytes { buffer.offer($0) } == .accepted)
+    }
+
+    @Test("A producer and a reader racing, with pauses, resumes and random cancels, deliver every byte once and in order")
+    func races() async throws {
+        for seed in 0..<200 as Range<UInt64> {
+            var random = SeededRandom(seed: seed)
+            let total = Int.random(in: 0...400, using: &random)
+            let cancelAfter = Bool.random(using: &random) ? Int.random(in: 0...total + 1, using: &random) : nil
+            let buffer = StreamBuffer(highWater: 64, lowWater: Int.random(in: 0...64, using: &random))
+            let resumed = DispatchSemaphore(value: 0)
+            let producerStopped = Atomic<Bool>(false)
+            buffer.setControl(.init(resume: { resumed.signal() }, cancel: {
+                producerStopped.store(true, ordering: .relaxed)
+                resumed.signal()
+            }))
+            // The producer is a thread, as the engine's is: it offers byte i as chunk i, and
+            // waits for a resume when paused, as libcurl would.
+            let producer = Thread {
+                var next = 0
+                while next < total, !producerStopped.load(ordering: .relaxed) {
+                    let byte = UInt8(truncatingIfNeeded: next)
+                    let chunk = [UInt8](repeating: byte, count: 1 + next % 9)
+                    switch chunk.withUnsafeBytes({ buffer.offer($0) }) {
+                    case .accepted: next += 1
+                    case .paused:
+                        resumed.wait()
+                        buffer.willResume()
+                    case .refused: return
+                    }
+                }
+                buffer.finish(nil)
+            }
+            producer.start()
+            var expected = 0
+            var ended = false
+            while !ended {
+                if expected == cancelAfter { buffer.cancel(.cancelled) }
+                switch await buffer.next(cancelled: .cancelled) {
+                case .chunk(let chunk):
+                    #expect(chunk.count == 1 + expected % 9 && chunk.allSatisfy { $0 == UInt8(truncatingIfNeeded: expected) },
+                            "seed \(seed): chunk \(expected) wrong")
+                    expected += 1
+                    if Int.random(in: 0..<4, using: &random) == 0 { await Task.yield() }
+                case .finished:
+                    #expect(cancelAfter == nil || cancelAfter! >= total, "seed \(seed): finished after a cancel at \(String(describing: cancelAfter)) of \(total), \(expected) received")
+                    #expect(expected == total, "seed \(seed): \(expected) of \(total) chunks")
+                    ended = true
+                case .failed(let error):
+                    #expect(error.caseName == "cancelled")
+                    #expect(expected == cancelAfter, "seed \(seed)")
+                    ended = true
+                }
+            }
+            // After the end, only .finished.
+            if case .chunk = await buffer.next(cancelled: .cancelled) { Issue.record("seed \(seed): a chunk after the end") }
+        }
+    }
+
+    @Test("A reader waiting when its task is cancelled gets .cancelled at once, and the producer is told to stop")
+    func cancelWaitingReader() async throws {
+        let buffer = StreamBuffer()
+        let stopped = Counter()
+        buffer.setControl(.init(resume: {}, cancel: { stopped.increment() }))
+        let reader = Task { await buffer.next(cancelled: .cancelled(.init(reason: "task"))) }
+        try await Task.sleep(for: .milliseconds(20))
+        reader.cancel()
+        guard case .failed(.cancelled(let context)) = await reader.value else {
+            Issue.record("expected .cancelled")
+            return
+        }
+        #expect(context.reason == "task")
+        #expect(stopped.value == 1)
+        #expect([UInt8](repeating: 0, count: 4).withUnsafeBytes { buffer.offer($0) } == .refused)
+        buffer.finish(nil)  // the engine's own end afterwards changes nothing
+        #expect(stopped.value == 1)
+    }
+}
