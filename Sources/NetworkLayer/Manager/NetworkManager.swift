@@ -169,8 +169,15 @@ public final class NetworkManager: Sendable {
                 Self.record(response, for: sent, in: recording, log: log)
             }
 
-            try Self.validate(response, with: snapshot.validator)
-            return (try Self.parse(response, with: snapshot.provider, as: type), response)
+            do throws(NetworkError) {
+                try Self.validate(response, with: snapshot.validator)
+                return (try Self.parse(response, with: snapshot.provider, as: type), response)
+            } catch {
+                // The error keeps the response (and so its stream) for the caller: the transfer
+                // must not go on behind it, holding its connection.
+                response.stream?.cancel(because: "the response failed validation")
+                throw error
+            }
         } catch {
             // No secret value of the request in any text of the error, whoever wrote that text.
             let error = prepared.map { error.describingRequest($0.redactedDescription).redactingSecrets($0.redactor.secretValues(of: $0)) }

@@ -10,9 +10,10 @@ struct StreamRequestPathTests {
     @Test("A failing status throws before any event, with at most 64 KB of its body read for the error, then the transfer stops")
     func failingStatus() async throws {
         try await withSSEServer { server in
-            // A 1 MB error body: only its first 64 KB is read.
+            // A 64 MB error body (more than the stream's buffer and the sockets' hold, so it cannot
+            // have arrived whole): only its first 64 KB is read.
             let outcome = await FaultOutcome { () throws(NetworkError) in
-                try await makeManager().perform(StreamRequest<EventStream>(server.provider(), "/status/500?size=1048576"))
+                try await makeManager().perform(StreamRequest<EventStream>(server.provider(), "/status/500?size=67108864"))
             }
             guard case .generic(let code)? = outcome.error else {
                 Issue.record("expected .generic(500), got \(outcome)")
@@ -71,11 +72,12 @@ struct StreamRequestPathTests {
         }
     }
 
-    @Test("The request's validator sees the stream's response (status and headers) before it is handed over")
+    @Test("The request's validator sees the stream's response (status and headers) before it is handed over; refusing it stops the transfer")
     func validator() async throws {
         try await withSSEServer { server in
             struct NotAStream: Error {}
-            let request = StreamRequest<EventStream>(server.provider(), "/sse/ticks?count=2")
+            // A body that never ends: only cancelling the transfer closes its connection.
+            let request = StreamRequest<EventStream>(server.provider(), "/sse/forever?interval=10")
             request.validator = { response in
                 if response.value(forHeader: "Content-Type") != "application/json" { throw NotAStream() }
             }
