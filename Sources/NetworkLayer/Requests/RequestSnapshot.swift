@@ -131,7 +131,8 @@ struct RequestSnapshot: Sendable {
         url += host
         if let port = provider.port {
             guard (1...65535).contains(port) else { throw invalid("the provider's port \(port) is outside 1...65535") }
-            url += ":\(port)"
+            url += ":"
+            url += String(port)
         }
         var path = Substring(endpoint)
         if !basePath.isEmpty {
@@ -152,10 +153,11 @@ struct RequestSnapshot: Sendable {
             while path.first == "/" { path = path.dropFirst() }
             // "/orders" and "orders" after a slash; "" and "?page=2" right after the base path;
             // "/" (and "/?page=2") keep their slash.
-            if endpoint.hasPrefix("/") || !(path.isEmpty || path.hasPrefix("?") || path.hasPrefix("#")) {
+            let first = path.utf8.first
+            if endpoint.utf8.first == UInt8(ascii: "/") || !(first == nil || first == UInt8(ascii: "?") || first == UInt8(ascii: "#")) {
                 url += "/"
             }
-        } else if !path.isEmpty && !path.hasPrefix("/") {
+        } else if let first = path.utf8.first, first != UInt8(ascii: "/") {  // bytes: hasPrefix on a Substring is slow
             url += "/"
         }
         // The usual endpoint is plain ASCII that needs no escaping: checked byte by byte, no copy.

@@ -272,21 +272,26 @@ final class CurlEngine: @unchecked Sendable {
         let pinGeneration = transfer.pinning?.generation ?? 0
         newestPinGeneration = max(newestPinGeneration, pinGeneration)
         let key = ConnectionCacheKey(pinGeneration: pinGeneration, epoch: epoch)
-        let cache: CurlShare
-        if let existing = caches[key]?.cache { cache = existing } else { cache = try CurlShare() }
-        try transfer.handle.set(CURLOPT_SHARE, pointer: cache.raw)
-        caches[key] = (cache, (caches[key]?.users ?? 0) + 1)
+        // One lookup of the key (this runs for every transfer).
+        if let index = caches.index(forKey: key) {
+            try transfer.handle.set(CURLOPT_SHARE, pointer: caches.values[index].cache.raw)
+            caches.values[index].users += 1
+        } else {
+            let cache = try CurlShare()
+            try transfer.handle.set(CURLOPT_SHARE, pointer: cache.raw)
+            caches[key] = (cache, 1)
+        }
         transfer.cacheKey = key
         if caches.count > 2 { releaseUnusedCaches() }
     }
 
     private func detachCache(from transfer: CurlTransfer) {
-        guard let key = transfer.cacheKey, let entry = caches[key] else { return }
+        guard let key = transfer.cacheKey, let index = caches.index(forKey: key) else { return }
         transfer.cacheKey = nil
         // Detaching cannot fail for a handle that is not in the multi handle.
         try? transfer.handle.set(CURLOPT_SHARE, pointer: nil)
-        caches[key] = (entry.cache, entry.users - 1)
-        if entry.users == 1 && !isCurrent(key) { caches[key] = nil }
+        caches.values[index].users -= 1
+        if caches.values[index].users == 0 && !isCurrent(key) { caches.remove(at: index) }
     }
 
     /// A cache new transfers may still get: the current epoch, and no pins or the newest ones.
