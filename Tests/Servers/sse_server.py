@@ -30,6 +30,7 @@ Endpoints (GET unless noted):
                             (default 1 MB), as fast as the client takes them
   /lines                    text lines (LF, CRLF, split UTF-8, last line unterminated)
   /ndjson?bad=              NDJSON values {"n": i} with blank lines; line `bad` is not JSON
+                            (then the body stays open 2 s more)
   /stats                    {"open": streams open now, "opened": total, "closed": total}
   POST /upload?delay=       reads the body (Content-Length or chunked), `delay` ms after each
                             64 KB read; {"size", "sha256", "chunked", "chunks"}
@@ -291,6 +292,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             for line in lines:
                 self.chunk(line)
                 time.sleep(0.01)
+            if bad:
+                time.sleep(2)  # the body is still open when the client gives up at the bad line
             self.end_chunked()
         else:
             self.send_json(404, {"error": "not found", "path": path})

@@ -18,6 +18,8 @@ struct StreamItems<Parser: StreamItemParser> {
     private var parser: Parser
     private var pending: [Parser.Item] = []
     private var index = 0
+    /// A parse failure to throw once the items completed before it are handed out.
+    private var failure: StreamParseFailure?
 
     init(_ body: StreamBody, parser: Parser) {
         iteration = StreamIteration(body: body)
@@ -28,6 +30,10 @@ struct StreamItems<Parser: StreamItemParser> {
         while index >= pending.count {
             pending.removeAll(keepingCapacity: true)
             index = 0
+            if let failure {
+                self.failure = nil
+                throw iteration.fail(Self.error(for: failure, of: iteration.body))
+            }
             guard !iteration.done else { return nil }
             let chunk = try await iteration.next(isolation: isolation)
             do throws(StreamParseFailure) {
@@ -37,13 +43,15 @@ struct StreamItems<Parser: StreamItemParser> {
                     try parser.finish(into: &pending)
                 }
             } catch {
-                throw iteration.fail(Self.error(for: error, of: iteration.body))
+                // The items the chunk completed before the failure come first (an NDJSON line
+                // that does not decode ends the loop after the values before it).
+                failure = error
             }
             if !pending.isEmpty {
                 iteration.body.note(items: pending.count,
                                     previews: iteration.collectsPreviews ? pending.map(parser.preview) : [])
             }
-            if chunk == nil && pending.isEmpty { return nil }
+            if chunk == nil && pending.isEmpty && failure == nil { return nil }
         }
         defer { index += 1 }
         return pending[index]

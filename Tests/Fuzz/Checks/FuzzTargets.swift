@@ -7,6 +7,7 @@ public enum FuzzTargets {
         FuzzTarget("retry-after", RetryAfterFuzz.check),
         FuzzTarget("parameters", ParametersFuzz.check),
         FuzzTarget("mock-sidecar", MockSidecarFuzz.check),
+        FuzzTarget("event-stream", EventStreamFuzz.check),
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {

@@ -17,6 +17,13 @@ struct MockDirectory {
         if let sidecar { try Data(sidecar.utf8).write(to: url.appendingPathComponent(name + ".meta.json")) }
     }
 
+    /// Writes `<name>.<fileExtension>` (a stream's mock: `.sse`, `.ndjson`, any other) with `body`.
+    func write(_ name: String, fileExtension: String, body: String) throws {
+        let bodyURL = url.appendingPathComponent(name + "." + fileExtension)
+        try FileManager.default.createDirectory(at: bodyURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(body.utf8).write(to: bodyURL)
+    }
+
     /// The full path of `<name>.json`, as errors name it.
     func path(of name: String) -> String {
         url.appendingPathComponent(name + ".json").path

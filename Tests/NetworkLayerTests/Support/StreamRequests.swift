@@ -49,3 +49,45 @@ func randomChunks(of bytes: [UInt8], using random: inout some RandomNumberGenera
     }
     return chunks
 }
+
+/// Reads every line of `stream.lines`; the error that ended it, if one did.
+func collectLines(_ stream: ByteStream) async -> (lines: [String], error: NetworkError?) {
+    var lines: [String] = []
+    do {
+        for try await line in stream.lines { lines.append(line) }
+        return (lines, nil)
+    } catch {
+        return (lines, error)
+    }
+}
+
+/// Reads every value of `stream`; the error that ended it, if one did.
+func collectValues<Element>(_ stream: JSONLines<Element>) async -> (values: [Element], error: NetworkError?) {
+    var values: [Element] = []
+    do {
+        for try await value in stream { values.append(value) }
+        return (values, nil)
+    } catch {
+        return (values, error)
+    }
+}
+
+/// Reads every event of `stream` with the time each arrived.
+func collectTimed(_ stream: EventStream) async -> (events: [ServerSentEvent], arrivals: [ContinuousClock.Instant], error: NetworkError?) {
+    var events: [ServerSentEvent] = []
+    var arrivals: [ContinuousClock.Instant] = []
+    do {
+        for try await event in stream {
+            events.append(event)
+            arrivals.append(.now)
+        }
+        return (events, arrivals, nil)
+    } catch {
+        return (events, arrivals, error)
+    }
+}
+
+/// The gaps between consecutive instants.
+func gaps(_ instants: [ContinuousClock.Instant]) -> [Duration] {
+    zip(instants.dropFirst(), instants).map { $0 - $1 }
+}
