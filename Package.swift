@@ -28,7 +28,8 @@ let package = Package(
         // The JSON decoder the library uses in place of a default JSONDecoder: internal to the
         // package (not a product), checked against the installed Foundation by FastJSONTests.
         .target(
-            name: "FastJSON"
+            name: "FastJSON",
+            exclude: ["README.md"]
         ),
         .target(
             name: "NetworkLayer",

@@ -505,3 +505,17 @@ func streamBytesAndLines() async throws(NetworkError) {
 Net.performRequest(request: ChatCompletionStream(prompt: "Hi")) { (result: Result<EventStream, NetworkError>) in
     if case .success(let events) = result { print(events.response.statusCode) }
 }
+
+// MARK: - Choosing the JSON decoder (issue 12)
+
+Net.usesFastJSONDecoder = false
+Net.usesFastJSONDecoder = true
+let decodesWithFastJSON: Bool = Net.usesFastJSONDecoder
+
+struct LegacyProvider: ServiceProvider {
+    var host: String { "legacy.example.com" }
+    var httpScheme: HTTPScheme { .https }
+    var usesFastJSONDecoder: Bool { false }   // this backend: Foundation's JSONDecoder
+}
+
+print(decodesWithFastJSON, LegacyProvider().usesFastJSONDecoder, ITunesServiceProvider().usesFastJSONDecoder)

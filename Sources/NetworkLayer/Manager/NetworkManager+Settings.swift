@@ -36,6 +36,25 @@ extension NetworkManager {
         set { settings.withLock { $0.logEntryHandler = newValue } }
     }
 
+    /// Whether JSON responses may be decoded by the library's own decoder, FastJSON. Default `true`.
+    ///
+    /// FastJSON gives the same values and the same errors as a default `JSONDecoder` (it is
+    /// checked against the installed Foundation), several times faster and never with more
+    /// memory; it is used only where the decoder in use is a `JSONDecoder` with every option at
+    /// its default, and Foundation's decoder does everything else. Set `false` to have Foundation's
+    /// `JSONDecoder` decode every response of this manager, for instance to rule the library's
+    /// decoder out while investigating, or so that decoding follows the installed Foundation
+    /// exactly whatever the library's decoder does. A provider can opt out for its responses
+    /// alone (``ServiceProvider/usesFastJSONDecoder``). Read when a request starts.
+    ///
+    /// ```swift
+    /// Net.usesFastJSONDecoder = false
+    /// ```
+    public var usesFastJSONDecoder: Bool {
+        get { settings.withLock { $0.usesFastJSONDecoder } }
+        set { settings.withLock { $0.usesFastJSONDecoder = newValue } }
+    }
+
     /// Whether requests are answered from mock files instead of the network. Default `false`.
     public var areMocksEnabled: Bool {
         get { settings.withLock { $0.areMocksEnabled } }

@@ -124,6 +124,8 @@ public final class NetworkManager: Sendable {
         async throws(NetworkError) -> (value: Response, response: HTTPResponse)
     {
         let settings = self.settings.withLock { $0 }
+        var snapshot = snapshot
+        snapshot.expectations.usesFastJSONDecoder = snapshot.expectations.usesFastJSONDecoder && settings.usesFastJSONDecoder
         let isMocked = settings.areMocksEnabled
         let log = NetworkLog(settings: settings, mocked: isMocked)
         let started = ContinuousClock.now

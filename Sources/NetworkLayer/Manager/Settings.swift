@@ -14,6 +14,7 @@ struct Settings: Sendable {
     var customCABundle: URL?
     var maximumResponseSize: Int?
     var decompressionLimit = DecompressionLimit.standard
+    var usesFastJSONDecoder = true
     var completionQueue = DispatchQueue(label: "NetworkLayer.completion")
     var pinning: PinningConfiguration?
     /// Why pins cannot be checked in this process (``TLSBackendCheck``), or `nil`. A setting only

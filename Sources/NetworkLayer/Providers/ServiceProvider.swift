@@ -71,6 +71,23 @@ public protocol ServiceProvider: Sendable {
     /// overrides it. Default: a plain `JSONDecoder`.
     var jsonDecoder: JSONDecoder { get }
 
+    /// Whether this backend's JSON responses may be decoded by the library's own decoder,
+    /// FastJSON. Default `true`.
+    ///
+    /// Return `false` to have Foundation's `JSONDecoder` decode every response of this backend
+    /// (values and error bodies), whatever the manager's ``NetworkManager/usesFastJSONDecoder``
+    /// says; `true` leaves the choice to the manager. FastJSON gives the same results as a
+    /// default `JSONDecoder` and stands in only for one; see the README's "The JSON decoder".
+    ///
+    /// ```swift
+    /// struct LegacyProvider: ServiceProvider {
+    ///     var host: String { "legacy.example.com" }
+    ///     var httpScheme: HTTPScheme { .https }
+    ///     var usesFastJSONDecoder: Bool { false }
+    /// }
+    /// ```
+    var usesFastJSONDecoder: Bool { get }
+
     /// The encoder for JSON bodies built from `Encodable` values. A request's `jsonEncoder`
     /// overrides it. Default: a plain `JSONEncoder`.
     var jsonEncoder: JSONEncoder { get }
@@ -130,6 +147,7 @@ extension ServiceProvider {
 
     public var jsonDecoder: JSONDecoder { sharedJSONDecoder }
     public var jsonEncoder: JSONEncoder { sharedJSONEncoder }
+    public var usesFastJSONDecoder: Bool { true }
     public var acceptableStatusCodes: Range<Int> { 200..<300 }
     public var errorBodyType: (any ServerErrorBody.Type)? { nil }
     public var authentication: Authentication? { nil }

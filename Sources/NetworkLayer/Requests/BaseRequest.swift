@@ -200,6 +200,7 @@ open class BaseRequest<Response: Decodable & Sendable> {
                 acceptableStatusCodes: acceptableStatusCodes ?? serviceProvider.acceptableStatusCodes,
                 decoder: jsonDecoder ?? serviceProvider.jsonDecoder,
                 keyPath: keyPath,
-                errorBodyType: errorBodyType ?? serviceProvider.errorBodyType))
+                errorBodyType: errorBodyType ?? serviceProvider.errorBodyType,
+                usesFastJSONDecoder: serviceProvider.usesFastJSONDecoder))
     }
 }

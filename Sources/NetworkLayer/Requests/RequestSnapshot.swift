@@ -29,8 +29,8 @@ struct RequestSnapshot: Sendable {
     let progress: ProgressReporter?
     /// The request's own check of an acceptable response, before the provider's `parseAndValidate`.
     let validator: (@Sendable (HTTPResponse) throws -> Void)?
-    /// How the response will be validated and decoded.
-    let expectations: ResponseExpectations
+    /// How the response will be validated and decoded (`var`: the manager adds its decoder choice).
+    var expectations: ResponseExpectations
 
     /// Builds the request to send: URL, merged headers and body, all checked.
     /// - Parameters:

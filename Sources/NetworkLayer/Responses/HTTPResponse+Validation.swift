@@ -19,7 +19,7 @@ extension HTTPResponse {
                                            reason: "the server answered with status \(statusCode)",
                                            statusCode: statusCode, response: keptForError())
         if let type = expectations.errorBodyType, !body.isEmpty,
-           let serverError = try? FastJSONDecoder.decode(type, from: body, standingInFor: expectations.decoder) {
+           let serverError = try? decodeJSON(type, using: expectations.decoder) {
             context.serverError = serverError
             if let message = serverError.serverMessage {
                 context.reason = "the server answered with status \(statusCode): \(message)"
@@ -31,6 +31,14 @@ extension HTTPResponse {
         case 408, 504: throw .timeOut(context)
         default: throw context.serverError == nil ? .generic(code: statusCode) : .apiError(context)
         }
+    }
+
+    /// The body decoded as JSON: by FastJSON where it gives `decoder`'s results (a default
+    /// `JSONDecoder`) and neither the manager nor the provider opted out, else by `decoder`.
+    private func decodeJSON<T: Decodable>(_ type: T.Type, using decoder: JSONDecoder) throws -> T {
+        expectations.usesFastJSONDecoder
+            ? try FastJSONDecoder.decode(T.self, from: body, standingInFor: decoder)
+            : try decoder.decode(T.self, from: body)
     }
 
     /// Decodes the body into `type`, or throws ``NetworkError/serialization``.
@@ -65,10 +73,10 @@ extension HTTPResponse {
         do {
             // The library's own decoder, unless `decoder` has options only Foundation's knows.
             guard let keyPath = expectations.keyPath, !keyPath.isEmpty else {
-                return try FastJSONDecoder.decode(T.self, from: body, standingInFor: decoder)
+                return try decodeJSON(T.self, using: decoder)
             }
             return try KeyPathDecoding.$keyPath.withValue(keyPath) {
-                try FastJSONDecoder.decode(KeyPathDecoding.Value<T>.self, from: body, standingInFor: decoder).value
+                try decodeJSON(KeyPathDecoding.Value<T>.self, using: decoder).value
             }
         } catch {
             throw .serialization(NetworkError.Context(

@@ -6,4 +6,6 @@ struct ResponseExpectations: Sendable {
     var decoder: JSONDecoder = JSONDecoder()
     var keyPath: String?
     var errorBodyType: (any ServerErrorBody.Type)?
+    /// Whether FastJSON may stand in for `decoder`: the provider's and the manager's choice.
+    var usesFastJSONDecoder = true
 }
