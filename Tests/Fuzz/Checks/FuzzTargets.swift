@@ -8,6 +8,7 @@ public enum FuzzTargets {
         FuzzTarget("parameters", ParametersFuzz.check),
         FuzzTarget("mock-sidecar", MockSidecarFuzz.check),
         FuzzTarget("event-stream", EventStreamFuzz.check),
+        FuzzTarget("redirect-origin", RedirectOriginFuzz.check),
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {
