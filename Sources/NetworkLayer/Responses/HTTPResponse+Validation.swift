@@ -1,4 +1,3 @@
-internal import FastJSON
 import Foundation
 
 extension HTTPResponse {
@@ -33,12 +32,9 @@ extension HTTPResponse {
         }
     }
 
-    /// The body decoded as JSON: by FastJSON where it gives `decoder`'s results (a default
-    /// `JSONDecoder`) and neither the manager nor the provider opted out, else by `decoder`.
+    /// The body decoded as JSON, by the decoder ``JSONBodyDecoding`` chooses.
     private func decodeJSON<T: Decodable>(_ type: T.Type, using decoder: JSONDecoder) throws -> T {
-        expectations.usesFastJSONDecoder
-            ? try FastJSONDecoder.decode(T.self, from: body, standingInFor: decoder)
-            : try decoder.decode(T.self, from: body)
+        try JSONBodyDecoding.decode(T.self, from: body, using: decoder, usesFastJSONDecoder: expectations.usesFastJSONDecoder)
     }
 
     /// Decodes the body into `type`, or throws ``NetworkError/serialization``.

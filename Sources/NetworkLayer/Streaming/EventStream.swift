@@ -51,7 +51,8 @@ public struct EventStream: AsyncSequence, Decodable, Sendable, StreamingResponse
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(items: StreamItems(body, parser: ServerSentEventParser(decoder: response.expectations.decoder)))
+        AsyncIterator(items: StreamItems(body, parser: ServerSentEventParser(decoder: response.expectations.decoder,
+                                                                           usesFastJSONDecoder: response.expectations.usesFastJSONDecoder)))
     }
 
     /// Iterates the events; see ``EventStream``.

@@ -1,4 +1,3 @@
-internal import FastJSON
 import Foundation
 
 /// An NDJSON (JSON Lines) response read while it arrives: one decoded value per line.
@@ -39,7 +38,8 @@ public struct JSONLines<Element: Decodable & Sendable>: AsyncSequence, Decodable
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(items: StreamItems(body, parser: JSONLineParser(decoder: response.expectations.decoder)))
+        AsyncIterator(items: StreamItems(body, parser: JSONLineParser(decoder: response.expectations.decoder,
+                                                                    usesFastJSONDecoder: response.expectations.usesFastJSONDecoder)))
     }
 
     /// Iterates the decoded values; see ``JSONLines``.
@@ -67,9 +67,12 @@ struct JSONLineParser<Element: Decodable>: StreamItemParser {
     private var lines = LineSplitter(endings: .lineFeed)
     private var lineNumber = 0
     let decoder: JSONDecoder
+    /// Whether FastJSON may decode the lines: the request's manager and provider choice.
+    let usesFastJSONDecoder: Bool
 
-    init(decoder: JSONDecoder) {
+    init(decoder: JSONDecoder, usesFastJSONDecoder: Bool = true) {
         self.decoder = decoder
+        self.usesFastJSONDecoder = usesFastJSONDecoder
     }
 
     mutating func feed(_ chunk: UnsafeRawBufferPointer, into items: inout [Element]) throws(StreamParseFailure) {
@@ -91,7 +94,8 @@ struct JSONLineParser<Element: Decodable>: StreamItemParser {
         lineNumber += 1
         guard line.contains(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0D) }) else { return }
         do {
-            items.append(try FastJSONDecoder.decode(Element.self, from: Data(line), standingInFor: decoder))
+            items.append(try JSONBodyDecoding.decode(Element.self, from: Data(line), using: decoder,
+                                                     usesFastJSONDecoder: usesFastJSONDecoder))
         } catch {
             throw .undecodableLine(line: lineNumber, type: "\(Element.self)", reason: HTTPResponse.describe(error))
         }

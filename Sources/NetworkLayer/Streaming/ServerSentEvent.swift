@@ -1,4 +1,3 @@
-internal import FastJSON
 import Foundation
 
 /// One event of a `text/event-stream` body, as an ``EventStream`` delivers it.
@@ -31,6 +30,8 @@ public struct ServerSentEvent: Sendable, Equatable {
     /// The decoder of the request the event came from (its `jsonDecoder`, else the provider's);
     /// `nil` for an event made in code. Not part of equality.
     var decoder: JSONDecoder?
+    /// Whether FastJSON may decode the data: the request's manager and provider choice. Not part of equality.
+    var usesFastJSONDecoder = true
 
     /// Creates an event, e.g. for a mock: `MockResponse.events([ServerSentEvent(data: "{\"text\":\"Hi\"}")])`.
     public init(id: String? = nil, event: String? = nil, data: String, retry: Duration? = nil) {
@@ -57,7 +58,8 @@ public struct ServerSentEvent: Sendable, Equatable {
     public func decode<T: Decodable>(_ type: T.Type, using decoder: JSONDecoder? = nil) throws(NetworkError) -> T {
         let data = Data(self.data.utf8)
         do {
-            return try FastJSONDecoder.decode(T.self, from: data, standingInFor: decoder ?? self.decoder ?? Self.plainDecoder)
+            return try JSONBodyDecoding.decode(T.self, from: data, using: decoder ?? self.decoder ?? Self.plainDecoder,
+                                               usesFastJSONDecoder: usesFastJSONDecoder)
         } catch {
             throw .serialization(.init(
                 reason: "the data of the event\(event.map { " \"\(HeaderFields.printable(String($0.prefix(100))))\"" } ?? "")"

@@ -30,9 +30,12 @@ struct ServerSentEventParser {
     private var pendingRetry: Duration?
     /// The decoder events carry, for ``ServerSentEvent/decode(_:using:)``.
     let decoder: JSONDecoder?
+    /// Whether FastJSON may decode the events' data (``ServerSentEvent/usesFastJSONDecoder``).
+    let usesFastJSONDecoder: Bool
 
-    init(decoder: JSONDecoder? = nil) {
+    init(decoder: JSONDecoder? = nil, usesFastJSONDecoder: Bool = true) {
         self.decoder = decoder
+        self.usesFastJSONDecoder = usesFastJSONDecoder
     }
 
     /// Feeds one chunk and appends the events it completes to `events`.
@@ -70,7 +73,7 @@ struct ServerSentEventParser {
     mutating func finish() {
         // A body that was only part of a BOM has no lines; a line without its end is dropped.
         try? lines.finish { _ throws(StreamParseFailure) in }
-        self = ServerSentEventParser(decoder: decoder)
+        self = ServerSentEventParser(decoder: decoder, usesFastJSONDecoder: usesFastJSONDecoder)
     }
 
     private mutating func feedLines(_ bytes: UnsafeRawBufferPointer, into events: inout [ServerSentEvent]) throws(StreamParseFailure) {
@@ -122,6 +125,7 @@ struct ServerSentEventParser {
                                     event: eventType.flatMap { $0.isEmpty ? nil : $0 },
                                     data: String(decoding: data, as: UTF8.self), retry: pendingRetry)
         event.decoder = decoder
+        event.usesFastJSONDecoder = usesFastJSONDecoder
         pendingRetry = nil
         events.append(event)
     }

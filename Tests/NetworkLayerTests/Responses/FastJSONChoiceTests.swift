@@ -78,6 +78,28 @@ struct FastJSONChoiceTests {
         #expect(!value.isFastJSON, "\(value.name)")
     }
 
+    @Test("Streams follow the choice: server-sent events' data and JSON lines", arguments: [true, false])
+    func streams(managerUsesFastJSON: Bool) async throws {
+        let net = manager()
+        net.usesFastJSONDecoder = managerUsesFastJSON
+        net.mocks.register(.get, "/events", .events([ServerSentEvent(data: #"{"value": 1}"#), ServerSentEvent(data: #"{"value": 2}"#)]))
+        net.mocks.register(.get, "/lines", .data(Data("{\"value\": 1}\n{\"value\": 2}\n".utf8)))
+        for provider in [DecoderChoiceProvider(), DecoderChoiceProvider(usesFastJSONDecoder: false)] {
+            let expected = managerUsesFastJSON && provider.usesFastJSONDecoder
+            var values: [Int] = []
+            for try await event in try await net.perform(TestRequest<EventStream>(provider, "/events")) {
+                let decoded = try event.decode(DecoderName.self)
+                #expect(decoded.isFastJSON == expected, "\(decoded.name)")
+                values.append(decoded.value)
+            }
+            for try await decoded in try await net.perform(TestRequest<JSONLines<DecoderName>>(provider, "/lines")) {
+                #expect(decoded.isFastJSON == expected, "\(decoded.name)")
+                values.append(decoded.value)
+            }
+            #expect(values == [1, 2, 1, 2])
+        }
+    }
+
     @Test("A failure reads the same whichever decoder ran")
     func sameFailure() async throws {
         let net = manager()

@@ -1,0 +1,14 @@
+internal import FastJSON
+import Foundation
+
+/// The one place that chooses the JSON decoder: FastJSON where it gives `decoder`'s results (a
+/// default `JSONDecoder`) and neither the manager nor the provider opted out
+/// (``NetworkManager/usesFastJSONDecoder``, ``ServiceProvider/usesFastJSONDecoder``), else
+/// `decoder` itself. Responses, error bodies, server-sent events and JSON lines all decode here.
+enum JSONBodyDecoding {
+    static func decode<T: Decodable>(_ type: T.Type, from data: Data, using decoder: JSONDecoder, usesFastJSONDecoder: Bool) throws -> T {
+        usesFastJSONDecoder
+            ? try FastJSONDecoder.decode(T.self, from: data, standingInFor: decoder)
+            : try decoder.decode(T.self, from: data)
+    }
+}
