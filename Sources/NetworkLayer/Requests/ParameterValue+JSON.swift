@@ -2,7 +2,8 @@ import Foundation
 
 extension ParameterValue {
     /// Reads JSON (an `Encodable`'s, for a form body) as parameters: integers exactly (as `Int64`,
-    /// else `UInt64`), other numbers as `Double`, strings exactly as written, object keys sorted.
+    /// else `UInt64`), other numbers as `Double`, strings exactly as written, object keys sorted
+    /// (``keyPrecedes(_:_:)``).
     ///
     /// Not through `JSONSerialization`, which drops a U+FEFF at the start of a string and after an
     /// escape (`"\\"\u{FEFF}x"` read back as `"x`): found by the parameters fuzz target.
@@ -18,6 +19,14 @@ extension ParameterValue {
         }
     }
 
+    /// The order of object keys wherever parameters are sorted: by their UTF-8 bytes, a total
+    /// order. `String`'s `<` compares canonically equivalent forms, and between a precomposed and
+    /// a decomposed key (`"\u{E9}#"`, `"e\u{301}"`) it sorted one set of keys two ways (found by
+    /// the parameters fuzz target), so the same parameters could encode to different bytes.
+    static func keyPrecedes(_ a: String, _ b: String) -> Bool {
+        a.utf8.lexicographicallyPrecedes(b.utf8)
+    }
+
     /// One JSON value, read by trying each kind in turn.
     private struct Reading: Decodable {
         let value: ParameterValue
@@ -25,7 +34,7 @@ extension ParameterValue {
         init(from decoder: any Decoder) throws {
             if let object = try? decoder.container(keyedBy: JSONValueKey.self) {
                 var members: [(key: String, value: ParameterValue)] = []
-                for key in object.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
+                for key in object.allKeys.sorted(by: { ParameterValue.keyPrecedes($0.stringValue, $1.stringValue) }) {
                     members.append((key.stringValue, try object.decode(Reading.self, forKey: key).value))
                 }
                 value = .object(members)

@@ -11,7 +11,7 @@ enum ParameterValue: Sendable {
     case decimal(Decimal)
     case null
     case array([ParameterValue])
-    /// Keys sorted, so the same parameters always encode to the same bytes.
+    /// Keys sorted by their UTF-8 bytes (``keyPrecedes(_:_:)``), so the same parameters always encode to the same bytes.
     case object([(key: String, value: ParameterValue)])
 
     /// Whether this is an object without members (no `params`).
@@ -73,7 +73,7 @@ enum ParameterValue: Sendable {
         case let v as [String: Any]:
             var members: [(key: String, value: ParameterValue)] = []
             members.reserveCapacity(v.count)
-            for (key, member) in v.sorted(by: { $0.key < $1.key }) { members.append((key, try convert(member, path: "\(path).\(key)"))) }
+            for (key, member) in v.sorted(by: { Self.keyPrecedes($0.key, $1.key) }) { members.append((key, try convert(member, path: "\(path).\(key)"))) }
             return .object(members)
         default:
             // `nil` arrives as an Optional wrapped in the existential.
@@ -101,7 +101,7 @@ enum ParameterValue: Sendable {
         case .object(let members):
             var converted: [(key: String, value: ParameterValue)] = []
             converted.reserveCapacity(members.count)
-            for key in members.keys.sorted() {
+            for key in members.keys.sorted(by: Self.keyPrecedes) {
                 // The key comes from `members`, so the lookup cannot miss.
                 converted.append((key, try convert(json: members[key] ?? .null, path: "\(path).\(key)")))
             }

@@ -137,7 +137,7 @@ indirect enum ParameterModel: CustomStringConvertible {
         case .none: "nil"
         case .json: "json"
         case .array(let elements): "[\(elements.map(\.description).joined(separator: ", "))]"
-        case .object(let members): "[\(members.sorted { $0.key < $1.key }.map { "\($0.key.debugDescription): \($0.value)" }.joined(separator: ", "))]"
+        case .object(let members): "[\(members.sorted { ParameterValue.keyPrecedes($0.key, $1.key) }.map { "\($0.key.debugDescription): \($0.value)" }.joined(separator: ", "))]"
         }
     }
 
@@ -196,7 +196,7 @@ indirect enum ParameterModel: CustomStringConvertible {
     /// The pairs of a top-level object: its members in sorted key order, each under its key.
     func queryPairs(arrays: ArrayEncoding) -> [(name: String, value: QueryValue)] {
         guard case .object(let members) = resolved else { return [] }
-        return members.keys.sorted().flatMap { members[$0, default: .null].queryPairs(arrays: arrays, name: $0) }
+        return members.keys.sorted(by: ParameterValue.keyPrecedes).flatMap { members[$0, default: .null].queryPairs(arrays: arrays, name: $0) }
     }
 
     /// The pairs of a value named `name`: nothing for null, nested objects' members as
@@ -206,7 +206,7 @@ indirect enum ParameterModel: CustomStringConvertible {
         case .null, .none:
             return []
         case .object(let members):
-            return members.keys.sorted().flatMap { members[$0, default: .null].queryPairs(arrays: arrays, name: "\(name)[\($0)]") }
+            return members.keys.sorted(by: ParameterValue.keyPrecedes).flatMap { members[$0, default: .null].queryPairs(arrays: arrays, name: "\(name)[\($0)]") }
         case .array(let elements):
             switch arrays {
             case .repeatedKeys: return elements.flatMap { $0.queryPairs(arrays: arrays, name: name) }

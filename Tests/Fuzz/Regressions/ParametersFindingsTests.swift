@@ -31,4 +31,23 @@ struct ParametersFindingsTests {
         #expect(values["tiny"].flatMap(Double.init) == .leastNonzeroMagnitude)
         try FuzzTargets.named("parameters")?.check(FuzzInputs.regression("parameters", "long-number-read-as-decimal"))
     }
+
+    /// `String`'s `<` sorted keys mixing a precomposed and a decomposed `é` one way when the
+    /// parameters were converted and another when the form body was read back.
+    @Test("Keys are sorted by their UTF-8 bytes, so a precomposed and a decomposed é sort one way everywhere")
+    func keysSortByBytes() throws {
+        let params: [String: any Sendable] = ["\u{E9}#": [-77], "e\u{301}": "", "aa": "", "": "", "&7\u{0}": -9]
+        let expected = ["", "&7\u{0}", "aa", "e\u{301}", "\u{E9}#"]
+        guard case .object(let members)? = try? ParameterValue.object(from: params) else {
+            Issue.record("the parameters did not convert")
+            return
+        }
+        #expect(members.map(\.key) == expected)
+        guard case .object(let readBack) = try ParameterValue.fromJSON(ParameterValue.object(members).jsonData()) else {
+            Issue.record("the JSON did not read back as an object")
+            return
+        }
+        #expect(readBack.map(\.key) == expected)
+        try FuzzTargets.named("parameters")?.check(FuzzInputs.regression("parameters", "precomposed-and-decomposed-keys"))
+    }
 }
