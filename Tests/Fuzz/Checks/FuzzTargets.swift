@@ -9,6 +9,7 @@ public enum FuzzTargets {
         FuzzTarget("mock-sidecar", MockSidecarFuzz.check),
         FuzzTarget("event-stream", EventStreamFuzz.check),
         FuzzTarget("redirect-origin", RedirectOriginFuzz.check),
+        FuzzTarget("event-stream-rules", EventStreamRulesFuzz.check),
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {
