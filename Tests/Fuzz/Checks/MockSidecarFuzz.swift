@@ -5,9 +5,9 @@ import Foundation
 ///
 /// Checked against the documented rules, written out plainly here: the sidecar is accepted exactly
 /// when its JSON has the sidecar's shape and every value is allowed (a status in 100...599, a
-/// delay of 0 to 3600 seconds, a known `error`, not an `error` with a status); a refusal is an
-/// `.invalidRequest` naming the file; what is accepted gives a delay within bounds and, for an
-/// `error`, the failure of that name; and it writes back (as record mode writes sidecars) to a
+/// delay and a stream's `eventDelay` of 0 to 3600 seconds, a known `error`, not an `error` with a
+/// status); a refusal is an `.invalidRequest` naming the file; what is accepted gives delays
+/// within bounds and, for an `error`, the failure of that name; and it writes back (as record mode writes sidecars) to a
 /// sidecar that reads the same.
 enum MockSidecarFuzz {
     private static let path = "/mocks/Fuzz.meta.json"
@@ -18,6 +18,7 @@ enum MockSidecarFuzz {
         var headers: [String: String]?
         var delay: Double?
         var error: String?
+        var eventDelay: Double?
     }
 
     static func check(_ data: Data) throws(FuzzFailure) {
@@ -37,6 +38,9 @@ enum MockSidecarFuzz {
 
         let delay = sidecar.delayDuration
         try require(delay >= .zero && delay <= .seconds(3600), "the sidecar \(show(data)) gives the delay \(delay)")
+        if let eventDelay = sidecar.eventDelayDuration {
+            try require(eventDelay >= .zero && eventDelay <= .seconds(3600), "the sidecar \(show(data)) gives the eventDelay \(eventDelay)")
+        }
         if let error = sidecar.error {
             guard let failure = sidecar.failure else { throw FuzzFailure("the accepted error \(error.debugDescription) names no failure") }
             let networkError = failure.error(request: "GET http://127.0.0.1/fuzz", source: "the sidecar \(path)")
@@ -66,6 +70,7 @@ enum MockSidecarFuzz {
     private static func isAllowed(_ shape: Shape) -> Bool {
         if let status = shape.statusCode, status < 100 || status > 599 { return false }
         if let delay = shape.delay, !(delay >= 0 && delay <= 3600) { return false }
+        if let eventDelay = shape.eventDelay, !(eventDelay >= 0 && eventDelay <= 3600) { return false }
         if let error = shape.error {
             guard ["reachability", "timeOut", "invalidCertificate", "transport", "cancelled"].contains(error) else { return false }
             if shape.statusCode != nil { return false }
