@@ -1,5 +1,8 @@
 #include "CCurl.h"
 
+#include <pthread.h>
+#include <stdlib.h>
+
 CURLcode nl_easy_setopt_long(CURL *handle, CURLoption option, long value) {
     return curl_easy_setopt(handle, option, value);
 }
@@ -61,3 +64,50 @@ void nl_tsan_acquire(void *address) { __tsan_acquire(address); }
 void nl_tsan_release(void *address) { (void)address; }
 void nl_tsan_acquire(void *address) { (void)address; }
 #endif
+
+struct nl_share_locks {
+    pthread_mutex_t mutexes[CURL_LOCK_DATA_LAST];
+};
+
+// pthread_mutex_lock and _unlock on a default mutex cannot fail unless the mutex is invalid or
+// not held by the caller, which libcurl's pairing of lock and unlock rules out.
+static void nl_share_lock(CURL *handle, curl_lock_data data, curl_lock_access access, void *userptr) {
+    (void)handle;
+    (void)access;
+    struct nl_share_locks *locks = userptr;
+    if (data >= 0 && data < CURL_LOCK_DATA_LAST) (void)pthread_mutex_lock(&locks->mutexes[data]);
+}
+
+static void nl_share_unlock(CURL *handle, curl_lock_data data, void *userptr) {
+    (void)handle;
+    struct nl_share_locks *locks = userptr;
+    if (data >= 0 && data < CURL_LOCK_DATA_LAST) (void)pthread_mutex_unlock(&locks->mutexes[data]);
+}
+
+nl_share_locks *nl_share_install_locks(CURLSH *share) {
+    struct nl_share_locks *locks = malloc(sizeof(struct nl_share_locks));
+    if (locks == NULL) return NULL;
+    for (int i = 0; i < CURL_LOCK_DATA_LAST; i++) {
+        if (pthread_mutex_init(&locks->mutexes[i], NULL) != 0) {
+            for (int j = 0; j < i; j++) pthread_mutex_destroy(&locks->mutexes[j]);
+            free(locks);
+            return NULL;
+        }
+    }
+    if (curl_share_setopt(share, CURLSHOPT_USERDATA, (void *)locks) != CURLSHE_OK
+        || curl_share_setopt(share, CURLSHOPT_LOCKFUNC, nl_share_lock) != CURLSHE_OK
+        || curl_share_setopt(share, CURLSHOPT_UNLOCKFUNC, nl_share_unlock) != CURLSHE_OK) {
+        // Leave the share without locks rather than with a half-installed pair.
+        (void)curl_share_setopt(share, CURLSHOPT_LOCKFUNC, (curl_lock_function)NULL);
+        (void)curl_share_setopt(share, CURLSHOPT_UNLOCKFUNC, (curl_unlock_function)NULL);
+        nl_share_locks_free(locks);
+        return NULL;
+    }
+    return locks;
+}
+
+void nl_share_locks_free(nl_share_locks *locks) {
+    if (locks == NULL) return;
+    for (int i = 0; i < CURL_LOCK_DATA_LAST; i++) pthread_mutex_destroy(&locks->mutexes[i]);
+    free(locks);
+}

@@ -42,6 +42,15 @@ CURLMcode nl_multi_setopt_long(CURLM *handle, CURLMoption option, long value);
 
 CURLSHcode nl_share_setopt_long(CURLSH *handle, CURLSHoption option, long value);
 
+/// One mutex per kind of data a share holds, so that several threads may use the share: the
+/// engine's transfers and a manager reading or clearing its cookies.
+typedef struct nl_share_locks nl_share_locks;
+/// Creates the mutexes and installs them as `share`'s lock and unlock functions. Returns NULL
+/// when memory ran out or libcurl refused (then nothing is installed).
+nl_share_locks *nl_share_install_locks(CURLSH *share);
+/// Frees the mutexes; call after curl_share_cleanup succeeded.
+void nl_share_locks_free(nl_share_locks *locks);
+
 // MARK: - Public-key pinning (OpenSSL)
 
 /// Length of a SHA-256 digest.
@@ -61,6 +70,7 @@ typedef enum {
     NL_PIN_MATCHED = 1,       // the chain verified and one of its keys matched a pin
     NL_PIN_MISMATCH = 2,      // the chain verified but no key matched: the handshake was refused
     NL_PIN_CHAIN_INVALID = 3, // normal verification failed: the handshake was refused
+    NL_PIN_OTHER_PEER = 4,    // the chain verified and is not for the pinned host (an HTTPS proxy)
 } nl_pin_outcome;
 
 /// The pins one transfer requires, and what its last handshake presented. Owned by the transfer.
@@ -70,6 +80,11 @@ nl_pin_check *nl_pin_check_create(void);
 void nl_pin_check_free(nl_pin_check *check);
 /// Replaces the required pins (`count` digests of NL_PIN_LENGTH bytes) and clears the outcome.
 int nl_pin_check_set_pins(nl_pin_check *check, const unsigned char *pins, int count);
+/// Restricts the pins to handshakes whose verified leaf certificate is valid for `host` (a name
+/// or an IP address; NULL lifts the restriction). A transfer through an HTTPS proxy runs two
+/// handshakes with the same SSL_CTX callback, the proxy's first; the proxy's chain is verified
+/// normally and its name by libcurl, the origin's must also match the pins. Returns 0 when out of memory.
+int nl_pin_check_set_host(nl_pin_check *check, const char *host);
 nl_pin_outcome nl_pin_check_outcome(const nl_pin_check *check);
 /// How many chain certificates the last check saw, and the digest of the one at `index`.
 int nl_pin_check_presented_count(const nl_pin_check *check);

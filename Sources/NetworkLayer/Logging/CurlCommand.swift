@@ -69,6 +69,7 @@ enum CurlCommand {
         }
         if request.timeout.isFinite { parts += ["--max-time", request.timeout.compactText] }
         if let bundle = options.customCABundle { parts += ["--cacert", quote(bundle.path)] }
+        parts += routingArguments(options, redactingSecrets: redactingSecrets)
         if let limit = options.maximumResponseSize { parts += ["--max-filesize", String(limit)] }
         if let destination = request.snapshot.downloadDestination { parts += ["--output", quote(destination.path)] }
         // Comments (`# …`) only work at the end of a line: move them there, joined into one.

@@ -138,6 +138,7 @@ public final class NetworkManager: Sendable {
             var request = first.request
             var credentials = first.credentials
             prepared = request
+            if !isMocked, let note = options.unpinnedSocketNote(for: request) { log?.note(note, of: request) }
 
             let transport: any Transport = isMocked
                 ? MockTransport(store: MockStore(directory: settings.mockResponsesDirectory), registry: mocks)
@@ -294,6 +295,8 @@ public final class NetworkManager: Sendable {
             throw .invalidRequest(.init(request: request.redactedDescription,
                                         reason: "the maximum response size must be zero or more bytes, not \(limit)"))
         }
+        options.proxy = snapshot.provider.proxy ?? settings.proxy
+        options.unixSocketPath = snapshot.provider.unixSocketPath
         return (request, options, providerHeaders, credentials)
     }
 

@@ -20,6 +20,7 @@ struct Settings: Sendable {
     /// Why pins cannot be checked in this process (``TLSBackendCheck``), or `nil`. A setting only
     /// so that a test can exercise the fail-closed path on one manager of its own.
     var tlsBackendProblem = TLSBackendCheck.problem
+    var proxy = ProxyConfiguration.environment
 
     /// `MockResponses` in the current working directory unless set.
     var mockResponsesDirectory: URL {

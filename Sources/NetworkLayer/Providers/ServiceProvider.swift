@@ -130,6 +130,34 @@ public protocol ServiceProvider: Sendable {
     /// ignoring case (and as decoded). Default: none. Their values read `<redacted>` in every
     /// URL the library shows. An API key ``authentication`` puts in the query is secret already.
     var secretQueryItemNames: Set<String> { get }
+
+    /// The proxy for this backend's requests, or `nil` (the default) for the manager's
+    /// ``NetworkManager/proxy``. Write `ProxyConfiguration.none` in full to send a backend
+    /// direct: a bare `.none` in an optional is `nil`, the manager's proxy.
+    ///
+    /// ```swift
+    /// var proxy: ProxyConfiguration? { ProxyConfiguration.none }
+    /// ```
+    var proxy: ProxyConfiguration? { get }
+
+    /// A Unix domain socket to send this backend's requests over instead of TCP, such as
+    /// `"/var/run/docker.sock"`. Default `nil`: TCP to `host` and `port`.
+    ///
+    /// `host` and `httpScheme` still form the URL and the `Host` header (`http://localhost/v1.43/info`);
+    /// the port is ignored. Connections on the socket are kept alive and reused like TCP ones.
+    /// No proxy is used. A redirect to another origin leaves the socket and goes over the network.
+    /// A missing socket file, or one nobody listens on, fails with
+    /// ``NetworkError/reachability(_:)`` naming the path. Pins apply to TLS only: with `.http`
+    /// over a socket there is no TLS, so a pinned host is not checked, and the log says so.
+    ///
+    /// ```swift
+    /// struct DockerEngine: ServiceProvider {
+    ///     var host: String { "localhost" }
+    ///     var httpScheme: HTTPScheme { .http }
+    ///     var unixSocketPath: String? { "/var/run/docker.sock" }
+    /// }
+    /// ```
+    var unixSocketPath: String? { get }
 }
 
 extension ServiceProvider {
@@ -154,6 +182,8 @@ extension ServiceProvider {
     public var retryPolicy: RetryPolicy? { nil }
     public var secretHeaderNames: Set<String> { [] }
     public var secretQueryItemNames: Set<String> { [] }
+    public var proxy: ProxyConfiguration? { nil }
+    public var unixSocketPath: String? { nil }
 }
 
 /// The default coders: `JSONDecoder` and `JSONEncoder` are `Sendable`, and safe to share once configured.

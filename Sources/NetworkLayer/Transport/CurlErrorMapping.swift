@@ -25,6 +25,15 @@ enum CurlErrorMapping {
         var diskWriteFailure: String?
         /// Whether a connection was established before the transfer ended.
         var connected = true
+        /// The Unix socket the transfer connects to, and the `errno` of its failed connect.
+        var unixSocketPath: String?
+        var osErrno: Int32 = 0
+        /// The proxy the transfer goes through (`scheme://host:port`, no credentials), if any.
+        var proxy: String?
+        /// The status the proxy answered the tunnel's `CONNECT` with; 0 when it answered none.
+        var proxyConnectStatus = 0
+        /// Whether the HTTPS proxy's own certificate failed verification.
+        var proxyCertificateFailed = false
     }
 
     /// The error for a transfer that ended with `code` (or, whatever the code, with a malformed
@@ -60,6 +69,12 @@ enum CurlErrorMapping {
         }
         if code == CURLE_WRITE_ERROR, let failure = facts.diskWriteFailure {
             return diskWriteFailure(failure, request: request)
+        }
+        if let path = facts.unixSocketPath, code == CURLE_COULDNT_CONNECT {
+            return .reachability(context(unixSocketFailure(path, errno: facts.osErrno)))
+        }
+        if let proxy = facts.proxy, let error = proxyFailure(code, proxy: proxy, facts: facts, request: request, context: context) {
+            return error
         }
         switch code {
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
@@ -106,6 +121,51 @@ enum CurlErrorMapping {
         default:
             return .transport(context("libcurl reported error \(code.rawValue)"))
         }
+    }
+
+    /// Why a Unix socket could not be connected, from the `errno` of the failed `connect`.
+    private static func unixSocketFailure(_ path: String, errno: Int32) -> String {
+        let shown = HeaderFields.printable(path)
+        switch errno {
+        case ENOENT: return "there is no Unix socket at \(shown)"
+        case ECONNREFUSED: return "nothing is listening on the Unix socket \(shown)"
+        case EACCES, EPERM: return "permission to connect to the Unix socket \(shown) was denied"
+        case ENOTSOCK, ENOTDIR: return "\(shown) is not a Unix socket"
+        case 0: return "the Unix socket \(shown) could not be connected"
+        default: return "the Unix socket \(shown) could not be connected: \(String(cString: strerror(errno)))"
+        }
+    }
+
+    /// The error for a failure the proxy caused, naming the proxy; `nil` when it is the origin's.
+    private static func proxyFailure(_ code: CURLcode, proxy: String, facts: Facts, request: PreparedRequest,
+                                     context: (String) -> NetworkError.Context) -> NetworkError? {
+        if facts.proxyConnectStatus == 407 {
+            return proxyAuthenticationRequired(proxy: proxy, request: request)
+        }
+        if facts.proxyConnectStatus >= 300 {
+            let target = request.url.host.map { "\($0):\(request.url.port ?? 443)" } ?? "the server"
+            return .reachability(context("the proxy \(proxy) refused to open a tunnel to \(target) (it answered \(facts.proxyConnectStatus))"))
+        }
+        switch code {
+        case CURLE_COULDNT_RESOLVE_PROXY:
+            return .reachability(context("the proxy \(proxy) could not be found: its host name did not resolve"))
+        case CURLE_COULDNT_CONNECT:
+            return .reachability(context("the proxy \(proxy) refused the connection or cannot be reached"))
+        case CURLE_PROXY:
+            return .reachability(context("the proxy \(proxy) failed to connect to the server"))
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_CERTPROBLEM:
+            guard facts.proxyCertificateFailed else { return nil }
+            return .invalidCertificate(context("the certificate of the proxy \(proxy) failed verification; nothing was sent"))
+        default:
+            return nil
+        }
+    }
+
+    /// The error for a proxy that demands credentials, or refused the ones given (`407`).
+    static func proxyAuthenticationRequired(proxy: String, request: PreparedRequest) -> NetworkError {
+        .unauthorizedAccess(.init(request: request.redactedDescription,
+                                  reason: "the proxy \(proxy) demands authentication (407 Proxy Authentication Required): "
+                                      + "its credentials are missing or were refused; give them in ProxyConfiguration.http"))
     }
 
     /// The error for a download that could not be written to its file, for the system's `reason`.

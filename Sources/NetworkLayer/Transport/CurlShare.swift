@@ -1,27 +1,47 @@
 internal import CCurl
 
-/// Owns a libcurl share handle holding a connection cache, TLS sessions and resolved names;
-/// freed in `deinit`, which closes its connections. Used only by the engine thread.
-final class CurlShare {
+/// Owns a libcurl share handle holding a connection cache, TLS sessions and resolved names, and
+/// for a manager's cookie store its cookies too; freed in `deinit`, which closes its connections.
+///
+/// A share without cookies is used only by the engine thread. A share with cookies has lock
+/// functions (one mutex per kind of data), because the manager reads and clears its cookies
+/// from any thread while the engine's transfers use them.
+// @unchecked Sendable: `raw` is immutable; libcurl serialises every use of a share's data
+// through its lock functions when it has them, and a share without them stays on the engine thread.
+final class CurlShare: @unchecked Sendable {
     let raw: UnsafeMutableRawPointer
+    private let locks: OpaquePointer?
 
-    init() throws(NetworkError) {
+    init(sharingCookies: Bool = false) throws(NetworkError) {
         guard let raw = curl_share_init() else {
             throw .transport(.init(reason: "libcurl could not create a connection cache (curl_share_init failed)"))
         }
-        self.raw = raw
-        for data in [CURL_LOCK_DATA_CONNECT, CURL_LOCK_DATA_SSL_SESSION, CURL_LOCK_DATA_DNS] {
+        var locks: OpaquePointer?
+        if sharingCookies {
+            locks = nl_share_install_locks(raw)
+            guard locks != nil else {
+                curl_share_cleanup(raw)
+                throw .transport(.init(reason: "libcurl could not create the locks of a cookie store"))
+            }
+        }
+        var shared = [CURL_LOCK_DATA_CONNECT, CURL_LOCK_DATA_SSL_SESSION, CURL_LOCK_DATA_DNS]
+        if sharingCookies { shared.append(CURL_LOCK_DATA_COOKIE) }
+        for data in shared {
             let code = nl_share_setopt_long(raw, CURLSHOPT_SHARE, Int(data.rawValue))
             guard code == CURLSHE_OK else {
                 curl_share_cleanup(raw)
+                nl_share_locks_free(locks)
                 throw .transport(.init(reason: "libcurl could not share data \(data.rawValue): "
                                        + String(cString: curl_share_strerror(code))))
             }
         }
+        self.raw = raw
+        self.locks = locks
     }
 
     deinit {
-        // Fails only while a handle still uses the share; the engine detaches every handle first.
-        _ = curl_share_cleanup(raw)
+        // Fails only while a handle still uses the share; every handle is detached first. The
+        // locks are freed only when the share is gone (libcurl may still call them before that).
+        if curl_share_cleanup(raw) == CURLSHE_OK { nl_share_locks_free(locks) }
     }
 }

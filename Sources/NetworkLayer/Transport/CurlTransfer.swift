@@ -10,6 +10,8 @@ import Synchronization
 final class CurlTransfer: @unchecked Sendable {
     let request: PreparedRequest
     let handle: CurlEasyHandle
+    /// The manager's settings for this transfer (routing reads them again when it fails).
+    let options: TransferOptions
     private let headerList: CurlHeaderList
     /// The pins in force when the request started, or `nil` when pinning is off.
     let pinning: PinningConfiguration?
@@ -70,6 +72,7 @@ final class CurlTransfer: @unchecked Sendable {
         self.request = request
         self.handle = handle
         stream = streaming ? StreamBuffer() : nil
+        self.options = options
         pinning = options.pinning
         maximumResponseSize = options.maximumResponseSize
         decompressionLimit = options.decompressionLimit
@@ -134,6 +137,9 @@ final class CurlTransfer: @unchecked Sendable {
     struct Baseline: Equatable {
         var customCABundle: URL?
         var isHTTPS: Bool
+        /// Where the connection goes (CurlTransfer+Routing sets these options).
+        var proxy: ProxyConfiguration
+        var unixSocketPath: String?
     }
 
     /// How many transfers kept the options a pooled handle had (the tests check the reuse happens).
@@ -148,7 +154,8 @@ final class CurlTransfer: @unchecked Sendable {
         let context = Unmanaged.passUnretained(self).toOpaque()
         // A handle the last plain transfer configured the same way keeps its options (curl_easy_reset
         // and setting them again cost ~6 k instructions); any other starts from a reset handle.
-        let baseline = isPlain ? Baseline(customCABundle: options.customCABundle, isHTTPS: request.url.scheme == "https") : nil
+        let baseline = isPlain ? Baseline(customCABundle: options.customCABundle, isHTTPS: request.url.scheme == "https",
+                                        proxy: options.proxy, unixSocketPath: options.unixSocketPath) : nil
         if let baseline, handle.baseline == baseline {
             handle.clearErrorBuffer()
             Self.keptConfigurations.add(1, ordering: .relaxed)
@@ -222,6 +229,8 @@ final class CurlTransfer: @unchecked Sendable {
                 try handle.set(CURLOPT_SSL_CTX_DATA, pointer: context)
             }
         }
+
+        try configureRouting(options)
         try configureMethod()
     }
 
@@ -362,6 +371,9 @@ final class CurlTransfer: @unchecked Sendable {
         // After a redirect the effective URL is the one this connection is for.
         let host = handle.string(CURLINFO_EFFECTIVE_URL).flatMap { URL(string: $0)?.host } ?? request.url.host ?? ""
         let pins = pinning.pins(forHost: host)
+        // Through an HTTPS proxy this runs for the proxy's handshake too: the pins are the origin's.
+        let bareHost = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        guard nl_pin_check_set_host(pinCheck, bareHost) == 1 else { return CURLE_OUT_OF_MEMORY }
         var digests: [UInt8] = []
         digests.reserveCapacity(pins.count * Int(NL_PIN_LENGTH))
         for pin in pins { digests += pin.sha256 }
@@ -402,6 +414,7 @@ final class CurlTransfer: @unchecked Sendable {
         // Redirects are separate transfers, so the effective URL is the request's own.
         let url = request.url
         let status = handle.long(CURLINFO_RESPONSE_CODE) ?? 0
+        if let failure = proxyAuthenticationFailure(status: status) { return .failure(failure) }
         var response = HTTPResponse(statusCode: status, headers: ResponseHeaders(raw: headerBlock.bytes),
                                     body: body, url: url, isMocked: false,
                                     origin: request.origin,
@@ -427,6 +440,7 @@ final class CurlTransfer: @unchecked Sendable {
         if code == CURLE_OPERATION_TIMEDOUT {
             facts.connected = handle.offset(CURLINFO_CONNECT_TIME_T) != 0
         }
+        addRoutingFacts(to: &facts, for: code)
         return facts
     }
 

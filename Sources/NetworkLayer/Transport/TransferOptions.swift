@@ -12,4 +12,29 @@ struct TransferOptions: Sendable {
     var maximumResponseSize: Int?
     /// How far a compressed body may expand.
     var decompressionLimit = DecompressionLimit.standard
+
+    // Where the connection goes and what it shares, per request (CurlTransfer+Routing applies them).
+
+    /// The provider's Unix socket; `nil` for TCP. Applies to the request's own origin only: a
+    /// redirect to another origin goes over the network (``forHop(to:from:)``).
+    var unixSocketPath: String?
+    /// The provider's proxy, or else the manager's.
+    var proxy: ProxyConfiguration = .environment
+
+    /// What the log says when pins are configured for a host this request reaches over a Unix
+    /// socket without TLS: pinning checks a TLS handshake, and there is none. `nil` otherwise.
+    func unpinnedSocketNote(for request: PreparedRequest) -> String? {
+        guard let path = unixSocketPath, request.url.scheme?.lowercased() == "http", let host = request.url.host,
+              let pinning, !pinning.pins(forHost: host).isEmpty else { return nil }
+        return "pinning does not apply: \(host) is pinned, but this request goes over the Unix socket "
+            + "\(HeaderFields.printable(path)) without TLS, so there is no certificate to check"
+    }
+
+    /// The options for one hop of `original`: a Unix socket serves `original`'s origin only.
+    func forHop(to request: PreparedRequest, from original: PreparedRequest) -> TransferOptions {
+        guard unixSocketPath != nil, Origin(request.url) != Origin(original.url) else { return self }
+        var options = self
+        options.unixSocketPath = nil
+        return options
+    }
 }
