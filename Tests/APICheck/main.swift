@@ -519,3 +519,24 @@ struct LegacyProvider: ServiceProvider {
 }
 
 print(decodesWithFastJSON, LegacyProvider().usesFastJSONDecoder, ITunesServiceProvider().usesFastJSONDecoder)
+
+
+// MARK: - Proxies and Unix sockets (issue 15)
+
+Net.proxy = .environment                          // default
+Net.proxy = .none                                 // ignore the environment
+Net.proxy = .http(URL(string: "http://proxy.corp:3128")!, username: "u", password: "p", excluding: ["localhost", ".internal"])
+Net.proxy = .socks5(URL(string: "socks5h://127.0.0.1:1080")!)
+struct InternalAPI: ServiceProvider {
+    var host: String { "api.internal" }
+    var httpScheme: HTTPScheme { .https }
+    var proxy: ProxyConfiguration? { ProxyConfiguration.none }
+}
+struct DockerEngine: ServiceProvider {
+    var host: String { "localhost" }
+    var httpScheme: HTTPScheme { .http }
+    var unixSocketPath: String? { "/var/run/docker.sock" }
+}
+let routing: (ProxyConfiguration, ProxyConfiguration?, String?) = (Net.proxy, InternalAPI().proxy, DockerEngine().unixSocketPath)
+print(routing)
+Net.proxy = .environment

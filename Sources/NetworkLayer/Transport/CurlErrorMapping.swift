@@ -46,7 +46,8 @@ enum CurlErrorMapping {
         if let malformed = facts.malformedResponse {
             return .transport(.init(request: request.redactedDescription, reason: "the server's response is malformed: \(malformed)"))
         }
-        if code == CURLE_PEER_FAILED_VERIFICATION, let mismatch = facts.pinMismatch {
+        // Inside an HTTPS proxy's tunnel, a refused handshake surfaces as a connect error.
+        if code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CONNECT_ERROR, let mismatch = facts.pinMismatch {
             return .invalidCertificate(.init(
                 request: request.redactedDescription,
                 reason: "no public key in the certificate chain of \(mismatch.host) matches its pins; the server presented "
@@ -139,8 +140,9 @@ enum CurlErrorMapping {
     /// The error for a failure the proxy caused, naming the proxy; `nil` when it is the origin's.
     private static func proxyFailure(_ code: CURLcode, proxy: String, facts: Facts, request: PreparedRequest,
                                      context: (String) -> NetworkError.Context) -> NetworkError? {
-        if facts.proxyConnectStatus == 407 {
-            return proxyAuthenticationRequired(proxy: proxy, request: request)
+        // A CONNECT answered 401 asks for credentials too (tinyproxy's BasicAuth answers so).
+        if facts.proxyConnectStatus == 407 || facts.proxyConnectStatus == 401 {
+            return proxyAuthenticationRequired(proxy: proxy, status: facts.proxyConnectStatus, request: request)
         }
         if facts.proxyConnectStatus >= 300 {
             let target = request.url.host.map { "\($0):\(request.url.port ?? 443)" } ?? "the server"
@@ -161,10 +163,12 @@ enum CurlErrorMapping {
         }
     }
 
-    /// The error for a proxy that demands credentials, or refused the ones given (`407`).
-    static func proxyAuthenticationRequired(proxy: String, request: PreparedRequest) -> NetworkError {
-        .unauthorizedAccess(.init(request: request.redactedDescription,
-                                  reason: "the proxy \(proxy) demands authentication (407 Proxy Authentication Required): "
+    /// The error for a proxy that demands credentials, or refused the ones given (`407`, or a
+    /// `401` answering a `CONNECT`).
+    static func proxyAuthenticationRequired(proxy: String, status: Int, request: PreparedRequest) -> NetworkError {
+        let answer = status == 407 ? "407 Proxy Authentication Required" : "it answered \(status)"
+        return .unauthorizedAccess(.init(request: request.redactedDescription,
+                                  reason: "the proxy \(proxy) demands authentication (\(answer)): "
                                       + "its credentials are missing or were refused; give them in ProxyConfiguration.http"))
     }
 

@@ -68,6 +68,6 @@ extension CurlTransfer {
     /// the tunnel's CONNECT fails instead), or `nil` for any other response.
     func proxyAuthenticationFailure(status: Int) -> NetworkError? {
         guard status == 407, options.unixSocketPath == nil, let proxy = options.proxy.proxyDescription(for: request.url) else { return nil }
-        return CurlErrorMapping.proxyAuthenticationRequired(proxy: proxy, request: request)
+        return CurlErrorMapping.proxyAuthenticationRequired(proxy: proxy, status: status, request: request)
     }
 }

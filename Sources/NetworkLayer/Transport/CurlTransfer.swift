@@ -431,7 +431,8 @@ final class CurlTransfer: @unchecked Sendable {
         if let exceeded = exceededDecompressionLimit {
             facts.decompressionBomb = (decompressionLimit, exceeded.decoded, exceeded.compressed)
         }
-        if code == CURLE_PEER_FAILED_VERIFICATION, let pinCheck, nl_pin_check_outcome(pinCheck) == NL_PIN_MISMATCH {
+        if code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CONNECT_ERROR, let pinCheck,
+           nl_pin_check_outcome(pinCheck) == NL_PIN_MISMATCH {
             facts.pinMismatch = (pinnedHost ?? request.url.host ?? "the server", presentedPins)
         }
         if code == CURLE_WRITE_ERROR, downloadFile != nil {
