@@ -540,3 +540,14 @@ struct DockerEngine: ServiceProvider {
 let routing: (ProxyConfiguration, ProxyConfiguration?, String?) = (Net.proxy, InternalAPI().proxy, DockerEngine().unixSocketPath)
 print(routing)
 Net.proxy = .environment
+
+// MARK: - Cookies (issue 15)
+
+Net.cookieStorage = .inMemory                     // or .file(URL) — persisted in the Netscape format, .none
+let cookies: [Cookie] = Net.cookies(for: URL(string: "https://api.example.com")!)
+Net.removeAllCookies()
+let jarFile: CookieStorage = .file(URL(fileURLWithPath: "/tmp/cookies.txt"))
+let sample = Cookie(name: "n", value: "v", domain: ".example.com", path: "/", expires: nil, isSecure: true, isHTTPOnly: false)
+print(cookies.count, jarFile, sample.name, sample.value, sample.domain, sample.path, sample.expires as Any, sample.isSecure,
+      sample.isHTTPOnly, sample == sample)
+Net.cookieStorage = .none

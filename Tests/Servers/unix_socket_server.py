@@ -11,8 +11,11 @@ socket file.
 Endpoints (GET):
   /stats              {"connections": n, "requests": m} since start (this request included)
   /delay/<seconds>    sleep (at most 10 s), then the same as any other path
+  /set-cookie/<name>  answers Set-Cookie: <name>=s3cr3t-<name>; Path=/ (the value is fixed, so
+                      that a test can look for it in the log), then as any other path
+  /set-secure-cookie/<name>  the same with the Secure attribute
   anything else       {"path": ..., "host": <the Host header>, "connection": <its number>,
-                       "request": <its number on that connection>}
+                       "request": <its number on that connection>, "cookie": <the Cookie header>}
 """
 
 import http.server
@@ -57,11 +60,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
             body = snapshot
         else:
             body = {"path": self.path, "host": self.headers.get("Host"),
-                    "connection": self.connection_number, "request": self.requests_here}
+                    "connection": self.connection_number, "request": self.requests_here,
+                    "cookie": self.headers.get("Cookie")}
+        set_cookie = None
+        for prefix, attributes in (("/set-cookie/", "; Path=/"), ("/set-secure-cookie/", "; Path=/; Secure")):
+            if self.path.startswith(prefix):
+                name = self.path[len(prefix):]
+                set_cookie = name + "=s3cr3t-" + name + attributes
         data = json.dumps(body).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
+        if set_cookie:
+            self.send_header("Set-Cookie", set_cookie)
         self.end_headers()
         self.wfile.write(data)
 

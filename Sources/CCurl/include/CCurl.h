@@ -24,6 +24,8 @@ CURLcode nl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode nl_easy_getinfo_offset(CURL *handle, CURLINFO info, curl_off_t *value);
 CURLcode nl_easy_getinfo_string(CURL *handle, CURLINFO info, char **value);
 CURLcode nl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value);
+/// For CURLINFO_COOKIELIST: the list is the caller's, freed with curl_slist_free_all.
+CURLcode nl_easy_getinfo_slist(CURL *handle, CURLINFO info, struct curl_slist **value);
 
 // MARK: - ThreadSanitizer annotations
 

@@ -21,6 +21,9 @@ struct Settings: Sendable {
     /// so that a test can exercise the fail-closed path on one manager of its own.
     var tlsBackendProblem = TLSBackendCheck.problem
     var proxy = ProxyConfiguration.environment
+    var cookieStorage = CookieStorage.none
+    /// The store for ``cookieStorage``; `nil` for `.none`.
+    var cookieJar: CookieJar?
 
     /// `MockResponses` in the current working directory unless set.
     var mockResponsesDirectory: URL {

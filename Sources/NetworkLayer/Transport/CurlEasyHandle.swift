@@ -130,4 +130,19 @@ final class CurlEasyHandle: @unchecked Sendable {
         guard nl_easy_getinfo_string(raw, info, &value) == CURLE_OK, let value else { return nil }
         return String(cString: value)
     }
+
+    /// A list libcurl hands over (``CURLINFO_COOKIELIST``), copied and freed; `nil` when libcurl
+    /// refused. Lines that are not UTF-8 are read with replacement characters, never dropped silently.
+    func lines(_ info: CURLINFO) -> [String]? {
+        var list: UnsafeMutablePointer<curl_slist>?
+        guard nl_easy_getinfo_slist(raw, info, &list) == CURLE_OK else { return nil }
+        defer { curl_slist_free_all(list) }
+        var lines: [String] = []
+        var node = list
+        while let current = node {
+            if let data = current.pointee.data { lines.append(String(cString: data)) }
+            node = current.pointee.next
+        }
+        return lines
+    }
 }

@@ -272,6 +272,13 @@ final class CurlEngine: @unchecked Sendable {
         let pinGeneration = transfer.pinning?.generation ?? 0
         newestPinGeneration = max(newestPinGeneration, pinGeneration)
         let key = ConnectionCacheKey(pinGeneration: pinGeneration, epoch: epoch)
+        if let jar = transfer.options.cookieJar {
+            // The manager's cookie store: its share holds the cookies and this key's connections.
+            let share = try jar.share(for: key)
+            try transfer.handle.set(CURLOPT_SHARE, pointer: share.raw)
+            transfer.cookieShare = share
+            return
+        }
         // One lookup of the key (this runs for every transfer).
         if let index = caches.index(forKey: key) {
             try transfer.handle.set(CURLOPT_SHARE, pointer: caches.values[index].cache.raw)
@@ -286,6 +293,15 @@ final class CurlEngine: @unchecked Sendable {
     }
 
     private func detachCache(from transfer: CurlTransfer) {
+        if transfer.cookieShare != nil {
+            if let file = transfer.options.cookieJar?.file {
+                // Persisting is best effort: a file that cannot be written is not the request's failure.
+                try? CookieJar.flush(transfer.handle, to: file)
+            }
+            try? transfer.handle.set(CURLOPT_SHARE, pointer: nil)
+            transfer.cookieShare = nil
+            return
+        }
         guard let key = transfer.cacheKey, let index = caches.index(forKey: key) else { return }
         transfer.cacheKey = nil
         // Detaching cannot fail for a handle that is not in the multi handle.

@@ -70,10 +70,15 @@ extension CurlTransfer {
         guard let stream, !headDelivered else { return }
         headDelivered = true
         streamDeadline = streamTimeout.map { ContinuousClock.now + $0 }
-        var response = response(body: Data(), metrics: metrics())
-        response.stream = StreamBody(buffer: stream, origin: request.origin)
         let completion = self.completion
         self.completion = nil
+        // A proxy's 407 to a forwarded request is the proxy's failure, not the stream's head.
+        if let failure = proxyAuthenticationFailure(status: handle.long(CURLINFO_RESPONSE_CODE) ?? 0) {
+            completion?(.failure(failure))
+            return
+        }
+        var response = response(body: Data(), metrics: metrics())
+        response.stream = StreamBody(buffer: stream, origin: request.origin)
         completion?(.success(response))
     }
 

@@ -33,6 +33,8 @@ final class CurlTransfer: @unchecked Sendable {
     private var pinnedHost: String?
     /// The connection cache the engine attached to this transfer's handle.
     var cacheKey: ConnectionCacheKey?
+    /// The cookie jar's share this transfer uses instead of a cache of the engine's. Engine thread only.
+    var cookieShare: CurlShare?
     /// The file streamed as the body, closed in `deinit`.
     private var uploadFile: UnsafeMutablePointer<FILE>?
     /// The multipart body, which libcurl reads while sending.
@@ -140,6 +142,8 @@ final class CurlTransfer: @unchecked Sendable {
         /// Where the connection goes (CurlTransfer+Routing sets these options).
         var proxy: ProxyConfiguration
         var unixSocketPath: String?
+        /// Whether libcurl's cookie engine is on (a manager's cookie store).
+        var usesCookies: Bool
     }
 
     /// How many transfers kept the options a pooled handle had (the tests check the reuse happens).
@@ -155,7 +159,8 @@ final class CurlTransfer: @unchecked Sendable {
         // A handle the last plain transfer configured the same way keeps its options (curl_easy_reset
         // and setting them again cost ~6 k instructions); any other starts from a reset handle.
         let baseline = isPlain ? Baseline(customCABundle: options.customCABundle, isHTTPS: request.url.scheme == "https",
-                                        proxy: options.proxy, unixSocketPath: options.unixSocketPath) : nil
+                                        proxy: options.proxy, unixSocketPath: options.unixSocketPath,
+                                        usesCookies: options.cookieJar != nil) : nil
         if let baseline, handle.baseline == baseline {
             handle.clearErrorBuffer()
             Self.keptConfigurations.add(1, ordering: .relaxed)
@@ -231,6 +236,11 @@ final class CurlTransfer: @unchecked Sendable {
         }
 
         try configureRouting(options)
+        if options.cookieJar != nil {
+            // Turns libcurl's cookie engine on (an empty name reads no file); the cookies are the
+            // jar's share's, which the engine attaches.
+            try handle.set(CURLOPT_COOKIEFILE, "")
+        }
         try configureMethod()
     }
 
@@ -406,6 +416,7 @@ final class CurlTransfer: @unchecked Sendable {
         let metrics = self.metrics()
         progress?.report(TransferProgress(bytesSent: metrics.bytesSent, totalBytesToSend: request.body?.count ?? metrics.bytesSent,
                                           bytesReceived: bytesReceived, totalBytesExpected: bytesReceived))
+        if let failure = proxyAuthenticationFailure(status: handle.long(CURLINFO_RESPONSE_CODE) ?? 0) { return .failure(failure) }
         return .success(response(body: body, metrics: metrics))
     }
 
@@ -414,7 +425,6 @@ final class CurlTransfer: @unchecked Sendable {
         // Redirects are separate transfers, so the effective URL is the request's own.
         let url = request.url
         let status = handle.long(CURLINFO_RESPONSE_CODE) ?? 0
-        if let failure = proxyAuthenticationFailure(status: status) { return .failure(failure) }
         var response = HTTPResponse(statusCode: status, headers: ResponseHeaders(raw: headerBlock.bytes),
                                     body: body, url: url, isMocked: false,
                                     origin: request.origin,

@@ -20,6 +20,8 @@ struct TransferOptions: Sendable {
     var unixSocketPath: String?
     /// The provider's proxy, or else the manager's.
     var proxy: ProxyConfiguration = .environment
+    /// The manager's cookie store, unless the request carries a `Cookie` header of its own.
+    var cookieJar: CookieJar?
 
     /// What the log says when pins are configured for a host this request reaches over a Unix
     /// socket without TLS: pinning checks a TLS handshake, and there is none. `nil` otherwise.

@@ -42,6 +42,8 @@ struct SocketEcho: Decodable, Sendable {
     let host: String?
     let connection: Int
     let request: Int
+    /// The request's `Cookie` header, if it had one.
+    let cookie: String?
 }
 
 /// What `unix_socket_server.py` answers for `/stats`.
