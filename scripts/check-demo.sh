@@ -17,4 +17,10 @@ expect "← 200 GET https://itunes.apple.com/search?limit=3&term=Dream%20Theater
 expect '"collectionName" : "Images and Words"'
 expect "3 results"
 expect "Dream Theater — Images and Words (9.99)"
-echo "make demo: OK (mocked iTunes search printed with its log)"
+# The streaming demo: a chat-style answer from MockResponses/ChatCompletionStream.sse, token by token.
+output=$(make --no-print-directory demo ARGS="--stream" 2>&1)
+expect "→ POST https://api.example.com/v1/chat/completions [MOCK]"
+expect "ms, streaming [MOCK]"
+expect "Assistant: Hello! I'm streaming this answer token by token, straight from MockResponses/ChatCompletionStream.sse."
+expect "⇣ stream of POST https://api.example.com/v1/chat/completions ended after"
+echo "make demo: OK (mocked iTunes search printed with its log; --stream printed the streamed answer)"
