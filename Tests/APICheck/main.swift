@@ -502,6 +502,11 @@ func streamBytesAndLines() async throws(NetworkError) {
     for try await order in try await Net.perform(OrdersExport()) { print(order.id) }
 }
 
+Net.mocks.register(.post, "/v1/chat/completions", .events([ServerSentEvent(data: #"{"text":"Hi"}"#), ServerSentEvent(data: "[DONE]")],
+                                                           eventDelay: .milliseconds(40)))
+let streamEndedPhase: NetworkLogEntry.Phase = .streamEnded
+print(streamEndedPhase)
+
 Net.performRequest(request: ChatCompletionStream(prompt: "Hi")) { (result: Result<EventStream, NetworkError>) in
     if case .success(let events) = result { print(events.response.statusCode) }
 }
