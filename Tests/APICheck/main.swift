@@ -127,6 +127,13 @@ for seedError in seedErrors {
     if case .generic(nil) = seedError { print("no code") }
 }
 
+// A failing status without a case of its own: the status and the response it came with.
+func retryAfter(of error: NetworkError) -> String? {
+    guard case .apiError(let context) = error, [429, 503].contains(error.statusCode) else { return nil }
+    return context.response?.value(forHeader: "Retry-After")
+}
+print(retryAfter(of: .generic(code: 429)) ?? "none")
+
 // MARK: - Pinning, as in the original design
 
 let cert01 = CertificateModel(filename: "Cert001", fileExtension: .der)

@@ -54,6 +54,14 @@ extension NetworkError {
         }
     }
 
+    /// The HTTP status the error is about: the status of the response that caused it (a failing
+    /// status, or the response a validation refused), or the `code` of ``generic(code:)``;
+    /// `nil` when no response was involved.
+    public var statusCode: Int? {
+        if case .generic(let code) = self { return code }
+        return context?.statusCode
+    }
+
     /// The error underneath this one: libcurl's error, a `DecodingError`, or the error your own
     /// code threw (`error.underlyingError as? MyError`), when there is one.
     public var underlyingError: (any Error)? { context?.underlyingError }

@@ -18,7 +18,8 @@ extension NetworkError: LocalizedError {
         case .mockNotFound(let filename): return "Mock mode is on, but no mock answers the request; it looked for \(filename)."
         case .invalidRequest: summary = "The request could not be built."
         case .transport: summary = "The transfer failed."
-        case .apiError: summary = "The server refused the request."
+        case .apiError(let context):
+            summary = (context.statusCode ?? 0) >= 500 ? "The server failed to answer the request." : "The server refused the request."
         case .validation: summary = "The response was refused by its validation."
         }
         guard let context else { return summary }
@@ -56,7 +57,10 @@ extension NetworkError: LocalizedError {
             return "Fix the request as the message says; nothing was sent."
         case .transport:
             return "Try again; if it persists, the server or a proxy in between is misbehaving."
-        case .apiError:
+        case .apiError(let context):
+            if let status = context.statusCode, status >= 500 || status == 429 {
+                return "The server failed or is busy; try again later (see its Retry-After header, if any)."
+            }
             return "Read the server's message; the request may need different values."
         case .validation:
             return "Check the rule that refused the response: the error it threw is underlyingError, the response context.response."

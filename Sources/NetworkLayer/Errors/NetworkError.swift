@@ -23,11 +23,12 @@ import Foundation
 /// }
 /// ```
 public enum NetworkError: Error, Sendable {
-    /// The server answered with a status the library has no more precise case for
-    /// (`code` is the HTTP status), or a user-defined failure without a better case.
+    /// A failure of your own without a better case, optionally with a code (`.generic()`,
+    /// `.generic(code: 500)`).
     ///
-    /// It keeps the original design's shape, `generic(code: Int? = nil)`, so `.generic()` and
-    /// `.generic(code: 500)` both work, and it therefore carries no ``Context``.
+    /// It keeps the original design's shape, `generic(code: Int? = nil)`, and therefore carries
+    /// no ``Context``. The library itself does not throw it: a failing status without a case of
+    /// its own is ``apiError(_:)``, whose context holds the status and the response.
     case generic(code: Int? = nil)
     /// The host could not be reached: the name did not resolve, the connection was refused,
     /// or the network is unreachable.
@@ -64,9 +65,19 @@ public enum NetworkError: Error, Sendable {
     /// early, sent something that is not HTTP, redirected too often. The context holds
     /// libcurl's own message.
     case transport(Context)
-    /// The server answered with a failing status that has no case of its own, and its body
+    /// The server answered with a failing status that has no case of its own (400, 409, 422,
+    /// 429, 500, 503, ...).
+    ///
+    /// The status is ``Context/statusCode`` (also ``statusCode``), the response (headers such as
+    /// `Retry-After`, and the first 64 KB of the body) is ``Context/response``. When the body
     /// decoded as the request's `errorBodyType` or the provider's
-    /// ``ServiceProvider/errorBodyType``: read it with ``serverError(as:)``.
+    /// ``ServiceProvider/errorBodyType``, read it with ``serverError(as:)``.
+    ///
+    /// ```swift
+    /// catch .apiError(let context) where context.statusCode == 429 {
+    ///     let wait = context.response?.value(forHeader: "Retry-After")
+    /// }
+    /// ```
     case apiError(Context)
     /// Your own validation refused the response: the request's `validator` or the provider's
     /// `parseAndValidate` threw an error that is not a `NetworkError`. That error is

@@ -6,11 +6,11 @@ extension HTTPResponse {
     /// The acceptable statuses are `acceptable`, else the request's `acceptableStatusCodes`, else
     /// the provider's (by default `200..<300`). The mapping: 401 and 403
     /// ``NetworkError/unauthorizedAccess``, 404 ``NetworkError/notFound``, 408 and 504
-    /// ``NetworkError/timeOut``, any other ``NetworkError/generic(code:)`` with the status. When the
-    /// request or the provider declares an `errorBodyType` and the body decodes as it, the
-    /// decoded value is kept in the error's context, and a status without a case of its own is
-    /// ``NetworkError/apiError(_:)`` instead of `generic`. Every error but `generic` carries this
-    /// response in ``NetworkError/Context/response`` (its body cut to 64 KB).
+    /// ``NetworkError/timeOut``, any other ``NetworkError/apiError(_:)``. When the request or the
+    /// provider declares an `errorBodyType` and the body decodes as it, the decoded value is kept
+    /// in the error's context (``NetworkError/serverError(as:)``). Every one of these errors
+    /// carries this response in ``NetworkError/Context/response`` (its body cut to 64 KB) and the
+    /// status in ``NetworkError/Context/statusCode``.
     /// This is the first step of the default `parseAndValidate`; custom providers can call it too.
     public func validateStatus(acceptable: Range<Int>? = nil) throws(NetworkError) {
         guard !(acceptable ?? expectations.acceptableStatusCodes).contains(statusCode) else { return }
@@ -28,7 +28,7 @@ extension HTTPResponse {
         case 401, 403: throw .unauthorizedAccess(context)
         case 404: throw .notFound(context)
         case 408, 504: throw .timeOut(context)
-        default: throw context.serverError == nil ? .generic(code: statusCode) : .apiError(context)
+        default: throw .apiError(context)
         }
     }
 

@@ -44,12 +44,26 @@ struct ErrorContextTests {
         #expect(error?.context?.response?.body == Data(body.utf8))
     }
 
-    @Test(".generic(code:) keeps the original design's shape, so a status without a case of its own carries no context")
-    func genericCarriesNoContext() async throws {
-        let server = try await TestServer.shared()
-        let error = await networkError { try await makeManager().perform(TestRequest<StatusBody>(server.provider(), "/status/503")) }
-        guard case .generic(code: 503)? = error else { Issue.record("got \(String(describing: error))"); return }
-        #expect(error?.context == nil)
+    @Test("A status without a case of its own and without an error body carries the failing response: a 503's Retry-After")
+    func otherStatusCarriesTheResponse() async throws {
+        try await withTestServer { server in
+            let error = await networkError {
+                try await makeManager().perform(TestRequest<Attempt>(server.provider(), "/flaky/ctx?fail=1&status=503&retryAfter=7"))
+            }
+            guard case .apiError(let context)? = error else { Issue.record("got \(String(describing: error))"); return }
+            #expect(context.statusCode == 503)
+            #expect(context.serverError == nil)
+            #expect(context.response?.statusCode == 503)
+            #expect(context.response?.value(forHeader: "Retry-After") == "7")
+            #expect(error?.statusCode == 503)
+        }
+    }
+
+    @Test(".generic(code:) keeps the original design's shape: your own, without a context; its code is statusCode")
+    func genericIsTheCallersOwn() {
+        #expect(NetworkError.generic(code: 418).context == nil)
+        #expect(NetworkError.generic(code: 418).statusCode == 418)
+        #expect(NetworkError.generic().statusCode == nil)
     }
 
     @Test("A body that does not decode keeps the response, its body cut at 64 KB")

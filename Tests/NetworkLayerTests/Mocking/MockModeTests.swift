@@ -51,7 +51,7 @@ struct MockModeTests {
         switch (status, error) {
         case (401, .unauthorizedAccess(let context)?): #expect(context.statusCode == 401)
         case (404, .notFound?): break
-        case (500, .generic(let code)?): #expect(code == 500)
+        case (500, .apiError(let context)?): #expect(context.statusCode == 500)
         default: Issue.record("status \(status) gave \(String(describing: error))")
         }
     }

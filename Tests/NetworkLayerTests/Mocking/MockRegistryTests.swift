@@ -234,7 +234,7 @@ struct MockRegistryTests {
         let net = mockManager()
         net.mocks.register(.delete, "/users/7", .status(204))
         _ = try await net.perform(TestRequest<EmptyResponse>(offline, "/users/7", method: .delete))
-        for (status, caseName) in [(401, "unauthorizedAccess"), (403, "unauthorizedAccess"), (404, "notFound"), (504, "timeOut"), (500, "generic")] {
+        for (status, caseName) in [(401, "unauthorizedAccess"), (403, "unauthorizedAccess"), (404, "notFound"), (504, "timeOut"), (500, "apiError")] {
             net.mocks.register(.get, "/s", .status(status))
             let error = await networkError { try await net.perform(TestRequest<User>(offline, "/s")) }
             #expect(error?.caseName == caseName, "status \(status)")

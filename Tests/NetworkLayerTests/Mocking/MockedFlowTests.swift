@@ -74,8 +74,9 @@ struct MockedFlowTests {
         let (error, elapsed) = await measure {
             await networkError { try await net.perform(TestRequest<User>(RetryingProvider(port: port, retryPolicy: policy), "/busy")) }
         }
-        guard case .generic(let code) = error else { Issue.record("got \(String(describing: error))"); return }
-        #expect(code == 503)
+        guard case .apiError(let context) = error else { Issue.record("got \(String(describing: error))"); return }
+        #expect(context.statusCode == 503)
+        #expect(context.response?.value(forHeader: "Retry-After") == "1")
         #expect(net.mocks.requests.count == 2)
         #expect(elapsed >= .milliseconds(300))  // Retry-After: 1 s, capped at the policy's 300 ms
     }

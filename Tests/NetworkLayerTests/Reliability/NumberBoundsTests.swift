@@ -27,8 +27,8 @@ extension Reliability {
                 request.retryPolicy = Self.fastPolicy
                 let started = ContinuousClock.now
                 let error = await networkError { try await net.perform(request) }
-                guard case .generic(let code) = error else { Issue.record("got \(String(describing: error))"); return }
-                #expect(code == 503)
+                guard case .apiError(let context) = error else { Issue.record("got \(String(describing: error))"); return }
+                #expect(context.statusCode == 503)
                 #expect(ContinuousClock.now - started < .seconds(3), "the retry waited beyond the 50 ms cap")
             }
         }
@@ -202,7 +202,7 @@ extension Reliability {
                     request.retryPolicy = Self.fastPolicy
                     let started = ContinuousClock.now
                     let error = await networkError { try await net.perform(request) }
-                    if case .generic(503?) = error {} else {
+                    if case .apiError(let context) = error, context.statusCode == 503 {} else {
                         Issue.record("seed \(seed): Retry-After \(retryAfter.prefix(40)) gave \(String(describing: error))")
                     }
                     #expect(ContinuousClock.now - started < .seconds(2), "seed \(seed): Retry-After \(retryAfter.prefix(40)) waited beyond the cap")

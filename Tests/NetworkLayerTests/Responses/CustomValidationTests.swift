@@ -14,11 +14,11 @@ struct CustomValidationTests {
         let body = try await Net.perform(TestRequest<StatusBody>(provider, "/status/404"))
         #expect(body.status == 404)
         let error = await networkError { try await Net.perform(TestRequest<StatusBody>(provider, "/status/500")) }
-        guard case .generic(let code)? = error else {
-            Issue.record("expected .generic(code: 500), got \(String(describing: error))")
+        guard case .apiError(let context)? = error else {
+            Issue.record("expected .apiError with status 500, got \(String(describing: error))")
             return
         }
-        #expect(code == 500)
+        #expect(context.statusCode == 500)
     }
 
     @Test("A NetworkError thrown by parseAndValidate reaches the caller unchanged")
@@ -59,8 +59,8 @@ struct CustomValidationTests {
             let strict = TestRequest<[String: Int]>(lenient, "/status/201")
             strict.acceptableStatusCodes = 200..<201
             let error = await networkError { try await makeManager().perform(strict) }
-            guard case .generic(let code) = error else { Issue.record("got \(String(describing: error))"); return }
-            #expect(code == 201)
+            guard case .apiError(let context) = error else { Issue.record("got \(String(describing: error))"); return }
+            #expect(context.statusCode == 201)
         }
     }
 }

@@ -10,7 +10,11 @@ struct PerRequestErrorBodyTests {
         let server = try await TestServer.shared()
         let body = #"{"code": 42, "message": "Out of stock"}"#
         let plain = await networkError { try await Net.perform(TestRequest<Item>(server.provider(), bodyEndpoint(status: 422, body))) }
-        guard case .generic(code: 422)? = plain else { Issue.record("got \(String(describing: plain))"); return }
+        // Without it the status still fails, with the response but no decoded error body.
+        guard case .apiError(let plainContext)? = plain else { Issue.record("got \(String(describing: plain))"); return }
+        #expect(plainContext.statusCode == 422)
+        #expect(plainContext.serverError == nil)
+        #expect(plain?.serverError(as: ShopError.self) == nil)
 
         let request = TestRequest<Item>(server.provider(), bodyEndpoint(status: 422, body))
         request.errorBodyType = ShopError.self
@@ -35,7 +39,11 @@ struct PerRequestErrorBodyTests {
 
         // Without it the provider's type applies, and this body is not that type.
         let plain = await networkError { try await Net.perform(TestRequest<Item>(ShopProvider(port: server.port), bodyEndpoint(status: 429, body))) }
-        guard case .generic(code: 429)? = plain else { Issue.record("got \(String(describing: plain))"); return }
+        guard case .apiError(let plainContext)? = plain else { Issue.record("got \(String(describing: plain))"); return }
+        #expect(plainContext.statusCode == 429)
+        #expect(plain?.serverError(as: NestedShopError.self) == nil)
+        #expect(plain?.serverError(as: ShopError.self) == nil)
+        #expect(plainContext.response?.body == Data(body.utf8))
     }
 
     @Test("Statuses with a case of their own keep it and carry the request's error body")

@@ -94,9 +94,12 @@ struct ResponseDecodingTests {
             guard case .unauthorizedAccess = unauthorized else { Issue.record("got \(String(describing: unauthorized))"); return }
             #expect(unauthorized?.serverError(as: ShopError.self)?.message == "Token expired")
 
-            // A failing body that is not the error type: plain status mapping.
+            // A failing body that is not the error type: the status and the response, no decoded body.
             let plain = await networkError { try await makeManager().perform(TestRequest<Item>(provider, bodyEndpoint(status: 500, "oops"))) }
-            guard case .generic(500) = plain else { Issue.record("got \(String(describing: plain))"); return }
+            guard case .apiError(let plainContext) = plain else { Issue.record("got \(String(describing: plain))"); return }
+            #expect(plainContext.statusCode == 500)
+            #expect(plainContext.serverError == nil)
+            #expect(plainContext.response?.body == Data("oops".utf8))
         }
     }
 

@@ -3,7 +3,7 @@ import Testing
 @testable import NetworkLayer
 
 /// The default `parseAndValidate`: 2xx decodes the body; 401 and 403 are `.unauthorizedAccess`,
-/// 404 `.notFound`, 408 and 504 `.timeOut`, any other status `.generic(code: status)`.
+/// 404 `.notFound`, 408 and 504 `.timeOut`, any other status `.apiError` with the status and the response.
 /// `/status/<code>` answers with that status and the body `{"status": <code>}`.
 @Suite("Status mapping")
 struct StatusMappingTests {
@@ -47,16 +47,20 @@ struct StatusMappingTests {
         #expect(context.statusCode == code)
     }
 
-    @Test("Any other non-2xx status is .generic(code:) with that status",
+    @Test("Any other non-2xx status is .apiError with that status and the response, also when its body is no error body",
           arguments: [300, 400, 402, 405, 409, 410, 418, 422, 429, 500, 501, 502, 503, 599])
-    func generic(_ code: Int) async throws {
+    func otherStatuses(_ code: Int) async throws {
         let server = try await TestServer.shared()
         let error = await networkError { try await Net.perform(TestRequest<StatusBody>(server.provider(), "/status/\(code)")) }
-        guard case .generic(let reported)? = error else {
-            Issue.record("expected .generic(code: \(code)), got \(String(describing: error))")
+        guard case .apiError(let context)? = error else {
+            Issue.record("expected .apiError with status \(code), got \(String(describing: error))")
             return
         }
-        #expect(reported == code)
+        #expect(context.statusCode == code)
+        #expect(error?.statusCode == code)
+        #expect(context.response?.statusCode == code)
+        #expect(context.response?.body == Data(#"{"status": \#(code)}"#.utf8))
+        #expect(context.serverError == nil)
     }
 
     @Test("The status is checked whatever the method", arguments: [HTTPMethod.post, .put, .patch, .delete, .options])
@@ -82,22 +86,22 @@ struct StatusMappingTests {
         #expect(error.localizedDescription == description)
     }
 
-    // `.generic(code:)` keeps the exact shape the API promises, so it has no `Context` to name the
-    // request in; the description states the status, and the log entry names the request.
-    @Test("A .generic status error states the status and what to do; its log entry names the request",
-          arguments: [418, 500])
-    func genericErrorDescribesTheRequest(_ code: Int) async throws {
+    @Test("A status without a case of its own names the request and the status, says whether the server failed or refused, and what to do",
+          arguments: [(418, "The server refused the request", "Read the server's message"),
+                      (429, "The server refused the request", "try again later"),
+                      (500, "The server failed to answer the request", "try again later")])
+    func otherStatusErrorDescribesTheRequest(_ code: Int, summary: String, advice: String) async throws {
         let server = try await TestServer.shared()
         let log = LogCollector()
         let error = try #require(await networkError {
             try await makeManager(log: log).perform(TestRequest<StatusBody>(server.provider(), "/status/\(code)"))
         })
         let description = try #require(error.errorDescription)
-        #expect(description == "The server answered with HTTP status \(code).")
-        #expect(error.recoverySuggestion?.isEmpty == false)
+        #expect(description == "\(summary): the server answered with status \(code). (GET http://127.0.0.1:\(server.port)/status/\(code))")
+        #expect(error.recoverySuggestion?.contains(advice) == true, "\(error.recoverySuggestion ?? "")")
         let failure = try #require(log.all.last)
-        #expect(failure.contains("✗ GET http://127.0.0.1:\(server.port)/status/\(code) failed after"), "\(failure)")
-        #expect(failure.contains(description))
+        #expect(failure.contains("✗ failed after"), "\(failure)")
+        #expect(failure.contains(description), "\(failure)")
     }
 
     @Test("A 2xx body that does not match the response type is .serialization naming the missing key")

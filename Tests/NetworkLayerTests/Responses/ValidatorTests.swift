@@ -48,7 +48,7 @@ struct ValidatorTests {
         let request = TestRequest<StatusBody>(server.provider(), "/status/\(status)")
         request.validator = { _ in order.append("validator") }
         let error = await networkError { try await makeManager().perform(request) }
-        #expect(error?.caseName == (status == 500 ? "generic" : status == 404 ? "notFound" : "unauthorizedAccess"))
+        #expect(error?.caseName == (status == 500 ? "apiError" : status == 404 ? "notFound" : "unauthorizedAccess"))
         #expect(order.all.isEmpty)
     }
 

@@ -109,7 +109,7 @@ struct SecretPropertyTests {
             case (true, _):
                 #expect(error.caseName == "transport" && error.context?.reason?.contains("secret of this request") == true,
                         "expected the hostile redirect to be refused: \(error); \(scenario)")
-            case (false, .serverError): #expect(error.caseName == "generic", "\(error); \(scenario)")
+            case (false, .serverError): #expect(error.caseName == "apiError", "\(error); \(scenario)")
             case (false, .reflectedUnauthorized): #expect(error.caseName == "unauthorizedAccess", "\(error); \(scenario)")
             case (false, .echo): Issue.record("the request failed: \(error); \(scenario)")
             }

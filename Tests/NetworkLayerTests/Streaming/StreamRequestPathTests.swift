@@ -15,11 +15,12 @@ struct StreamRequestPathTests {
             let outcome = await FaultOutcome { () throws(NetworkError) in
                 try await makeManager().perform(StreamRequest<EventStream>(server.provider(), "/status/500?size=67108864"))
             }
-            guard case .generic(let code)? = outcome.error else {
-                Issue.record("expected .generic(500), got \(outcome)")
+            guard case .apiError(let context)? = outcome.error else {
+                Issue.record("expected .apiError with status 500, got \(outcome)")
                 return
             }
-            #expect(code == 500)
+            #expect(context.statusCode == 500)
+            #expect(context.response?.body.count == HTTPResponse.errorBodyLimit)
             // The connection is released, not left draining the megabyte.
             #expect(await waitForConnectionsToClose(toPort: server.port) != nil)
             let stats = try await server.stats()

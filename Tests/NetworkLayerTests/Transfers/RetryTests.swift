@@ -35,7 +35,7 @@ struct RetryTests {
             let error = await networkError {
                 try await makeManager().perform(TestRequest<Attempt>(provider(server, policy: policy), "/flaky/b?fail=10&status=500"))
             }
-            guard case .generic(500) = error else { Issue.record("got \(String(describing: error))"); return }
+            guard case .apiError(let context) = error, context.statusCode == 500 else { Issue.record("got \(String(describing: error))"); return }
             let count = try await attempts("b", on: server)
             #expect(count == 3)
         }
@@ -71,7 +71,7 @@ struct RetryTests {
                 try await makeManager().perform(TestRequest<Attempt>(provider(server, policy: policy), "/flaky/e?fail=1&status=503",
                                                                      method: .post))
             }
-            guard case .generic(503) = error else { Issue.record("got \(String(describing: error))"); return }
+            guard case .apiError(let context) = error, context.statusCode == 503 else { Issue.record("got \(String(describing: error))"); return }
             let count = try await attempts("e", on: server)
             #expect(count == 1)
 
