@@ -5,7 +5,8 @@ the load generators, side by side in one run. `make bench` runs it; see Benchmar
 What it does, in order:
   1. builds the Swift clients (`swift build -c release` in Benchmarks/) and the C client (cc -O2);
   2. writes the fixtures into a temporary directory: a ~300 B JSON object, a 100 KB JSON array of
-     small objects with a known count, and a 100 MB file;
+     small objects with a known count, a 100 MB file, a text/event-stream of 100,000 small events
+     and, when scenario 7 runs, a 1 GiB file (deleted with the directory unless --keep);
   3. starts nginx (Debian's nginx-light) on 127.0.0.1 with one worker: HTTP/1.1 in clear on one
      free port, HTTP/2 over TLS (the repository's test certificate) on another;
   4. runs every scenario: each client at least 3 times, interleaved (A, B, C, A, B, C...), each
@@ -41,6 +42,8 @@ C_SOURCE = BENCH / "c" / "curl_multi_bench.c"
 C_BINARY = BENCH / ".build" / "curl-multi-bench"
 
 BIG_SIZE = 100 * 1024 * 1024          # scenario 4's file: 100 MiB
+HUGE_SIZE = 1024 * 1024 * 1024        # scenario 7's stream: 1 GiB
+EVENT_COUNT = 100_000                 # scenario 6's server-sent events
 ITEMS_TARGET = 100 * 1024             # scenario 3's array: the first item count past 100 KiB
 MB = 1_000_000                        # MB/s in the table are 10^6 bytes per second
 RUN_TIMEOUT = 900                     # seconds one client run may take before it counts as failed
@@ -55,19 +58,23 @@ class Scenario:
     requests: int
     quick_requests: int
     concurrency: int
-    fixture: str         # "small", "items" or "big"
+    fixture: str         # "small", "items", "big", "events" or "huge"
     decode: bool = False
     decode_object: bool = False   # decode the small body into a Decodable (issue 16: "with a small Decodable")
     only: tuple = ()              # the clients that run it (empty: all)
     to_file: bool = False
+    stream: bool = False          # read the body as a stream, counting its bytes (scenario 7)
+    events: bool = False          # read the body as server-sent events, counting them (scenario 6)
+    absent: tuple = ()            # (client, why) pairs shown as "not applicable" rows
+    min_runs: int = 0             # runs per client at least (default 3), for scenarios over in milliseconds
     https: bool = False
     http2: bool = False
     loadgen_seconds: float = 5.0
 
     @property
     def throughput(self) -> bool:
-        """Scenario 4 is measured in MB/s, the others in requests per second."""
-        return self.fixture == "big"
+        """Scenarios 4 and 7 are measured in MB/s, 6 in events per second, the others in requests per second."""
+        return self.fixture in ("big", "huge")
 
 
 SCENARIOS = [
@@ -87,6 +94,14 @@ SCENARIOS = [
              decode_object=True, only=("networklayer", "curl")),
     Scenario("5", "s5-decoded", "5d. HTTPS small GET → Decodable, 32 concurrent, HTTP/2", "/small.json", 20_000, 2_000,
              32, "small", https=True, http2=True, decode_object=True, only=("networklayer", "curl")),
+    # Streaming (issue 14): one response read while it arrives. URLSession on Linux has no
+    # bytes(for:) (FoundationNetworking), so it has no row but a "not applicable" line.
+    Scenario("6", "s6", "6. 100,000 server-sent events, streamed", "/events.sse", 1, 1, 1, "events",
+             events=True, only=("networklayer", "ahc", "curl", "loadgen"), min_runs=5,
+             absent=(("urlsession", "not applicable: no bytes(for:) on Linux"),)),
+    Scenario("7", "s7", "7. 1 GiB streamed, counted per chunk", "/huge.bin", 1, 1, 1, "huge",
+             stream=True, only=("networklayer", "ahc", "curl", "loadgen"), min_runs=5,
+             absent=(("urlsession", "not applicable: no bytes(for:) on Linux"),)),
 ]
 
 # The clients, in the order they run and appear in the table.
@@ -131,9 +146,34 @@ def build(skip_swift: bool, clients: list) -> Path:
 class Fixtures:
     sizes: dict            # fixture name -> body size in bytes
     item_count: int
+    event_count: int = 0       # scenario 6: the events in events.sse
+    event_data_bytes: int = 0  # and the UTF-8 size of their data fields, joined (the clients' checksum)
 
 
-def write_fixtures(www: Path) -> Fixtures:
+TOKENS = [" The", " stream", "ing", " answer", " of", " a", " language", " model", ",", " one", " token",
+          " at", " a", " time", ".", " Ünïcödé", " 🙂", "\\n"]
+
+
+def write_events(path: Path) -> tuple:
+    """Scenario 6's text/event-stream: EVENT_COUNT small events shaped like an LLM API's token stream
+    (`data: {"i":N,"token":"…",…}`, 60–80 bytes), an `id:` on every 10th, a comment line every
+    1,000th and a two-line `data` every 5,000th; LF line ends. Returns (events, bytes of their data)."""
+    parts, data_bytes = [], 0
+    for i in range(EVENT_COUNT):
+        data = json.dumps({"i": i, "token": TOKENS[i % len(TOKENS)], "model": "bench-1", "finish": None},
+                          separators=(",", ":"), ensure_ascii=False)
+        lines = [data, "[continued]"] if i % 5000 == 4999 else [data]
+        if i % 1000 == 0:
+            parts.append(": keep-alive\n")
+        if i % 10 == 0:
+            parts.append(f"id: {i}\n")
+        parts.append("".join(f"data: {line}\n" for line in lines) + "\n")
+        data_bytes += len("\n".join(lines).encode())
+    path.write_text("".join(parts), encoding="utf-8")
+    return EVENT_COUNT, data_bytes
+
+
+def write_fixtures(www: Path, huge: bool = False) -> Fixtures:
     www.mkdir()
     small = {"id": 42, "name": "NetworkLayer benchmark", "email": "bench@example.com", "active": True,
              "score": 98.5, "tags": ["swift", "linux", "libcurl"], "created": "2024-01-01T00:00:00Z",
@@ -153,9 +193,15 @@ def write_fixtures(www: Path) -> Fixtures:
     with open(www / "big.bin", "wb") as big:
         for _ in range(BIG_SIZE // len(block)):
             big.write(block)
+    event_count, event_data_bytes = write_events(www / "events.sse")
+    if huge:     # 1 GiB of the same 1 MiB block: a few seconds; only when scenario 7 runs
+        with open(www / "huge.bin", "wb") as out:
+            for _ in range(HUGE_SIZE // len(block)):
+                out.write(block)
     sizes = {name: (www / f"{name}.{ext}").stat().st_size
-             for name, ext in (("small", "json"), ("items", "json"), ("big", "bin"))}
-    return Fixtures(sizes=sizes, item_count=len(items))
+             for name, ext in (("small", "json"), ("items", "json"), ("big", "bin"), ("events", "sse"),
+                               ("huge", "bin")) if (www / f"{name}.{ext}").exists()}
+    return Fixtures(sizes=sizes, item_count=len(items), event_count=event_count, event_data_bytes=event_data_bytes)
 
 
 def free_port() -> int:
@@ -188,7 +234,7 @@ events {{ worker_connections 4096; }}
 http {{
     access_log off;
     log_format probe '$server_protocol $connection';
-    types {{ application/json json; application/octet-stream bin; }}
+    types {{ application/json json; application/octet-stream bin; text/event-stream sse; }}
     default_type application/octet-stream;
     sendfile on;
     tcp_nopush on;
@@ -254,7 +300,8 @@ http {{
 
 @dataclass
 class Run:
-    rate: float = 0.0          # requests/s, or MB/s for scenario 4
+    rate: float = 0.0          # requests/s, MB/s for scenarios 4 and 7, events/s for scenario 6
+    mbps: float = 0.0          # scenario 6: MB/s besides the events/s
     cpu: float = 0.0           # user + system seconds
     rss_mb: float = 0.0        # peak resident set size
     connections: int = 0       # TCP connections nginx accepted during the run
@@ -301,6 +348,11 @@ def client_command(client: str, scenario: Scenario, requests: int, nginx: Nginx,
         command += ["--decode", "--expect-items", str(fixtures.item_count)]
     if scenario.decode_object:
         command += ["--decode-object"]
+    if scenario.stream:
+        command += ["--stream"]
+    if scenario.events:
+        command += ["--events", "--expect-items", str(fixtures.event_count),
+                    "--expect-data", str(fixtures.event_data_bytes)]
     if scenario.to_file:
         command += ["--output", str(work / f"download-{client}.bin")]
     if scenario.https:
@@ -310,7 +362,7 @@ def client_command(client: str, scenario: Scenario, requests: int, nginx: Nginx,
     return namespace_prefix(scenario.https, client, work) + command
 
 
-def parse_loadgen(output: str, scenario: Scenario, size: int, run: Run) -> None:
+def parse_loadgen(output: str, scenario: Scenario, size: int, run: Run, events: int = 0) -> None:
     if scenario.http2:
         finished = re.search(r"finished in ([0-9.]+)(m?s), ([0-9.]+) req/s", output)
         counts = re.search(r"requests: (\d+) total, \d+ started, (\d+) done, (\d+) succeeded", output)
@@ -332,8 +384,9 @@ def parse_loadgen(output: str, scenario: Scenario, size: int, run: Run) -> None:
     errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", output)
     non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
     bad = (sum(map(int, errors.groups())) if errors else 0) + (int(non2xx.group(1)) if non2xx else 0)
-    run.rate = float(rps.group(1)) * (size / MB if scenario.throughput else 1)
-    run.done = int(done.group(1))
+    run.rate = float(rps.group(1)) * (size / MB if scenario.throughput else events if scenario.events else 1)
+    run.mbps = float(rps.group(1)) * size / MB
+    run.done = int(done.group(1)) * (events if scenario.events else 1)
     run.ok = bad == 0
     run.problem = "" if run.ok else f"{bad} errors"
     run.note = f"wrk, {done.group(1)} requests in {scenario.loadgen_seconds:g} s"
@@ -373,7 +426,7 @@ def run_once(client: str, scenario: Scenario, requests: int, nginx: Nginx, fixtu
     size = fixtures.sizes[scenario.fixture]
 
     if client == "loadgen":
-        parse_loadgen(output, scenario, size, run)
+        parse_loadgen(output, scenario, size, run, fixtures.event_count)
     else:
         line = next((l for l in output.splitlines() if l.startswith("{")), None)
         if line is None:
@@ -382,8 +435,12 @@ def run_once(client: str, scenario: Scenario, requests: int, nginx: Nginx, fixtu
         result = json.loads(line)
         seconds = result["seconds"]
         run.rate = result["bytes"] / seconds / MB if scenario.throughput else result["rps"]
+        run.mbps = result["bytes"] / seconds / MB
         run.note = result.get("note", "")
         run.done = result["ok"]
+        if scenario.events:      # a stream that passed its check had exactly the fixture's events
+            run.rate = result["ok"] * fixtures.event_count / seconds
+            run.done = result["ok"] * fixtures.event_count
         expected_bytes = requests * size
         problems = []
         if result["ok"] != requests:
@@ -421,18 +478,24 @@ def probe_protocol(client: str, scenario: Scenario, nginx: Nginx, fixtures: Fixt
 # The table
 
 
-def fmt_rate(value: float, throughput: bool) -> str:
+def fmt_rate(value: float, throughput: bool, mbps: float = 0.0) -> str:
+    """The throughput cell: req/s, MB/s, or with `mbps` (scenario 6) events/s and MB/s."""
     if value <= 0:
         return "—"
+    if mbps > 0:
+        return f"{value:,.0f} events/s, {mbps:,.0f} MB/s"
     return f"{value:,.0f} MB/s" if throughput else f"{value:,.0f}"
 
 
 def cpu_per_request(runs: list) -> str:
-    """Median CPU time per completed request: µs for small requests, ms for a whole download."""
+    """Median CPU time per completed request (per event in scenario 6): µs for small requests
+    (two decimals below 10 µs), ms for a whole download or stream."""
     values = [r.cpu / r.done for r in runs if r.done]
     if not values:
         return "—"
     value = statistics.median(values)
+    if value < 1e-5:
+        return f"{value * 1e6:.2f} µs"
     return f"{value * 1e6:,.0f} µs" if value < 0.01 else f"{value * 1e3:,.0f} ms"
 
 
@@ -441,8 +504,8 @@ def ratio(value: float, reference: float) -> str:
 
 
 def table(results: dict, scenarios: list, clients: list, protocols: dict) -> str:
-    rows = ["| Scenario | Client | req/s (MB/s) | × C libcurl | × load gen | CPU s | CPU/req | Peak RSS MB "
-            "| TCP conns | Check |",
+    rows = ["| Scenario | Client | req/s (MB/s, events/s) | × C libcurl | × load gen | CPU s | CPU/req (/event) "
+            "| Peak RSS MB | TCP conns | Check |",
             "|---|---|--:|--:|--:|--:|--:|--:|--:|---|"]
     for scenario in scenarios:
         medians = {c: statistics.median([r.rate for r in results[(scenario.label, c)]])
@@ -469,11 +532,16 @@ def table(results: dict, scenarios: list, clients: list, protocols: dict) -> str
             if notes:
                 name += f" ({'; '.join(notes)})"
             rows.append("| {} | {} | {} | {} | {} | {:.2f} | {} | {:.0f} | {} | {} |".format(
-                scenario.title, name, fmt_rate(rate, scenario.throughput),
+                scenario.title, name,
+                fmt_rate(rate, scenario.throughput,
+                         statistics.median([r.mbps for r in runs]) if scenario.events else 0.0),
                 ratio(rate, medians.get("curl", 0)), ratio(rate, loadgen),
                 statistics.median([r.cpu for r in runs]), cpu_per_request(runs),
                 statistics.median([r.rss_mb for r in runs]),
                 "/".join(sorted({str(r.connections) for r in runs}, key=int)), check))
+        for client, why in scenario.absent:
+            if client in clients:
+                rows.append(f"| {scenario.title} | {CLIENT_NAMES[client]} | — | — | — | — | — | — | — | {why} |")
     return "\n".join(rows)
 
 
@@ -513,6 +581,17 @@ def targets(results: dict) -> str:
         limit = 2.5 * BIG_SIZE / 1024 / 1024
         target(f"scenario 4 into memory: peak RSS {rss:.0f} MB (target < {limit:.0f} MB, 2.5× the body)",
                rss, limit, False)
+    # Streaming (issue 14): no numeric target (issue 16 asks for no regression), so ratios only.
+    for label, title in (("s6", "6 (100,000 events)"), ("s7", "7 (1 GiB stream)")):
+        nl = median(label, "networklayer")
+        if nl is None:
+            continue
+        parts = [f"{nl / other:.2f}× {CLIENT_NAMES[client]}" for client in ("curl", "ahc")
+                 if (other := median(label, client))]
+        rss = {client: median(label, client, "rss_mb") for client in ("networklayer", "ahc", "curl")}
+        memory = ", ".join(f"{CLIENT_NAMES[c]} {v:.0f} MB" for c, v in rss.items() if v)
+        lines.append(f"- ℹ scenario {title}: NetworkLayer {', '.join(parts)}; peak RSS {memory} "
+                     "(informational: no numeric target)")
     return "\n".join(lines)
 
 
@@ -541,7 +620,7 @@ def machine() -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer requests, one run each (a smoke run)")
-    parser.add_argument("--scenarios", default="1,2,3,4,5", help="which scenarios, e.g. 1,2 (default: all)")
+    parser.add_argument("--scenarios", default="1,2,3,4,5,6,7", help="which scenarios, e.g. 1,2 (default: all)")
     parser.add_argument("--clients", default=",".join(CLIENTS),
                         help=f"which clients (default: {','.join(CLIENTS)}; curl is the C client)")
     parser.add_argument("--runs", type=int, help="runs per client and scenario (default 3, --quick 1)")
@@ -572,9 +651,11 @@ def main() -> int:
     results, protocols = {}, {}
     try:
         log(f"writing fixtures into {work}")
-        fixtures = write_fixtures(work / "www")
+        fixtures = write_fixtures(work / "www", huge=args.serve or any(s.fixture == "huge" for s in scenarios))
         log(f"fixtures: small {fixtures.sizes['small']} B, items {fixtures.sizes['items']} B "
-            f"({fixtures.item_count} items), big {fixtures.sizes['big']} B")
+            f"({fixtures.item_count} items), big {fixtures.sizes['big']} B, events {fixtures.sizes['events']} B "
+            f"({fixtures.event_count} events, {fixtures.event_data_bytes} B of data)"
+            + (f", huge {fixtures.sizes['huge']} B" if "huge" in fixtures.sizes else ""))
         nginx = Nginx(work, work / "www")
         nginx.start()
         if args.serve:
@@ -596,12 +677,13 @@ def main() -> int:
             if scenario.https:
                 for client in runnable:
                     protocols[client] = probe_protocol(client, scenario, nginx, fixtures, bin_dir, work)
-            log(f"\n{scenario.title}: {requests:,} requests, {runs} run(s) per client")
-            for index in range(runs):
+            scenario_runs = runs if args.quick or args.runs else max(runs, scenario.min_runs)
+            log(f"\n{scenario.title}: {requests:,} requests, {scenario_runs} run(s) per client")
+            for index in range(scenario_runs):
                 for client in runnable:
                     run = run_once(client, scenario, requests, nginx, fixtures, bin_dir, work)
                     results.setdefault((scenario.label, client), []).append(run)
-                    log(f"  run {index + 1}/{runs} {client:<13} {fmt_rate(run.rate, scenario.throughput):>12}"
+                    log(f"  run {index + 1}/{scenario_runs} {client:<13} {fmt_rate(run.rate, scenario.throughput, run.mbps if scenario.events else 0):>12}"
                         f"  cpu {run.cpu:6.2f} s  rss {run.rss_mb:6.0f} MB  conns {run.connections:>5}"
                         f"  {'ok' if run.ok else 'FAILED: ' + run.problem}")
             if scenario.https and "urlsession" in clients and not can_unshare:
@@ -632,8 +714,10 @@ def main() -> int:
             shown.append(argument)
         command = "make bench" + (f" BENCH_ARGS=\"{' '.join(shown)}\"" if shown else "")
         header = ["# Benchmark results", "",
-                  f"`{command}` on {time.strftime('%Y-%m-%d')}: {runs} run(s) per client and scenario, "
-                  "interleaved; the table shows medians. Only ratios within one run compare: the machine "
+                  f"`{command}` on {time.strftime('%Y-%m-%d')}: {runs} run(s) per client and scenario"
+                  + "".join(f" ({s.min_runs} for scenario {s.title.split('.')[0]}, over in milliseconds to seconds)"
+                            for s in scenarios if s.min_runs > runs and not args.quick and not args.runs)
+                  + ", interleaved; the table shows medians. Only ratios within one run compare: the machine "
                   "is shared, and wall-clock numbers move from run to run.", "", machine(), ""]
         Path(args.save).write_text("\n".join(header) + "\n" + text)
         log(f"saved to {args.save}")

@@ -9,12 +9,20 @@
  *     Content-Length when the server sends it), or written straight to a file with --output;
  *   - --http2 (over https): HTTP/2 negotiated by ALPN, with CURLPIPE_MULTIPLEX and CURLOPT_PIPEWAIT,
  *     so all transfers share one connection as streams;
- *   - every response is checked (status 200, --expect-bytes) and failures counted.
+ *   - every response is checked (status 200, --expect-bytes) and failures counted;
+ *   - --stream (scenario 7): the write callback only counts the body's bytes, keeping none;
+ *   - --events (scenario 6): the write callback counts the server-sent events of a text/event-stream
+ *     body as it arrives, keeping none: lines split at LF (carried across chunk edges), an event
+ *     ends at a blank line and counts when it had a data line; the `data:` values' size (one space
+ *     after the colon dropped, multi-line data joined with one byte) is the checksum the Swift clients
+ *     add up (--expect-items is the event count, --expect-data that size). LF line ends only, like
+ *     the AsyncHTTPClient client's splitter; it makes no strings, the ceiling again.
  * It does not parse JSON: --decode and --decode-object are accepted and only transfer the body.
  *
  * Same command line and result line as the Swift clients (see Sources/BenchSupport/Options.swift):
  *   curl-multi-bench --url URL --requests N --concurrency C [--decode] [--output FILE]
- *                    [--cacert FILE] [--http2] [--label NAME] [--expect-bytes N] [--expect-items N]
+ *                    [--stream] [--events] [--cacert FILE] [--http2] [--label NAME] [--expect-bytes N]
+ *                    [--expect-items N] [--expect-data N]
  * Built by Benchmarks/run.py:  cc -O2 -o .build/curl-multi-bench c/curl_multi_bench.c -lcurl
  */
 #include <curl/curl.h>
@@ -31,12 +39,18 @@ struct transfer {
     size_t capacity;
     FILE *file;          /* --output: the file the current body goes to */
     int write_failed;
+    /* --events: the parse state, carried from one chunk to the next */
+    size_t line_length;  /* bytes of the current line so far */
+    char head[6];        /* its first bytes (enough to see "data: ") */
+    long data_lines;     /* data lines in the current event */
+    long events;         /* events dispatched */
+    long long data_bytes; /* the size of their data */
 };
 
 static struct {
     const char *url, *output, *cacert, *label;
-    long requests, concurrency, expect_bytes;
-    int http2, decode;
+    long requests, concurrency, expect_bytes, expect_items, expect_data;
+    int http2, decode, stream, events;
 } options = { .requests = 1, .concurrency = 1, .label = "adhoc" };
 
 static int failures_printed;
@@ -47,7 +61,8 @@ static void failure(const char *why, long detail) {
 
 static void usage(const char *problem) {
     fprintf(stderr, "error: %s\nusage: curl-multi-bench --url URL [--requests N] [--concurrency C] [--decode]\n"
-                    "       [--output FILE] [--cacert FILE] [--http2] [--label NAME] [--expect-bytes N] [--expect-items N]\n",
+                    "       [--output FILE] [--stream] [--events] [--cacert FILE] [--http2] [--label NAME]\n"
+                    "       [--expect-bytes N] [--expect-items N] [--expect-data N]\n",
             problem);
     exit(2);
 }
@@ -71,7 +86,10 @@ static void parse(int argc, char **argv) {
         else if (!strcmp(flag, "--cacert")) options.cacert = VALUE();
         else if (!strcmp(flag, "--label")) options.label = VALUE();
         else if (!strcmp(flag, "--expect-bytes")) options.expect_bytes = positive(VALUE());
-        else if (!strcmp(flag, "--expect-items")) (void)positive(VALUE()); /* nothing is decoded */
+        else if (!strcmp(flag, "--expect-items")) options.expect_items = positive(VALUE()); /* --events only */
+        else if (!strcmp(flag, "--expect-data")) options.expect_data = positive(VALUE());
+        else if (!strcmp(flag, "--stream")) options.stream = 1;
+        else if (!strcmp(flag, "--events")) options.events = 1;
         else if (!strcmp(flag, "--http2")) options.http2 = 1;
         else if (!strcmp(flag, "--decode") || !strcmp(flag, "--decode-object")) options.decode = 1;
         else usage("unknown argument");
@@ -81,10 +99,43 @@ static void parse(int argc, char **argv) {
     if (options.concurrency > options.requests) options.concurrency = options.requests;
 }
 
-/* CURLOPT_WRITEFUNCTION: append to the reused buffer, or write to the file. */
+/* Adds `length` bytes of the current line: its size, and its first bytes into `head`. */
+static void line_bytes(struct transfer *t, const char *bytes, size_t length) {
+    for (size_t i = 0; i < length && t->line_length + i < sizeof t->head; i++) t->head[t->line_length + i] = bytes[i];
+    t->line_length += length;
+}
+
+/* --events: counts the events a chunk completes (see the top of the file). */
+static void count_events(struct transfer *t, const char *data, size_t bytes) {
+    const char *p = data, *end = data + bytes, *line_end;
+    while ((line_end = memchr(p, '\n', (size_t)(end - p)))) {
+        line_bytes(t, p, (size_t)(line_end - p));
+        if (t->line_length == 0) {                  /* a blank line: the event ends */
+            if (t->data_lines) {
+                t->events++;
+                t->data_bytes += t->data_lines - 1; /* the line ends joining its data lines */
+            }
+            t->data_lines = 0;
+        } else if (t->line_length >= 5 && !memcmp(t->head, "data:", 5)) {
+            int space = t->line_length > 5 && t->head[5] == ' ';
+            t->data_bytes += (long long)(t->line_length - 5 - (size_t)space);
+            t->data_lines++;
+        }
+        t->line_length = 0;
+        p = line_end + 1;
+    }
+    line_bytes(t, p, (size_t)(end - p));
+}
+
+/* CURLOPT_WRITEFUNCTION: count (--stream, --events), append to the reused buffer, or write to the file. */
 static size_t on_body(char *data, size_t size, size_t count, void *context) {
     struct transfer *t = context;
     size_t bytes = size * count;
+    if (options.events) count_events(t, data, bytes);
+    if (options.stream || options.events) {
+        t->length += bytes;
+        return bytes;
+    }
     if (t->file) {
         if (fwrite(data, 1, bytes, t->file) != bytes) {
             t->write_failed = 1;
@@ -131,6 +182,9 @@ static void setup(struct transfer *t) {
                            options.http2 ? (long)CURL_HTTP_VERSION_2TLS : (long)CURL_HTTP_VERSION_1_1),
           "CURLOPT_HTTP_VERSION");
     if (options.http2) check(curl_easy_setopt(t->easy, CURLOPT_PIPEWAIT, 1L), "CURLOPT_PIPEWAIT");
+    /* Streams: the receive buffer NetworkLayer gives a stream (CurlTransfer.streamBufferSize, 64 KB,
+       libcurl's default is 16 KB), so both read the body in the same chunks. */
+    if (options.stream || options.events) check(curl_easy_setopt(t->easy, CURLOPT_BUFFERSIZE, 65536L), "CURLOPT_BUFFERSIZE");
     if (options.cacert) check(curl_easy_setopt(t->easy, CURLOPT_CAINFO, options.cacert), "CURLOPT_CAINFO");
 }
 
@@ -138,6 +192,10 @@ static void setup(struct transfer *t) {
 static void restart(struct transfer *t) {
     t->length = 0;
     t->write_failed = 0;
+    t->line_length = 0;
+    t->data_lines = 0;
+    t->events = 0;
+    t->data_bytes = 0;
     if (options.output) {
         t->file = fopen(options.output, "wb");
         if (!t->file) {
@@ -159,6 +217,9 @@ static int finish(struct transfer *t, CURLcode result) {
     else if (t->write_failed) failure("cannot write the output file, bytes", (long)t->length);
     else if (status != 200) failure("status", status);
     else if (options.expect_bytes && (long)t->length != options.expect_bytes) failure("body bytes", (long)t->length);
+    else if (options.events && options.expect_items && t->events != options.expect_items) failure("events", t->events);
+    else if (options.events && options.expect_data && t->data_bytes != options.expect_data)
+        failure("bytes of event data", (long)t->data_bytes);
     else return 1;
     return 0;
 }

@@ -9,6 +9,12 @@
 // Small GETs collect the body into one `ByteBuffer`; `--decode` decodes that buffer with
 // `JSONDecoder` (NIOFoundationCompat's overload) into `[Item]`; `--output` streams the body's
 // chunks into the file as they arrive.
+//
+// `--stream` (scenario 7) adds up the size of the body's chunks as they arrive without keeping them.
+// `--events` (scenario 6): AsyncHTTPClient has no server-sent-events parser, so the chunks go
+// through the bench's own minimal splitter (`EventSplitter` in BenchSupport: blank lines, `data:` and
+// `id:`, LF only), which hands each event's data as a `String`; the events are counted and their
+// data's UTF-8 size added up as a checksum.
 import AsyncHTTPClient
 import BenchSupport
 import Foundation
@@ -46,6 +52,25 @@ runBlockingMain {
                     let written = chunk.withUnsafeReadableBytes { fwrite($0.baseAddress, 1, $0.count, file) }
                     if written != chunk.readableBytes { return .failed("cannot write \(output)") }
                 }
+                return Outcome.check(status: status, bytes: size, options: options)
+            }
+            if options.events {
+                var splitter = EventSplitter()
+                var size = 0, count = 0, dataBytes = 0
+                for try await chunk in response.body {
+                    size += chunk.readableBytes
+                    chunk.withUnsafeReadableBytes { bytes in
+                        splitter.feed(bytes) { _, data in
+                            count += 1
+                            dataBytes += data.utf8.count
+                        }
+                    }
+                }
+                return Outcome.check(status: status, bytes: size, items: count, dataBytes: dataBytes, options: options)
+            }
+            if options.stream {
+                var size = 0
+                for try await chunk in response.body { size += chunk.readableBytes }
                 return Outcome.check(status: status, bytes: size, options: options)
             }
             let body = try await response.body.collect(upTo: maximumBody)

@@ -11,6 +11,12 @@
 //
 // `--output FILE` (scenario 4 "into a file") uses the library's download API: response type
 // `DownloadedFile` and `downloadDestination`, so the body streams to disk instead of memory.
+//
+// `--events` (scenario 6) asks for `EventStream` and counts the `ServerSentEvent`s of a
+// `for try await` loop, adding up their data's UTF-8 size as a checksum; `EventStream` does not
+// show the body's size, so a stream whose events and data add up counts as the fixture's bytes
+// (nginx counts the request). `--stream` (scenario 7) asks for `ByteStream` and adds up each
+// `Data` chunk's size without keeping it.
 import BenchSupport
 import Foundation
 import NetworkLayer
@@ -79,6 +85,22 @@ final class FileDownloadRequest: BaseRequest<DownloadedFile> {
     }
 }
 
+/// GET of a `text/event-stream` body, read as server-sent events while it arrives.
+final class EventStreamRequest: BaseRequest<EventStream> {
+    init(server: BenchServer, path: String) {
+        super.init(serviceProvider: server, endpoint: path)
+        timeout = 300
+    }
+}
+
+/// GET of a body read as `Data` chunks while it arrives.
+final class ByteStreamRequest: BaseRequest<ByteStream> {
+    init(server: BenchServer, path: String) {
+        super.init(serviceProvider: server, endpoint: path)
+        timeout = 300
+    }
+}
+
 /// GET of the 100 KB JSON array, decoded by the library into `[Item]`.
 final class ItemsRequest: BaseRequest<[Item]> {
     init(server: CountingBenchServer, path: String) {
@@ -116,6 +138,23 @@ runBlockingMain {
                 let object = try await Net.perform(SmallObjectRequest(server: server, path: path))
                 guard object.isTheFixture else { return .failed("decoded an object that is not the fixture") }
                 return Outcome.check(status: 200, bytes: options.expectBytes ?? 0, options: options)
+            }
+            if options.events {
+                let events = try await Net.perform(EventStreamRequest(server: server, path: path))
+                var count = 0
+                var dataBytes = 0
+                for try await event in events {
+                    count += 1
+                    dataBytes += event.data.utf8.count
+                }
+                return Outcome.check(status: events.response.statusCode, bytes: options.expectBytes ?? 0,
+                                     items: count, dataBytes: dataBytes, options: options)
+            }
+            if options.stream {
+                let stream = try await Net.perform(ByteStreamRequest(server: server, path: path))
+                var size = 0
+                for try await chunk in stream { size += chunk.count }
+                return Outcome.check(status: stream.response.statusCode, bytes: size, options: options)
             }
             if let output = options.output {
                 let file = try await Net.perform(FileDownloadRequest(server: server, path: path, destination: output))

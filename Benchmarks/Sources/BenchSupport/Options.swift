@@ -10,11 +10,16 @@ import Glibc
 ///     --decode             decode each body as a JSON array of ``Item``
 ///     --decode-object      decode each body as one ``SmallObject`` (the small GETs with a Decodable)
 ///     --output FILE        write the body to FILE instead of keeping it (the download scenario)
+///     --stream             read the body as a stream, counting each chunk's bytes without keeping them
+///     --events             read the body as a stream of server-sent events (`text/event-stream`), counting
+///                          them; `--expect-items` is then the event count, `--expect-data` their data's size
 ///     --cacert FILE        trust the CA certificates in this PEM file (HTTPS)
 ///     --http2              ask for HTTP/2 (HTTPS); clients that negotiate it anyway ignore it
 ///     --label NAME         the scenario label printed in the result line (default "adhoc")
 ///     --expect-bytes N     the body size each response must have; a response of another size fails
-///     --expect-items N     with --decode: the number of items each decoded array must have
+///     --expect-items N     with --decode: the number of items each decoded array must have;
+///                          with --events: the number of events the stream must have
+///     --expect-data N      with --events: the total UTF-8 bytes of the events' `data` fields (a checksum)
 public struct Options: Sendable {
     public var url = ""
     public var requests = 1
@@ -22,11 +27,14 @@ public struct Options: Sendable {
     public var decode = false
     public var decodeObject = false
     public var output: String?
+    public var stream = false
+    public var events = false
     public var cacert: String?
     public var http2 = false
     public var label = "adhoc"
     public var expectBytes: Int?
     public var expectItems: Int?
+    public var expectData: Int?
 
     /// Parses `CommandLine.arguments`; prints the usage and exits with status 2 when they are wrong.
     public static func parse(_ arguments: [String] = CommandLine.arguments) -> Options {
@@ -48,11 +56,14 @@ public struct Options: Sendable {
             case "--decode": options.decode = true
             case "--decode-object": options.decodeObject = true
             case "--output": options.output = value(flag)
+            case "--stream": options.stream = true
+            case "--events": options.events = true
             case "--cacert": options.cacert = value(flag)
             case "--http2": options.http2 = true
             case "--label": options.label = value(flag)
             case "--expect-bytes": options.expectBytes = number(flag)
             case "--expect-items": options.expectItems = number(flag)
+            case "--expect-data": options.expectData = number(flag)
             default: usage("unknown argument \(flag)")
             }
         }
@@ -65,7 +76,8 @@ public struct Options: Sendable {
         let text = """
             error: \(problem)
             usage: \(CommandLine.arguments.first ?? "bench") --url URL [--requests N] [--concurrency C] [--decode]
-                   [--decode-object] [--output FILE] [--cacert FILE] [--http2] [--label NAME] [--expect-bytes N] [--expect-items N]
+                   [--decode-object] [--output FILE] [--stream] [--events] [--cacert FILE] [--http2] [--label NAME]
+                   [--expect-bytes N] [--expect-items N] [--expect-data N]
 
             """
         printError(text)

@@ -21,15 +21,19 @@ public struct Outcome: Sendable {
     }
 
     /// Checks one response the same way in every client: status 200, the expected body size
-    /// (`--expect-bytes`) and, when decoding, the expected item count (`--expect-items`).
-    public static func check(status: Int, bytes: Int, items: Int? = nil, options: Options) -> Outcome {
+    /// (`--expect-bytes`), when decoding or counting events the expected item or event count
+    /// (`--expect-items`), and for events the total size of their data (`--expect-data`).
+    public static func check(status: Int, bytes: Int, items: Int? = nil, dataBytes: Int? = nil,
+                             options: Options) -> Outcome {
         var problem: String?
         if status != 200 {
             problem = "status \(status)"
         } else if let expected = options.expectBytes, bytes != expected {
             problem = "\(bytes) body bytes, expected \(expected)"
         } else if let items, let expected = options.expectItems, items != expected {
-            problem = "\(items) items decoded, expected \(expected)"
+            problem = "\(items) \(options.events ? "events" : "items decoded"), expected \(expected)"
+        } else if let dataBytes, let expected = options.expectData, dataBytes != expected {
+            problem = "\(dataBytes) bytes of event data, expected \(expected)"
         }
         if let problem { Failures.report(problem) }
         return Outcome(ok: problem == nil, bytes: bytes)
