@@ -65,7 +65,6 @@ class Scenario:
     to_file: bool = False
     stream: bool = False          # read the body as a stream, counting its bytes (scenario 7)
     events: bool = False          # read the body as server-sent events, counting them (scenario 6)
-    absent: tuple = ()            # (client, why) pairs shown as "not applicable" rows
     min_runs: int = 0             # runs per client at least (default 3), for scenarios over in milliseconds
     https: bool = False
     http2: bool = False
@@ -95,13 +94,11 @@ SCENARIOS = [
     Scenario("5", "s5-decoded", "5d. HTTPS small GET → Decodable, 32 concurrent, HTTP/2", "/small.json", 20_000, 2_000,
              32, "small", https=True, http2=True, decode_object=True, only=("networklayer", "curl")),
     # Streaming (issue 14): one response read while it arrives. URLSession on Linux has no
-    # bytes(for:) (FoundationNetworking), so it has no row but a "not applicable" line.
+    # bytes(for:): its client streams through the delegate API (URLSessionDataDelegate).
     Scenario("6", "s6", "6. 100,000 server-sent events, streamed", "/events.sse", 1, 1, 1, "events",
-             events=True, only=("networklayer", "ahc", "curl", "loadgen"), min_runs=5,
-             absent=(("urlsession", "not applicable: no bytes(for:) on Linux"),)),
+             events=True, min_runs=5),
     Scenario("7", "s7", "7. 1 GiB streamed, counted per chunk", "/huge.bin", 1, 1, 1, "huge",
-             stream=True, only=("networklayer", "ahc", "curl", "loadgen"), min_runs=5,
-             absent=(("urlsession", "not applicable: no bytes(for:) on Linux"),)),
+             stream=True, min_runs=5),
 ]
 
 # The clients, in the order they run and appear in the table.
@@ -539,9 +536,6 @@ def table(results: dict, scenarios: list, clients: list, protocols: dict) -> str
                 statistics.median([r.cpu for r in runs]), cpu_per_request(runs),
                 statistics.median([r.rss_mb for r in runs]),
                 "/".join(sorted({str(r.connections) for r in runs}, key=int)), check))
-        for client, why in scenario.absent:
-            if client in clients:
-                rows.append(f"| {scenario.title} | {CLIENT_NAMES[client]} | — | — | — | — | — | — | — | {why} |")
     return "\n".join(rows)
 
 
@@ -586,9 +580,9 @@ def targets(results: dict) -> str:
         nl = median(label, "networklayer")
         if nl is None:
             continue
-        parts = [f"{nl / other:.2f}× {CLIENT_NAMES[client]}" for client in ("curl", "ahc")
+        parts = [f"{nl / other:.2f}× {CLIENT_NAMES[client]}" for client in ("curl", "ahc", "urlsession")
                  if (other := median(label, client))]
-        rss = {client: median(label, client, "rss_mb") for client in ("networklayer", "ahc", "curl")}
+        rss = {client: median(label, client, "rss_mb") for client in ("networklayer", "ahc", "urlsession", "curl")}
         memory = ", ".join(f"{CLIENT_NAMES[c]} {v:.0f} MB" for c, v in rss.items() if v)
         lines.append(f"- ℹ scenario {title}: NetworkLayer {', '.join(parts)}; peak RSS {memory} "
                      "(informational: no numeric target)")
