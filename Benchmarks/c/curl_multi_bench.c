@@ -232,11 +232,13 @@ static void add(CURLM *multi, CURL *easy) {
     }
 }
 
-static double now(void) {
+static double seconds_of(clockid_t clock) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    if (clock_gettime(clock, &ts) != 0) return 0;
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+static double now(void) { return seconds_of(CLOCK_MONOTONIC); }
 
 int main(int argc, char **argv) {
     parse(argc, argv);
@@ -257,7 +259,7 @@ int main(int argc, char **argv) {
 
     long started = 0, finished = 0, ok = 0;
     long long bytes = 0;
-    double start = now();
+    double start = now(), cpu_start = seconds_of(CLOCK_PROCESS_CPUTIME_ID);
     for (long i = 0; i < options.concurrency; i++, started++) {
         restart(&transfers[i]);
         add(multi, transfers[i].easy);
@@ -296,11 +298,11 @@ int main(int argc, char **argv) {
             }
         }
     }
-    double seconds = now() - start;
+    double seconds = now() - start, cpu = seconds_of(CLOCK_PROCESS_CPUTIME_ID) - cpu_start;
 
     printf("{\"client\":\"curl-multi\",\"scenario\":\"%s\",\"requests\":%ld,\"ok\":%ld,\"bytes\":%lld,"
-           "\"seconds\":%.6f,\"rps\":%.2f%s}\n",
-           options.label, options.requests, ok, bytes, seconds, seconds > 0 ? (double)ok / seconds : 0.0,
+           "\"seconds\":%.6f,\"rps\":%.2f,\"cpu\":%.6f%s}\n",
+           options.label, options.requests, ok, bytes, seconds, seconds > 0 ? (double)ok / seconds : 0.0, cpu,
            options.decode ? ",\"note\":\"transfer only, no JSON decoding\"" : "");
 
     for (long i = 0; i < options.concurrency; i++) {

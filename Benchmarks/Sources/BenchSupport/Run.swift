@@ -60,6 +60,16 @@ public func printError(_ text: String) {
 public struct Tally: Sendable {
     public var ok = 0
     public var bytes = 0
+    /// The CPU time of the whole process (every thread) from the first request to the last response:
+    /// without the start-up, which outweighs a run that lasts milliseconds (scenario 6).
+    public var cpuSeconds = 0.0
+}
+
+/// The CPU time the process has used so far, all threads, in seconds.
+func processCPUSeconds() -> Double {
+    var time = timespec()
+    guard clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time) == 0 else { return 0 }
+    return Double(time.tv_sec) + Double(time.tv_nsec) * 1e-9
 }
 
 /// Runs `requests` jobs with `concurrency` of them in flight, and times them.
@@ -73,7 +83,8 @@ public func runRequests(
 ) async -> (Tally, Duration) {
     let clock = ContinuousClock()
     let start = clock.now
-    let tally = await withTaskGroup(of: Tally.self) { group in
+    let cpuStart = processCPUSeconds()
+    var tally = await withTaskGroup(of: Tally.self) { group in
         for worker in 0..<options.concurrency {
             group.addTask {
                 var tally = Tally()
@@ -92,7 +103,9 @@ public func runRequests(
         }
         return total
     }
-    return (tally, start.duration(to: clock.now))
+    let elapsed = start.duration(to: clock.now)
+    tally.cpuSeconds = processCPUSeconds() - cpuStart
+    return (tally, elapsed)
 }
 
 /// Prints the one result line (JSON) the runner reads, and exits 0 when every request passed.
@@ -100,7 +113,7 @@ public func report(client: String, _ options: Options, _ tally: Tally, _ elapsed
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
     let rps = seconds > 0 ? Double(tally.ok) / seconds : 0
     var line = #"{"client":"\#(client)","scenario":"\#(options.label)","requests":\#(options.requests),"#
-        + #""ok":\#(tally.ok),"bytes":\#(tally.bytes),"seconds":\#(seconds),"rps":\#(rps)"#
+        + #""ok":\#(tally.ok),"bytes":\#(tally.bytes),"seconds":\#(seconds),"rps":\#(rps),"cpu":\#(tally.cpuSeconds)"#
     if let note { line += #","note":"\#(note)""# }
     print(line + "}")
     exit(tally.ok == options.requests ? 0 : 1)
