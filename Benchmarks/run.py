@@ -717,10 +717,11 @@ def main() -> int:
                 continue
             shown.append(argument)
         command = "make bench" + (f" BENCH_ARGS=\"{' '.join(shown)}\"" if shown else "")
+        more = [s for s in scenarios if s.min_runs > runs and not args.quick and not args.runs]
         header = ["# Benchmark results", "",
                   f"`{command}` on {time.strftime('%Y-%m-%d')}: {runs} run(s) per client and scenario"
-                  + "".join(f" ({s.min_runs} for scenario {s.title.split('.')[0]}, over in milliseconds to seconds)"
-                            for s in scenarios if s.min_runs > runs and not args.quick and not args.runs)
+                  + (f" ({more[0].min_runs} for scenario{'s' if len(more) > 1 else ''} "
+                     f"{' and '.join(s.key for s in more)}, which last milliseconds to seconds)" if more else "")
                   + ", interleaved; the table shows medians. Only ratios within one run compare: the machine "
                   "is shared, and wall-clock numbers move from run to run.", "", machine(), ""]
         Path(args.save).write_text("\n".join(header) + "\n" + text)
