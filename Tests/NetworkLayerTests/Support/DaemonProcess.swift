@@ -23,22 +23,14 @@ final class DaemonProcess: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", #""$@" & child=$!; echo "$child"; while read -r _; do :; done; kill -9 "$child" 2>/dev/null; wait "$child""#, "sh"]
             + command
-        let stdinPipe = Pipe()
-        let stdoutPipe = Pipe()
-        _ = fcntl(stdinPipe.fileHandleForWriting.fileDescriptor, F_SETFD, FD_CLOEXEC)
-        _ = fcntl(stdoutPipe.fileHandleForReading.fileDescriptor, F_SETFD, FD_CLOEXEC)
+        let (stdinPipe, stdoutPipe) = Pipe.forChild()
         process.standardInput = stdinPipe
         process.standardOutput = stdoutPipe
         process.standardError = FileHandle.nullDevice
         try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = stdoutPipe.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
+        let line = stdoutPipe.readFirstLine()
         try? stdoutPipe.fileHandleForReading.close()
-        guard let child = pid_t(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)), child > 0 else {
+        guard let child = pid_t(line), child > 0 else {
             try? stdinPipe.fileHandleForWriting.close()
             process.terminate()
             throw TestServerError(description: "\(name) did not start")

@@ -9,7 +9,7 @@ import Testing
 /// A misbehaving server on 127.0.0.1: `Tests/Servers/fault_server.py`, on a port the kernel picks.
 ///
 /// Like ``TestServer`` it exits when its stdin closes, so it cannot outlive the test process.
-final class FaultServer: Sendable {
+final class FaultServer: StoppableServer {
     /// What the server does with a connection (see the script's docstring).
     enum Mode: String, Sendable {
         /// Reads each request and misbehaves as its path says.
@@ -89,14 +89,6 @@ struct FaultProvider: ServiceProvider {
 /// server starts and stops on a Dispatch thread: both block, and the cooperative pool has only
 /// one thread per core.
 func withFaultServer<T>(_ mode: FaultServer.Mode = .serve, _ body: (FaultServer) async throws -> T) async throws -> T {
-    let server = try await offCooperativePool { try FaultServer.start(mode) }
-    do {
-        let value = try await body(server)
-        await offCooperativePool { server.stop() }
-        return value
-    } catch {
-        await offCooperativePool { server.stop() }
-        throw error
-    }
+    try await withServer({ try FaultServer.start(mode) }, body)
 }
 

@@ -2,7 +2,7 @@ import Foundation
 
 /// `Tests/Servers/https_connect_proxy.py`: an HTTPS proxy with a CA of its own and a certificate
 /// for 127.0.0.1 only, tunnelling CONNECT requests. Its CA is ``caCertificate``.
-final class HTTPSConnectProxy: Sendable {
+final class HTTPSConnectProxy: StoppableServer {
     private let directory: URL
     private let server: ServerProcess
     var port: Int { server.port }
@@ -42,13 +42,5 @@ final class HTTPSConnectProxy: Sendable {
 
 /// Runs `body` with a fresh HTTPS proxy, stopped afterwards whatever happens.
 func withHTTPSConnectProxy<T>(_ body: (HTTPSConnectProxy) async throws -> T) async throws -> T {
-    let proxy = try await offCooperativePool { try HTTPSConnectProxy() }
-    do {
-        let value = try await body(proxy)
-        await offCooperativePool { proxy.stop() }
-        return value
-    } catch {
-        await offCooperativePool { proxy.stop() }
-        throw error
-    }
+    try await withServer({ try HTTPSConnectProxy() }, body)
 }

@@ -3,7 +3,7 @@ import Foundation
 /// mitmproxy's `mitmdump` (from `.venv`) on a free port, in regular mode unless told (`socks5`): an intercepting proxy
 /// that answers each CONNECT with a certificate of its own CA for the requested host. It trusts
 /// the test CA upstream. Its CA (created on first start) is in ``caCertificate``.
-final class MitmProxy: Sendable {
+final class MitmProxy: StoppableServer {
     let port: Int
     private let directory: URL
     private let daemon: DaemonProcess
@@ -38,13 +38,5 @@ final class MitmProxy: Sendable {
 
 /// Runs `body` with a fresh mitmdump, stopped afterwards whatever happens.
 func withMitmProxy<T>(mode: String = "regular", _ body: (MitmProxy) async throws -> T) async throws -> T {
-    let proxy = try await offCooperativePool { try MitmProxy(mode: mode) }
-    do {
-        let value = try await body(proxy)
-        await offCooperativePool { proxy.stop() }
-        return value
-    } catch {
-        await offCooperativePool { proxy.stop() }
-        throw error
-    }
+    try await withServer({ try MitmProxy(mode: mode) }, body)
 }

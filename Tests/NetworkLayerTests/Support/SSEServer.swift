@@ -6,7 +6,7 @@ import Foundation
 /// stall; a fast 1 GB body; NDJSON; uploads), on a port the kernel picks.
 ///
 /// Like ``TestServer`` it exits when its stdin closes, so it cannot outlive the test process.
-final class SSEServer: Sendable {
+final class SSEServer: StoppableServer {
     private let server: ServerProcess
 
     var port: Int { server.port }
@@ -44,13 +44,5 @@ final class SSEServer: Sendable {
 
 /// Runs `body` with a fresh streaming server, stopped afterwards whatever happens.
 func withSSEServer<T>(_ body: (SSEServer) async throws -> T) async throws -> T {
-    let server = try await offCooperativePool { try SSEServer.start() }
-    do {
-        let value = try await body(server)
-        await offCooperativePool { server.stop() }
-        return value
-    } catch {
-        await offCooperativePool { server.stop() }
-        throw error
-    }
+    try await withServer({ try SSEServer.start() }, body)
 }

@@ -6,7 +6,8 @@ struct TestServerError: Error, CustomStringConvertible {
 
 /// A loopback server program started by a test: launched with a pipe as its stdin, waited for
 /// until it prints `PORT <n>`, stopped by closing that pipe (the servers exit when their stdin
-/// closes, so none outlives the test process, even after a crash).
+/// closes, so none outlives the test process, even after a crash; the test process's ends of the
+/// pipes are close-on-exec, so no other child holds that stdin open).
 // @unchecked Sendable: immutable after init; `Process.terminate` and `FileHandle.close` may be
 // called from any thread.
 final class ServerProcess: @unchecked Sendable {
@@ -20,20 +21,13 @@ final class ServerProcess: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [interpreter] + arguments
-        let stdinPipe = Pipe()
-        let stdoutPipe = Pipe()
+        let (stdinPipe, stdoutPipe) = Pipe.forChild()
         process.standardInput = stdinPipe
         process.standardOutput = stdoutPipe
         process.standardError = FileHandle.nullDevice
         try process.run()
         // The first line is "PORT <n>"; EOF first means the server failed to start.
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = stdoutPipe.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = stdoutPipe.readFirstLine()
         guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
             process.terminate()
             throw TestServerError(description: "\(name) did not start (printed \"\(text)\")")

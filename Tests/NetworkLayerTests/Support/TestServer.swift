@@ -5,7 +5,7 @@ import Testing
 /// A real HTTP(S) server on 127.0.0.1: `Tests/Servers/test_server.py`, on a port the kernel picks.
 ///
 /// The server exits when its stdin closes, so it cannot outlive the test process even if a test crashes.
-final class TestServer: Sendable {
+final class TestServer: StoppableServer {
     let isTLS: Bool
     /// The file the server appends every received (decrypted) request byte to, if asked to record.
     let recordFile: URL?
@@ -65,33 +65,14 @@ final class TestServer: Sendable {
 }
 
 /// Runs `body` with a fresh server and stops the server afterwards, whatever happens.
-///
-/// Starting waits for Python to print its port and stopping for it to exit, so both run on a
-/// Dispatch thread: on the cooperative pool (one thread per core) a few tests doing that at once
-/// would stall every other task, and timing tests would measure the stall.
 func withTestServer<T>(_ arguments: [String] = [], record: Bool = false, tls: Bool = false,
                        _ body: (TestServer) async throws -> T) async throws -> T {
-    let server = try await offCooperativePool { try TestServer.start(arguments, tls: tls, record: record) }
-    do {
-        let value = try await body(server)
-        await offCooperativePool { server.stop() }
-        return value
-    } catch {
-        await offCooperativePool { server.stop() }
-        throw error
-    }
+    try await withServer({ try TestServer.start(arguments, tls: tls, record: record) }, body)
 }
 
 extension TestServer {
     /// Runs `body` with this server, then stops it (on a Dispatch thread: stopping blocks).
     func whileRunning<T>(_ body: (TestServer) async throws -> T) async throws -> T {
-        do {
-            let value = try await body(self)
-            await offCooperativePool { self.stop() }
-            return value
-        } catch {
-            await offCooperativePool { self.stop() }
-            throw error
-        }
+        try await running(self, body)
     }
 }

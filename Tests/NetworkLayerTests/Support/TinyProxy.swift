@@ -3,7 +3,7 @@ import Foundation
 /// tinyproxy (Debian's package; `make deps` installs it) on a free port, with its configuration
 /// and log in a fresh temporary directory: a real HTTP proxy that forwards plain requests and
 /// opens CONNECT tunnels, optionally demanding Basic credentials.
-final class TinyProxy: Sendable {
+final class TinyProxy: StoppableServer {
     let port: Int
     private let directory: URL
     private let daemon: DaemonProcess
@@ -55,13 +55,5 @@ final class TinyProxy: Sendable {
 
 /// Runs `body` with a fresh tinyproxy, stopped afterwards whatever happens.
 func withTinyProxy<T>(username: String? = nil, password: String? = nil, _ body: (TinyProxy) async throws -> T) async throws -> T {
-    let proxy = try await offCooperativePool { try TinyProxy(username: username, password: password) }
-    do {
-        let value = try await body(proxy)
-        await offCooperativePool { proxy.stop() }
-        return value
-    } catch {
-        await offCooperativePool { proxy.stop() }
-        throw error
-    }
+    try await withServer({ try TinyProxy(username: username, password: password) }, body)
 }

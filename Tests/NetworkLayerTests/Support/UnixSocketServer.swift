@@ -3,7 +3,7 @@ import Foundation
 
 /// `Tests/Servers/unix_socket_server.py`: HTTP/1.1 on a Unix socket in a fresh temporary
 /// directory, counting connections and requests. Removed, directory and all, by ``stop()``.
-final class UnixSocketServer: Sendable {
+final class UnixSocketServer: StoppableServer {
     let socketPath: String
     private let directory: URL
     private let server: ServerProcess
@@ -54,15 +54,7 @@ struct SocketStats: Decodable, Sendable {
 
 /// Runs `body` with a fresh Unix socket server, stopped afterwards whatever happens.
 func withUnixSocketServer<T>(_ body: (UnixSocketServer) async throws -> T) async throws -> T {
-    let server = try await offCooperativePool { try UnixSocketServer() }
-    do {
-        let value = try await body(server)
-        await offCooperativePool { server.stop() }
-        return value
-    } catch {
-        await offCooperativePool { server.stop() }
-        throw error
-    }
+    try await withServer({ try UnixSocketServer() }, body)
 }
 
 /// A Unix socket file nobody listens on (bound, then closed), in a fresh temporary directory.
