@@ -489,12 +489,12 @@ def fmt_rate(value: float, throughput: bool, mbps: float = 0.0) -> str:
 def cpu_per_request(runs: list, events: bool = False) -> str:
     """Median CPU time per completed request: µs for small requests, ms for a whole download or
     stream. Per event in scenario 6, from the client's own CPU time while it streamed (the process's
-    start-up would outweigh 100,000 events), in µs with two decimals."""
+    start-up would outweigh 100,000 events; the load generator's whole process), in µs with two decimals."""
     values = [(r.window_cpu if events and r.window_cpu else r.cpu) / r.done for r in runs if r.done]
     if not values:
         return "—"
     value = statistics.median(values)
-    if value < 1e-5:
+    if events:
         return f"{value * 1e6:.2f} µs"
     return f"{value * 1e6:,.0f} µs" if value < 0.01 else f"{value * 1e3:,.0f} ms"
 
@@ -536,7 +536,7 @@ def table(results: dict, scenarios: list, clients: list, protocols: dict) -> str
                 fmt_rate(rate, scenario.throughput,
                          statistics.median([r.mbps for r in runs]) if scenario.events else 0.0),
                 ratio(rate, medians.get("curl", 0)), ratio(rate, loadgen),
-                statistics.median([r.cpu for r in runs]), cpu_per_request(runs, scenario.events and client != "loadgen"),
+                statistics.median([r.cpu for r in runs]), cpu_per_request(runs, scenario.events),
                 statistics.median([r.rss_mb for r in runs]),
                 "/".join(sorted({str(r.connections) for r in runs}, key=int)), check))
     return "\n".join(rows)
