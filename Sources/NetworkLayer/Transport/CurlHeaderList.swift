@@ -9,9 +9,10 @@ final class CurlHeaderList: @unchecked Sendable {
     /// Builds the list; an empty value is sent as `Name;`, libcurl's syntax for an empty header.
     /// - Parameter suppressing: headers libcurl would add on its own that must not be sent
     ///   (`Name:` in libcurl's syntax).
-    /// - Parameter adding: a header sent after `headers` (the transport's own `User-Agent`).
+    /// - Parameter adding: headers sent after `headers` (the transport's own `User-Agent` and
+    ///   `Accept-Encoding`).
     init(_ headers: [(name: String, value: String)], suppressing: [String] = [],
-         adding extra: (name: String, value: String)? = nil) throws(NetworkError) {
+         adding extras: [(name: String, value: String)] = []) throws(NetworkError) {
         var list: UnsafeMutablePointer<curl_slist>?
         func append(_ line: String) throws(NetworkError) {
             guard let appended = curl_slist_append(list, line) else {
@@ -21,7 +22,7 @@ final class CurlHeaderList: @unchecked Sendable {
             list = appended
         }
         for header in headers { try append(Self.line(header.name, header.value)) }
-        if let extra { try append(Self.line(extra.name, extra.value)) }
+        for extra in extras { try append(Self.line(extra.name, extra.value)) }
         for name in suppressing { try append(name + ":") }
         raw = list
     }
@@ -39,9 +40,15 @@ final class CurlHeaderList: @unchecked Sendable {
         return line
     }
 
-    /// The list of a request that sends no header of its own: only the library's `User-Agent`.
-    /// Built once and shared by every such transfer (libcurl only reads a list); never freed.
+    /// The list of a request that sends no header of its own: the library's `User-Agent` and
+    /// `Accept-Encoding`. Built once and shared by every such transfer (libcurl only reads a
+    /// list); never freed.
+    static let standard = Result { () throws(NetworkError) -> CurlHeaderList in
+        try CurlHeaderList([], adding: [("User-Agent", CurlTransfer.userAgent), ("Accept-Encoding", CurlTransfer.acceptedEncodings)])
+    }
+
+    /// The same without `Accept-Encoding`, for a response that is not decompressed (HEAD, streams).
     static let userAgentOnly = Result { () throws(NetworkError) -> CurlHeaderList in
-        try CurlHeaderList([], adding: ("User-Agent", CurlTransfer.userAgent))
+        try CurlHeaderList([], adding: [("User-Agent", CurlTransfer.userAgent)])
     }
 }

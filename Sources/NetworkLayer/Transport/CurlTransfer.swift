@@ -88,13 +88,21 @@ final class CurlTransfer: @unchecked Sendable {
                 suppressed.append("Content-Type")
             }
         }
-        // The User-Agent goes in the list rather than CURLOPT_USERAGENT, which libcurl formats one
-        // character at a time twice per transfer (about 7 k instructions); a request's own wins.
+        // The User-Agent and Accept-Encoding go in the list rather than CURLOPT_USERAGENT and
+        // CURLOPT_ACCEPT_ENCODING's header, which libcurl formats one character at a time twice per
+        // transfer (a list line once); a request's own wins. CURLOPT_ACCEPT_ENCODING stays set
+        // (configureEveryOption): it is what makes libcurl decode the body. Not for a HEAD (no
+        // body) or a stream (read as it is sent; see configureStreaming).
+        let decodesBody = !streaming && request.method != .head
         if request.headers.isEmpty, suppressed.isEmpty {
-            headerList = try CurlHeaderList.userAgentOnly.get()
+            headerList = try (decodesBody ? CurlHeaderList.standard : CurlHeaderList.userAgentOnly).get()
         } else {
-            let userAgent = request.headers.value(for: "User-Agent") == nil ? Self.userAgent : nil
-            headerList = try CurlHeaderList(request.headers, suppressing: suppressed, adding: userAgent.map { ("User-Agent", $0) })
+            var added: [(name: String, value: String)] = []
+            if request.headers.value(for: "User-Agent") == nil { added.append(("User-Agent", Self.userAgent)) }
+            if decodesBody, request.headers.value(for: "Accept-Encoding") == nil {
+                added.append(("Accept-Encoding", Self.acceptedEncodings))
+            }
+            headerList = try CurlHeaderList(request.headers, suppressing: suppressed, adding: added)
         }
         // The two C resources last, each released if the other cannot be had: until every stored
         // property is set, a throwing init does not run `deinit`.
@@ -288,6 +296,17 @@ final class CurlTransfer: @unchecked Sendable {
             try handle.set(CURLOPT_MIMEPOST, pointer: UnsafeMutableRawPointer(mime.raw))
         }
     }
+
+    /// What `CURLOPT_ACCEPT_ENCODING ""` would offer: every encoding this libcurl decodes, in
+    /// libcurl's order (`deflate, gzip, br, zstd` with all of them built in).
+    static let acceptedEncodings: String = {
+        let features = curl_version_info(CURLVERSION_TENTH)?.pointee.features ?? 0
+        var encodings: [String] = []
+        if features & CURL_VERSION_LIBZ != 0 { encodings += ["deflate", "gzip"] }
+        if features & CURL_VERSION_BROTLI != 0 { encodings.append("br") }
+        if features & CURL_VERSION_ZSTD != 0 { encodings.append("zstd") }
+        return encodings.isEmpty ? "identity" : encodings.joined(separator: ", ")
+    }()
 
     static let userAgent: String = {
         let version = curl_version_info(CURLVERSION_TENTH)?.pointee.version.map { String(cString: $0) } ?? "?"

@@ -139,4 +139,24 @@ struct HeaderTests {
         #expect(!description.contains("\r"))
         #expect(!description.contains("\n"))
     }
+
+    @Test("Accept-Encoding is sent once, offering every encoding libcurl decodes; a request's own replaces it; a stream asks for none")
+    func acceptEncodingOnceAndReplaceable() async throws {
+        let server = try await TestServer.shared()
+        let plain = try await Net.perform(TestRequest<Echo>(server.provider(), "/echo"))
+        #expect(received("Accept-Encoding", in: plain) == [CurlTransfer.acceptedEncodings])
+        for encoding in ["gzip", "deflate", "br", "zstd"] {
+            #expect(CurlTransfer.acceptedEncodings.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.contains(encoding))
+        }
+        let withHeaders = try await Net.perform(TestRequest<Echo>(server.provider(headers: ["X-Provider": "p"]), "/echo"))
+        #expect(received("Accept-Encoding", in: withHeaders) == [CurlTransfer.acceptedEncodings])
+        let own = try await Net.perform(TestRequest<Echo>(server.provider(), "/echo", headers: ["accept-encoding": "identity"]))
+        #expect(received("Accept-Encoding", in: own) == ["identity"])
+        let stream = try await Net.perform(StreamRequest<ByteStream>(server.provider(), "/echo"))
+        var body = Data()
+        for try await chunk in stream { body.append(chunk) }
+        let streamed = try JSONDecoder().decode(Echo.self, from: body)
+        #expect(received("Accept-Encoding", in: streamed).isEmpty)
+        #expect(received("User-Agent", in: streamed).count == 1)
+    }
 }
