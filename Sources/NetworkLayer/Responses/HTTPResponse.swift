@@ -44,8 +44,11 @@ public struct HTTPResponse: Sendable {
     }
 
     init(statusCode: Int, headers: ResponseHeaders, body: Data, url: URL, isMocked: Bool,
-         origin: RequestOrigin, expectations: ResponseExpectations) {
+         origin: RequestOrigin, expectations: ResponseExpectations, metrics: TransferMetrics? = nil,
+         redirectLocation: String? = nil) {
         self.statusCode = statusCode
+        self.metrics = metrics
+        self.redirectLocation = redirectLocation
         headerBlock = headers
         self.body = body
         self.url = url

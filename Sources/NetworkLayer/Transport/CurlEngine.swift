@@ -105,7 +105,7 @@ final class CurlEngine: @unchecked Sendable {
     }
 
     /// Hands `transfer` to the engine; `completion` runs exactly once, on the engine thread.
-    func start(_ transfer: CurlTransfer, completion: @escaping @Sendable (Result<HTTPResponse, NetworkError>) -> Void) {
+    func start(_ transfer: CurlTransfer, completion: @escaping @Sendable (consuming Result<HTTPResponse, NetworkError>) -> Void) {
         transfer.completion = completion
         if inbox.withLock({ $0.started.append(transfer); return $0.needsWake() }) { wake() }
     }
@@ -247,25 +247,32 @@ final class CurlEngine: @unchecked Sendable {
     }
 
     /// Removes an active transfer from libcurl (stopping it if it still runs) and completes it.
-    private func finish(_ transfer: CurlTransfer, with result: Result<HTTPResponse, NetworkError>) {
+    private func finish(_ transfer: CurlTransfer, with result: consuming Result<HTTPResponse, NetworkError>) {
         active[transfer.handle.raw] = nil
         streaming[transfer.handle.raw] = nil
         _ = curl_multi_remove_handle(multi, transfer.handle.raw)  // fails only for a handle not added
         complete(transfer, with: result)
     }
 
-    private func complete(_ transfer: CurlTransfer, with result: Result<HTTPResponse, NetworkError>) {
+    private func complete(_ transfer: CurlTransfer, with result: consuming Result<HTTPResponse, NetworkError>) {
+        guard let stream = transfer.stream else {
+            let completion = transfer.completion
+            transfer.completion = nil
+            detachCache(from: transfer)
+            recycle(transfer.handle)
+            completion?(result)  // its last use: the response moves to the waiting task
+            return
+        }
+        let outcome = result  // a stream's, tested and passed on below
         // A stream whose transfer ends before its headers were complete (a failure, or a
         // response without a header block) delivers what it has now; then its body ends.
-        if transfer.stream != nil, !transfer.headDelivered, case .success = result { transfer.deliverHead() }
+        if !transfer.headDelivered, case .success = outcome { transfer.deliverHead() }
         let completion = transfer.completion
         transfer.completion = nil
         detachCache(from: transfer)
         recycle(transfer.handle)
-        completion?(result)
-        if let stream = transfer.stream {
-            if case .failure(let error) = result { stream.finish(error) } else { stream.finish(nil) }
-        }
+        completion?(outcome)
+        if case .failure(let error) = outcome { stream.finish(error) } else { stream.finish(nil) }
     }
 
     private func attachCache(to transfer: CurlTransfer) throws(NetworkError) {

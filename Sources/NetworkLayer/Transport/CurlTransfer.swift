@@ -22,7 +22,9 @@ final class CurlTransfer: @unchecked Sendable {
     let isCancellationRequested = Atomic<Bool>(false)
 
     // Engine thread only, from submission on.
-    var completion: (@Sendable (Result<HTTPResponse, NetworkError>) -> Void)?
+    /// Takes the result (`consuming`: the response moves to the waiting task instead of being
+    /// copied, each copy a retain and release of every reference it holds).
+    var completion: (@Sendable (consuming Result<HTTPResponse, NetworkError>) -> Void)?
     // @exclusivity(unchecked) on the state the callbacks touch for every piece of every response:
     // only the engine thread uses it, never reentrantly, and the runtime's checks of these
     // accesses cost more than the work itself on small responses.
@@ -444,13 +446,12 @@ final class CurlTransfer: @unchecked Sendable {
         // Redirects are separate transfers, so the effective URL is the request's own.
         let url = request.url
         let status = handle.long(CURLINFO_RESPONSE_CODE) ?? 0
-        var response = HTTPResponse(statusCode: status, headers: ResponseHeaders(raw: headerBlock.bytes),
-                                    body: body, url: url, isMocked: false,
-                                    origin: request.origin,
-                                    expectations: request.snapshot.expectations)
-        response.metrics = metrics
-        if (300..<400).contains(status) { response.redirectLocation = handle.string(CURLINFO_REDIRECT_URL) }
-        return response
+        // Built whole (setting `metrics` on a built response copied all of it).
+        return HTTPResponse(statusCode: status, headers: ResponseHeaders(raw: headerBlock.bytes),
+                            body: body, url: url, isMocked: false,
+                            origin: request.origin,
+                            expectations: request.snapshot.expectations, metrics: metrics,
+                            redirectLocation: (300..<400).contains(status) ? handle.string(CURLINFO_REDIRECT_URL) : nil)
     }
 
     /// What this transfer observed that the code alone does not say, for ``CurlErrorMapping``.

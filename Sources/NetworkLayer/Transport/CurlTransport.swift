@@ -54,7 +54,7 @@ struct CurlTransport: Transport {
         // that resuming the continuation provides (both are no-ops outside TSan builds).
         let result = await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<HTTPResponse, NetworkError>, Never>) in
-                engine.start(transfer) { result in
+                engine.start(transfer) { (result: consuming Result<HTTPResponse, NetworkError>) in
                     nl_tsan_release(Unmanaged.passUnretained(transfer).toOpaque())
                     continuation.resume(returning: result)
                 }
@@ -63,7 +63,10 @@ struct CurlTransport: Transport {
             engine.cancel(transfer)
         }
         nl_tsan_acquire(Unmanaged.passUnretained(transfer).toOpaque())
-        return try result.get()
+        switch consume result {  // moved out, not copied as `get()` would
+        case .success(let response): return response
+        case .failure(let error): throw error
+        }
     }
 
     /// `.<name>.<random>.download` in the destination's directory, so the final move is a rename.
