@@ -56,7 +56,14 @@ let package = Package(
         ),
         .testTarget(
             name: "NetworkLayerTests",
-            dependencies: ["NetworkLayer", "FastJSON"]
+            dependencies: ["NetworkLayer", "FastJSON", "StreamMemoryProbe"]
+        ),
+        // One streamed download per process, for the peak resident size of a whole process
+        // ("Stream backpressure": 1 GB to a slow reader stays under 64 MB).
+        .executableTarget(
+            name: "StreamMemoryProbe",
+            dependencies: ["NetworkLayer"],
+            path: "Tests/StreamMemoryProbe"
         ),
         // One decoding-memory measurement per process (FastJSONTests' "Decoding memory", the README's figures).
         .executableTarget(

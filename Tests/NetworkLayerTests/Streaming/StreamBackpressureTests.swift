@@ -36,4 +36,17 @@ struct StreamBackpressureTests {
             #expect(growth < 64 << 20, "the process grew by \(growth >> 20) MB")
         }
     }
+
+    @Test("1 GB streamed to a reader that sleeps on every chunk, in a process of its own: its peak resident size stays under 64 MB")
+    func gigabyteInAProcessOfItsOwn() async throws {
+        try await withSSEServer { server in
+            let port = server.port
+            let measurement = try await offCooperativePool { try StreamMemoryProbe.measure(port: port, bytes: Self.gigabyte) }
+            #expect(measurement.bytes == Self.gigabyte)
+            #expect(measurement.inOrder)
+            #expect(measurement.peak < 64 << 20, "the process's peak resident size was \(measurement.peak >> 20) MB")
+            // A floor, so that a probe that measured nothing cannot pass: the runtime alone is several MB.
+            #expect(measurement.peak > 4 << 20, "implausible peak \(measurement.peak) bytes")
+        }
+    }
 }
