@@ -563,3 +563,35 @@ let sample = Cookie(name: "n", value: "v", domain: ".example.com", path: "/", ex
 print(cookies.count, jarFile, sample.name, sample.value, sample.domain, sample.path, sample.expires as Any, sample.isSecure,
       sample.isHTTPOnly, sample == sample)
 Net.cookieStorage = .none
+
+// MARK: - Streamed upload bodies (issue 14)
+
+final class UploadExportRequest: BaseRequest<EmptyResponse> {
+    init(chunks: some AsyncSequence<Data, Never> & Sendable, length: Int?) {
+        super.init(serviceProvider: ShopProvider(), endpoint: "/exports")
+        httpMethod = .put
+        body = .stream(chunks, length: length)                    // Content-Length: length, or chunked when nil
+    }
+}
+let (uploadChunks, uploadFeed) = AsyncStream.makeStream(of: Data.self)
+let throwingChunks = AsyncThrowingStream<Data, Error> { $0.finish() }
+let streamedBodies: [RequestBody] = [
+    .stream(uploadChunks, length: nil),
+    .stream(throwingChunks, length: 0, contentType: "text/csv"),
+    .stream([Data("a".utf8)].async, length: 1),
+]
+uploadFeed.finish()
+print(streamedBodies.count, UploadExportRequest(chunks: AsyncStream<Data> { $0.finish() }, length: nil).httpMethod)
+
+extension Array where Element: Sendable {
+    /// An AsyncSequence over the array (the API check's own; any AsyncSequence of Data works).
+    var async: AsyncArray<Element> { AsyncArray(elements: self) }
+}
+struct AsyncArray<Element: Sendable>: AsyncSequence, Sendable {
+    let elements: [Element]
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var rest: ArraySlice<Element>
+        mutating func next() async -> Element? { rest.popFirst() }
+    }
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(rest: elements[...]) }
+}

@@ -32,8 +32,19 @@ Endpoints (GET unless noted):
   /ndjson?bad=              NDJSON values {"n": i} with blank lines; line `bad` is not JSON
                             (then the body stays open 2 s more)
   /stats                    {"open": streams open now, "opened": total, "closed": total}
-  POST /upload?delay=       reads the body (Content-Length or chunked), `delay` ms after each
-                            64 KB read; {"size", "sha256", "chunked", "chunks"}
+  POST (or PUT) /upload?delay=&id=&pattern=
+                            reads the body (Content-Length or chunked), `delay` ms after each
+                            64 KB read; {"size", "sha256", "chunked", "chunks", "pattern"}; with
+                            `id`, what arrived so far is counted for /upload/received; with
+                            `pattern=1`, "pattern" says whether byte i of the body was i % 256
+  POST /upload/status?code= reads the body, then answers as /upload with status `code` (default 503)
+  GET /upload/received?id=  {"received": bytes of upload `id` read so far, "done": whether it
+                            ended, "attempts": how many uploads with this id began}
+  POST /upload/redirect?status=&to=
+                            `status` (default 307) to `to` at once, without reading the body
+                            (Connection: close)
+  POST /upload/auth?valid=  reads the body, then 401 unless "Authorization: Bearer <valid>",
+                            else answers as /upload
 """
 
 import argparse
@@ -180,6 +191,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if path == "/stats":
             self.send_json(200, STATS.snapshot())
             return
+        if path == "/upload/received":
+            self.send_json(200, UPLOADS.snapshot(query.get("id", "")))
+            return
         STATS.enter()
         try:
             self.route(path, query)
@@ -300,45 +314,132 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def do_POST(self):
         path, query = self.query()
-        if path != "/upload":
+        if path == "/upload/redirect":
+            self.send_response(int(query.get("status", "307")))
+            self.send_header("Location", query.get("to", "/upload"))
+            self.send_header("Content-Length", "0")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            return
+        if path not in ("/upload", "/upload/auth", "/upload/status"):
             self.send_json(404, {"error": "not found", "path": path})
             return
+        try:
+            result = self.read_upload(query)
+        except (BrokenPipeError, ConnectionResetError, OSError, ValueError):
+            self.close_connection = True
+            return
+        if result is None:  # the client stopped before the end of the body
+            self.close_connection = True
+            return
+        if path == "/upload/auth" and self.headers.get("Authorization") != "Bearer " + query.get("valid", ""):
+            self.send_json(401, {"error": "unauthorized", "size": result["size"]})
+            return
+        if path == "/upload/status":
+            self.send_json(int(query.get("code", "503")), result)
+            return
+        self.send_json(200, result)
+
+    do_PUT = do_POST
+
+    def read_upload(self, query):
+        """Reads the request body; its summary, or None when it ended early."""
         delay = float(query.get("delay", "0")) / 1000
+        upload_id = query.get("id")
+        check_pattern = query.get("pattern") == "1"
         digest = hashlib.sha256()
-        size = 0
-        chunks = 0
+        state = {"size": 0, "chunks": 0, "pattern": True}
+        if upload_id:
+            UPLOADS.start(upload_id)
+
+        def take(data):
+            if check_pattern and state["pattern"]:
+                start = state["size"] % 256
+                expected = (bytes(range(256)) * (len(data) // 256 + 2))[start:start + len(data)]
+                state["pattern"] = data == expected
+            digest.update(data)
+            state["size"] += len(data)
+            if upload_id:
+                UPLOADS.add(upload_id, len(data))
+            if delay:
+                time.sleep(delay)
+
         chunked = self.headers.get("Transfer-Encoding", "").lower() == "chunked"
-        if chunked:
-            while True:
-                line = self.rfile.readline()
-                length = int(line.split(b";")[0].strip() or b"0", 16)
-                if length == 0:
-                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
-                        pass
-                    break
-                remaining = length
+        complete = True
+        try:
+            if chunked:
+                while True:
+                    line = self.rfile.readline()
+                    if not line:
+                        complete = False
+                        break
+                    length = int(line.split(b";")[0].strip() or b"0", 16)
+                    if length == 0:
+                        while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                            pass
+                        break
+                    remaining = length
+                    while remaining:
+                        data = self.rfile.read(min(remaining, 64 << 10))
+                        if not data:
+                            complete = False
+                            break
+                        take(data)
+                        remaining -= len(data)
+                    if not complete:
+                        break
+                    self.rfile.readline()
+                    state["chunks"] += 1
+            else:
+                remaining = int(self.headers.get("Content-Length", "0"))
                 while remaining:
                     data = self.rfile.read(min(remaining, 64 << 10))
-                    digest.update(data)
-                    size += len(data)
+                    if not data:
+                        complete = False
+                        break
+                    take(data)
                     remaining -= len(data)
-                    if delay:
-                        time.sleep(delay)
-                self.rfile.readline()
-                chunks += 1
-        else:
-            remaining = int(self.headers.get("Content-Length", "0"))
-            while remaining:
-                data = self.rfile.read(min(remaining, 64 << 10))
-                if not data:
-                    break
-                digest.update(data)
-                size += len(data)
-                remaining -= len(data)
-                chunks += 1
-                if delay:
-                    time.sleep(delay)
-        self.send_json(200, {"size": size, "sha256": digest.hexdigest(), "chunked": chunked, "chunks": chunks})
+                    state["chunks"] += 1
+        finally:
+            if upload_id:
+                UPLOADS.end(upload_id)
+        if not complete:
+            return None
+        return {"size": state["size"], "sha256": digest.hexdigest(), "chunked": chunked, "chunks": state["chunks"],
+                "pattern": state["pattern"]}
+
+
+class Uploads:
+    """Bytes received per upload id, for /upload/received."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.received = {}
+        self.done = set()
+        self.attempts = {}
+
+    def start(self, upload_id):
+        with self.lock:
+            self.attempts[upload_id] = self.attempts.get(upload_id, 0) + 1
+            self.received[upload_id] = 0
+            self.done.discard(upload_id)
+
+    def add(self, upload_id, count):
+        with self.lock:
+            self.received[upload_id] = self.received.get(upload_id, 0) + count
+
+    def end(self, upload_id):
+        with self.lock:
+            self.done.add(upload_id)
+
+    def snapshot(self, upload_id):
+        with self.lock:
+            return {"received": self.received.get(upload_id, 0), "done": upload_id in self.done,
+                    "attempts": self.attempts.get(upload_id, 0)}
+
+
+UPLOADS = Uploads()
 
 
 def wait_for_stdin_eof(stop):

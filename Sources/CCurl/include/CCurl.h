@@ -17,6 +17,7 @@ CURLcode nl_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist
 CURLcode nl_easy_setopt_data_callback(CURL *handle, CURLoption option, curl_write_callback value);
 CURLcode nl_easy_setopt_xferinfo_callback(CURL *handle, curl_xferinfo_callback value);
 CURLcode nl_easy_setopt_ssl_ctx_callback(CURL *handle, curl_ssl_ctx_callback value);
+CURLcode nl_easy_setopt_seek_callback(CURL *handle, curl_seek_callback value);
 
 // MARK: - Easy handle information
 

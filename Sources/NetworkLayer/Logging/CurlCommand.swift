@@ -40,6 +40,10 @@ enum CurlCommand {
             }
         case .file(let url, _)?:
             parts += ["--data-binary", quote("@" + url.path)]
+        case .stream(let upload)?:
+            // A sequence cannot be written down: the command reads the body from its stdin.
+            parts += ["--data-binary", "@-", "# the body is produced by a sequence: pipe "
+                        + (upload.length.map { "its \($0) bytes" } ?? "it") + " into this command"]
         case .multipart(let form)?:
             for part in form.parts {
                 switch part {

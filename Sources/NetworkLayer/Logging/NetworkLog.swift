@@ -77,6 +77,9 @@ struct NetworkLog: Sendable {
             bodySummary = "body: multipart/form-data, \(form.parts.count) parts"
             partLines = form.parts.map(describe)
             bodyDetail = partLines?.joined(separator: "\n")
+        case .stream(let upload)?:
+            bodySummary = "body: streamed, " + (upload.length.map { "\($0) bytes" } ?? "length unknown")
+            bodySize = upload.length
         default:
             break
         }

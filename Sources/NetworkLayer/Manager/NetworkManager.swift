@@ -152,6 +152,11 @@ public final class NetworkManager: Sendable {
             if response.statusCode == 401, let source = snapshot.authentication?.refreshableSource, let stale = credentials?.token {
                 log?.retry("401: refreshing the token, then retrying once", of: request)
                 credentials = try await snapshot.authentication?.credentials(token: try await source.token(replacing: stale))
+                // The token is fresh for the next request; a streamed body cannot go a second time.
+                if sent.sendsBodyOnce {
+                    response.stream?.cancel(because: "its request could not be retried")
+                    throw sent.cannotSendBodyAgain(after: response, "the server answered 401 and the token was refreshed")
+                }
                 request = try snapshot.prepare(providerHeaders: first.providerHeaders, credentials: credentials, redactor: settings.redactor)
                 prepared = request
                 (response, sent) = try await Self.send(request, adaptedBy: snapshot.provider, via: transport, options: options,
@@ -197,7 +202,8 @@ public final class NetworkManager: Sendable {
                              logsRequest: Bool) async throws(NetworkError) -> (response: HTTPResponse, sent: PreparedRequest) {
         var adapted = try await adapt(request, with: provider)
         if logsRequest { log?.request(adapted, curl: CurlCommand.render(adapted, options: options, redactingSecrets: true)) }
-        guard let policy, policy.maximumAttempts > 1, policy.allows(request.method) else {
+        // A streamed body is read by the first attempt: never retried.
+        guard let policy, policy.maximumAttempts > 1, policy.allows(request.method), !request.sendsBodyOnce else {
             return (try await transport.send(adapted, options: options), adapted)
         }
         var attempt = 1

@@ -11,7 +11,7 @@ struct MockTransport: Transport {
     let registry: MockRegistry
 
     func send(_ request: PreparedRequest, options: TransferOptions) async throws(NetworkError) -> HTTPResponse {
-        let recorded = RecordedRequest(request)
+        let recorded = RecordedRequest(request, streamed: try await Self.drainStreamedBody(of: request))
         registry.record(recorded)
         let answer = try answer(for: request, recorded: recorded)
         let response = try await answer.deliver(for: request)
@@ -20,6 +20,19 @@ struct MockTransport: Transport {
         var head = response.replacingBody(Data())
         head.stream = MockStream.start(response.body, kind: kind, eventDelay: answer.eventDelay, for: request)
         return head
+    }
+
+    /// A streamed body is read whole first, as a server would, so that a producer waiting for its
+    /// chunks to be taken never hangs: its bytes (the first 1 MB) are recorded, and a sequence
+    /// that throws or breaks its declared length fails the request as it would live.
+    private static func drainStreamedBody(of request: PreparedRequest) async throws(NetworkError) -> (kept: Data?, total: Int64)? {
+        guard case .stream(let upload)? = request.body else { return nil }
+        guard upload.claim() else {
+            throw UploadStream.alreadySent(request: request.redactedDescription)
+        }
+        let drained = await upload.drain(keepingAtMost: RecordedRequest.recordedBodyLimit)
+        if let failure = upload.failure { throw upload.error(for: failure, request: request.redactedDescription) }
+        return drained
     }
 
     /// The first mock that answers `request`, or ``NetworkError/mockNotFound(filename:)`` naming

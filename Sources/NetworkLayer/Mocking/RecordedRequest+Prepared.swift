@@ -3,8 +3,9 @@ import Foundation
 extension RecordedRequest {
     /// The record of `request` as it would have been sent: its headers, and its body as bytes
     /// (a multipart form encoded with a boundary of its own, a file read), or a description of a
-    /// body that is too large or cannot be read.
-    init(_ request: PreparedRequest) {
+    /// body that is too large or cannot be read. A streamed body is what the mock read of it
+    /// (`streamed`: the bytes kept, `nil` when there were more than 1 MB, and the total).
+    init(_ request: PreparedRequest, streamed: (kept: Data?, total: Int64)? = nil) {
         var headers = Dictionary(request.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
         let body: Data?
         switch request.body {
@@ -21,6 +22,12 @@ extension RecordedRequest {
                 } catch {
                     body = Self.note("file body: \(url.path), not recorded: it cannot be read (\(error.localizedDescription))")
                 }
+            }
+        case .stream?:
+            if let streamed, let kept = streamed.kept {
+                body = kept
+            } else {
+                body = Self.note("streamed body: \(streamed.map { "\($0.total) bytes" } ?? "not read"), not recorded: larger than 1 MB")
             }
         case .multipart(let form)?:
             let boundary = MultipartFormData.randomBoundary()

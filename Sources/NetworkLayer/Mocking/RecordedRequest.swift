@@ -35,7 +35,9 @@ public struct RecordedRequest: Sendable {
     /// `Content-Type` header), and a file body is read from disk. When such a body is larger
     /// than ``recordedBodyLimit`` (1 MB), or a file cannot be read, the body holds a description
     /// of it instead, in UTF-8 (`<file body: … bytes from /path, not recorded: …>`). A body given
-    /// as bytes is always recorded whole.
+    /// as bytes is always recorded whole. A streamed body (``RequestBody/stream(_:length:contentType:)``)
+    /// is read whole by the mock and recorded up to the same limit (`<streamed body: … bytes, not
+    /// recorded: larger than 1 MB>` beyond it).
     public let body: Data?
 
     /// The largest multipart or file body recorded as bytes: 1 MB.

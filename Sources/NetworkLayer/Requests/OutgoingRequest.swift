@@ -20,10 +20,12 @@ public struct OutgoingRequest: Sendable {
     /// The final URL, with the base path, the endpoint and the query (params and credentials).
     public let url: URL
     /// The exact bytes that will be sent as the body; `nil` when there is no body or it is
-    /// streamed (a file, a multipart form with file parts): see ``bodyLength``.
+    /// streamed (a file, a multipart form with file parts, a ``RequestBody/stream(_:length:contentType:)``
+    /// sequence, whose bytes do not exist yet): see ``bodyLength``.
     public let body: Data?
-    /// The body's size in bytes: `body.count`, a streamed file's size, `0` without a body, or
-    /// `nil` when it is not known before sending (a multipart form, which libcurl assembles).
+    /// The body's size in bytes: `body.count`, a streamed file's size, a streamed sequence's
+    /// declared `length`, `0` without a body, or `nil` when it is not known before sending (a
+    /// multipart form, which libcurl assembles; a sequence without a declared length).
     public let bodyLength: Int?
 
     /// The headers in the order they will be sent; names unique ignoring case.

@@ -7,6 +7,8 @@ enum PreparedBody: Sendable {
     case file(URL, size: Int64)
     /// Built by libcurl, which also sets the `Content-Type` with its boundary.
     case multipart(MultipartFormData)
+    /// Produced by a sequence while it is sent, once (see ``UploadStream``).
+    case stream(UploadStream)
 
     /// The body's size, when known before sending.
     var count: Int64? {
@@ -14,6 +16,7 @@ enum PreparedBody: Sendable {
         case .bytes(let data): Int64(data.count)
         case .file(_, let size): size
         case .multipart: nil
+        case .stream(let upload): upload.length
         }
     }
 }

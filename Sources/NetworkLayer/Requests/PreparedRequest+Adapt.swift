@@ -9,6 +9,7 @@ extension PreparedRequest {
         case .bytes(let data)?: (body, length) = (data, data.count)
         case .file(_, let size)?: (body, length) = (nil, Int(clamping: size))
         case .multipart?: (body, length) = (nil, nil)
+        case .stream(let upload)?: (body, length) = (nil, upload.length.map { Int(clamping: $0) })
         case nil: (body, length) = (nil, 0)
         }
         return OutgoingRequest(method: method, url: url, headers: headers, body: body, bodyLength: length, redactor: redactor)

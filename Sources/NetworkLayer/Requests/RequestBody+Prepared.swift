@@ -23,6 +23,8 @@ extension RequestBody {
                 throw .invalidRequest(.init(reason: "the file of the multipart field \"\(name)\", \(url.path), does not exist or cannot be read"))
             }
             return (.multipart(form), nil)
+        case .stream(let upload, let contentType):
+            return (.stream(try upload.get()), contentType)
         case .encodable(let value, let explicitEncoder, let form):
             let json: Data
             do {

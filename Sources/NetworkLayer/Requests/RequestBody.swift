@@ -11,6 +11,7 @@ import Foundation
 ///     .file("photo", at: URL(fileURLWithPath: "/tmp/beach.jpg"), mimeType: "image/jpeg"))
 /// body = .data(pngBytes, contentType: "image/png")
 /// body = .file(URL(fileURLWithPath: "/tmp/backup.tar"), contentType: "application/x-tar")
+/// body = .stream(chunks, length: nil)                      // any AsyncSequence of Data, sent as it is produced
 /// ```
 ///
 /// The `Content-Type` header is set from the body unless the request's or provider's headers set one.
@@ -23,6 +24,8 @@ public struct RequestBody: Sendable {
         case multipart(MultipartFormData)
         /// Encoded when the request starts, with the request's or the provider's encoder.
         case encodable(any Encodable & Sendable, encoder: JSONEncoder?, form: Bool)
+        /// Produced while it is sent; `length` was checked to be zero or more when it is known.
+        case stream(Result<UploadStream, NetworkError>, contentType: String)
     }
 
     let content: Content
@@ -71,5 +74,53 @@ public struct RequestBody: Sendable {
     /// A file streamed from disk as the body (a 1 GB file is never loaded into memory).
     public static func file(_ url: URL, contentType: String = "application/octet-stream") -> RequestBody {
         RequestBody(content: .file(url, contentType: contentType))
+    }
+
+    /// A body produced while it is sent: the chunks of any `AsyncSequence` of `Data` (an
+    /// `AsyncStream<Data>`, an `AsyncThrowingStream<Data, Error>`, your own sequence).
+    ///
+    /// ```swift
+    /// let (chunks, continuation) = AsyncStream.makeStream(of: Data.self)
+    /// request.body = .stream(chunks, length: nil)       // chunked on HTTP/1.1
+    /// request.body = .stream(export.chunks, length: size, contentType: "text/csv")   // Content-Length: size
+    /// ```
+    ///
+    /// - With a `length`, the body is sent with `Content-Length`; a sequence that produces more or
+    ///   fewer bytes fails the request with ``NetworkError/invalidRequest(_:)`` saying which, and the
+    ///   server never gets a complete body. Without one it is sent with
+    ///   `Transfer-Encoding: chunked` on HTTP/1.1, in plain DATA frames on HTTP/2.
+    /// - **Backpressure**: the sequence is asked for its next chunk only while less than about
+    ///   1 MB waits to be sent; a slow server pauses it, so memory stays flat for any size.
+    /// - **Ending**: a sequence that throws fails the request with your error as
+    ///   ``NetworkError/underlyingError`` (``NetworkError/invalidRequest(_:)``; a
+    ///   `CancellationError` is ``NetworkError/cancelled(_:)``). Cancelling the request's task
+    ///   stops the transfer and the sequence's iteration.
+    /// - **Sent once**: a sequence can be iterated only once, so the request is not retried (the
+    ///   retry policy does not apply), a 307 or 308 redirect that would send the body again and a
+    ///   401 that refreshes the token fail with a clear error instead of sending an empty body.
+    /// - In mock mode the mock reads the whole sequence (a producer never waits forever) and the
+    ///   recorded request holds its first 1 MB.
+    /// - The log, errors and copy-as-curl never show its bytes; ``OutgoingRequest/body`` is `nil`
+    ///   and ``OutgoingRequest/bodyLength`` is `length`.
+    ///
+    /// - Parameters:
+    ///   - chunks: the body, in order. Empty chunks are skipped.
+    ///   - length: the exact number of bytes `chunks` produces, or `nil` when it is not known.
+    ///     A negative length fails the request with ``NetworkError/invalidRequest(_:)``.
+    ///   - contentType: the body's `Content-Type` (the request's or provider's header wins).
+    public static func stream<Chunks: AsyncSequence & Sendable>(
+        _ chunks: Chunks, length: Int? = nil, contentType: String = "application/octet-stream"
+    ) -> RequestBody where Chunks.Element == Data {
+        if let length, length < 0 {
+            return RequestBody(content: .stream(.failure(.invalidRequest(.init(
+                reason: "a streamed body's length must be zero or more bytes, or nil when unknown, not \(length)"))),
+                contentType: contentType))
+        }
+        let upload = UploadStream(length: length.map(Int64.init)) { each in
+            for try await chunk in chunks where !chunk.isEmpty {
+                guard await each(chunk) else { return }
+            }
+        }
+        return RequestBody(content: .stream(.success(upload), contentType: contentType))
     }
 }

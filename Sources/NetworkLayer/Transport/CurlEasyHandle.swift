@@ -88,6 +88,11 @@ final class CurlEasyHandle: @unchecked Sendable {
         try check(nl_easy_setopt_ssl_ctx_callback(raw, sslContextCallback), option)
     }
 
+    /// CURLOPT_SEEKFUNCTION, which has a forwarder of its own (its callback type is unique).
+    func setSeekCallback(_ callback: curl_seek_callback) throws(NetworkError) {
+        try check(nl_easy_setopt_seek_callback(raw, callback), CURLOPT_SEEKFUNCTION)
+    }
+
     /// Sets the request body with `CURLOPT_COPYPOSTFIELDS`: libcurl copies the bytes, so `body`
     /// need not outlive the call. Set `CURLOPT_POSTFIELDSIZE_LARGE` first.
     func setCopiedBody(_ body: Data) throws(NetworkError) {

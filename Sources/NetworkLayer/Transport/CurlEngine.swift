@@ -101,6 +101,9 @@ final class CurlEngine: @unchecked Sendable {
         // control → transfer → buffer) that the end of the stream breaks: both `finish` and
         // `cancel` drop the control.
         transfer.stream?.setControl(.init(resume: { [self] in resume(transfer) }, cancel: { [self] in cancel(transfer) }))
+        // A streamed body's producer starts now; its chunks resume the transfer when it paused for
+        // want of bytes. The same cycle, broken by `stop()` when the transfer completes.
+        transfer.upload?.start(resume: { [self] in resume(transfer) })
         return transfer
     }
 
@@ -269,6 +272,7 @@ final class CurlEngine: @unchecked Sendable {
         if !transfer.headDelivered, case .success = outcome { transfer.deliverHead() }
         let completion = transfer.completion
         transfer.completion = nil
+        transfer.upload?.stop()
         detachCache(from: transfer)
         recycle(transfer.handle)
         completion?(outcome)

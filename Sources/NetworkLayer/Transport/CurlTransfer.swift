@@ -41,6 +41,8 @@ final class CurlTransfer: @unchecked Sendable {
     private var uploadFile: UnsafeMutablePointer<FILE>?
     /// The multipart body, which libcurl reads while sending.
     private var mime: CurlMime?
+    /// The body a sequence produces while it is sent (see CurlTransfer+Upload.swift).
+    private(set) var upload: UploadStream?
     /// Where a download's body goes instead of memory (a temporary file), closed in `deinit`.
     private let downloadFile: UnsafeMutablePointer<FILE>?
     /// The largest body accepted, and whether the server exceeded it.
@@ -296,6 +298,9 @@ final class CurlTransfer: @unchecked Sendable {
             let mime = try CurlMime(form, for: handle)
             self.mime = mime
             try handle.set(CURLOPT_MIMEPOST, pointer: UnsafeMutableRawPointer(mime.raw))
+        case .stream(let upload):
+            try configureUpload(upload)
+            self.upload = upload
         }
     }
 
@@ -427,6 +432,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// The outcome once libcurl reports the transfer done with `code`.
     func result(for code: CURLcode) -> Result<HTTPResponse, NetworkError> {
+        if let failure = uploadFailure(for: code) { return .failure(failure) }
         if code != CURLE_OK || malformedResponse != nil || exceededMaximumSize || exceededDecompressionLimit != nil {
             return .failure(CurlErrorMapping.error(for: code, message: handle.message(for: code), facts: facts(for: code),
                                                    request: request))

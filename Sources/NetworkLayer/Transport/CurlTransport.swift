@@ -36,8 +36,13 @@ struct CurlTransport: Transport {
                 }
                 hops += 1
                 let elapsed = ContinuousClock.now - started
-                current = try current.redirected(to: location, status: response.statusCode,
-                                                 remainingTimeout: request.timeout - elapsed.seconds, from: request)
+                let next = try current.redirected(to: location, status: response.statusCode,
+                                                  remainingTimeout: request.timeout - elapsed.seconds, from: request)
+                // 307 and 308 (301 and 302 but for a POST) keep the body: a streamed one cannot go again.
+                if next.sendsBodyOnce {
+                    throw current.cannotSendBodyAgain(after: response, "the server redirected with \(response.statusCode)")
+                }
+                current = next
                 continue
             }
             guard let temporary, let destination else { return response }
