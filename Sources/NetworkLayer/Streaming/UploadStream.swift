@@ -294,6 +294,14 @@ final class UploadStream: Sendable {
         return (kept, total)
     }
 
+    /// For a declared length of 0, which libcurl never reads: takes the body and reads the
+    /// sequence in the calling task, throwing if it produces anything (or throws).
+    func confirmEmpty(_ request: String) async throws(NetworkError) {
+        guard claim() else { throw Self.alreadySent(request: request) }
+        _ = await drain(keepingAtMost: 0)
+        if let failure { throw error(for: failure, request: request) }
+    }
+
     // MARK: Errors
 
     /// The error of an attempt that finds the body taken: a sequence is read only once.

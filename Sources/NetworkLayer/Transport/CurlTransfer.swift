@@ -298,6 +298,9 @@ final class CurlTransfer: @unchecked Sendable {
             let mime = try CurlMime(form, for: handle)
             self.mime = mime
             try handle.set(CURLOPT_MIMEPOST, pointer: UnsafeMutableRawPointer(mime.raw))
+        case .stream(let upload) where upload.length == 0:
+            // libcurl reads nothing for an empty body: CurlTransport checked the sequence is empty.
+            try configureBody(.bytes(Data()))
         case .stream(let upload):
             try configureUpload(upload)
             self.upload = upload

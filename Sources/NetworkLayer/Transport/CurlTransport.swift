@@ -16,6 +16,8 @@ struct CurlTransport: Transport {
         let started = ContinuousClock.now
         let streaming = request.snapshot.streamKind != nil
         let destination = streaming ? nil : request.snapshot.downloadDestination
+        // libcurl reads nothing of a body declared empty: its sequence is checked to be empty first.
+        if case .stream(let upload)? = request.body, upload.length == 0 { try await upload.confirmEmpty(request.redactedDescription) }
         var current = request
         var hops = 0
         while true {

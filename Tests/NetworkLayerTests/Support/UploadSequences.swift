@@ -130,3 +130,15 @@ func uploadStream(of body: RequestBody) -> UploadStream? {
 struct ExportFailed: Error, Equatable {
     let row: Int
 }
+
+/// Polls `condition` every millisecond until it holds; how long that took, or `nil` after `limit`.
+@discardableResult
+func waitUntil(limit: Duration = .seconds(10), _ condition: @Sendable () -> Bool) async -> Duration? {
+    let clock = ContinuousClock()
+    let start = clock.now
+    while clock.now - start < limit {
+        if condition() { return clock.now - start }
+        try? await Task.sleep(for: .milliseconds(1))
+    }
+    return condition() ? clock.now - start : nil
+}
