@@ -352,6 +352,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         state = {"size": 0, "chunks": 0, "pattern": True}
         if upload_id:
             UPLOADS.start(upload_id)
+        if delay:
+            # A slow reader with a small receive buffer (no autotuning to 32 MB), so that what the
+            # client has sent is close to what this server has read.
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 << 10)
 
         def take(data):
             if check_pattern and state["pattern"]:

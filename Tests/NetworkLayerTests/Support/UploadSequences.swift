@@ -142,3 +142,13 @@ func waitUntil(limit: Duration = .seconds(10), _ condition: @Sendable () -> Bool
     }
     return condition() ? clock.now - start : nil
 }
+
+/// The largest send buffer the kernel autotunes a TCP socket to (the last field of
+/// /proc/sys/net/ipv4/tcp_wmem), 4 MB when it cannot be read.
+func socketSendBufferMaximum() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/sys/net/ipv4/tcp_wmem", encoding: .utf8),
+          let last = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).last, let value = Int(last) else {
+        return 4 << 20
+    }
+    return value
+}
