@@ -275,7 +275,7 @@ final class UploadStream: Sendable {
             try await iterate { chunk in
                 total += Int64(chunk.count)
                 if let length, total > length { return false }
-                if let current = kept, current.count + chunk.count <= limit { kept = current + chunk } else { kept = nil }
+                if let count = kept?.count, count + chunk.count <= limit { kept?.append(chunk) } else { kept = nil }
                 return true
             }
             if let length, total > length {
