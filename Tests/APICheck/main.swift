@@ -573,6 +573,15 @@ final class UploadExportRequest: BaseRequest<EmptyResponse> {
         body = .stream(chunks, length: length)                    // Content-Length: length, or chunked when nil
     }
 }
+// The README's sample.
+final class UploadExport: BaseRequest<EmptyResponse> {
+    init(rows: some AsyncSequence<Data, any Error> & Sendable, size: Int?) {
+        super.init(serviceProvider: ShopProvider(), endpoint: "/exports")
+        httpMethod = .put
+        body = .stream(rows, length: size, contentType: "text/csv")   // size nil: chunked
+    }
+}
+print(UploadExport(rows: AsyncThrowingStream<Data, any Error> { $0.finish() }, size: nil).endpoint)
 let (uploadChunks, uploadFeed) = AsyncStream.makeStream(of: Data.self)
 let throwingChunks = AsyncThrowingStream<Data, Error> { $0.finish() }
 let streamedBodies: [RequestBody] = [
