@@ -124,10 +124,10 @@ final class UploadStream: Sendable {
         if stopped { task.cancel() }
     }
 
-    /// Waits for room, then buffers `chunk`; `false` when the producer must stop (the upload
-    /// stopped or the chunk broke the declared length).
+    /// Buffers `chunk`, then waits until there is room for the next one: the sequence is asked
+    /// for more only below ``highWater``. `false` when the producer must stop (the upload stopped
+    /// or the chunk broke the declared length).
     private func append(_ chunk: Data) async -> Bool {
-        guard await room() else { return false }
         let (goOn, resume) = state.withLock { state -> (Bool, (@Sendable () -> Void)?) in
             guard !state.stopped, state.failure == nil else { return (false, nil) }
             state.produced += Int64(chunk.count)
@@ -150,7 +150,8 @@ final class UploadStream: Sendable {
             return (true, state.takeResume())
         }
         resume?()
-        return goOn
+        guard goOn else { return false }
+        return await room()
     }
 
     /// Suspends the producer while ``highWater`` bytes or more are buffered; `false` once stopped.
