@@ -99,9 +99,6 @@ final class UploadStream: Sendable {
         }
     }
 
-    /// Whether an attempt took the body (it cannot be sent again).
-    var isClaimed: Bool { state.withLock { $0.claimed } }
-
     // MARK: Live: a producer task and libcurl's read callback
 
     /// Starts iterating the sequence on a task of its own; `resume` (off the lock) lets a transfer
