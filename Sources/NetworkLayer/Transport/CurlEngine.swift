@@ -258,6 +258,8 @@ final class CurlEngine: @unchecked Sendable {
     }
 
     private func complete(_ transfer: CurlTransfer, with result: consuming Result<HTTPResponse, NetworkError>) {
+        // A streamed body's producer stops with its transfer, however it ended.
+        transfer.upload?.stop()
         guard let stream = transfer.stream else {
             let completion = transfer.completion
             transfer.completion = nil
@@ -272,7 +274,6 @@ final class CurlEngine: @unchecked Sendable {
         if !transfer.headDelivered, case .success = outcome { transfer.deliverHead() }
         let completion = transfer.completion
         transfer.completion = nil
-        transfer.upload?.stop()
         detachCache(from: transfer)
         recycle(transfer.handle)
         completion?(outcome)
