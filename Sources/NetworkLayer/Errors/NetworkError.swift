@@ -60,6 +60,10 @@ public enum NetworkError: Error, Sendable {
     /// parameter value, a header set by the provider's `adapt(_:)`, a mock name that leaves the
     /// mock directory; or the provider's `createHTTPHeaders()` or `adapt(_:)` threw an error that
     /// is not a `NetworkError` (kept as ``underlyingError``). Nothing was sent for this attempt.
+    ///
+    /// The one exception: a body streamed from a sequence (``RequestBody/stream(_:length:contentType:)``)
+    /// that threw (kept as ``underlyingError``) or produced more or fewer bytes than its declared
+    /// length fails with this case after part of it may have gone; the server never gets all of it.
     case invalidRequest(Context)
     /// The transfer failed for a reason not covered above: the server closed the connection
     /// early, sent something that is not HTTP, redirected too often. The context holds
