@@ -41,16 +41,19 @@ final class CurlEngine: @unchecked Sendable {
     private let pool = Protected<[CurlEasyHandle]>([])
     private static let poolLimit = 256
     static let idleConnectionLimit = 512
+    // @exclusivity(unchecked) on the engine thread's own state below: only that thread touches it,
+    // never reentrantly, and the runtime's checks (about 15 per transfer) cost more than the work.
+
     /// Transfers libcurl is working on, by easy handle. Engine thread only.
-    private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    @exclusivity(unchecked) private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     /// The streaming transfers among them, whose timeouts the engine keeps. Engine thread only.
-    private var streaming: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    @exclusivity(unchecked) private var streaming: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     /// The connection caches in use, with how many transfers use each. Engine thread only.
-    private var caches: [ConnectionCacheKey: (cache: CurlShare, users: Int)] = [:]
-    private var newestPinGeneration = 0
+    @exclusivity(unchecked) private var caches: [ConnectionCacheKey: (cache: CurlShare, users: Int)] = [:]
+    @exclusivity(unchecked) private var newestPinGeneration = 0
     /// Raised by ``closeIdleConnections()``: later transfers get fresh caches, and the old ones
     /// close their connections as soon as no transfer uses them.
-    private var epoch = 0
+    @exclusivity(unchecked) private var epoch = 0
 
     /// The TLS library libcurl was built with, e.g. `OpenSSL/3.0.19`.
     static let tlsBackend: String = {
