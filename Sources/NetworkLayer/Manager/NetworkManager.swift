@@ -133,10 +133,10 @@ public final class NetworkManager: Sendable {
         defer { snapshot.progress?.finish?() }
         do throws(NetworkError) {
             if Task.isCancelled { throw .cancelled(.init(reason: "it was cancelled before it started")) }
-            let first = try await Self.prepare(snapshot, settings: settings)
-            let options = first.options
-            var request = first.request
-            var credentials = first.credentials
+            // Taken apart, not copied out of the tuple (the options alone hold a dozen references).
+            let (firstRequest, options, providerHeaders, firstCredentials) = try await Self.prepare(snapshot, settings: settings)
+            var request = firstRequest
+            var credentials = firstCredentials
             prepared = request
             if !isMocked, let note = options.unpinnedSocketNote(for: request) { log?.note(note, of: request) }
 
@@ -157,7 +157,7 @@ public final class NetworkManager: Sendable {
                     response.stream?.cancel(because: "its request could not be retried")
                     throw sent.cannotSendBodyAgain(after: response, "the server answered 401 and the token was refreshed")
                 }
-                request = try snapshot.prepare(providerHeaders: first.providerHeaders, credentials: credentials, redactor: settings.redactor)
+                request = try snapshot.prepare(providerHeaders: providerHeaders, credentials: credentials, redactor: settings.redactor)
                 prepared = request
                 (response, sent) = try await Self.send(request, adaptedBy: snapshot.provider, via: transport, options: options,
                                                        retrying: snapshot.retryPolicy, log: log, logsRequest: false)

@@ -156,6 +156,21 @@ final class CurlTransfer: @unchecked Sendable {
         var unixSocketPath: String?
         /// Whether libcurl's cookie engine is on (a manager's cookie store).
         var usesCookies: Bool
+
+        init(_ options: TransferOptions, isHTTPS: Bool) {
+            customCABundle = options.customCABundle
+            self.isHTTPS = isHTTPS
+            proxy = options.proxy
+            unixSocketPath = options.unixSocketPath
+            usesCookies = options.cookieJar != nil
+        }
+
+        /// Whether `options` over `isHTTPS` make this baseline: the fields compared where they
+        /// are, without building (and copying into) a baseline for every transfer.
+        func matches(_ options: TransferOptions, isHTTPS: Bool) -> Bool {
+            self.isHTTPS == isHTTPS && customCABundle == options.customCABundle && proxy == options.proxy
+                && unixSocketPath == options.unixSocketPath && usesCookies == (options.cookieJar != nil)
+        }
     }
 
     /// How many transfers kept the options a pooled handle had (the tests check the reuse happens).
@@ -170,16 +185,14 @@ final class CurlTransfer: @unchecked Sendable {
         let context = Unmanaged.passUnretained(self).toOpaque()
         // A handle the last plain transfer configured the same way keeps its options (curl_easy_reset
         // and setting them again cost ~6 k instructions); any other starts from a reset handle.
-        let baseline = isPlain ? Baseline(customCABundle: options.customCABundle, isHTTPS: request.url.scheme == "https",
-                                        proxy: options.proxy, unixSocketPath: options.unixSocketPath,
-                                        usesCookies: options.cookieJar != nil) : nil
-        if let baseline, handle.baseline == baseline {
+        let isHTTPS = request.url.scheme == "https"
+        if isPlain, let kept = handle.baseline, kept.matches(options, isHTTPS: isHTTPS) {
             handle.clearErrorBuffer()
             Self.keptConfigurations.add(1, ordering: .relaxed)
         } else {
             if handle.baseline != nil { handle.reset() }
             try configureEveryOption(options, context: context)
-            handle.baseline = baseline
+            handle.baseline = isPlain ? Baseline(options, isHTTPS: isHTTPS) : nil
         }
         // What differs per request, set on every path.
         try handle.set(CURLOPT_URL, request.url.absoluteString)

@@ -24,8 +24,12 @@ struct CurlTransport: Transport {
             let temporary = destination.map(Self.temporaryFile(beside:))
             let response: HTTPResponse
             do {
-                response = try await transfer(current, options: options.forHop(to: current, from: request), engine: engine,
-                                              downloadTo: temporary, streaming: streaming)
+                if options.unixSocketPath == nil {  // the options as they are (forHop would copy them)
+                    response = try await transfer(current, options: options, engine: engine, downloadTo: temporary, streaming: streaming)
+                } else {
+                    response = try await transfer(current, options: options.forHop(to: current, from: request), engine: engine,
+                                                  downloadTo: temporary, streaming: streaming)
+                }
             } catch {
                 if let temporary { unlink(temporary.path) }
                 throw error
