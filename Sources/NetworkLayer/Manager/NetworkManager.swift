@@ -120,11 +120,11 @@ public final class NetworkManager: Sendable {
     /// snapshot → provider headers → prepared request → provider's adapt (each attempt) → transport → response
     /// → request's validator → provider's validation → value.
     /// The log watches both ends.
-    func execute<Response: Decodable & Sendable>(_ snapshot: RequestSnapshot, as type: Response.Type)
+    func execute<Response: Decodable & Sendable>(_ snapshot: consuming RequestSnapshot, as type: Response.Type)
         async throws(NetworkError) -> (value: Response, response: HTTPResponse)
     {
         let settings = self.settings.withLock { $0 }
-        var snapshot = snapshot
+        // Consuming: the caller's snapshot is this one, not a copy (two dozen fields).
         snapshot.expectations.usesFastJSONDecoder = snapshot.expectations.usesFastJSONDecoder && settings.usesFastJSONDecoder
         let isMocked = settings.areMocksEnabled
         let log = NetworkLog(settings: settings, mocked: isMocked)
