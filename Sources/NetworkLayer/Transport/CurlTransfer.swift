@@ -185,7 +185,7 @@ final class CurlTransfer: @unchecked Sendable {
         let context = Unmanaged.passUnretained(self).toOpaque()
         // A handle the last plain transfer configured the same way keeps its options (curl_easy_reset
         // and setting them again cost ~6 k instructions); any other starts from a reset handle.
-        let isHTTPS = request.url.scheme == "https"
+        let isHTTPS = request.url.absoluteString.hasPrefix("https:")  // URL.scheme builds a new string
         if isPlain, let kept = handle.baseline, kept.matches(options, isHTTPS: isHTTPS) {
             handle.clearErrorBuffer()
             Self.keptConfigurations.add(1, ordering: .relaxed)
