@@ -65,12 +65,14 @@ public struct ByteStream: AsyncSequence, Decodable, Sendable, StreamingResponse 
         /// The next chunk, or `nil` at the end of the body.
         /// - Throws: the ``NetworkError`` that ended the body.
         public mutating func next() async throws(NetworkError) -> Data? {
-            try await items.next(isolation: nil)
+            if let item = items.nextReady() { return item }
+            return try await items.next(isolation: nil)
         }
 
         /// The next chunk, or `nil` at the end of the body, on the caller's actor.
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(NetworkError) -> Data? {
-            try await items.next(isolation: actor)
+            if let item = items.nextReady() { return item }
+            return try await items.next(isolation: actor)
         }
     }
 
@@ -94,12 +96,14 @@ public struct ByteStream: AsyncSequence, Decodable, Sendable, StreamingResponse 
             /// The next line, or `nil` at the end of the body.
             /// - Throws: the ``NetworkError`` that ended the body.
             public mutating func next() async throws(NetworkError) -> String? {
-                try await items.next(isolation: nil)
+                if let item = items.nextReady() { return item }
+                return try await items.next(isolation: nil)
             }
 
             /// The next line, or `nil` at the end of the body, on the caller's actor.
             public mutating func next(isolation actor: isolated (any Actor)?) async throws(NetworkError) -> String? {
-                try await items.next(isolation: actor)
+                if let item = items.nextReady() { return item }
+                return try await items.next(isolation: actor)
             }
         }
     }

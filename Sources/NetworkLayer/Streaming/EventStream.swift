@@ -64,12 +64,14 @@ public struct EventStream: AsyncSequence, Decodable, Sendable, StreamingResponse
         /// The next event, or `nil` at the end of the body.
         /// - Throws: the ``NetworkError`` that ended the body.
         public mutating func next() async throws(NetworkError) -> ServerSentEvent? {
-            try await items.next(isolation: nil)
+            if let item = items.nextReady() { return item }
+            return try await items.next(isolation: nil)
         }
 
         /// The next event, or `nil` at the end of the body, on the caller's actor.
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(NetworkError) -> ServerSentEvent? {
-            try await items.next(isolation: actor)
+            if let item = items.nextReady() { return item }
+            return try await items.next(isolation: actor)
         }
     }
 }

@@ -52,12 +52,14 @@ public struct JSONLines<Element: Decodable & Sendable>: AsyncSequence, Decodable
         /// - Throws: the ``NetworkError`` that ended the body, or ``NetworkError/serialization(_:)``
         ///   for a line that does not decode.
         public mutating func next() async throws(NetworkError) -> Element? {
-            try await items.next(isolation: nil)
+            if let item = items.nextReady() { return item }
+            return try await items.next(isolation: nil)
         }
 
         /// The next value, or `nil` at the end of the body, on the caller's actor.
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(NetworkError) -> Element? {
-            try await items.next(isolation: actor)
+            if let item = items.nextReady() { return item }
+            return try await items.next(isolation: actor)
         }
     }
 }

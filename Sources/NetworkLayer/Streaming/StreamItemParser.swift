@@ -5,19 +5,35 @@ protocol StreamItemParser {
     associatedtype Item
     /// Appends the items `chunk` completes.
     mutating func feed(_ chunk: UnsafeRawBufferPointer, into items: inout [Item]) throws(StreamParseFailure)
+    /// Appends the items a chunk as `Data` completes: what ``StreamItems`` calls, so that a parser
+    /// that keeps the chunk as it is (``ChunkParser``) need not copy it.
+    mutating func feed(chunk: Data, into items: inout [Item]) throws(StreamParseFailure)
     /// The end of the body: appends what the last bytes complete, if anything.
     mutating func finish(into items: inout [Item]) throws(StreamParseFailure)
     /// The item as the log's preview shows it (before redaction).
     func preview(_ item: Item) -> String
 }
 
+extension StreamItemParser {
+    mutating func feed(chunk: Data, into items: inout [Item]) throws(StreamParseFailure) {
+        try chunk.withUnsafeBytes(typed: { (bytes) throws(StreamParseFailure) in try feed(bytes, into: &items) })
+    }
+}
+
 /// The items of one iteration over a stream: chunks from the ``StreamIteration`` through a
 /// parser, handed out one at a time. What every stream's iterator is made of.
+///
+/// A chunk is parsed into a batch of items at once (a 64 KB chunk of a token stream holds
+/// hundreds of events); the batch is then handed out from this value alone, without touching the
+/// stream's shared state. Items are moved out of the batch, not copied: it is kept in reverse
+/// order and `popLast` takes the next one.
 struct StreamItems<Parser: StreamItemParser> {
     private let iteration: StreamIteration
     private var parser: Parser
-    private var pending: [Parser.Item] = []
-    private var index = 0
+    /// The items parsed and not handed out yet, the next one last.
+    private var ready: [Parser.Item] = []
+    /// Where the parser appends the next chunk's items (empty between chunks, its capacity kept).
+    private var parsed: [Parser.Item] = []
     /// A parse failure to throw once the items completed before it are handed out.
     private var failure: StreamParseFailure?
 
@@ -26,10 +42,21 @@ struct StreamItems<Parser: StreamItemParser> {
         self.parser = parser
     }
 
+    /// The next item of the batch parsed already, if any: no suspension, no lock.
+    @inline(__always)
+    mutating func nextReady() -> Parser.Item? {
+        ready.popLast()
+    }
+
+    /// The next item, reading and parsing chunks until one completes an item; `nil` at the end.
     mutating func next(isolation: isolated (any Actor)?) async throws(NetworkError) -> Parser.Item? {
-        while index >= pending.count {
-            pending.removeAll(keepingCapacity: true)
-            index = 0
+        if let item = ready.popLast() { return item }
+        return try await refill(isolation: isolation)
+    }
+
+    /// Reads and parses chunks until the batch has an item, and hands out the first.
+    private mutating func refill(isolation: isolated (any Actor)?) async throws(NetworkError) -> Parser.Item? {
+        while true {
             if let failure {
                 self.failure = nil
                 throw iteration.fail(Self.error(for: failure, of: iteration.body))
@@ -38,23 +65,26 @@ struct StreamItems<Parser: StreamItemParser> {
             let chunk = try await iteration.next(isolation: isolation)
             do throws(StreamParseFailure) {
                 if let chunk {
-                    try chunk.withUnsafeBytes(typed: { (bytes) throws(StreamParseFailure) in try parser.feed(bytes, into: &pending) })
+                    try parser.feed(chunk: chunk, into: &parsed)
                 } else {
-                    try parser.finish(into: &pending)
+                    try parser.finish(into: &parsed)
                 }
             } catch {
                 // The items the chunk completed before the failure come first (an NDJSON line
                 // that does not decode ends the loop after the values before it).
                 failure = error
             }
-            if !pending.isEmpty {
-                iteration.body.note(items: pending.count,
-                                    previews: iteration.collectsPreviews ? pending.map(parser.preview) : [])
+            if !parsed.isEmpty {
+                iteration.body.note(items: parsed.count,
+                                    previews: iteration.collectsPreviews ? parsed.map(parser.preview) : [])
+                // `ready` is empty here: the batch moves into it, reversed (`popLast` and
+                // `append` move an item; `reverse()` would copy each one, retaining its fields).
+                ready.reserveCapacity(parsed.count)
+                while let item = parsed.popLast() { ready.append(item) }
+                return ready.popLast()
             }
-            if chunk == nil && pending.isEmpty && failure == nil { return nil }
+            if chunk == nil && failure == nil { return nil }
         }
-        defer { index += 1 }
-        return pending[index]
     }
 
     /// The error a parse failure ends the stream with: a value that does not decode is
@@ -73,6 +103,11 @@ struct StreamItems<Parser: StreamItemParser> {
 struct ChunkParser: StreamItemParser {
     mutating func feed(_ chunk: UnsafeRawBufferPointer, into items: inout [Data]) throws(StreamParseFailure) {
         items.append(Data(chunk))
+    }
+
+    /// The chunk itself: the stream's buffer made it a `Data` already.
+    mutating func feed(chunk: Data, into items: inout [Data]) throws(StreamParseFailure) {
+        items.append(chunk)
     }
 
     mutating func finish(into items: inout [Data]) throws(StreamParseFailure) {}
