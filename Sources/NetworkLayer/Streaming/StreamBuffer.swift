@@ -100,24 +100,27 @@ final class StreamBuffer: Sendable {
     // MARK: Producer
 
     /// Offers a chunk (copied when accepted). Engine thread, inside libcurl's write callback.
+    ///
+    /// The copy is made before the lock is taken, so that a consumer's `next` never waits for a
+    /// 64 KB copy; a chunk the buffer then refuses or pauses on (once per pause) is copied in vain.
     func offer(_ bytes: UnsafeRawBufferPointer) -> Offer {
-        let (offer, waiter, chunk) = state.withLock { state -> (Offer, UnsafeContinuation<Taken, Never>?, Data?) in
-            guard state.end == nil else { return (.refused, nil, nil) }
+        let chunk = Data(bytes)
+        let (offer, waiter) = state.withLock { state -> (Offer, UnsafeContinuation<Taken, Never>?) in
+            guard state.end == nil else { return (.refused, nil) }
             if state.buffered >= highWater {
                 state.producerPaused = true
                 state.pauses += 1
-                return (.paused, nil, nil)
+                return (.paused, nil)
             }
-            let chunk = Data(bytes)
             if let waiter = state.waiter {
                 state.waiter = nil
-                return (.accepted, waiter, chunk)
+                return (.accepted, waiter)
             }
             state.chunks.append(chunk)
             state.buffered += chunk.count
-            return (.accepted, nil, nil)
+            return (.accepted, nil)
         }
-        if let waiter, let chunk { waiter.resume(returning: .chunk(chunk)) }
+        waiter?.resume(returning: .chunk(chunk))
         return offer
     }
 
