@@ -33,14 +33,6 @@ public struct ServerSentEvent: Sendable, Equatable {
     /// Whether FastJSON may decode the data: the request's manager and provider choice. Not part of equality.
     var usesFastJSONDecoder = true
 
-    /// Creates an event, e.g. for a mock: `MockResponse.events([ServerSentEvent(data: "{\"text\":\"Hi\"}")])`.
-    public init(id: String? = nil, event: String? = nil, data: String, retry: Duration? = nil) {
-        self.id = id
-        self.event = event
-        self.data = data
-        self.retry = retry
-    }
-
     public static func == (lhs: ServerSentEvent, rhs: ServerSentEvent) -> Bool {
         lhs.id == rhs.id && lhs.event == rhs.event && lhs.data == rhs.data && lhs.retry == rhs.retry
     }
@@ -69,6 +61,20 @@ public struct ServerSentEvent: Sendable, Equatable {
     }
 
     private static let plainDecoder = JSONDecoder()
+}
+
+// The public initialiser lives in an extension so that the struct keeps its memberwise
+// initialiser, which the parser uses: it builds the event in place, where an initialiser
+// assigning the fields one by one made the optimizer copy the whole event (retaining and
+// releasing each string) once per event.
+extension ServerSentEvent {
+    /// Creates an event, e.g. for a mock: `MockResponse.events([ServerSentEvent(data: "{\"text\":\"Hi\"}")])`.
+    public init(id: String? = nil, event: String? = nil, data: String, retry: Duration? = nil) {
+        self.id = id
+        self.event = event
+        self.data = data
+        self.retry = retry
+    }
 }
 
 extension ServerSentEvent: CustomStringConvertible {

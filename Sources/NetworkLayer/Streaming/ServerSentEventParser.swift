@@ -23,7 +23,12 @@ struct ServerSentEventParser {
     private var lines = LineSplitter(endings: .any)
     /// The first bytes of the body while they may still be a byte order mark; `nil` once decided.
     private var start: [UInt8]? = []
-    private var data: [UInt8] = []
+    /// The event's data so far: each `data:` line is decoded as it comes (a line's invalid
+    /// UTF-8 repaired on its own gives what repairing the joined lines would: the `\n` between
+    /// them ends any broken sequence either way), so a one-line event is one string, no copy.
+    private var data = ""
+    /// The size of `data` as the server sent it (lines and the `\n`s between them), for the limit.
+    private var dataSize = 0
     private var hasData = false
     private var eventType: String?
     private var lastEventID: String?
@@ -98,36 +103,73 @@ struct ServerSentEventParser {
             if valueStart < line.endIndex, line[valueStart] == UInt8(ascii: " ") { valueStart += 1 }
         }
         let value = UnsafeBufferPointer(rebasing: line[valueStart...])
-        if name.elementsEqual(Self.dataName) {
-            guard data.count + value.count + 1 <= Self.maximumEventSize else {
+        switch Field(name) {
+        case .data:
+            guard dataSize + value.count + 1 <= Self.maximumEventSize else {
                 throw .eventTooLarge(limit: Self.maximumEventSize)
             }
-            if hasData { data.append(0x0A) }
-            data.append(contentsOf: value)
-            hasData = true
-        } else if name.elementsEqual(Self.eventName) {
+            if hasData {
+                data.append("\n")
+                data.append(String(decoding: value, as: UTF8.self))
+                dataSize += value.count + 1
+            } else {
+                data = String(decoding: value, as: UTF8.self)
+                dataSize = value.count
+                hasData = true
+            }
+        case .event:
             eventType = String(decoding: value, as: UTF8.self)
-        } else if name.elementsEqual(Self.idName) {
-            if !value.contains(0) { lastEventID = String(decoding: value, as: UTF8.self) }
-        } else if name.elementsEqual(Self.retryName) {
+        case .id:
+            // Sticky: the same id again (or each event's own) keeps the string it has.
+            if !value.contains(0), lastEventID.map({ !$0.utf8.elementsEqual(value) }) ?? true {
+                lastEventID = String(decoding: value, as: UTF8.self)
+            }
+        case .retry:
             if let milliseconds = Self.digits(value) { pendingRetry = .milliseconds(milliseconds) }
+        case nil:
+            break
+        }
+    }
+
+    /// The fields the standard gives a meaning; other names are ignored.
+    private enum Field {
+        case data, event, id, retry
+
+        /// The field a line's name is, compared as bytes.
+        @inline(__always)
+        init?(_ name: UnsafeBufferPointer<UInt8>) {
+            switch name.count {
+            case 2 where name[0] == UInt8(ascii: "i") && name[1] == UInt8(ascii: "d"):
+                self = .id
+            case 4 where name[0] == UInt8(ascii: "d") && name[1] == UInt8(ascii: "a") && name[2] == UInt8(ascii: "t")
+                && name[3] == UInt8(ascii: "a"):
+                self = .data
+            case 5 where name[0] == UInt8(ascii: "e") && name[1] == UInt8(ascii: "v") && name[2] == UInt8(ascii: "e")
+                && name[3] == UInt8(ascii: "n") && name[4] == UInt8(ascii: "t"):
+                self = .event
+            case 5 where name[0] == UInt8(ascii: "r") && name[1] == UInt8(ascii: "e") && name[2] == UInt8(ascii: "t")
+                && name[3] == UInt8(ascii: "r") && name[4] == UInt8(ascii: "y"):
+                self = .retry
+            default:
+                return nil
+            }
         }
     }
 
     private mutating func dispatch(into events: inout [ServerSentEvent]) {
         defer {
-            data.removeAll(keepingCapacity: data.capacity <= 64 << 10)
             hasData = false
+            dataSize = 0
             eventType = nil
         }
         guard hasData else { return }
-        var event = ServerSentEvent(id: lastEventID.flatMap { $0.isEmpty ? nil : $0 },
-                                    event: eventType.flatMap { $0.isEmpty ? nil : $0 },
-                                    data: String(decoding: data, as: UTF8.self), retry: pendingRetry)
-        event.decoder = decoder
-        event.usesFastJSONDecoder = usesFastJSONDecoder
+        var text = ""
+        swap(&text, &data)  // moved into the event: the next event starts a new string
+        events.append(ServerSentEvent(id: lastEventID.flatMap { $0.isEmpty ? nil : $0 },
+                                      event: eventType.flatMap { $0.isEmpty ? nil : $0 },
+                                      data: text, retry: pendingRetry,
+                                      decoder: decoder, usesFastJSONDecoder: usesFastJSONDecoder))
         pendingRetry = nil
-        events.append(event)
     }
 
     /// The value as a base-ten integer when it is ASCII digits only (a huge value saturates).
@@ -142,11 +184,6 @@ struct ServerSentEventParser {
         }
         return result
     }
-
-    private static let dataName = Array("data".utf8)
-    private static let eventName = Array("event".utf8)
-    private static let idName = Array("id".utf8)
-    private static let retryName = Array("retry".utf8)
 
     // MARK: Writing events
 
