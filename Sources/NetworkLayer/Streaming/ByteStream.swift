@@ -64,15 +64,32 @@ public struct ByteStream: AsyncSequence, Decodable, Sendable, StreamingResponse 
 
         /// The next chunk, or `nil` at the end of the body.
         /// - Throws: the ``NetworkError`` that ended the body.
+        @inlinable
         public mutating func next() async throws(NetworkError) -> Data? {
-            if let item = items.nextReady() { return item }
-            return try await items.next(isolation: nil)
+            if let item = nextParsed() { return item }
+            return try await nextReading(isolation: nil)
         }
 
         /// The next chunk, or `nil` at the end of the body, on the caller's actor.
+        @inlinable
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(NetworkError) -> Data? {
-            if let item = items.nextReady() { return item }
-            return try await items.next(isolation: actor)
+            if let item = nextParsed() { return item }
+            return try await nextReading(isolation: actor)
+        }
+
+        // `next` is inlined into the caller's loop (see ``EventStream/AsyncIterator``): an item
+        // parsed already is a synchronous call away; only reading a chunk is an async call.
+
+        /// A chunk taken from the buffer already and not handed out, if any.
+        @usableFromInline
+        mutating func nextParsed() -> Data? {
+            items.nextReady()
+        }
+
+        /// Waits for the next chunk; `nil` at the end of the body.
+        @usableFromInline
+        mutating func nextReading(isolation actor: isolated (any Actor)?) async throws(NetworkError) -> Data? {
+            try await items.next(isolation: actor)
         }
     }
 
@@ -95,15 +112,32 @@ public struct ByteStream: AsyncSequence, Decodable, Sendable, StreamingResponse 
 
             /// The next line, or `nil` at the end of the body.
             /// - Throws: the ``NetworkError`` that ended the body.
+            @inlinable
             public mutating func next() async throws(NetworkError) -> String? {
-                if let item = items.nextReady() { return item }
-                return try await items.next(isolation: nil)
+                if let item = nextParsed() { return item }
+                return try await nextReading(isolation: nil)
             }
 
             /// The next line, or `nil` at the end of the body, on the caller's actor.
+            @inlinable
             public mutating func next(isolation actor: isolated (any Actor)?) async throws(NetworkError) -> String? {
-                if let item = items.nextReady() { return item }
-                return try await items.next(isolation: actor)
+                if let item = nextParsed() { return item }
+                return try await nextReading(isolation: actor)
+            }
+
+            // `next` is inlined into the caller's loop (see ``EventStream/AsyncIterator``): an item
+            // parsed already is a synchronous call away; only reading a chunk is an async call.
+
+            /// A line of the chunk parsed already, if any.
+            @usableFromInline
+            mutating func nextParsed() -> String? {
+                items.nextReady()
+            }
+
+            /// Reads chunks until a line completes; `nil` at the end of the body.
+            @usableFromInline
+            mutating func nextReading(isolation actor: isolated (any Actor)?) async throws(NetworkError) -> String? {
+                try await items.next(isolation: actor)
             }
         }
     }

@@ -63,15 +63,33 @@ public struct EventStream: AsyncSequence, Decodable, Sendable, StreamingResponse
 
         /// The next event, or `nil` at the end of the body.
         /// - Throws: the ``NetworkError`` that ended the body.
+        @inlinable
         public mutating func next() async throws(NetworkError) -> ServerSentEvent? {
-            if let item = items.nextReady() { return item }
-            return try await items.next(isolation: nil)
+            if let event = nextParsed() { return event }
+            return try await nextReading(isolation: nil)
         }
 
         /// The next event, or `nil` at the end of the body, on the caller's actor.
+        @inlinable
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(NetworkError) -> ServerSentEvent? {
-            if let item = items.nextReady() { return item }
-            return try await items.next(isolation: actor)
+            if let event = nextParsed() { return event }
+            return try await nextReading(isolation: actor)
+        }
+
+        // `next` is inlined into the caller's loop, so that an event already parsed (most are:
+        // a chunk holds hundreds) is a plain synchronous call away, without an async call into
+        // this module per event; only reading the next chunk is one.
+
+        /// An event of the chunk parsed already, if any.
+        @usableFromInline
+        mutating func nextParsed() -> ServerSentEvent? {
+            items.nextReady()
+        }
+
+        /// Reads chunks until an event completes; `nil` at the end of the body.
+        @usableFromInline
+        mutating func nextReading(isolation actor: isolated (any Actor)?) async throws(NetworkError) -> ServerSentEvent? {
+            try await items.next(isolation: actor)
         }
     }
 }

@@ -51,15 +51,32 @@ public struct JSONLines<Element: Decodable & Sendable>: AsyncSequence, Decodable
         /// The next value, or `nil` at the end of the body.
         /// - Throws: the ``NetworkError`` that ended the body, or ``NetworkError/serialization(_:)``
         ///   for a line that does not decode.
+        @inlinable
         public mutating func next() async throws(NetworkError) -> Element? {
-            if let item = items.nextReady() { return item }
-            return try await items.next(isolation: nil)
+            if let item = nextParsed() { return item }
+            return try await nextReading(isolation: nil)
         }
 
         /// The next value, or `nil` at the end of the body, on the caller's actor.
+        @inlinable
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(NetworkError) -> Element? {
-            if let item = items.nextReady() { return item }
-            return try await items.next(isolation: actor)
+            if let item = nextParsed() { return item }
+            return try await nextReading(isolation: actor)
+        }
+
+        // `next` is inlined into the caller's loop (see ``EventStream/AsyncIterator``): an item
+        // parsed already is a synchronous call away; only reading a chunk is an async call.
+
+        /// A value of the chunk parsed already, if any.
+        @usableFromInline
+        mutating func nextParsed() -> Element? {
+            items.nextReady()
+        }
+
+        /// Reads chunks until a value completes; `nil` at the end of the body.
+        @usableFromInline
+        mutating func nextReading(isolation actor: isolated (any Actor)?) async throws(NetworkError) -> Element? {
+            try await items.next(isolation: actor)
         }
     }
 }

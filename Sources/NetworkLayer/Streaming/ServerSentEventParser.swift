@@ -121,7 +121,7 @@ struct ServerSentEventParser {
             eventType = String(decoding: value, as: UTF8.self)
         case .id:
             // Sticky: the same id again (or each event's own) keeps the string it has.
-            if !value.contains(0), lastEventID.map({ !$0.utf8.elementsEqual(value) }) ?? true {
+            if !value.contains(0), !Self.isSame(lastEventID, value) {
                 lastEventID = String(decoding: value, as: UTF8.self)
             }
         case .retry:
@@ -170,6 +170,13 @@ struct ServerSentEventParser {
                                       data: text, retry: pendingRetry,
                                       decoder: decoder, usesFastJSONDecoder: usesFastJSONDecoder))
         pendingRetry = nil
+    }
+
+    /// Whether `text` is exactly these bytes (a UTF-8 comparison of the buffers, no iteration
+    /// through `String.UTF8View`).
+    private static func isSame(_ text: String?, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard var text else { return false }
+        return text.withUTF8 { $0.elementsEqual(bytes) }
     }
 
     /// The value as a base-ten integer when it is ASCII digits only (a huge value saturates).
