@@ -134,8 +134,11 @@ struct StreamMockTests {
         try mocks.write("Chat", fileExtension: "sse", body: Self.chat)
         try mocks.write("Chat", sidecar: #"{"eventDelay": 30}"#)
         let net = makeManager(mocks: mocks.url)
-        let stream = try await net.perform(StreamRequest<EventStream>(offline, "/v1/chat", timeout: 0.3, mock: "Chat"))
-        let ((events, error), elapsed) = await measure { await collect(stream) }
+        // Timed from perform: the silence after the first event starts counting when the stream opens.
+        let ((events, error), elapsed) = try await measure {
+            let stream = try await net.perform(StreamRequest<EventStream>(offline, "/v1/chat", timeout: 0.3, mock: "Chat"))
+            return await collect(stream)
+        }
         #expect(events.count == 1)
         guard case .timeOut? = error else { Issue.record("expected .timeOut, got \(String(describing: error))"); return }
         #expect(elapsed >= .milliseconds(300) && elapsed < .seconds(10), "\(elapsed)")
