@@ -101,17 +101,23 @@ final class StreamBuffer: Sendable {
 
     /// Offers a chunk (copied when accepted). Engine thread, inside libcurl's write callback.
     ///
-    /// The copy is made before the lock is taken, so that a consumer's `next` never waits for a
-    /// 64 KB copy; a chunk the buffer then refuses or pauses on (once per pause) is copied in vain.
+    /// Room is checked first and the copy made outside the lock, so a consumer's `next` never
+    /// waits for a 64 KB copy and a chunk the buffer pauses on (libcurl offers it again after the
+    /// resume) is not copied in vain. Only this thread adds chunks, so room found stays room.
     func offer(_ bytes: UnsafeRawBufferPointer) -> Offer {
+        let refusal = state.withLock { state -> Offer? in
+            guard state.end == nil else { return .refused }
+            guard state.buffered < highWater else {
+                state.producerPaused = true
+                state.pauses += 1
+                return .paused
+            }
+            return nil
+        }
+        if let refusal { return refusal }
         let chunk = Data(bytes)
         let (offer, waiter) = state.withLock { state -> (Offer, UnsafeContinuation<Taken, Never>?) in
             guard state.end == nil else { return (.refused, nil) }
-            if state.buffered >= highWater {
-                state.producerPaused = true
-                state.pauses += 1
-                return (.paused, nil)
-            }
             if let waiter = state.waiter {
                 state.waiter = nil
                 return (.accepted, waiter)
