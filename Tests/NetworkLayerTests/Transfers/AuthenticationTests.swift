@@ -46,9 +46,15 @@ struct AuthenticationTests {
     func concurrent401sShareOneRefreshAndEachRetriesOnce() async throws {
         try await withTestServer { server in
             let refreshes = Counter()
-            let source = BearerTokenSource(token: { "stale" }, refresh: {
+            // Every request has its stale token before any is sent, so all 20 get a 401 however
+            // slowly the tasks start (a sleep in the refresh was not enough under the thread sanitizer).
+            let allHaveATokenInHand = ArrivalBarrier(count: 20)
+            let source = BearerTokenSource(token: {
+                await allHaveATokenInHand.arrive()
+                return "stale"
+            }, refresh: {
                 refreshes.increment()
-                try await Task.sleep(for: .milliseconds(200))  // long enough for every request to hit its 401
+                try await Task.sleep(for: .milliseconds(200))  // the refresh is still running when the other 401s arrive
                 return "fresh"
             })
             let provider = AuthProvider(port: server.port, authentication: .bearer(source))
