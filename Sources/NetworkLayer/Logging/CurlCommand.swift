@@ -65,13 +65,23 @@ enum CurlCommand {
         case nil:
             break
         }
+        // A stream asks for its body as sent (no Accept-Encoding) and shows it as it arrives; its
+        // timeout bounds a silence, not the whole transfer, which curl's low-speed limit says
+        // (less than 1 byte per second for that many whole seconds).
+        let isStream = request.snapshot.streamKind != nil
+        parts.append(isStream ? "--no-buffer" : "--compressed")
         if request.headers.contains(where: { redactor.isSecretHeader($0.name) }) {
-            parts += ["--compressed", "--proto", "=http,https", "--tlsv1.2", noLocationComment]
+            parts += ["--proto", "=http,https", "--tlsv1.2", noLocationComment]
         } else {
-            parts += ["--compressed", "--location", "--max-redirs", "10", "--proto", "=http,https", "--proto-redir", "=http,https",
-                      "--tlsv1.2"]
+            parts += ["--location", "--max-redirs", "10", "--proto", "=http,https", "--proto-redir", "=http,https", "--tlsv1.2"]
         }
-        if request.timeout.isFinite { parts += ["--max-time", request.timeout.compactText] }
+        if request.timeout.isFinite, request.timeout <= PreparedRequest.timeoutCeiling {
+            if isStream {
+                parts += ["--speed-limit", "1", "--speed-time", String(max(1, Int(request.timeout.rounded(.up))))]
+            } else {
+                parts += ["--max-time", request.timeout.compactText]
+            }
+        }
         if let bundle = options.customCABundle { parts += ["--cacert", quote(bundle.path)] }
         parts += routingArguments(options, redactingSecrets: redactingSecrets)
         if let limit = options.maximumResponseSize { parts += ["--max-filesize", String(limit)] }

@@ -63,7 +63,9 @@ extension HTTPResponse {
             if let file = downloadedFile as? T { return file }
         }
         // A stream over the body still arriving (or, for a complete response, over its body).
-        if let streaming = T.self as? any StreamingResponse.Type { return streaming.init(streaming: self) as! T }
+        if let streaming = T.self as? any StreamingResponse.Type, let stream = streaming.init(streaming: self) as? T {
+            return stream
+        }
         // Untyped JSON is the body as sent: the request's decoder might rename its keys.
         let decoder = decoder ?? (T.self == JSONValue.self ? Self.plainDecoder : expectations.decoder)
         do {
