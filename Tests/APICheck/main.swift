@@ -604,3 +604,16 @@ struct AsyncArray<Element: Sendable>: AsyncSequence, Sendable {
     }
     func makeAsyncIterator() -> AsyncIterator { AsyncIterator(rest: elements[...]) }
 }
+
+// MARK: - The libcurl thread as a task executor (issue 16)
+
+let engineExecutor: any TaskExecutor = NetworkManager.engineExecutor
+func fetchItemsOnEngine(pages: Int) async throws -> [Item] {
+    try await withTaskExecutorPreference(engineExecutor) {   // runs on the libcurl thread: never block it
+        var items: [Item] = []
+        for page in 0..<pages { items += try await Net.perform(ItemsRequest(page: page)) }
+        return items
+    }
+}
+let engineTask = Task(executorPreference: NetworkManager.engineExecutor) { try await fetchItemsOnEngine(pages: 2).count }
+engineTask.cancel()

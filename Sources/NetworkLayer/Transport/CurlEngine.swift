@@ -23,10 +23,17 @@ final class CurlEngine: @unchecked Sendable {
         /// Paused transfers whose consumer caught up (streams) or whose producer has bytes again (uploads).
         var resumed: [CurlTransfer] = []
         var closeIdleConnections = false
+        /// Jobs of tasks on ``NetworkManager/engineExecutor``, run on the engine thread.
+        var jobs: [UnownedJob] = []
         /// Whether a wake-up is already on its way to the engine thread: many submissions while
         /// it is busy need only one (each is a system call on both sides). Kept under the same
         /// lock as the work, so a submission can never see `true` after the engine took the inbox.
         var wakePending = false
+
+        /// Whether there is anything for the engine to do.
+        var hasWork: Bool {
+            !jobs.isEmpty || !started.isEmpty || !cancelled.isEmpty || !resumed.isEmpty || closeIdleConnections
+        }
 
         /// Records that the engine must look; `true` if the caller must wake it.
         mutating func needsWake() -> Bool {
@@ -36,6 +43,8 @@ final class CurlEngine: @unchecked Sendable {
     }
 
     private let multi: UnsafeMutableRawPointer
+    /// The engine thread's `pthread_self()`, 0 until it starts: what runs there submits without a wake-up.
+    private let engineThread = Atomic<UInt>(0)
     private let inbox = Protected(Inbox())
     /// Easy handles from finished transfers, reset and ready for the next.
     private let pool = Protected<[CurlEasyHandle]>([])
@@ -113,25 +122,42 @@ final class CurlEngine: @unchecked Sendable {
     /// Hands `transfer` to the engine; `completion` runs exactly once, on the engine thread.
     func start(_ transfer: CurlTransfer, completion: @escaping @Sendable (consuming Result<HTTPResponse, NetworkError>) -> Void) {
         transfer.completion = completion
-        if inbox.withLock({ $0.started.append(transfer); return $0.needsWake() }) { wake() }
+        submit { $0.started.append(transfer) }
+    }
+
+    /// Runs `job` on the engine thread, in the loop, between rounds of I/O (``NetworkManager/engineExecutor``).
+    func enqueue(_ job: UnownedJob) {
+        submit { $0.jobs.append(job) }
     }
 
     /// Stops `transfer` if it is still running; its completion then reports ``NetworkError/cancelled``.
     func cancel(_ transfer: CurlTransfer) {
         transfer.isCancellationRequested.store(true, ordering: .releasing)
-        if inbox.withLock({ $0.cancelled.append(transfer); return $0.needsWake() }) { wake() }
+        submit { $0.cancelled.append(transfer) }
     }
 
     /// Resumes a transfer paused by its stream (the consumer caught up) or its upload (more bytes
     /// to send), on the engine thread, as `curl_easy_pause` requires.
     func resume(_ transfer: CurlTransfer) {
-        if inbox.withLock({ $0.resumed.append(transfer); return $0.needsWake() }) { wake() }
+        submit { $0.resumed.append(transfer) }
     }
 
     /// Closes every connection that no transfer is using (running transfers keep theirs until
     /// they end, then those close too).
     func closeIdleConnections() {
-        if inbox.withLock({ $0.closeIdleConnections = true; return $0.needsWake() }) { wake() }
+        submit { $0.closeIdleConnections = true }
+    }
+
+    /// Puts work in the inbox and wakes the engine thread if it may be sleeping. Code running on
+    /// the engine thread itself (a task on ``NetworkManager/engineExecutor``, a stream's consumer
+    /// there) needs no wake-up: the loop looks at the inbox again before it sleeps. Nor does it
+    /// set `wakePending`, which would keep other threads from waking the engine once it sleeps.
+    private func submit(_ change: (inout Inbox) -> Void) {
+        if engineThread.load(ordering: .relaxed) == UInt(pthread_self()) {
+            inbox.withLock { change(&$0) }
+        } else if inbox.withLock({ change(&$0); return $0.needsWake() }) {
+            wake()
+        }
     }
 
     private func wake() {
@@ -159,12 +185,24 @@ final class CurlEngine: @unchecked Sendable {
     // MARK: Engine thread
 
     private func run() {
+        engineThread.store(UInt(pthread_self()), ordering: .relaxed)
+        let executor = CurlEngineExecutor.shared.asUnownedTaskExecutor()
         var stillRunning: Int32 = 0
         while true {
             // Taking the work clears `wakePending`: whatever is submitted after this wakes us again.
-            let work = inbox.withLock { inbox -> Inbox in
-                defer { inbox = Inbox() }
-                return inbox
+            var work = takeInbox()
+            if !work.jobs.isEmpty {
+                // Tasks first: one resumed here usually starts its next transfer, which this round
+                // then sends. What they submit is taken with the rest of this round's work; jobs
+                // they enqueue (a task yielding, another resumed) wait for the next round, so I/O
+                // keeps going however busy the tasks are.
+                for job in work.jobs { job.runSynchronously(on: executor) }
+                let more = takeInbox()
+                work.started += more.started
+                work.cancelled += more.cancelled
+                work.resumed += more.resumed
+                work.closeIdleConnections = work.closeIdleConnections || more.closeIdleConnections
+                if !more.jobs.isEmpty { inbox.withLock { $0.jobs.insert(contentsOf: more.jobs, at: 0) } }
             }
             if work.closeIdleConnections {
                 epoch += 1
@@ -181,7 +219,17 @@ final class CurlEngine: @unchecked Sendable {
             _ = curl_multi_perform(multi, &stillRunning)
             collectFinished()
             let wait = expireSilentStreams()
+            // What this thread submitted itself (tasks resumed by completions, their transfers)
+            // did not wake it: go round again instead of sleeping.
+            if inbox.withLock({ $0.hasWork }) { continue }
             _ = curl_multi_poll(multi, nil, 0, wait, nil)
+        }
+    }
+
+    private func takeInbox() -> Inbox {
+        inbox.withLock { inbox -> Inbox in
+            defer { inbox = Inbox() }
+            return inbox
         }
     }
 
