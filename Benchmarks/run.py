@@ -102,9 +102,14 @@ SCENARIOS = [
 ]
 
 # The clients, in the order they run and appear in the table.
-CLIENTS = ["networklayer", "urlsession", "ahc", "curl", "loadgen"]
-SWIFT_BINARIES = {"networklayer": "bench-networklayer", "urlsession": "bench-urlsession", "ahc": "bench-ahc"}
-CLIENT_NAMES = {"networklayer": "NetworkLayer", "urlsession": "URLSession", "ahc": "AsyncHTTPClient",
+CLIENTS = ["networklayer", "networklayer-executor", "urlsession", "ahc", "curl", "loadgen"]
+SWIFT_BINARIES = {"networklayer": "bench-networklayer", "networklayer-executor": "bench-networklayer",
+                  "urlsession": "bench-urlsession", "ahc": "bench-ahc"}
+# NetworkLayer with its requests sent from a task preferring NetworkManager.engineExecutor (the libcurl
+# thread as a task executor, `--engine-executor`): the small-request scenarios only.
+EXECUTOR_SCENARIOS = ("s1", "s2", "s5")
+CLIENT_NAMES = {"networklayer": "NetworkLayer", "networklayer-executor": "NetworkLayer on engineExecutor",
+                "urlsession": "URLSession", "ahc": "AsyncHTTPClient",
                 "curl": "C libcurl-multi", "loadgen": "load generator"}
 
 
@@ -346,6 +351,8 @@ def client_command(client: str, scenario: Scenario, requests: int, nginx: Nginx,
         command += ["--decode", "--expect-items", str(fixtures.item_count)]
     if scenario.decode_object:
         command += ["--decode-object"]
+    if client == "networklayer-executor":
+        command += ["--engine-executor"]
     if scenario.stream:
         command += ["--stream"]
     if scenario.events:
@@ -558,6 +565,10 @@ def targets(results: dict) -> str:
         nl, c = median(label, "networklayer"), median(label, "curl")
         if nl is not None and c:
             target(f"scenario {title}: NetworkLayer {nl / c:.2f}× C libcurl (target ≥ 0.9×)", nl / c, 0.9)
+        executor = median(label, "networklayer-executor")
+        if executor is not None and c:
+            target(f"scenario {title}: NetworkLayer on engineExecutor {executor / c:.2f}× C libcurl (target ≥ 0.9×)",
+                   executor / c, 0.9)
     nl = median("s2", "networklayer")
     for client, goal in (("ahc", 2), ("urlsession", 15)):   # issue 16: 2× AsyncHTTPClient
         other = median("s2", client)
@@ -677,6 +688,7 @@ def main() -> int:
             runnable = [c for c in clients
                         if not (scenario.to_file and c == "loadgen")
                         and (not scenario.only or c in scenario.only)
+                        and (c != "networklayer-executor" or scenario.label in EXECUTOR_SCENARIOS)
                         and not (scenario.https and c == "urlsession" and not can_unshare)]
             if scenario.https:
                 for client in runnable:
@@ -687,7 +699,7 @@ def main() -> int:
                 for client in runnable:
                     run = run_once(client, scenario, requests, nginx, fixtures, bin_dir, work)
                     results.setdefault((scenario.label, client), []).append(run)
-                    log(f"  run {index + 1}/{scenario_runs} {client:<13} {fmt_rate(run.rate, scenario.throughput, run.mbps if scenario.events else 0):>12}"
+                    log(f"  run {index + 1}/{scenario_runs} {client:<21} {fmt_rate(run.rate, scenario.throughput, run.mbps if scenario.events else 0):>12}"
                         f"  cpu {run.cpu:6.2f} s  rss {run.rss_mb:6.0f} MB  conns {run.connections:>5}"
                         f"  {'ok' if run.ok else 'FAILED: ' + run.problem}")
             if scenario.https and "urlsession" in clients and not can_unshare:

@@ -124,7 +124,8 @@ let decodedBytes = ByteCounter()
 let decodingServer = CountingBenchServer(server: server, expectedBytes: options.expectBytes, receivedBytes: decodedBytes)
 
 runBlockingMain {
-    let (tally, elapsed) = await runRequests(options) { _ in
+    let executor: (any TaskExecutor)? = options.engineExecutor ? NetworkManager.engineExecutor : nil
+    let (tally, elapsed) = await withTaskExecutorPreference(executor) { await runRequests(options) { _ in
         do {
             if options.decode {
                 // The provider has checked the status and that the body had exactly the expected size
@@ -166,7 +167,7 @@ runBlockingMain {
         } catch {
             return .failed("\(error)")
         }
-    }
+    } }
 
     var total = tally
     if options.decode { total.bytes = decodedBytes.value }

@@ -26,6 +26,7 @@ public struct Options: Sendable {
     public var concurrency = 1
     public var decode = false
     public var decodeObject = false
+    public var engineExecutor = false
     public var output: String?
     public var stream = false
     public var events = false
@@ -55,6 +56,7 @@ public struct Options: Sendable {
             case "--concurrency": options.concurrency = number(flag)
             case "--decode": options.decode = true
             case "--decode-object": options.decodeObject = true
+            case "--engine-executor": options.engineExecutor = true
             case "--output": options.output = value(flag)
             case "--stream": options.stream = true
             case "--events": options.events = true
