@@ -9,6 +9,11 @@ import Synchronization
 /// lets libcurl do its I/O, and completes finished transfers, then sleeps in `curl_multi_poll`
 /// until a socket is ready, a timer expires or it is woken. Connections live in the multi
 /// handle's cache and are reused; HTTP/2 streams are multiplexed over one connection.
+///
+/// The thread is also ``NetworkManager/engineExecutor``: each round first runs the jobs of tasks
+/// that prefer it, so a task resumed by a completion starts its next transfer in the same round.
+/// What the engine thread submits itself needs no wake-up; the loop looks at the inbox once more
+/// before it sleeps.
 // @unchecked Sendable: `multi` and `active` are used only by the engine thread (created in init,
 // before the thread starts). Other threads reach the engine only through `inbox` and `pool`
 // (both behind a `Protected` lock) and `curl_multi_wakeup`, which libcurl documents as safe from any thread.
