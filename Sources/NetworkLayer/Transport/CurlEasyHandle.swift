@@ -33,6 +33,11 @@ final class CurlEasyHandle: @unchecked Sendable {
 
     /// Clears every option (connections stay in the multi handle's cache) and re-arms the error buffer.
     func reset() {
+        // libcurl 7.88's reset forgets the list of cookie files CURLOPT_COOKIEFILE built without
+        // freeing it (fixed in 8.0.0; `make stress`'s leak check found it): clearing the option
+        // first frees it. That cannot fail, and drops no cookie: a jar's cookies live in its share,
+        // which the engine detached when the transfer ended.
+        _ = nl_easy_setopt_pointer(raw, CURLOPT_COOKIEFILE, nil)
         curl_easy_reset(raw)
         errorBuffer[0] = 0
         baseline = nil
