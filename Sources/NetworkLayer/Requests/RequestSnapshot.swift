@@ -128,16 +128,16 @@ struct RequestSnapshot: Sendable {
                           + "(only letters, digits, '-' and '.', or an IPv6 address in brackets)")
         }
         let basePath = provider.basePath
-        var url = provider.httpScheme.rawValue
-        url.reserveCapacity(url.utf8.count + 3 + host.utf8.count + 6 + basePath.utf8.count + 1 + endpoint.utf8.count + 1)
-        url += "://"
-        url += host
-        if let port = provider.port {
-            guard (1...65535).contains(port) else { throw invalid("the provider's port \(port) is outside 1...65535") }
-            url += ":"
-            url += String(port)
+        var port: Int?
+        if let value = provider.port {
+            guard (1...65535).contains(value) else { throw invalid("the provider's port \(value) is outside 1...65535") }
+            port = value
         }
         var path = Substring(endpoint)
+        // The base path as it goes into the URL (escaped, without its outer slashes), and whether a
+        // '/' joins it to the endpoint.
+        var escapedBase: String?
+        var slashBeforePath = false
         if !basePath.isEmpty {
             guard !basePath.contains("?"), !basePath.contains("#") else {
                 throw invalid("the provider's basePath \"\(HeaderFields.printable(basePath))\" holds a query or fragment; it may hold only a path")
@@ -149,29 +149,80 @@ struct RequestSnapshot: Sendable {
             var base = Substring(basePath)
             while base.first == "/" { base = base.dropFirst() }
             while base.last == "/" { base = base.dropLast() }
-            if !base.isEmpty {
-                url += "/"
-                url += Self.escapedPath(String(base))
-            }
+            if !base.isEmpty { escapedBase = Self.escapedPath(String(base)) }
             while path.first == "/" { path = path.dropFirst() }
             // "/orders" and "orders" after a slash; "" and "?page=2" right after the base path;
             // "/" (and "/?page=2") keep their slash.
             let first = path.utf8.first
-            if endpoint.utf8.first == UInt8(ascii: "/") || !(first == nil || first == UInt8(ascii: "?") || first == UInt8(ascii: "#")) {
-                url += "/"
-            }
+            slashBeforePath = endpoint.utf8.first == UInt8(ascii: "/")
+                || !(first == nil || first == UInt8(ascii: "?") || first == UInt8(ascii: "#"))
         } else if let first = path.utf8.first, first != UInt8(ascii: "/") {  // bytes: hasPrefix on a Substring is slow
-            url += "/"
+            slashBeforePath = true
         }
         // The usual endpoint is plain ASCII that needs no escaping: checked byte by byte, no copy.
         if path.utf8.allSatisfy({ Self.endpointBytes.contains($0) }) {
-            url += path
-            return url
+            return Self.joined(scheme: provider.httpScheme.rawValue, host: host, port: port, base: escapedBase,
+                               slash: slashBeforePath, path: path.utf8)
         }
         guard !path.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw invalid("the endpoint contains a control character (CR, LF, NUL or another)")
         }
-        return url + Self.escapedPath(String(path))
+        return Self.joined(scheme: provider.httpScheme.rawValue, host: host, port: port, base: escapedBase,
+                           slash: slashBeforePath, path: Self.escapedPath(String(path)).utf8)
+    }
+
+    /// `scheme://host[:port][/base][/]path` written into one string of the exact size, byte by
+    /// byte: `+=` on a `String` cost ~300 instructions per piece (five or six per request).
+    private static func joined<Path: Collection<UInt8>>(scheme: String, host: String, port: Int?, base: String?,
+                                                         slash: Bool, path: Path) -> String {
+        var portDigits = 0
+        if let port {
+            var rest = port
+            repeat { portDigits += 1; rest /= 10 } while rest > 0
+        }
+        let baseCount = base.map { 1 + $0.utf8.count } ?? 0
+        let count = scheme.utf8.count + 3 + host.utf8.count + (port == nil ? 0 : 1 + portDigits) + baseCount
+            + (slash ? 1 : 0) + path.count
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            var index = 0
+            func put(_ byte: UInt8) {
+                buffer[index] = byte
+                index += 1
+            }
+            func put<Bytes: Collection<UInt8>>(_ bytes: Bytes) {
+                let copied = bytes.withContiguousStorageIfAvailable { source -> Int in
+                    guard let start = source.baseAddress, let target = buffer.baseAddress else { return 0 }
+                    (target + index).update(from: start, count: source.count)
+                    return source.count
+                }
+                if let copied {
+                    index += copied
+                } else {
+                    for byte in bytes { put(byte) }
+                }
+            }
+            put(scheme.utf8)
+            put(UInt8(ascii: ":")); put(UInt8(ascii: "/")); put(UInt8(ascii: "/"))
+            put(host.utf8)
+            if let port {
+                put(UInt8(ascii: ":"))
+                var rest = port
+                var position = index + portDigits
+                index = position
+                repeat {
+                    position -= 1
+                    buffer[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+                    rest /= 10
+                } while rest > 0
+            }
+            if let base {
+                put(UInt8(ascii: "/"))
+                put(base.utf8)
+            }
+            if slash { put(UInt8(ascii: "/")) }
+            put(path)
+            return index
+        }
     }
 
     /// The text with the characters that cannot appear raw in a path (space, quotes, non-ASCII)
