@@ -4,44 +4,55 @@ import Synchronization
 ///
 /// Most responses are decoded without a look at their headers, so building a `String` pair per
 /// header line for every response would be wasted work on the hot path.
+///
+/// One allocation per response: the dictionary, once built, is published through an atomic
+/// reference held inline (a lock object and its pthread mutex were two more allocations per response).
 final class ResponseHeaders: Sendable {
     /// `Name: value` lines as received, each ended by `\n` (the CR removed).
     private let raw: [UInt8]
-    private let parsed: Protected<[String: String]?>
+    /// The headers a mock gave as a dictionary, or `nil` for headers received as lines.
+    private let given: [String: String]?
+    /// The dictionary built from `raw` by the first reader. Two readers racing may both build it;
+    /// the first stored wins and both return that one.
+    private let parsed = AtomicLazyReference<Parsed>()
+
+    /// A dictionary built from the lines, boxed for ``parsed``.
+    private final class Parsed: Sendable {
+        let dictionary: [String: String]
+        init(_ dictionary: [String: String]) { self.dictionary = dictionary }
+    }
 
     init(raw: [UInt8]) {
         self.raw = raw
-        parsed = Protected(nil)
+        given = nil
     }
 
     init(_ dictionary: [String: String]) {
         raw = []
-        parsed = Protected(dictionary)
+        given = dictionary
     }
 
     /// Every header by the name the server used; repeated headers joined with `", "`.
     var dictionary: [String: String] {
-        parsed.withLock { cached in
-            if let cached { return cached }
-            var result: [String: String] = [:]
-            forEachLine { name, value in
-                let key = String(decoding: name, as: UTF8.self)
-                let text = String(decoding: value, as: UTF8.self)
-                if let existing = result[key] { result[key] = existing + ", " + text } else { result[key] = text }
-            }
-            cached = result
-            return result
+        if let given { return given }
+        if let cached = parsed.load() { return cached.dictionary }
+        var result: [String: String] = [:]
+        forEachLine { name, value in
+            let key = String(decoding: name, as: UTF8.self)
+            let text = String(decoding: value, as: UTF8.self)
+            if let existing = result[key] { result[key] = existing + ", " + text } else { result[key] = text }
         }
+        return parsed.storeIfNil(Parsed(result)).dictionary
     }
 
     /// The value of one header, ignoring the case of its name: every line of that name, joined
     /// with `", "`. Read from the lines as received, so the answer is the same before and after
     /// ``dictionary`` is built (which keeps `X-A` and `x-a` apart, as the server spelled them).
     func value(for name: String) -> String? {
-        if raw.isEmpty, let cached = parsed.withLock({ $0 }) {
+        if let given {
             // Made from a dictionary (a mock's headers): no lines to read.
-            if let exact = cached[name] { return exact }
-            return cached.first { $0.key.equalsIgnoringASCIICase(name) }?.value
+            if let exact = given[name] { return exact }
+            return given.first { $0.key.equalsIgnoringASCIICase(name) }?.value
         }
         var found: String?
         forEachLine { lineName, value in
