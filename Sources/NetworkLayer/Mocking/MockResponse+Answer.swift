@@ -13,7 +13,7 @@ extension MockResponse {
         }
         func response(_ body: Data, _ status: Int, _ headers: [String: String]) throws(NetworkError) -> HTTPResponse {
             guard (100...599).contains(status) else { throw invalid("its status \(status) is outside 100...599") }
-            return HTTPResponse(statusCode: status, headers: ResponseHeaders(headers), body: body, url: request.url,
+            return HTTPResponse(statusCode: status, headers: ResponseHeaders(headers), body: body,
                                 isMocked: true, origin: request.origin, expectations: request.snapshot.expectations)
         }
         switch kind {

@@ -127,7 +127,7 @@ struct MockStore: Sendable {
         }
         let response = HTTPResponse(statusCode: sidecar.statusCode ?? 200,
                                     headers: ResponseHeaders(sidecar.headers ?? ["Content-Type": Self.contentType(for: request)]),
-                                    body: body ?? Data(), url: request.url, isMocked: true, origin: request.origin,
+                                    body: body ?? Data(), isMocked: true, origin: request.origin,
                                     expectations: request.snapshot.expectations)
         if let eventDelay = sidecar.eventDelayDuration {
             return .stream(response, delay: sidecar.delayDuration, eventDelay: eventDelay)

@@ -18,7 +18,9 @@ public struct OutgoingRequest: Sendable {
     /// The HTTP method.
     public let method: HTTPMethod
     /// The final URL, with the base path, the endpoint and the query (params and credentials).
-    public let url: URL
+    public var url: URL { request.url }
+    /// The request this is the outgoing form of: its URL is parsed only if `url` is read.
+    private let request: PreparedRequest
     /// The exact bytes that will be sent as the body; `nil` when there is no body or it is
     /// streamed (a file, a multipart form with file parts, a ``RequestBody/stream(_:length:contentType:)``
     /// sequence, whose bytes do not exist yet): see ``bodyLength``.
@@ -39,10 +41,10 @@ public struct OutgoingRequest: Sendable {
     /// Decides which names are secret when `setHeader(_:_:)` is not told.
     let redactor: Redactor
 
-    init(method: HTTPMethod, url: URL, headers: [(name: String, value: String)], body: Data?, bodyLength: Int?,
+    init(of request: PreparedRequest, headers: [(name: String, value: String)], body: Data?, bodyLength: Int?,
          redactor: Redactor) {
-        self.method = method
-        self.url = url
+        self.request = request
+        method = request.method
         headerList = headers
         self.body = body
         self.bodyLength = bodyLength

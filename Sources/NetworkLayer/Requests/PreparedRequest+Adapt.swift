@@ -12,7 +12,7 @@ extension PreparedRequest {
         case .stream(let upload)?: (body, length) = (nil, upload.length.map { Int(clamping: $0) })
         case nil: (body, length) = (nil, 0)
         }
-        return OutgoingRequest(method: method, url: url, headers: headers, body: body, bodyLength: length, redactor: redactor)
+        return OutgoingRequest(of: self, headers: headers, body: body, bodyLength: length, redactor: redactor)
     }
 
     /// This request with what `adapt(_:)` changed: its headers (each one it set checked like any
@@ -33,8 +33,6 @@ extension PreparedRequest {
         var secrets = self.secrets
         for name in outgoing.secretNames { secrets.insert(header: name) }
         for header in outgoing.headerList where Redactor.looksSecret(header: header.name) { secrets.insert(header: header.name) }
-        return PreparedRequest(method: method, url: url, headers: outgoing.headerList, body: body, timeout: timeout,
-                               snapshot: snapshot, secrets: secrets,
-                               adaptedHeaderNames: adaptedHeaderNames.union(outgoing.setNames), redirectedFrom: redirectedFrom)
+        return with(headers: outgoing.headerList, secrets: secrets, adaptedHeaderNames: adaptedHeaderNames.union(outgoing.setNames))
     }
 }

@@ -1,10 +1,15 @@
 import Foundation
+import Synchronization
 
 /// A request ready for a transport: every part final and validated. A class, so that handing it
 /// along the data path (transport, transfer, response, log) shares it instead of copying it.
 final class PreparedRequest: Sendable {
     let method: HTTPMethod
-    let url: URL
+    /// The URL's text, exactly as libcurl gets it.
+    let urlText: String
+    /// `urlText` parsed by Foundation, made by the first reader of ``url``: most requests never
+    /// need it, and `URL(string:)` costs ~3 k instructions.
+    private let parsedURL = AtomicLazyReference<ParsedURL>()
     /// In the order they will be sent; names unique ignoring case.
     let headers: [(name: String, value: String)]
     let body: PreparedBody?
@@ -22,11 +27,13 @@ final class PreparedRequest: Sendable {
     /// everything that describes the hop, even where the hop no longer carries them.
     let redirectedFrom: PreparedRequest?
 
-    init(method: HTTPMethod, url: URL, headers: [(name: String, value: String)], body: PreparedBody?,
+    /// A request whose URL is known as text only: `urlText` must be one ``URLText/isPlainHTTP(_:)``
+    /// accepts, so that parsing it later cannot fail and gives back the same text.
+    init(method: HTTPMethod, urlText: String, headers: [(name: String, value: String)], body: PreparedBody?,
          timeout: TimeInterval, snapshot: RequestSnapshot, secrets: SecretNames, adaptedHeaderNames: Set<String> = [],
          redirectedFrom: PreparedRequest? = nil) {
         self.method = method
-        self.url = url
+        self.urlText = urlText
         self.headers = headers
         self.body = body
         self.timeout = timeout
@@ -34,6 +41,41 @@ final class PreparedRequest: Sendable {
         self.secrets = secrets
         self.adaptedHeaderNames = adaptedHeaderNames
         self.redirectedFrom = redirectedFrom
+    }
+
+    /// A request whose URL Foundation parsed already; libcurl gets its `absoluteString`.
+    convenience init(method: HTTPMethod, url: URL, headers: [(name: String, value: String)], body: PreparedBody?,
+                     timeout: TimeInterval, snapshot: RequestSnapshot, secrets: SecretNames, adaptedHeaderNames: Set<String> = [],
+                     redirectedFrom: PreparedRequest? = nil) {
+        self.init(method: method, urlText: url.absoluteString, headers: headers, body: body, timeout: timeout, snapshot: snapshot,
+                  secrets: secrets, adaptedHeaderNames: adaptedHeaderNames, redirectedFrom: redirectedFrom)
+        _ = parsedURL.storeIfNil(ParsedURL(url))
+    }
+
+    /// The same request with other headers, secrets and adapted names (what `adapt(_:)` changed):
+    /// the URL's text, and its parsed form if it exists, carried over.
+    func with(headers: [(name: String, value: String)], secrets: SecretNames, adaptedHeaderNames: Set<String>) -> PreparedRequest {
+        let copy = PreparedRequest(method: method, urlText: urlText, headers: headers, body: body, timeout: timeout,
+                                   snapshot: snapshot, secrets: secrets, adaptedHeaderNames: adaptedHeaderNames,
+                                   redirectedFrom: redirectedFrom)
+        if let parsed = parsedURL.load() { _ = copy.parsedURL.storeIfNil(parsed) }
+        return copy
+    }
+
+    /// The URL, parsed from ``urlText`` on first use.
+    var url: URL {
+        if let parsed = parsedURL.load() { return parsed.url }
+        // Every request made from text holds one URLText.isPlainHTTP accepts, which URL(string:)
+        // always parses (URLTextTests): the fallback is never taken, and exists only so that no
+        // path can trap.
+        let url = URL(string: urlText) ?? URL(fileURLWithPath: "/")
+        return parsedURL.storeIfNil(ParsedURL(url)).url
+    }
+
+    /// A parsed URL, boxed for ``parsedURL``.
+    private final class ParsedURL: Sendable {
+        let url: URL
+        init(_ url: URL) { self.url = url }
     }
 
     /// What the log, errors, copy-as-curl and record mode redact for this request: its
@@ -45,5 +87,5 @@ final class PreparedRequest: Sendable {
     var redactedDescription: String { origin.description }
 
     /// The method and URL, for a response to describe its request lazily.
-    var origin: RequestOrigin { RequestOrigin(method: method, url: url, redactor: redactor, request: self) }
+    var origin: RequestOrigin { RequestOrigin(of: self) }
 }

@@ -87,8 +87,17 @@ struct RequestSnapshot: Sendable {
 
         // No `parsed.host != nil` (URL.host builds a string: ~1 k instructions): baseURL put a
         // checked, non-empty host right after "://", followed only by a port, a "/" or nothing,
-        // so a URL that parses has that host.
-        guard let parsed = URL(string: url) else {
+        // so a URL that parses has that host. The usual URL is text Foundation takes as written
+        // (URLText.isPlainHTTP): the request carries the text and parses it only if its `url` is
+        // read (URL(string:) costs ~3 k instructions). Any other goes through URL(string:) here,
+        // which refuses it or gives the text libcurl gets.
+        let urlText: String
+        let parsed: URL?
+        if URLText.isPlainHTTP(url) {
+            (urlText, parsed) = (url, nil)
+        } else if let checked = URL(string: url) {
+            (urlText, parsed) = (checked.absoluteString, checked)
+        } else {
             throw .invalidRequest(.init(request: "\(method.rawValue) \(redactor.redact(urlString: url))",
                                         reason: "\"\(url)\" is not a valid URL"))
         }
@@ -100,14 +109,19 @@ struct RequestSnapshot: Sendable {
         }
         // The safety net: names that look secret become facts of this request too.
         for header in headers where Redactor.looksSecret(header: header.name) { secrets.insert(header: header.name) }
-        if let query = parsed.query(percentEncoded: true) {
+        let parsedQuery = if let parsed { parsed.query(percentEncoded: true).map { Substring($0) } } else { URLText.query(of: urlText) }
+        if let query = parsedQuery {
             for item in query.split(separator: "&") {
                 let rawName = item.prefix { $0 != "=" }
                 let name = rawName.removingPercentEncoding ?? String(rawName)
                 if Redactor.looksSecret(queryItem: name) { secrets.insert(queryItem: name) }
             }
         }
-        return PreparedRequest(method: method, url: parsed, headers: headers, body: prepared?.body, timeout: timeout,
+        if let parsed {
+            return PreparedRequest(method: method, url: parsed, headers: headers, body: prepared?.body, timeout: timeout,
+                                   snapshot: self, secrets: secrets)
+        }
+        return PreparedRequest(method: method, urlText: urlText, headers: headers, body: prepared?.body, timeout: timeout,
                                snapshot: self, secrets: secrets)
     }
 

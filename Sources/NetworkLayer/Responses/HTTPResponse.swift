@@ -12,7 +12,7 @@ public struct HTTPResponse: Sendable {
     /// The body, exactly as received (after transparent decompression).
     public let body: Data
     /// The URL that answered, after any redirects.
-    public let url: URL
+    public var url: URL { origin.url }
     /// Whether the answer came from a mock file rather than the network.
     public let isMocked: Bool
     /// libcurl's timings and the protocol used; `nil` for mocked responses.
@@ -39,11 +39,12 @@ public struct HTTPResponse: Sendable {
     /// Creates a response, e.g. to test a provider's `parseAndValidate`.
     public init(statusCode: Int, headers: [String: String] = [:], body: Data = Data(), url: URL,
                 isMocked: Bool = false) {
-        self.init(statusCode: statusCode, headers: ResponseHeaders(headers), body: body, url: url, isMocked: isMocked,
+        self.init(statusCode: statusCode, headers: ResponseHeaders(headers), body: body, isMocked: isMocked,
                   origin: RequestOrigin(method: .get, url: url, redactor: .default), expectations: ResponseExpectations())
     }
 
-    init(statusCode: Int, headers: ResponseHeaders, body: Data, url: URL, isMocked: Bool,
+    /// A response to `origin`'s request; its ``url`` is the origin's.
+    init(statusCode: Int, headers: ResponseHeaders, body: Data, isMocked: Bool,
          origin: RequestOrigin, expectations: ResponseExpectations, metrics: TransferMetrics? = nil,
          redirectLocation: String? = nil) {
         self.statusCode = statusCode
@@ -51,7 +52,6 @@ public struct HTTPResponse: Sendable {
         self.redirectLocation = redirectLocation
         headerBlock = headers
         self.body = body
-        self.url = url
         self.isMocked = isMocked
         self.origin = origin
         self.expectations = expectations
@@ -59,7 +59,7 @@ public struct HTTPResponse: Sendable {
 
     /// The same response with another body.
     func replacingBody(_ body: Data) -> HTTPResponse {
-        var copy = HTTPResponse(statusCode: statusCode, headers: headerBlock, body: body, url: url, isMocked: isMocked,
+        var copy = HTTPResponse(statusCode: statusCode, headers: headerBlock, body: body, isMocked: isMocked,
                                 origin: origin, expectations: expectations)
         copy.metrics = metrics
         copy.downloadedFile = downloadedFile

@@ -3,17 +3,41 @@ import Foundation
 /// A request's method and URL, described (secrets redacted) only when an error or log needs it.
 struct RequestOrigin: Sendable, CustomStringConvertible {
     let method: HTTPMethod
-    let url: URL
     let redactor: Redactor
+    private let source: Source
+
+    /// Where the URL comes from: a request's, parsed only if someone reads it, or one given.
+    private enum Source: Sendable {
+        case request(PreparedRequest)
+        case url(URL)
+    }
+
+    /// The origin of a response made by hand: a URL and no request.
+    init(method: HTTPMethod, url: URL, redactor: Redactor) {
+        self.method = method
+        self.redactor = redactor
+        source = .url(url)
+    }
+
+    /// The origin of `request`, redacted by its own rules.
+    init(of request: PreparedRequest) {
+        method = request.method
+        redactor = request.redactor
+        source = .request(request)
+    }
+
+    var url: URL {
+        switch source {
+        case .request(let request): request.url
+        case .url(let url): url
+        }
+    }
+
     /// The request described, if there is one (not for a response made by hand): every secret
     /// value it carries is scrubbed from the description too, under whatever name the URL holds it.
-    let request: PreparedRequest?
-
-    init(method: HTTPMethod, url: URL, redactor: Redactor, request: PreparedRequest? = nil) {
-        self.method = method
-        self.url = url
-        self.redactor = redactor
-        self.request = request
+    var request: PreparedRequest? {
+        if case .request(let request) = source { return request }
+        return nil
     }
 
     var description: String {
