@@ -21,10 +21,31 @@ enum URLText {
     /// first `?` up to the first `#`), as `URL.query(percentEncoded: true)` reads it; `nil` when
     /// it has none (a `?` after the `#` belongs to the fragment).
     static func query(of text: String) -> Substring? {
-        guard let mark = text.utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
-        let hash = text.utf8.firstIndex(of: UInt8(ascii: "#")) ?? text.utf8.endIndex
-        guard mark < hash else { return nil }
-        return text[text.utf8.index(after: mark)..<hash]
+        // Offsets found in the contiguous bytes (UTF8View.firstIndex(of:) cost ~1 k instructions).
+        let found = text.utf8.withContiguousStorageIfAvailable { bytes -> Range<Int>? in
+            var index = 0
+            while index < bytes.count, bytes[index] != UInt8(ascii: "?") {
+                if bytes[index] == UInt8(ascii: "#") { return nil }
+                index += 1
+            }
+            guard index < bytes.count else { return nil }
+            let start = index + 1
+            var end = start
+            while end < bytes.count, bytes[end] != UInt8(ascii: "#") { end += 1 }
+            return start..<end
+        }
+        let offsets: Range<Int>
+        switch found {
+        case .some(.some(let range)): offsets = range
+        case .some(.none): return nil
+        case .none:  // not contiguous (never for the text the library builds): index by index
+            guard let mark = text.utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
+            let hash = text.utf8.firstIndex(of: UInt8(ascii: "#")) ?? text.utf8.endIndex
+            guard mark < hash else { return nil }
+            return text[text.utf8.index(after: mark)..<hash]
+        }
+        let start = text.utf8.index(text.utf8.startIndex, offsetBy: offsets.lowerBound)
+        return text[start..<text.utf8.index(start, offsetBy: offsets.count)]
     }
 
     private static func isPlainHTTP(bytes: UnsafeBufferPointer<UInt8>) -> Bool {

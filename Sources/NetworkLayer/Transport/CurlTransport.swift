@@ -9,7 +9,14 @@ import Synchronization
 /// (which cancels it) before the next hop.
 struct CurlTransport: Transport {
     static let maximumRedirects = 10
-    static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+    /// Whether `status` is a redirect this transport follows (301, 302, 303, 307, 308): a switch,
+    /// where a `Set<Int>` lookup hashed every response's status.
+    static func isRedirect(_ status: Int) -> Bool {
+        switch status {
+        case 301, 302, 303, 307, 308: true
+        default: false
+        }
+    }
 
     func send(_ request: PreparedRequest, options: TransferOptions) async throws(NetworkError) -> HTTPResponse {
         let engine = try CurlEngine.shared.get()
@@ -34,7 +41,7 @@ struct CurlTransport: Transport {
                 if let temporary { unlink(temporary.path) }
                 throw error
             }
-            if Self.redirectStatuses.contains(response.statusCode), let location = response.redirectLocation {
+            if Self.isRedirect(response.statusCode), let location = response.redirectLocation {
                 if let temporary { unlink(temporary.path) }
                 guard hops < Self.maximumRedirects else {
                     throw .transport(.init(request: request.redactedDescription,
