@@ -197,7 +197,9 @@ public final class NetworkManager: Sendable {
 
     /// Sends through the transport, trying again as the retry policy allows. Before each attempt
     /// the provider's `adapt(_:)` sees the request; returns the response with the request sent last.
-    private static func send(_ request: PreparedRequest, adaptedBy provider: any ServiceProvider, via transport: any Transport,
+    /// `nonisolated(nonsending)`, as the other steps below `execute`: they run on its executor
+    /// (off the caller's actor already), each call without an executor switch.
+    private nonisolated(nonsending) static func send(_ request: PreparedRequest, adaptedBy provider: any ServiceProvider, via transport: any Transport,
                              options: TransferOptions, retrying policy: RetryPolicy?, log: NetworkLog?,
                              logsRequest: Bool) async throws(NetworkError) -> (response: HTTPResponse, sent: PreparedRequest) {
         var adapted = try await adapt(request, with: provider)
@@ -287,7 +289,7 @@ public final class NetworkManager: Sendable {
     /// credentials fetched, the request prepared with both, and the transfer options for it under
     /// `settings`. `perform` and `curlCommand(for:)` both start here, so the command line is the
     /// request the manager would send.
-    private static func prepare(_ snapshot: RequestSnapshot, settings: Settings) async throws(NetworkError)
+    private nonisolated(nonsending) static func prepare(_ snapshot: RequestSnapshot, settings: Settings) async throws(NetworkError)
         -> (request: PreparedRequest, options: TransferOptions, providerHeaders: [String: String],
             credentials: Authentication.Credentials?)
     {
@@ -310,7 +312,7 @@ public final class NetworkManager: Sendable {
 
     /// The request after the provider's `adapt(_:)`; what it throws becomes a ``NetworkError``
     /// that keeps a foreign error as `underlyingError` (a cancellation is `.cancelled`).
-    private static func adapt(_ request: PreparedRequest, with provider: any ServiceProvider) async throws(NetworkError) -> PreparedRequest {
+    private nonisolated(nonsending) static func adapt(_ request: PreparedRequest, with provider: any ServiceProvider) async throws(NetworkError) -> PreparedRequest {
         var outgoing = request.outgoing()
         do {
             try await provider.adapt(&outgoing)
@@ -333,7 +335,7 @@ public final class NetworkManager: Sendable {
 
     /// The provider's headers; a failure that is not a ``NetworkError`` is wrapped in one that
     /// keeps it as `underlyingError` (a cancellation is `.cancelled`).
-    private static func headers(for snapshot: RequestSnapshot, redactor: Redactor) async throws(NetworkError) -> [String: String] {
+    private nonisolated(nonsending) static func headers(for snapshot: RequestSnapshot, redactor: Redactor) async throws(NetworkError) -> [String: String] {
         do {
             return try await snapshot.provider.createHTTPHeaders()
         } catch {

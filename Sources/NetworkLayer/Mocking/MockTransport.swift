@@ -10,7 +10,7 @@ struct MockTransport: Transport {
     let store: MockStore
     let registry: MockRegistry
 
-    func send(_ request: PreparedRequest, options: TransferOptions) async throws(NetworkError) -> HTTPResponse {
+    nonisolated(nonsending) func send(_ request: PreparedRequest, options: TransferOptions) async throws(NetworkError) -> HTTPResponse {
         let recorded = RecordedRequest(request, streamed: try await Self.drainStreamedBody(of: request))
         registry.record(recorded)
         let answer = try answer(for: request, recorded: recorded)

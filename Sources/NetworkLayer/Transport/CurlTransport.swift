@@ -18,7 +18,7 @@ struct CurlTransport: Transport {
         }
     }
 
-    func send(_ request: PreparedRequest, options: TransferOptions) async throws(NetworkError) -> HTTPResponse {
+    nonisolated(nonsending) func send(_ request: PreparedRequest, options: TransferOptions) async throws(NetworkError) -> HTTPResponse {
         let engine = try CurlEngine.shared.get()
         let started = ContinuousClock.now
         let streaming = request.snapshot.streamKind != nil
@@ -64,7 +64,7 @@ struct CurlTransport: Transport {
     }
 
     /// One hop: a transfer on the engine, cancelled with the calling task.
-    private func transfer(_ request: PreparedRequest, options: TransferOptions, engine: CurlEngine,
+    private nonisolated(nonsending) func transfer(_ request: PreparedRequest, options: TransferOptions, engine: CurlEngine,
                           downloadTo: URL?, streaming: Bool) async throws(NetworkError) -> HTTPResponse {
         let transfer = try engine.makeTransfer(for: request, options: options, downloadTo: downloadTo, streaming: streaming)
         // The result crosses from the engine thread to this task through the concurrency runtime,
