@@ -63,22 +63,57 @@ struct ResponseHeaderBlock {
         return .announcedLength(length)
     }
 
-    /// Whether `line` holds a CR, an LF or a NUL, in one pass (three `contains` were three).
+    /// Whether `line` holds a CR, an LF or a NUL, in one pass (three `contains` were three): eight
+    /// bytes at a time, looked at one by one only when one of them is below 0x0E (a tab, rarely).
     private static func holdsLineBreakOrNUL(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
-        for byte in line where byte <= 0x0D && (byte == 0x0D || byte == 0x0A || byte == 0x00) { return true }
+        var index = 0
+        if let base = line.baseAddress {
+            while index + 8 <= line.count {
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                // Exact for "some byte is below 0x0E" (SWAR: every byte of `word` minus 0x0E,
+                // its borrow seen in the top bit only where the byte itself had it clear).
+                if (word &- 0x0E0E_0E0E_0E0E_0E0E) & ~word & 0x8080_8080_8080_8080 != 0 {
+                    for byte in line[index..<index + 8] where isLineBreakOrNUL(byte) { return true }
+                }
+                index += 8
+            }
+        }
+        while index < line.count {
+            if isLineBreakOrNUL(line[index]) { return true }
+            index += 1
+        }
         return false
     }
 
-    private static let contentLengthName = Array("content-length:".utf8)
-    private static let contentEncodingName = Array("content-encoding:".utf8)
+    private static func isLineBreakOrNUL(_ byte: UInt8) -> Bool {
+        byte <= 0x0D && (byte == 0x0D || byte == 0x0A || byte == 0x00)
+    }
+
+    /// Whether `line` starts with `name` (lowercase ASCII), ignoring the case of ASCII letters as
+    /// ``Swift/Sequence/elementsEqualIgnoringASCIICase(_:)`` does; a `StaticString`, so no array
+    /// behind a lazy global is read per line.
+    private static func starts(_ line: UnsafeBufferPointer<UInt8>, withLowercase name: StaticString) -> Bool {
+        let count = name.utf8CodeUnitCount
+        guard line.count >= count else { return false }
+        let expected = name.utf8Start
+        for index in 0..<count {
+            let byte = line[index]
+            let lowered = byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
+            guard lowered == expected[index] else { return false }
+        }
+        return true
+    }
+
+    private static let contentEncodingName: StaticString = "content-encoding:"
+    private static let contentLengthName: StaticString = "content-length:"
 
     /// Whether the line is a `Content-Encoding:` header naming an encoding other than `identity`
     /// (white space around the value aside).
     static func isEncodingLine(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
-        let name = contentEncodingName
-        guard line.count > name.count, line[0] | 0x20 == UInt8(ascii: "c"),
-              line[0..<name.count].elementsEqualIgnoringASCIICase(name) else { return false }
-        var value = line[name.count...]
+        let nameCount = contentEncodingName.utf8CodeUnitCount
+        guard line.count > nameCount, line[0] | 0x20 == UInt8(ascii: "c"),
+              starts(line, withLowercase: contentEncodingName) else { return false }
+        var value = line[nameCount...]
         while let first = value.first, first == 0x20 || first == 0x09 { value = value.dropFirst() }
         while let last = value.last, last == 0x20 || last == 0x09 { value = value.dropLast() }
         return !value.isEmpty && !value.elementsEqualIgnoringASCIICase("identity".utf8)
@@ -88,17 +123,13 @@ struct ResponseHeaderBlock {
     /// spaces or tabs around them), or `nil` for any other line, a value that is not a decimal
     /// number, or one beyond `Int`.
     static func contentLength(_ line: UnsafeBufferPointer<UInt8>) -> Int? {
-        let name = contentLengthName
-        guard line.count > name.count, line[0] | 0x20 == UInt8(ascii: "c") else { return nil }
-        for (index, expected) in name.enumerated() {
-            let byte = line[index]
-            let lowered = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
-            guard lowered == expected else { return nil }
-        }
+        let nameCount = contentLengthName.utf8CodeUnitCount
+        guard line.count > nameCount, line[0] | 0x20 == UInt8(ascii: "c"),
+              starts(line, withLowercase: contentLengthName) else { return nil }
         var value = 0
         var sawDigit = false
         var sawSpaceAfterDigits = false
-        for byte in line[name.count...] {
+        for byte in line[nameCount...] {
             if byte == 0x20 || byte == 0x09 {
                 sawSpaceAfterDigits = sawDigit
                 continue
