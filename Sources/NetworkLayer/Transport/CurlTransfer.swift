@@ -221,7 +221,7 @@ final class CurlTransfer: @unchecked Sendable {
             try handle.set(CURLOPT_ACCEPT_ENCODING, "")  // every encoding this libcurl can decode
         }
         try handle.set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
-        if request.url.scheme == "https" {
+        if request.urlText.hasPrefix("https:") {  // as isHTTPS in configure: `url` would be parsed for this
             // Transfers starting together wait for the first connection to say whether it speaks
             // HTTP/2, and share it, instead of each opening its own.
             try handle.set(CURLOPT_PIPEWAIT, true)
