@@ -6,6 +6,7 @@ import Foundation
 /// The values live in an immutable box, so that copying the settings for a request is one
 /// retain, not a copy of every field with a retain per reference (~1 k instructions per
 /// request); changing a setting (rare) makes a new box.
+@dynamicMemberLookup
 struct Settings: Sendable {
     /// The fields, with their defaults.
     struct Values: Sendable {
@@ -40,119 +41,34 @@ struct Settings: Sendable {
 
     private var box = Box(Values())
 
-    private mutating func update(_ change: (inout Values) -> Void) {
-        var values = box.values
-        change(&values)
-        box = Box(values)
-    }
-
-    var isVerbose: Bool {
-        get { box.values.isVerbose }
-        set { update { $0.isVerbose = newValue } }
-    }
-
-    var logHandler: (@Sendable (String) -> Void)? {
-        get { box.values.logHandler }
-        set { update { $0.logHandler = newValue } }
-    }
-
-    var logEntryHandler: (@Sendable (NetworkLogEntry) -> Void)? {
-        get { box.values.logEntryHandler }
-        set { update { $0.logEntryHandler = newValue } }
-    }
-
-    var areMocksEnabled: Bool {
-        get { box.values.areMocksEnabled }
-        set { update { $0.areMocksEnabled = newValue } }
-    }
-
-    var mockResponsesDirectoryOverride: URL? {
-        get { box.values.mockResponsesDirectoryOverride }
-        set { update { $0.mockResponsesDirectoryOverride = newValue } }
-    }
-
-    var mockRecordingDirectory: URL? {
-        get { box.values.mockRecordingDirectory }
-        set { update { $0.mockRecordingDirectory = newValue } }
-    }
-
-    var redactor: Redactor {
-        get { box.values.redactor }
-        set { update { $0.redactor = newValue } }
-    }
-
-    var certificatesDirectoryOverride: URL? {
-        get { box.values.certificatesDirectoryOverride }
-        set { update { $0.certificatesDirectoryOverride = newValue } }
-    }
-
-    var customCABundle: URL? {
-        get { box.values.customCABundle }
-        set { update { $0.customCABundle = newValue } }
-    }
-
-    var maximumResponseSize: Int? {
-        get { box.values.maximumResponseSize }
-        set { update { $0.maximumResponseSize = newValue } }
-    }
-
-    var decompressionLimit: DecompressionLimit {
-        get { box.values.decompressionLimit }
-        set { update { $0.decompressionLimit = newValue } }
-    }
-
-    var usesFastJSONDecoder: Bool {
-        get { box.values.usesFastJSONDecoder }
-        set { update { $0.usesFastJSONDecoder = newValue } }
-    }
-
-    var completionQueue: DispatchQueue {
-        get { box.values.completionQueue }
-        set { update { $0.completionQueue = newValue } }
-    }
-
-    var pinning: PinningConfiguration? {
-        get { box.values.pinning }
-        set { update { $0.pinning = newValue } }
-    }
-
-    var tlsBackendProblem: String? {
-        get { box.values.tlsBackendProblem }
-        set { update { $0.tlsBackendProblem = newValue } }
-    }
-
-    var proxy: ProxyConfiguration {
-        get { box.values.proxy }
-        set { update { $0.proxy = newValue } }
-    }
-
-    var cookieStorage: CookieStorage {
-        get { box.values.cookieStorage }
-        set { update { $0.cookieStorage = newValue } }
-    }
-
-    var cookieJar: CookieJar? {
-        get { box.values.cookieJar }
-        set { update { $0.cookieJar = newValue } }
+    /// Each field of ``Values``, read from the box; setting one makes a new box.
+    subscript<Value>(dynamicMember field: WritableKeyPath<Values, Value>) -> Value {
+        get { box.values[keyPath: field] }
+        set {
+            var values = box.values
+            values[keyPath: field] = newValue
+            box = Box(values)
+        }
     }
 
     /// `MockResponses` in the current working directory unless set.
     var mockResponsesDirectory: URL {
-        mockResponsesDirectoryOverride ?? URL(fileURLWithPath: "MockResponses", isDirectory: true)
+        box.values.mockResponsesDirectoryOverride ?? URL(fileURLWithPath: "MockResponses", isDirectory: true)
     }
 
     /// `Certificates` in the current working directory unless set.
     var certificatesDirectory: URL {
-        certificatesDirectoryOverride ?? URL(fileURLWithPath: "Certificates", isDirectory: true)
+        box.values.certificatesDirectoryOverride ?? URL(fileURLWithPath: "Certificates", isDirectory: true)
     }
 
     var transferOptions: TransferOptions {
-        TransferOptions(customCABundle: customCABundle, pinning: pinning?.isEnabled == true ? pinning : nil,
-                        tlsBackendProblem: tlsBackendProblem)
+        let values = box.values
+        return TransferOptions(customCABundle: values.customCABundle, pinning: values.pinning?.isEnabled == true ? values.pinning : nil,
+                               tlsBackendProblem: values.tlsBackendProblem)
     }
 
     /// Where log entries go: the handler, or standard error.
     var logSink: @Sendable (String) -> Void {
-        logHandler ?? { text in FileHandle.standardError.write(Data(text.utf8)) }
+        box.values.logHandler ?? { text in FileHandle.standardError.write(Data(text.utf8)) }
     }
 }
