@@ -56,7 +56,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NetworkLayerTests",
-            dependencies: ["NetworkLayer", "FastJSON", "StreamMemoryProbe"]
+            dependencies: ["NetworkLayer", "FastJSON", "StreamMemoryProbe", "DiskWriteProbe"]
         ),
         // One streamed download per process, for the peak resident size of a whole process
         // ("Stream backpressure": 1 GB to a slow reader stays under 64 MB).
@@ -64,6 +64,13 @@ let package = Package(
             name: "StreamMemoryProbe",
             dependencies: ["NetworkLayer"],
             path: "Tests/StreamMemoryProbe"
+        ),
+        // One download in a process whose files may not grow beyond a limit (RLIMIT_FSIZE), for
+        // "Disk write failures": the write fails mid-transfer as on a full disk.
+        .executableTarget(
+            name: "DiskWriteProbe",
+            dependencies: ["NetworkLayer"],
+            path: "Tests/DiskWriteProbe"
         ),
         // One decoding-memory measurement per process (FastJSONTests' "Decoding memory", the README's figures).
         .executableTarget(
