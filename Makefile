@@ -1,7 +1,7 @@
 # The commands the README promises. Each installs what the system lacks first (make deps).
 SWIFT ?= swift
 
-.PHONY: tsan deps build test demo demo-check examples-check docs fuzz bench stress clean
+.PHONY: tsan asan deps build test demo demo-check examples-check docs fuzz bench stress clean
 
 ## deps: install the system packages the library and its tests need (apt-get as root; otherwise prints the command)
 deps:
@@ -54,6 +54,10 @@ bench:
 ## tsan: the whole test suite under ThreadSanitizer (CI runs it: a data race fails a submission)
 tsan: deps
 	@scripts/sanitize.sh thread
+
+## asan: the whole test suite under AddressSanitizer with its leak check (CI runs it: a leak or a memory error fails a submission)
+asan: deps
+	@scripts/sanitize.sh address
 
 ## stress: soak, cancellation storm, valgrind leak check, thread and address sanitizers; prints a summary table
 stress:

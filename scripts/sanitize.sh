@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The test suite under a sanitizer: `scripts/sanitize.sh thread` (make tsan, run by CI) or
-# `scripts/sanitize.sh address` (make stress). Fails on a failing test or on any sanitizer report.
+# `scripts/sanitize.sh address` (make asan, run by CI). Fails on a failing test or on any sanitizer report.
 # Builds in .build-<sanitizer>; runs one test at a time, like `make test`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
