@@ -25,6 +25,10 @@ extension NetworkManager {
     /// }
     /// ```
     ///
+    /// - Your code that a request calls runs in its task, so there too: the provider's
+    ///   `createHTTPHeaders()`, `adapt(_:)` and `parseAndValidate(_:as:)`, the request's `validator`
+    ///   and a ``BearerTokenSource``'s `token`. A ``BearerTokenSource``'s `refresh` is the exception:
+    ///   it runs in a task of its own on the global pool, as it serves every request waiting for it.
     /// - Child tasks inherit the preference (a task group's tasks too); `Task(executorPreference:)`
     ///   starts an unstructured task with it. Code isolated to an actor (`@MainActor`, your own
     ///   actors) still runs on that actor's executor.

@@ -237,4 +237,45 @@ struct EngineExecutorTests {
         #expect(try await waiting.value.delayed == 2.5)
         try await sleeping.value
     }
+
+    @Test("A provider's createHTTPHeaders and parseAndValidate, called by a request on the engine executor, run on the libcurl thread")
+    func providerCodeRunsOnTheEngineThread() async throws {
+        let server = try await TestServer.shared()
+        let engine = try #require(await engineThreadID(via: server.provider()))
+        let order = HookOrder()
+        let provider = HookProvider(port: server.port, headers: {
+            order.append("headers on \(currentThreadID() == engine ? "engine" : "pool")")
+            return [:]
+        }, inspect: { _ in order.append("parseAndValidate on \(currentThreadID() == engine ? "engine" : "pool")") })
+        _ = try await withTaskExecutorPreference(NetworkManager.engineExecutor) {
+            try await Net.perform(TestRequest<Echo>(provider, "/echo"))
+        }
+        #expect(order.all == ["headers on engine", "parseAndValidate on engine"])
+    }
+
+    @Test("A token refresh started by a request on the engine executor runs on the global pool, off the libcurl thread; the token closure runs in the request's task, on it")
+    func tokenRefreshRunsOffTheEngineThread() async throws {
+        let provider = try await TestServer.shared().provider()
+        let engine = try #require(await engineThreadID(via: provider))
+        let tokenThread = Protected<Int32?>(nil)
+        let refreshThread = Protected<Int32?>(nil)
+        let source = BearerTokenSource(token: {
+            tokenThread.withLock { $0 = currentThreadID() }
+            return "stale"
+        }, refresh: {
+            refreshThread.withLock { $0 = currentThreadID() }
+            return "fresh"
+        })
+        let authenticated = AuthProvider(port: provider.port, authentication: .bearer(source))
+        struct Authorized: Decodable, Sendable { let authorized: Bool }
+        let (authorized, requestThread) = try await withTaskExecutorPreference(NetworkManager.engineExecutor) {
+            let authorized = try await Net.perform(TestRequest<Authorized>(authenticated, "/auth/bearer?valid=fresh")).authorized
+            return (authorized, currentThreadID())
+        }
+        #expect(authorized, "the request got its 401 with the stale token and succeeded with the refreshed one")
+        #expect(requestThread == engine)
+        #expect(tokenThread.withLock { $0 } == engine)
+        let refreshedOn = try #require(refreshThread.withLock { $0 }, "the token was refreshed")
+        #expect(refreshedOn != engine, "the refresh ran on the libcurl thread")
+    }
 }
