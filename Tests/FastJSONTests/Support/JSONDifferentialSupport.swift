@@ -5,25 +5,17 @@ import Testing
 /// Differential testing of `FastJSONDecoder` against Foundation's `JSONDecoder()`: both decode the
 /// same bytes; the outcomes must be the same value, or the same error.
 enum JSONDifferential {
-    /// What a decode produced: a value, or an error in canonical form.
-    enum Outcome<Value: Equatable>: Equatable, CustomStringConvertible {
-        case value(Value)
-        case error(String)
-
-        var description: String {
-            switch self {
-            case .value(let value): "value \(String(reflecting: value))"
-            case .error(let error): "error \(error)"
-            }
-        }
-    }
+    /// What a decode produced: a value, or the error in canonical form (``JSONOutcome``, the fuzz
+    /// target's own, compiled here through the link Support/JSONOutcome.swift: one definition of
+    /// "the same outcome" for the tests and the fuzzer).
+    typealias Outcome<Value: Equatable> = JSONOutcome<Value>
 
     static func foundation<T: Decodable & Equatable>(_ type: T.Type, _ data: Data) -> Outcome<T> {
-        do { return .value(try JSONDecoder().decode(T.self, from: data)) } catch { return .error(describe(error)) }
+        Outcome { try JSONDecoder().decode(T.self, from: data) }
     }
 
     static func fast<T: Decodable & Equatable>(_ type: T.Type, _ data: Data) -> Outcome<T> {
-        do { return .value(try FastJSONDecoder.decode(T.self, from: data)) } catch { return .error(describe(error)) }
+        Outcome { try FastJSONDecoder.decode(T.self, from: data) }
     }
 
     /// Checks that both decoders give the same outcome; returns Foundation's.
@@ -47,38 +39,9 @@ enum JSONDifferential {
         return data.count > 300 ? text + "… (\(data.count) bytes)" : text
     }
 
-    /// An error as everything a caller can observe of it: the `DecodingError` case, its type, the
-    /// coding path (each key's string value, int value and type), the description, and the
-    /// underlying error's type. Foundation's private key type (`_CodingKey`, for array indexes
-    /// and `super`) and this decoder's (`JSONIndexKey`, `JSONSuperKey`) count as the same.
-    ///
-    /// Any other error is its type and, for an enum, its case: Foundation's internal parser error,
-    /// which code inside `init(from:)` can catch before it becomes `dataCorrupted`, is the same
-    /// type and case in both, but the source location it carries is the value's position in the
-    /// bytes Foundation was given (the whole document, or the value alone for this decoder).
+    /// An error as everything a caller can observe of it (see ``JSONOutcome``).
     static func describe(_ error: any Error) -> String {
-        guard let error = error as? DecodingError else {
-            let text = String(describing: error)
-            return "\(String(reflecting: type(of: error))).\(text.prefix { $0 != "(" })"
-        }
-        func key(_ key: any CodingKey) -> String {
-            var typeName = String(reflecting: type(of: key))
-            if ["FoundationEssentials._CodingKey", "FastJSON.JSONIndexKey", "FastJSON.JSONSuperKey"].contains(typeName) {
-                typeName = "internal"
-            }
-            return "\(key.stringValue)|\(key.intValue.map(String.init) ?? "nil")|\(typeName)"
-        }
-        func context(_ context: DecodingError.Context) -> String {
-            let underlying = context.underlyingError.map { String(reflecting: type(of: $0)) } ?? "nil"
-            return "path \(context.codingPath.map(key)) — \(context.debugDescription) — underlying \(underlying)"
-        }
-        switch error {
-        case .typeMismatch(let type, let c): return "typeMismatch(\(type)) \(context(c))"
-        case .valueNotFound(let type, let c): return "valueNotFound(\(type)) \(context(c))"
-        case .keyNotFound(let k, let c): return "keyNotFound(\(key(k))) \(context(c))"
-        case .dataCorrupted(let c): return "dataCorrupted \(context(c))"
-        @unknown default: return "unknown \(error)"
-        }
+        Outcome<Bool>.describe(error)
     }
 }
 

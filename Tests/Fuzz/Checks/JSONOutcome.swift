@@ -4,6 +4,9 @@ import Foundation
 /// caller can observe of it (the `DecodingError` case, its type, each coding key's string value,
 /// int value and type, the description and the underlying error's type). Foundation's private key
 /// type and FastJSON's (`JSONIndexKey`, `JSONSuperKey`) count as the same.
+///
+/// The one definition of "the same outcome": the fuzz target, FuzzRegressionTests and FastJSONTests
+/// (through the link Tests/FastJSONTests/Support/JSONOutcome.swift) all compile this file.
 enum JSONOutcome<Value: Equatable>: Equatable, CustomStringConvertible {
     case value(Value)
     case error(String)
@@ -21,7 +24,10 @@ enum JSONOutcome<Value: Equatable>: Equatable, CustomStringConvertible {
 
     static func describe(_ error: any Error) -> String {
         guard let error = error as? DecodingError else {
-            // Foundation's internal parser error, caught inside `init(from:)`: its type and case.
+            // Foundation's internal parser error, which code inside `init(from:)` can catch before it
+            // becomes `dataCorrupted`: its type and case, the same in both decoders. Not the source
+            // location it carries: that is the value's position in the bytes Foundation was given
+            // (the whole document, or the value alone for FastJSON).
             return "\(String(reflecting: type(of: error))).\(String(describing: error).prefix { $0 != "(" })"
         }
         func key(_ key: any CodingKey) -> String {

@@ -1,0 +1,1 @@
+../../Fuzz/Checks/JSONOutcome.swift
