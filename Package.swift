@@ -56,7 +56,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NetworkLayerTests",
-            dependencies: ["NetworkLayer", "FastJSON", "StreamMemoryProbe", "DiskWriteProbe"]
+            dependencies: ["NetworkLayer", "FastJSON", "StreamMemoryProbe", "DiskWriteProbe", "RequestProbe"]
         ),
         // One streamed download per process, for the peak resident size of a whole process
         // ("Stream backpressure": 1 GB to a slow reader stays under 64 MB).
@@ -71,6 +71,13 @@ let package = Package(
             name: "DiskWriteProbe",
             dependencies: ["NetworkLayer"],
             path: "Tests/DiskWriteProbe"
+        ),
+        // One request per process: its environment set at spawn ("Proxies from the environment")
+        // or its peak resident size its own (the memory-bound download, upload and decompression tests).
+        .executableTarget(
+            name: "RequestProbe",
+            dependencies: ["NetworkLayer"],
+            path: "Tests/RequestProbe"
         ),
         // One decoding-memory measurement per process (FastJSONTests' "Decoding memory", the README's figures).
         .executableTarget(

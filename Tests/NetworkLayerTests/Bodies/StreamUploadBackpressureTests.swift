@@ -59,16 +59,14 @@ struct StreamUploadBackpressureTests {
     func largeUploadKeepsMemoryFlat() async throws {
         try await withSSEServer { server in
             let total = 256 << 20
-            let chunks = PatternChunks(total: total, chunkSize: 256 << 10)
-            let net = makeManager()
-            let (report, growth) = try await peakMemoryGrowth {
-                try await net.perform(StreamUploadRequest<UploadReport>(server.provider(), "/upload?delay=0.2&pattern=1",
-                                                                        body: .stream(chunks, length: nil), timeout: 120))
-            }
+            // PatternChunks' bytes, from a process of its own whose peak grows only by what the upload costs.
+            let probe = try await RequestProbe.send(.streamUpload("/upload?delay=0.2&pattern=1", bytes: total, chunkSize: 256 << 10),
+                                                    port: server.port)
+            let report = try probe.decoded(UploadReport.self)
             #expect(report.size == total)
             #expect(report.chunked)
             #expect(report.pattern, "the bytes did not arrive in order")
-            #expect(growth < 64 << 20, "the process grew by \(growth >> 20) MB")
+            #expect(probe.growth < 64 << 20, "the process grew by \(probe.growth >> 20) MB")
         }
     }
 }

@@ -11,11 +11,9 @@ struct TransferTests {
         let destination = directory.appendingPathComponent("big.bin")
         let size = 128 << 20
         try await withTestServer { server in
-            let (file, growth) = try await peakMemoryGrowth {
-                try await makeManager().perform(DownloadRequest(server.provider(), "/slow-bytes/\(size)?chunk=4194304&interval=0",
-                                                                to: destination))
-            }
-            #expect(file == DownloadedFile(url: destination, size: Int64(size)))
+            // In a process of its own, whose peak grows only by what the download costs.
+            let report = try await RequestProbe.send(.download("/slow-bytes/\(size)?chunk=4194304&interval=0", to: destination), port: server.port)
+            #expect(report.outcome == "success" && report.size == Int64(size), "\(report)")
             #expect(try filesIn(directory) == ["big.bin"], "no temporary file is left")
             // The content is the server's pattern, checked in slices.
             let handle = try FileHandle(forReadingFrom: destination)
@@ -24,7 +22,7 @@ struct TransferTests {
             let tail = try handle.read(upToCount: 1000) ?? Data()
             #expect(tail == Data(((size - 1000)..<size).map { UInt8($0 % 256) }))
             // A 128 MB body in memory would show; a streamed download keeps memory flat.
-            #expect(growth < 32 << 20, "grew by \(growth) bytes for a \(size)-byte download")
+            #expect(report.growth < 32 << 20, "grew by \(report.growth) bytes for a \(size)-byte download")
         }
     }
 
@@ -130,15 +128,12 @@ struct TransferTests {
     @Test("A gzip bomb is stopped at the limit after decompression, with bounded memory")
     func aGzipBombIsStoppedAtTheLimitWithBoundedMemory() async throws {
         try await withTestServer { server in
-            let net = makeManager()
-            net.maximumResponseSize = 1 << 20
-            let (error, growth) = await peakMemoryGrowth {
-                await networkError { try await net.perform(TestRequest<Data>(server.provider(), "/gzip-bomb/\(256 << 20)")) }
-            }
-            guard case .transport(let context) = error else { Issue.record("got \(String(describing: error))"); return }
-            #expect(context.reason?.contains("after decompression") == true)
+            // In a process of its own, whose peak grows only by what the request costs.
+            let report = try await RequestProbe.send(.limited("/gzip-bomb/\(256 << 20)", maximumResponseSize: 1 << 20), port: server.port)
+            #expect(report.outcome == "transport", "\(report)")
+            #expect(report.reason?.contains("after decompression") == true, "\(report)")
             // 256 MB inflated would show; stopped at the 1 MB limit, memory stays flat.
-            #expect(growth < 32 << 20, "grew by \(growth) bytes")
+            #expect(report.growth < 32 << 20, "grew by \(report.growth) bytes")
         }
     }
 

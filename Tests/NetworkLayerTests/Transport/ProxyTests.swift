@@ -281,33 +281,35 @@ struct ProxyTests {
     }
 }
 
-/// The environment variables curl reads. These tests change the process's environment, so they
-/// run one at a time and restore it.
-@Suite("Proxies from the environment", .serialized)
+/// The environment variables curl reads. Each request that needs them is sent by a probe process
+/// whose environment is set when it is spawned (``RequestProbe``): the test process's own is never
+/// changed, so these tests run in parallel with any other.
+@Suite("Proxies from the environment")
 struct EnvironmentProxyTests {
     @Test("By default the environment's http_proxy is used; .none ignores it; no_proxy sends a host direct")
     func environmentProxy() async throws {
         let server = try await TestServer.shared()
         try await withTinyProxy { proxy in
-            try await withEnvironment(["http_proxy": proxy.url.absoluteString, "no_proxy": nil, "NO_PROXY": nil, "all_proxy": nil, "ALL_PROXY": nil]) {
-                let net = makeManager()
-                #expect(net.proxy == .environment)
-                _ = try await net.perform(TestRequest<Echo>(server.provider(), "/echo/environment"))
-                #expect(proxy.requests == ["GET http://127.0.0.1:\(server.port)/echo/environment HTTP/1.1"], "\(proxy.requests)")
-                #expect(ProxyConfiguration.environment.proxyDescription(for: URL(string: "http://127.0.0.1/")!) == proxy.url.absoluteString)
+            #expect(makeManager().proxy == .environment)
+            let environment = ["http_proxy": proxy.url.absoluteString]
+            let proxied = try await RequestProbe.send(.get("/echo/environment"), port: server.port, environment: environment)
+            #expect(try proxied.decoded(Echo.self).path == "/echo/environment", "\(proxied)")
+            #expect(proxy.requests == ["GET http://127.0.0.1:\(server.port)/echo/environment HTTP/1.1"], "\(proxy.requests)")
+            #expect(ProxyConfiguration.environment.proxyDescription(for: URL(string: "http://127.0.0.1/")!, environment: environment)
+                    == proxy.url.absoluteString)
 
-                net.proxy = .none
-                _ = try await net.perform(TestRequest<Echo>(server.provider(), "/echo/none"))
-                #expect(proxy.requests.count == 1)
-                let command = try await net.curlCommand(for: TestRequest<Echo>(server.provider(), "/echo/none"))
-                #expect(command.contains("--noproxy '*'"))
+            let direct = try await RequestProbe.send(.get("/echo/none", proxyNone: true), port: server.port, environment: environment)
+            #expect(try direct.decoded(Echo.self).path == "/echo/none", "\(direct)")
+            #expect(proxy.requests.count == 1, "\(proxy.requests)")
+            let net = makeManager()
+            net.proxy = .none
+            let command = try await net.curlCommand(for: TestRequest<Echo>(server.provider(), "/echo/none"))
+            #expect(command.contains("--noproxy '*'"))
 
-                net.proxy = .environment
-                try await withEnvironment(["no_proxy": "localhost,127.0.0.1"]) {
-                    _ = try await net.perform(TestRequest<Echo>(server.provider(), "/echo/no-proxy"))
-                }
-                #expect(proxy.requests.count == 1)
-            }
+            let excluded = try await RequestProbe.send(.get("/echo/no-proxy"), port: server.port,
+                                                       environment: environment.merging(["no_proxy": "localhost,127.0.0.1"]) { $1 })
+            #expect(try excluded.decoded(Echo.self).path == "/echo/no-proxy", "\(excluded)")
+            #expect(proxy.requests.count == 1, "\(proxy.requests)")
         }
     }
 
@@ -315,10 +317,8 @@ struct EnvironmentProxyTests {
     func environmentProxyRefused() async throws {
         let server = try await TestServer.shared()
         let dead = "http://127.0.0.1:\(try closedPort())"
-        await withEnvironment(["http_proxy": dead, "no_proxy": nil, "NO_PROXY": nil]) {
-            let error = await networkError { try await makeManager().perform(TestRequest<Echo>(server.provider(), "/echo")) }
-            #expect(error?.caseName == "reachability")
-            #expect(error?.context?.reason?.hasPrefix("the proxy \(dead) refused the connection") == true, "\(String(describing: error))")
-        }
+        let report = try await RequestProbe.send(.get("/echo"), port: server.port, environment: ["http_proxy": dead])
+        #expect(report.outcome == "reachability", "\(report)")
+        #expect(report.reason?.hasPrefix("the proxy \(dead) refused the connection") == true, "\(report)")
     }
 }
