@@ -9,6 +9,8 @@ SWIFT=${SWIFT:-swift}
 
 # The tests that assert the process's peak RSS: the sanitizers' shadow memory inflates it. Add a
 # new memory-bound test here (by its function or suite name) when it cannot hold under a sanitizer.
+# (gigabyteToSlowReader no longer measures memory, gigabyteInAProcessOfItsOwn does; it stays skipped
+# as before: a 1 GB stream under a sanitizer has not been timed.)
 skip='DecodingMemoryTests|gigabyteToSlowReader|gigabyteInAProcessOfItsOwn|largeUploadKeepsMemoryFlat|largeDownloadStreamsToDiskWithFlatMemory|largeMultipartFileIsStreamedWithBoundedMemory|aGzipBombIsStoppedAtTheLimitWithBoundedMemory'
 
 out=$(mktemp)
