@@ -38,7 +38,7 @@ struct StreamBackpressureTests {
     func gigabyteInAProcessOfItsOwn() async throws {
         try await withSSEServer { server in
             let port = server.port
-            let measurement = try await offCooperativePool { try StreamMemoryProbe.measure(port: port, bytes: Self.gigabyte) }
+            let measurement = try await StreamMemoryProbe.measure(port: port, bytes: Self.gigabyte)
             #expect(measurement.bytes == Self.gigabyte)
             #expect(measurement.inOrder)
             #expect(measurement.peak < 64 << 20, "the process's peak resident size was \(measurement.peak >> 20) MB")

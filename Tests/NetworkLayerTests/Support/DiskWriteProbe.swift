@@ -49,48 +49,13 @@ enum DiskWriteProbe {
         }
     }
 
-    struct ProbeFailure: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    /// The longest a probe may take: its request's timeout is 20 s, so a probe still running
-    /// after this hangs beyond it, and is killed.
-    static let deadline: DispatchTimeInterval = .seconds(60)
-
-    static var executable: URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("DiskWriteProbe")
-    }
+    /// The probe: its request's timeout is 20 s, so one still running after 60 s hangs beyond it.
+    static let probe = ProbeProcess(name: "DiskWriteProbe", deadline: .seconds(60))
 
     /// Downloads `endpoint` from the test server on `port` to `destination` in a new process
     /// whose files may not grow beyond `limit` bytes. Throws if the probe crashes, exits with a
-    /// failure, or does not finish within ``deadline``.
+    /// failure, or does not finish within the probe's deadline.
     static func download(port: Int, _ endpoint: String, to destination: URL, fileSizeLimit limit: Int) async throws -> Report {
-        try await offCooperativePool { try run([String(port), endpoint, destination.path, String(limit)]) }
-    }
-
-    private static func run(_ arguments: [String]) throws -> Report {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let watchdog = DispatchWorkItem { process.terminate() }
-        DispatchQueue.global().asyncAfter(deadline: .now() + deadline, execute: watchdog)
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        watchdog.cancel()
-        let text = String(decoding: data + message, as: UTF8.self)
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            throw ProbeFailure(description: "DiskWriteProbe ended by \(process.terminationReason == .exit ? "exit" : "signal") "
-                                   + "\(process.terminationStatus) (killed after \(deadline) if it hung): \(text)")
-        }
-        guard let report = try? JSONDecoder().decode(Report.self, from: data) else {
-            throw ProbeFailure(description: "DiskWriteProbe printed no report: \(text)")
-        }
-        return report
+        try await probe.run([String(port), endpoint, destination.path, String(limit)])
     }
 }

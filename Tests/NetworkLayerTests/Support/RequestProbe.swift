@@ -53,57 +53,20 @@ enum RequestProbe {
         }
     }
 
-    struct ProbeFailure: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    /// The longest a probe may take: its request's timeout is 120 s, so a probe still running
-    /// after this hangs beyond it, and is killed.
-    static let deadline: DispatchTimeInterval = .seconds(180)
+    /// The probe: its request's timeout is 120 s, so one still running after 180 s hangs beyond it.
+    static let probe = ProbeProcess(name: "RequestProbe", deadline: .seconds(180))
 
     /// The proxy variables curl reads, in both cases: a probe starts without them (whatever the
     /// test process was started with) and gets only those a test gives it.
     static let proxyVariables = ["http_proxy", "https_proxy", "all_proxy", "no_proxy"].flatMap { [$0, $0.uppercased()] }
 
-    static var executable: URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("RequestProbe")
-    }
-
     /// Sends `request` to 127.0.0.1:`port` from a new process whose environment is the test
     /// process's without any proxy variable, plus `environment`. Throws if the probe crashes,
-    /// exits with a failure, or does not finish within ``deadline``.
+    /// exits with a failure, or does not finish within the probe's deadline.
     static func send(_ request: Request, port: Int, environment: [String: String] = [:]) async throws -> Report {
         var variables = ProcessInfo.processInfo.environment
         for name in proxyVariables { variables[name] = nil }
         variables.merge(environment) { $1 }
-        let arguments = request.arguments(port: port)
-        return try await offCooperativePool { [variables] in try run(arguments, environment: variables) }
-    }
-
-    private static func run(_ arguments: [String], environment: [String: String]) throws -> Report {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = environment
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let watchdog = DispatchWorkItem { process.terminate() }
-        DispatchQueue.global().asyncAfter(deadline: .now() + deadline, execute: watchdog)
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        watchdog.cancel()
-        let text = String(decoding: data + message, as: UTF8.self)
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            throw ProbeFailure(description: "RequestProbe \(arguments) ended by \(process.terminationReason == .exit ? "exit" : "signal") "
-                                   + "\(process.terminationStatus) (killed after \(deadline) if it hung): \(text)")
-        }
-        guard let report = try? JSONDecoder().decode(Report.self, from: data) else {
-            throw ProbeFailure(description: "RequestProbe \(arguments) printed no report: \(text)")
-        }
-        return report
+        return try await probe.run(request.arguments(port: port), environment: variables)
     }
 }

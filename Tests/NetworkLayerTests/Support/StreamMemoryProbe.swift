@@ -14,34 +14,11 @@ enum StreamMemoryProbe {
         let peak: Int
     }
 
-    struct ProbeFailure: Error, CustomStringConvertible {
-        let status: Int32
-        let output: String
-        var description: String { "StreamMemoryProbe exited with \(status): \(output)" }
-    }
+    /// The probe: its stream's timeout bounds each silence, so one still running after 5 minutes hangs.
+    static let probe = ProbeProcess(name: "StreamMemoryProbe", deadline: .seconds(300))
 
-    static var executable: URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("StreamMemoryProbe")
-    }
-
-    /// Streams `bytes` bytes from the SSE server's `/bytes` on `port` in a new process. Blocks:
-    /// call it off the cooperative pool.
-    static func measure(port: Int, bytes: Int) throws -> Measurement {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = [String(port), String(bytes)]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, let measurement = try? JSONDecoder().decode(Measurement.self, from: data) else {
-            throw ProbeFailure(status: process.terminationStatus,
-                               output: String(decoding: data + message, as: UTF8.self))
-        }
-        return measurement
+    /// Streams `bytes` bytes from the SSE server's `/bytes` on `port` in a new process.
+    static func measure(port: Int, bytes: Int) async throws -> Measurement {
+        try await probe.run([String(port), String(bytes)])
     }
 }
