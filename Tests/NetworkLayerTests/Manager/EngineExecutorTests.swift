@@ -238,19 +238,23 @@ struct EngineExecutorTests {
         try await sleeping.value
     }
 
-    @Test("A provider's createHTTPHeaders and parseAndValidate, called by a request on the engine executor, run on the libcurl thread")
+    @Test("A provider's createHTTPHeaders, adapt and parseAndValidate and the request's validator, called by a request on the engine executor, run on the libcurl thread")
     func providerCodeRunsOnTheEngineThread() async throws {
         let server = try await TestServer.shared()
         let engine = try #require(await engineThreadID(via: server.provider()))
         let order = HookOrder()
-        let provider = HookProvider(port: server.port, headers: {
-            order.append("headers on \(currentThreadID() == engine ? "engine" : "pool")")
+        @Sendable func place() -> String { currentThreadID() == engine ? "engine" : "pool" }
+        var provider = HookProvider(port: server.port, headers: {
+            order.append("headers on \(place())")
             return [:]
-        }, inspect: { _ in order.append("parseAndValidate on \(currentThreadID() == engine ? "engine" : "pool")") })
+        }, inspect: { _ in order.append("parseAndValidate on \(place())") })
+        provider.adaptRequest = { _ in order.append("adapt on \(place())") }
+        let request = TestRequest<Echo>(provider, "/echo")
+        request.validator = { _ in order.append("validator on \(place())") }
         _ = try await withTaskExecutorPreference(NetworkManager.engineExecutor) {
-            try await Net.perform(TestRequest<Echo>(provider, "/echo"))
+            try await Net.perform(request)
         }
-        #expect(order.all == ["headers on engine", "parseAndValidate on engine"])
+        #expect(order.all == ["headers on engine", "adapt on engine", "validator on engine", "parseAndValidate on engine"])
     }
 
     @Test("A token refresh started by a request on the engine executor runs on the global pool, off the libcurl thread; the token closure runs in the request's task, on it")

@@ -11,8 +11,12 @@ struct HookProvider: ServiceProvider {
     var headers: @Sendable () async throws -> [String: String] = { [:] }
     /// Runs first in `parseAndValidate`, before the default steps (status check, decoding).
     var inspect: (@Sendable (HTTPResponse) throws -> Void)?
+    /// What `adapt(_:)` does to each outgoing request (nothing by default).
+    var adaptRequest: (@Sendable (inout OutgoingRequest) async throws -> Void)?
 
     func createHTTPHeaders() async throws -> [String: String] { try await headers() }
+
+    func adapt(_ request: inout OutgoingRequest) async throws { try await adaptRequest?(&request) }
 
     func parseAndValidate<Response: Decodable>(_ response: HTTPResponse, as type: Response.Type) throws -> Response {
         try inspect?(response)
