@@ -14,8 +14,10 @@ extension NetworkError {
     ///   - hook: who threw, for the reason ("the provider's adapt(_:)").
     ///   - request: the request, described with secrets redacted.
     ///   - response: the response the code was judging, if any.
+    ///   - parsing: whether the code was turning the response into a value (a request's
+    ///     `parser`): any error of its own is then ``serialization``.
     static func thrown(_ error: any Error, by hook: String, request: String?,
-                       response: HTTPResponse? = nil) -> NetworkError {
+                       response: HTTPResponse? = nil, parsing: Bool = false) -> NetworkError {
         if let error = error as? NetworkError {
             let error = response.map(error.caused(by:)) ?? error
             return request.map(error.describingRequest) ?? error
@@ -28,6 +30,11 @@ extension NetworkError {
         if let response {
             if let decoding = error as? DecodingError {
                 return .serialization(Context(request: request, reason: HTTPResponse.describe(decoding),
+                                              statusCode: response.statusCode, underlyingError: error, response: kept))
+            }
+            if parsing {
+                return .serialization(Context(request: request,
+                                              reason: "\(hook) could not read the response (status \(response.statusCode)): \(error.localizedDescription)",
                                               statusCode: response.statusCode, underlyingError: error, response: kept))
             }
             return .validation(Context(request: request,

@@ -15,21 +15,72 @@ enum CurlCommand {
     /// Bodies up to this size are written inline; larger ones as a placeholder file name.
     static let inlineBodyLimit = 16 * 1024
 
-    static func render(_ request: PreparedRequest, options: TransferOptions, redactingSecrets: Bool) -> String {
-        var parts = ["curl"]
+    /// The command that sends what `plan` sends: the same request line, headers (the library's
+    /// `User-Agent` and `Accept-Encoding` included, and those it suppresses as `Name:`), body,
+    /// redirects, TLS, timeout, routing and limits. `-sS`: quiet, but errors still shown.
+    static func render(_ plan: TransferPlan, redactingSecrets: Bool) -> String {
+        let request = plan.request
+        var parts = ["curl", "-sS"]
         let redactor = request.redactor
-        switch request.method {
-        case .get: if request.body != nil { parts += ["-X", "GET"] }
+        switch plan.methodForm {
+        case .get: break
         case .head: parts.append("--head")
-        case .post: if request.body == nil { parts += ["-X", "POST"] }
-        default: parts += ["-X", request.method.rawValue]
+        case .post: if plan.body == nil { parts += ["-X", "POST"] }
+        case .custom(let name): parts += ["-X", quote(name)]
         }
         parts.append(quote(redactingSecrets ? redactor.redact(url: request.url) : request.url.absoluteString))
-        for header in request.headers {
-            let value = redactingSecrets ? redactor.redact(header: header.name, value: header.value) : header.value
-            parts += ["-H", quote(value.isEmpty ? "\(header.name);" : "\(header.name): \(value)")]
+        for (name, value) in plan.headerLines {
+            guard let value else {
+                parts += ["-H", quote("\(name):")]  // not sent
+                continue
+            }
+            let shown = redactingSecrets ? redactor.redact(header: name, value: value) : value
+            parts += ["-H", quote(shown.isEmpty ? "\(name);" : "\(name): \(shown)")]
         }
-        switch request.body {
+        parts += bodyArguments(plan.body, of: request, redactingSecrets: redactingSecrets)
+        // A stream shows its body as it arrives; a decoded body is asked for compressed (the
+        // plan's Accept-Encoding) and decoded as libcurl does.
+        if plan.streaming { parts.append("--no-buffer") }
+        if plan.decodesBody { parts.append("--compressed") }
+        parts += redirectArguments(plan)
+        parts += ["--proto", "=http,https", "--tlsv1.2"]
+        if let seconds = plan.streamSilenceSeconds {
+            // A stream's timeout bounds a silence: less than 1 byte per second for that many seconds.
+            parts += ["--speed-limit", "1", "--speed-time", String(seconds)]
+        } else if plan.timeoutMilliseconds > 0 {
+            parts += ["--max-time", request.timeout.compactText]
+        }
+        if let bundle = plan.options.customCABundle { parts += ["--cacert", quote(bundle.path)] }
+        parts += routingArguments(plan.options, redactingSecrets: redactingSecrets)
+        if plan.maximumFileSize > 0 { parts += ["--max-filesize", String(plan.maximumFileSize)] }
+        if let destination = plan.downloadDestination { parts += ["--output", quote(destination.path)] }
+        // Comments (`# …`) only work at the end of a line: move them there, joined into one.
+        let comments = parts.filter { $0.hasPrefix("# ") }.map { $0.dropFirst(2) }
+        let command = parts.filter { !$0.hasPrefix("# ") }.joined(separator: " ")
+        return comments.isEmpty ? command : command + " # " + comments.joined(separator: "; ")
+    }
+
+    /// How curl follows redirects as the request's policy does: `--location` with the policy's
+    /// maximum; nothing for `.none`. A command that carries a secret header, or whose policy curl
+    /// cannot express (`.sameOrigin`, `.custom`), does not follow them and says why.
+    private static func redirectArguments(_ plan: TransferPlan) -> [String] {
+        let maximum: Int
+        switch plan.redirectPolicy {
+        case .none: return []
+        case .sameOrigin, .custom: return ["# no --location: the request's redirect policy decides each hop, which curl cannot"]
+        case .follow: maximum = plan.redirectPolicy.limit
+        }
+        let redactor = plan.request.redactor
+        if plan.request.headers.contains(where: { redactor.isSecretHeader($0.name) }) { return [noLocationComment] }
+        return ["--location", "--max-redirs", String(maximum), "--proto-redir", "=http,https"]
+    }
+
+    /// The body as curl sends it: inline bytes (or a file named for them when they are binary or
+    /// large), a file, a multipart form, or standard input for a sequence.
+    private static func bodyArguments(_ body: PreparedBody?, of request: PreparedRequest, redactingSecrets: Bool) -> [String] {
+        let redactor = request.redactor
+        var parts: [String] = []
+        switch body {
         case .bytes(let data)?:
             if data.count <= inlineBodyLimit, var text = String(data: data, encoding: .utf8),
                !text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\n" && $0 != "\t" && $0 != "\r" }) {
@@ -65,31 +116,7 @@ enum CurlCommand {
         case nil:
             break
         }
-        // A stream asks for its body as sent (no Accept-Encoding) and shows it as it arrives; its
-        // timeout bounds a silence, not the whole transfer, which curl's low-speed limit says
-        // (less than 1 byte per second for that many whole seconds).
-        let isStream = request.snapshot.streamKind != nil
-        parts.append(isStream ? "--no-buffer" : "--compressed")
-        if request.headers.contains(where: { redactor.isSecretHeader($0.name) }) {
-            parts += ["--proto", "=http,https", "--tlsv1.2", noLocationComment]
-        } else {
-            parts += ["--location", "--max-redirs", "10", "--proto", "=http,https", "--proto-redir", "=http,https", "--tlsv1.2"]
-        }
-        if request.timeout.isFinite, request.timeout <= PreparedRequest.timeoutCeiling {
-            if isStream {
-                parts += ["--speed-limit", "1", "--speed-time", String(max(1, Int(request.timeout.rounded(.up))))]
-            } else {
-                parts += ["--max-time", request.timeout.compactText]
-            }
-        }
-        if let bundle = options.customCABundle { parts += ["--cacert", quote(bundle.path)] }
-        parts += routingArguments(options, redactingSecrets: redactingSecrets)
-        if let limit = options.maximumResponseSize { parts += ["--max-filesize", String(limit)] }
-        if let destination = request.snapshot.downloadDestination { parts += ["--output", quote(destination.path)] }
-        // Comments (`# …`) only work at the end of a line: move them there, joined into one.
-        let comments = parts.filter { $0.hasPrefix("# ") }.map { $0.dropFirst(2) }
-        let command = parts.filter { !$0.hasPrefix("# ") }.joined(separator: " ")
-        return comments.isEmpty ? command : command + " # " + comments.joined(separator: "; ")
+        return parts
     }
 
     /// Single-quoted for a POSIX shell.

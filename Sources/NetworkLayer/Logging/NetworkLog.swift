@@ -152,9 +152,9 @@ struct NetworkLog: Sendable {
     }
 
     /// The request failed; `request` is `nil` when it failed before it was prepared (then the
-    /// snapshot describes it).
-    func failure(_ error: NetworkError, of request: PreparedRequest?, snapshot: RequestSnapshot, elapsed: Duration) {
-        let described = request?.redactedDescription ?? snapshot.describeUnprepared(with: redactor)
+    /// resolved request describes it).
+    func failure(_ error: NetworkError, of request: PreparedRequest?, resolved: ResolvedRequest, elapsed: Duration) {
+        let described = request?.redactedDescription ?? resolved.describeUnprepared()
         // The error is redacted already; the request's secret values are scrubbed once more in
         // case a text reached the error some other way.
         let secrets = request.map { $0.redactor.secretValues(of: $0) } ?? []
@@ -165,8 +165,8 @@ struct NetworkLog: Sendable {
         sink?("\(prefix) \(message)\n")
         if let entrySink {
             let url = request.map { Redactor.scrub($0.redactor.redact(url: $0.url), secrets: secrets) }
-                ?? snapshot.unpreparedURL(with: redactor)
-            entrySink(NetworkLogEntry(phase: .failure, level: .error, requestID: id, method: request?.method ?? snapshot.method,
+                ?? resolved.unpreparedURL()
+            entrySink(NetworkLogEntry(phase: .failure, level: .error, requestID: id, method: request?.method ?? resolved.method,
                                       url: url, isMocked: mocked, message: message,
                                       statusCode: error.context?.statusCode, elapsed: elapsed, errorDescription: description))
         }
@@ -181,7 +181,7 @@ struct NetworkLog: Sendable {
     func streamEnded(_ ending: StreamBody.Ending, of request: PreparedRequest, items: Int, bytes: Int64, previews: [String],
                      elapsed: Duration) {
         let secrets = request.redactor.secretValues(of: request)
-        let counted = request.snapshot.streamKind?.items(items) ?? "\(items) items"
+        let counted = request.resolved.streamKind?.items(items) ?? "\(items) items"
         let how: String
         var errorDescription: String?
         switch ending {

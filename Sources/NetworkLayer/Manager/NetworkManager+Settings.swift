@@ -150,3 +150,25 @@ extension NetworkManager {
         set { settings.withLock { $0.completionQueue = newValue } }
     }
 }
+
+extension NetworkManager {
+    /// Interceptors for every request of this manager: outermost, adapting each attempt first and
+    /// asked last whether to retry. Default: none. Read when a request starts.
+    ///
+    /// ```swift
+    /// Net.interceptors = [Metrics()]
+    /// ```
+    ///
+    /// See ``RequestInterceptor`` for the order of all interceptors and the library's own links.
+    public var interceptors: [any RequestInterceptor] {
+        get { settings.withLock { $0.interceptors } }
+        set { settings.withLock { $0.interceptors = newValue } }
+    }
+
+    /// Which redirects requests follow, unless their provider or the request says otherwise.
+    /// Default ``RedirectPolicy/follow(maximum:)`` with 10.
+    public var redirectPolicy: RedirectPolicy {
+        get { settings.withLock { $0.redirectPolicy } }
+        set { settings.withLock { $0.redirectPolicy = newValue } }
+    }
+}

@@ -31,6 +31,8 @@ struct Settings: Sendable {
         var cookieStorage = CookieStorage.none
         /// The store for ``cookieStorage``; `nil` for `.none`.
         var cookieJar: CookieJar?
+        var interceptors: [any RequestInterceptor] = []
+        var redirectPolicy = RedirectPolicy.follow()
     }
 
     /// Never mutated: a change makes a new one, so a request's copy never sees a later change.

@@ -87,12 +87,36 @@ public final class MockRegistry: Sendable {
         register(method, path, answer: .closure(answer))
     }
 
+    /// Answers what nothing else matched: asked after the mocks registered for the request's
+    /// class and for its method and path, and after the mock files; `nil` means "not found"
+    /// (``NetworkError/mockNotFound(filename:)``, naming every place looked). One fallback at a
+    /// time: registering another replaces it.
+    ///
+    /// ```swift
+    /// Net.mocks.registerFallback { request in
+    ///     request.url.path.hasPrefix("/v1/") ? .status(404) : nil
+    /// }
+    /// ```
+    ///
+    /// It is called on whatever thread answers the request, never while the registry is locked.
+    public func registerFallback(_ answer: @escaping @Sendable (RecordedRequest) -> MockResponse?) {
+        state.withLock { $0.fallback = answer }
+    }
+
+    /// The fallback's answer for `recorded`, or `nil` (none registered, or it answered `nil`).
+    func fallbackResponse(for recorded: RecordedRequest) -> MockResponse? {
+        state.withLock { $0.fallback }?(recorded)
+    }
+
+    /// Whether a fallback is registered.
+    var hasFallback: Bool { state.withLock { $0.fallback != nil } }
+
     private func register(_ method: HTTPMethod, _ path: String, answer: RouteAnswer) {
         let route = Route(method: method, registeredPath: path)
         state.withLock { $0.routes[route] = answer }
     }
 
-    /// Removes every registration and every recorded request.
+    /// Removes every registration (the fallback too) and every recorded request.
     public func removeAll() {
         state.withLock { $0 = State() }
     }
@@ -123,7 +147,7 @@ public final class MockRegistry: Sendable {
     ///
     /// - Throws: ``NetworkError/invalidRequest`` for an empty sequence.
     func response(for request: PreparedRequest, recorded: RecordedRequest) throws(NetworkError) -> (MockResponse, source: String)? {
-        let requestClass: AnyObject.Type = request.snapshot.requestClass
+        let requestClass: AnyObject.Type = request.resolved.requestClass
         let byClass: ClassRegistration? = state.withLock { state in
             var best: ClassRegistration?
             for registration in state.classes where registration.matches(requestClass) {
@@ -160,7 +184,7 @@ public final class MockRegistry: Sendable {
     /// The registrations a request was looked up under, for ``NetworkError/mockNotFound(filename:)``.
     static func placesLooked(for request: PreparedRequest) -> [String] {
         let path = Route.normalized(Substring(request.url.path(percentEncoded: true)))
-        return [String(describing: request.snapshot.requestClass), "\(Route(method: request.method, path: path, query: nil))"]
+        return [String(describing: request.resolved.requestClass), "\(Route(method: request.method, path: path, query: nil))"]
     }
 
     // MARK: - State
@@ -169,6 +193,7 @@ public final class MockRegistry: Sendable {
         var classes: [ClassRegistration] = []
         var routes: [Route: RouteAnswer] = [:]
         var requests: [RecordedRequest] = []
+        var fallback: (@Sendable (RecordedRequest) -> MockResponse?)?
     }
 
     private struct ClassRegistration: Sendable {

@@ -14,11 +14,11 @@ extension MockResponse {
         func response(_ body: Data, _ status: Int, _ headers: [String: String]) throws(NetworkError) -> HTTPResponse {
             guard (100...599).contains(status) else { throw invalid("its status \(status) is outside 100...599") }
             return HTTPResponse(statusCode: status, headers: ResponseHeaders(headers), body: body,
-                                isMocked: true, origin: request.origin, expectations: request.snapshot.expectations)
+                                isMocked: true, origin: request.origin, expectations: request.resolved.expectations)
         }
         switch kind {
         case .json(let encode, let status, let headers, let delay):
-            let encoder = request.snapshot.jsonEncoder ?? request.snapshot.provider.jsonEncoder
+            let encoder = request.resolved.jsonEncoder
             let body: Data
             do {
                 body = try encode(encoder)

@@ -25,7 +25,7 @@ struct MockStore: Sendable {
     /// The body file of the mock `name` for `request`: by the extension its response type reads
     /// (see the type's documentation), checked like every mock file.
     func bodyFile(named name: String, for request: PreparedRequest) throws(NetworkError) -> URL {
-        guard let kind = request.snapshot.streamKind else { return try file(named: name, extension: "json") }
+        guard let kind = request.resolved.streamKind else { return try file(named: name, extension: "json") }
         guard kind == .bytes else { return try file(named: name, extension: kind.fileExtension) }
         for preferred in ["bin", "json"] {
             let url = try file(named: name, extension: preferred)
@@ -51,7 +51,7 @@ struct MockStore: Sendable {
 
     /// `mockedResponseFilename`, or `METHOD/path` without one: the name record mode writes.
     private func mockName(for request: PreparedRequest) -> String {
-        request.snapshot.mockedResponseFilename ?? Self.methodPathName(for: request)
+        request.resolved.mockedResponseFilename ?? Self.methodPathName(for: request)
     }
 
     /// `METHOD/path`: `/users/42?x=1` → `GET/users/42`, `/` → `GET/index`. Percent-escapes are
@@ -128,7 +128,7 @@ struct MockStore: Sendable {
         let response = HTTPResponse(statusCode: sidecar.statusCode ?? 200,
                                     headers: ResponseHeaders(sidecar.headers ?? ["Content-Type": Self.contentType(for: request)]),
                                     body: body ?? Data(), isMocked: true, origin: request.origin,
-                                    expectations: request.snapshot.expectations)
+                                    expectations: request.resolved.expectations)
         if let eventDelay = sidecar.eventDelayDuration {
             return .stream(response, delay: sidecar.delayDuration, eventDelay: eventDelay)
         }
@@ -137,7 +137,7 @@ struct MockStore: Sendable {
 
     /// The `Content-Type` of a mock whose sidecar gives no headers: by its response type.
     private static func contentType(for request: PreparedRequest) -> String {
-        switch request.snapshot.streamKind {
+        switch request.resolved.streamKind {
         case .events?: "text/event-stream"
         case .jsonLines?: "application/x-ndjson"
         case .bytes?: "application/octet-stream"

@@ -4,18 +4,18 @@ import Foundation
 ///
 /// Each request is first recorded in the registry, as it would have gone out, then answered by
 /// the first of: a mock registered for its class, one registered for its method and path, the
-/// file named by its `mockedResponseFilename`, the `METHOD/path` file. The answer found waits
+/// file named by its `mockedResponseFilename`, the `METHOD/path` file, the fallback. The answer found waits
 /// out its delay, then goes back up the data path exactly as a live response (or failure) would.
 struct MockTransport: Transport {
     let store: MockStore
     let registry: MockRegistry
 
-    nonisolated(nonsending) func send(_ request: PreparedRequest, options: TransferOptions) async throws(NetworkError) -> HTTPResponse {
+    nonisolated(nonsending) func send(_ request: PreparedRequest, downloadTo: URL?) async throws(NetworkError) -> HTTPResponse {
         let recorded = RecordedRequest(request, streamed: try await Self.drainStreamedBody(of: request))
         registry.record(recorded)
         let answer = try answer(for: request, recorded: recorded)
         let response = try await answer.deliver(for: request)
-        guard let kind = request.snapshot.streamKind else { return response }
+        guard let kind = request.resolved.streamKind else { return response }
         // A streaming request gets its headers now and the body paced as the mock asks.
         var head = response.replacingBody(Data())
         head.stream = MockStream.start(response.body, kind: kind, eventDelay: answer.eventDelay, for: request)
@@ -42,16 +42,20 @@ struct MockTransport: Transport {
             return try response.answer(for: request, store: store, source: source)
         }
         var names: [String] = []
-        if let filename = request.snapshot.mockedResponseFilename { names.append(filename) }
+        if let filename = request.resolved.mockedResponseFilename { names.append(filename) }
         names.append(MockStore.methodPathName(for: request))
         var files: [String] = []
         for name in names {
             if let answer = try store.answer(named: name, for: request) { return answer }
             let file = try store.bodyFile(named: name, for: request)
-            files.append(file.path + (request.snapshot.streamKind == .bytes ? " (or any other extension)" : ""))
+            files.append(file.path + (request.resolved.streamKind == .bytes ? " (or any other extension)" : ""))
+        }
+        if let fallback = registry.fallbackResponse(for: recorded) {
+            return try fallback.answer(for: request, store: store, source: "the fallback mock")
         }
         // The files first, so the text starts with a full path (as it did when only files were looked for).
         let registrations = MockRegistry.placesLooked(for: request).joined(separator: " and for ")
-        throw .mockNotFound(filename: files.joined(separator: ", then ") + " (after mocks registered in code for \(registrations))")
+        let fallback = registry.hasFallback ? ", and the fallback mock, which answered nil" : ""
+        throw .mockNotFound(filename: files.joined(separator: ", then ") + " (after mocks registered in code for \(registrations)\(fallback))")
     }
 }

@@ -24,7 +24,7 @@ final class StreamRecorder: @unchecked Sendable {
         self.response = response.head
         self.request = request
         self.log = log
-        let kind = request.snapshot.streamKind ?? .bytes
+        let kind = request.resolved.streamKind ?? .bytes
         bodyExtension = kind.fileExtension
         let destination = try store.file(named: store.recordingName(for: request), extension: bodyExtension)
         temporary = destination.deletingLastPathComponent()

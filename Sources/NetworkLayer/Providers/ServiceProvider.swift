@@ -39,14 +39,15 @@ public protocol ServiceProvider: Sendable {
     /// by name, ignoring case. Default: none. A synchronous implementation satisfies it.
     func createHTTPHeaders() async throws -> [String: String]
 
-    /// Sees, and may change, each attempt just before it is sent: the last step, after the
-    /// headers, the credentials and the body are final. Default: nothing.
+    /// Sees, and may change, each attempt just before it is sent, after the manager's and this
+    /// provider's ``interceptors`` and before the request's. Default: nothing.
     ///
     /// Use it to sign requests (an HMAC over method, path and body; AWS Signature V4) or to add
     /// headers that depend on the URL or the body. It runs again for every retry and for the retry
     /// after a token refresh (so a timestamp or nonce is fresh each time), and in mock mode too
     /// (a recorded request shows the adapted headers). It does not run again for a redirect, and
-    /// a redirect to another origin carries none of the headers it set.
+    /// a redirect to another origin carries none of the headers it set. It runs only for
+    /// attempts to this provider's own origin (a full URL elsewhere does not get it).
     ///
     /// ```swift
     /// func adapt(_ request: inout OutgoingRequest) async throws {
@@ -158,6 +159,30 @@ public protocol ServiceProvider: Sendable {
     /// }
     /// ```
     var unixSocketPath: String? { get }
+
+    /// This backend's interceptors: after the manager's, before the request's, and only for
+    /// attempts to this provider's own origin. Default: none. See ``RequestInterceptor``.
+    ///
+    /// ```swift
+    /// var interceptors: [any RequestInterceptor] { [Signer(key: Self.key)] }
+    /// ```
+    var interceptors: [any RequestInterceptor] { get }
+
+    /// Which redirects this backend's requests follow; `nil` (the default) uses the manager's
+    /// ``NetworkManager/redirectPolicy``. A request's own ``BaseRequest/redirectPolicy`` wins.
+    var redirectPolicy: RedirectPolicy? { get }
+
+    /// Whether mocks answer this backend's requests: `true` mocks it while the others stay live,
+    /// `false` keeps it live in mock mode; `nil` (the default) follows
+    /// ``NetworkManager/areMocksEnabled``.
+    ///
+    /// ```swift
+    /// struct Payments: ServiceProvider {
+    ///     ...
+    ///     var areMocksEnabled: Bool? { true }
+    /// }
+    /// ```
+    var areMocksEnabled: Bool? { get }
 }
 
 extension ServiceProvider {
@@ -184,6 +209,9 @@ extension ServiceProvider {
     public var secretQueryItemNames: Set<String> { [] }
     public var proxy: ProxyConfiguration? { nil }
     public var unixSocketPath: String? { nil }
+    public var interceptors: [any RequestInterceptor] { [] }
+    public var redirectPolicy: RedirectPolicy? { nil }
+    public var areMocksEnabled: Bool? { nil }
 }
 
 /// The default coders: `JSONDecoder` and `JSONEncoder` are `Sendable`, and safe to share once configured.

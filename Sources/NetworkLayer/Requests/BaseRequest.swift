@@ -167,7 +167,33 @@ open class BaseRequest<Response: Decodable & Sendable> {
     }
 
     /// Ends the stream made by ``progressUpdates()``.
-    @exclusivity(unchecked) private var progressFinished: (@Sendable () -> Void)?
+    @exclusivity(unchecked) var progressFinished: (@Sendable () -> Void)?
+
+    // MARK: The pipeline
+
+    /// This request's own interceptors: innermost, after the manager's and the provider's adapt,
+    /// and the first asked whether to retry. Default: none. See ``RequestInterceptor``.
+    @exclusivity(unchecked) public var interceptors: [any RequestInterceptor] = []
+
+    /// Which redirects this request follows; `nil` uses the provider's, then the manager's
+    /// (``NetworkManager/redirectPolicy``, by default ``RedirectPolicy/follow(maximum:)``).
+    @exclusivity(unchecked) public var redirectPolicy: RedirectPolicy?
+
+    /// Turns the response into the value, instead of the provider's `parseAndValidate` (JSON
+    /// decoding): for a body that is not JSON (bytes, text, CSV, protobuf). Default `nil`.
+    ///
+    /// The status is validated first, as the default `parseAndValidate` does (the acceptable
+    /// statuses, the error body type), and the request's ``validator`` runs before that. An error
+    /// it throws reaches the caller as ``NetworkError/serialization(_:)`` with it as
+    /// `underlyingError` (a `NetworkError` as it is).
+    ///
+    /// ```swift
+    /// request.parser = { response in try Base64(response.body) }
+    /// ```
+    @exclusivity(unchecked) public var parser: (@Sendable (HTTPResponse) throws -> Response)?
+
+    /// The full URL of a request made with ``init(serviceProvider:url:)``; `nil` for a path under the provider.
+    @exclusivity(unchecked) var targetURL: URL?
 
     /// Creates a request for `endpoint` on the backend `serviceProvider`.
     public init(serviceProvider: any ServiceProvider, endpoint: String) {
@@ -175,37 +201,21 @@ open class BaseRequest<Response: Decodable & Sendable> {
         self.endpoint = endpoint
     }
 
-    /// The immutable, `Sendable` copy of this request that the manager works with.
-    final func snapshot() -> RequestSnapshot {
-        let serviceProvider = serviceProvider  // read once: each read of the property is a checked access and a copy
-        return RequestSnapshot(
-            requestClass: type(of: self),
-            provider: serviceProvider,
-            method: httpMethod,
-            endpoint: endpoint,
-            parameters: params.isEmpty ? .success(.object([])) : Result { () throws(NetworkError) in try ParameterValue.object(from: params) },
-            body: body,
-            parameterEncoding: parameterEncoding,
-            arrayEncoding: arrayEncoding,
-            jsonEncoder: jsonEncoder,
-            additionalHeaders: additionalHeaders,
-            timeout: timeout,
-            mockedResponseFilename: mockedResponseFilename,
-            authentication: requiresAuthentication ? serviceProvider.authentication : nil,
-            retryPolicy: retryPolicy ?? serviceProvider.retryPolicy,
-            secretNames: SecretNames(headers: serviceProvider.secretHeaderNames.union(secretHeaderNames),
-                                     queryItems: serviceProvider.secretQueryItemNames.union(secretQueryItemNames)),
-            downloadDestination: downloadDestination,
-            streamKind: StreamKind(for: Response.self),
-            maximumResponseSize: maximumResponseSize,
-            decompressionLimit: decompressionLimit,
-            progress: onProgress.map { ProgressReporter(report: $0, finish: progressFinished) },
-            validator: validator,
-            expectations: ResponseExpectations(
-                acceptableStatusCodes: acceptableStatusCodes ?? serviceProvider.acceptableStatusCodes,
-                decoder: jsonDecoder ?? serviceProvider.jsonDecoder,
-                keyPath: keyPath,
-                errorBodyType: errorBodyType ?? serviceProvider.errorBodyType,
-                usesFastJSONDecoder: serviceProvider.usesFastJSONDecoder))
+    /// Creates a request for a full URL, under the rules of `serviceProvider` (validation,
+    /// decoding, retries, redirects, interceptors): a `Link: <…>; rel="next"` page, a presigned
+    /// download URL.
+    ///
+    /// The provider's credentials, secret headers, interceptors and `adapt(_:)` go with it only
+    /// when the URL is at the provider's own origin (scheme, host and port); pins apply by the
+    /// URL's host as always. `params` are added to the URL's query. A URL that is not `http` or
+    /// `https` fails with ``NetworkError/invalidRequest(_:)`` when the request starts.
+    ///
+    /// ```swift
+    /// let next = NextPage(serviceProvider: GitHub(), url: nextLinkURL)
+    /// ```
+    public init(serviceProvider: any ServiceProvider, url: URL) {
+        self.serviceProvider = serviceProvider
+        endpoint = url.absoluteString
+        targetURL = url
     }
 }

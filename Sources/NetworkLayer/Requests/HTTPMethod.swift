@@ -1,21 +1,60 @@
-/// The HTTP methods a ``BaseRequest`` can use.
+/// An HTTP method: one of the standard ones (`.get`, `.post`, …) or any other RFC 9110 token.
 ///
-/// `GET`, `HEAD` and `OPTIONS` send their `params` as the query string; `POST`, `PUT`, `PATCH` and
-/// `DELETE` send them as a JSON body.
-public enum HTTPMethod: String, Sendable, CaseIterable {
-    case get = "GET"
-    case post = "POST"
-    case put = "PUT"
-    case patch = "PATCH"
-    case delete = "DELETE"
-    case head = "HEAD"
-    case options = "OPTIONS"
+/// ```swift
+/// request.httpMethod = .patch
+/// request.httpMethod = HTTPMethod(rawValue: "PROPFIND")   // WebDAV, QUERY, PURGE, …
+/// ```
+///
+/// A method is case-sensitive and sent exactly as written. Only a token (letters, digits and
+/// ``!#$%&'*+-.^_`|~``) can be sent: any other text (a space, CR, LF) fails the request with
+/// ``NetworkError/invalidRequest(_:)`` before anything is sent.
+///
+/// `GET`, `HEAD` and `OPTIONS` send a request's `params` as the query string; every other method
+/// sends them as a JSON body. Retries treat only `GET`, `HEAD`, `OPTIONS`, `PUT`, `DELETE` and
+/// `TRACE` as idempotent, and a 301 or 302 turns only a `POST` into a `GET`: a method the library
+/// does not know is unsafe, kept and not retried unless the policy retries non-idempotent methods.
+public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CaseIterable {
+    /// The method's name as sent, e.g. `"GET"`.
+    public let rawValue: String
+
+    /// A method named `rawValue`, sent exactly as written. A name that is not an RFC 9110 token
+    /// is refused when the request starts, with ``NetworkError/invalidRequest(_:)``.
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public static let get = HTTPMethod(rawValue: "GET")
+    public static let post = HTTPMethod(rawValue: "POST")
+    public static let put = HTTPMethod(rawValue: "PUT")
+    public static let patch = HTTPMethod(rawValue: "PATCH")
+    public static let delete = HTTPMethod(rawValue: "DELETE")
+    public static let head = HTTPMethod(rawValue: "HEAD")
+    public static let options = HTTPMethod(rawValue: "OPTIONS")
+
+    /// The seven methods of the original design, in its order.
+    public static let allCases: [HTTPMethod] = [.get, .post, .put, .patch, .delete, .head, .options]
 
     /// Whether `params` travel in the query string (rather than a JSON body).
-    var encodesParametersInQuery: Bool {
-        switch self {
-        case .get, .head, .options: true
-        case .post, .put, .patch, .delete: false
+    var encodesParametersInQuery: Bool { self == .get || self == .head || self == .options }
+
+    /// Whether repeating the request has the effect of sending it once (RFC 9110 §9.2.2), so a
+    /// retry policy may repeat it. Unknown methods are not.
+    var isIdempotent: Bool {
+        switch rawValue {
+        case "GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE": true
+        default: false
         }
     }
+
+    /// Why this method cannot be sent, or `nil` when it is an RFC 9110 token.
+    var problem: String? {
+        if !rawValue.isEmpty, rawValue.utf8.allSatisfy(HeaderFields.isTokenByte) { return nil }
+        return "the method \"\(HeaderFields.printable(rawValue))\" is not a valid HTTP method "
+            + "(an RFC 9110 token: letters, digits and !#$%&'*+-.^_`|~ only)"
+    }
+}
+
+extension HTTPMethod: CustomStringConvertible {
+    /// The method's name, e.g. `GET`.
+    public var description: String { rawValue }
 }

@@ -1,44 +1,77 @@
 import Foundation
 
-/// The request about to be sent, as a provider's ``ServiceProvider/adapt(_:)`` sees it: final
-/// method, URL (query included), headers (the provider's, the credentials, the request's own)
-/// and body. `adapt` may add, replace and remove headers, e.g. to sign the request.
+/// One attempt of a request just before it goes, as interceptors and a provider's
+/// ``ServiceProvider/adapt(_:)`` see it: final method, URL (query included), headers (the
+/// provider's, the credentials, the request's own), body and timeout. Each may be changed, e.g.
+/// to sign the request.
 ///
 /// ```swift
 /// func adapt(_ request: inout OutgoingRequest) async throws {
 ///     let payload = request.method.rawValue + request.url.path + (request.body.map { String(decoding: $0, as: UTF8.self) } ?? "")
 ///     request.setHeader("X-Signature", hmacSHA256(key: secret, payload))   // a secret-looking name: redacted in logs
+///     request.setQueryItem("X-Expires", "300")
 ///     request.setHeader("X-Request-Time", timestamp, secret: false)
 /// }
 /// ```
 ///
-/// A header set here is checked like any other (no CR, LF or other control character) before
-/// the request is sent; a bad one fails the request with ``NetworkError/invalidRequest(_:)``.
+/// What is set here is checked like anything else before the attempt is sent: a header with a
+/// control character, a method that is not a token, a URL that is not `http`/`https` or holds a
+/// space, or a new body for a streamed one fails the request with
+/// ``NetworkError/invalidRequest(_:)``, and nothing is sent.
+///
+/// Changing ``url`` to another origin (scheme, host or port) drops every secret the attempt
+/// carried, as a redirect to another origin does: the credentials, the secret headers and the
+/// secret query items. A secret set afterwards, knowing the new URL, is sent.
 public struct OutgoingRequest: Sendable {
-    /// The HTTP method.
-    public let method: HTTPMethod
-    /// The final URL, with the base path, the endpoint and the query (params and credentials).
-    public var url: URL { request.url }
     /// The request this is the outgoing form of: its URL is parsed only if `url` is read.
     private let request: PreparedRequest
+    /// The URL an interceptor set, if any.
+    private var changedURL: URL?
+    /// The body an interceptor set, if any.
+    private var changedBody: PreparedBody?
+    /// Why a change cannot be sent (a new body for a streamed one), reported when the attempt is built.
+    private(set) var refusal: String?
+
+    /// The HTTP method. May be changed, e.g. to tunnel a method through `POST`.
+    public var method: HTTPMethod {
+        didSet { isModified = true }
+    }
+
+    /// The final URL, with the base path, the endpoint and the query (params and credentials).
+    ///
+    /// Setting it to another origin (scheme, host or port) drops the secret headers and query
+    /// items the attempt carried, as a redirect to another origin does.
+    public var url: URL {
+        get { changedURL ?? request.url }
+        set { setURL(newValue) }
+    }
+
     /// The exact bytes that will be sent as the body; `nil` when there is no body or it is
     /// streamed (a file, a multipart form with file parts, a ``RequestBody/stream(_:length:contentType:)``
     /// sequence, whose bytes do not exist yet): see ``bodyLength``.
-    public let body: Data?
+    public private(set) var body: Data?
     /// The body's size in bytes: `body.count`, a streamed file's size, a streamed sequence's
     /// declared `length`, `0` without a body, or `nil` when it is not known before sending (a
     /// multipart form, which libcurl assembles; a sequence without a declared length).
-    public let bodyLength: Int?
+    public private(set) var bodyLength: Int?
 
-    /// The headers in the order they will be sent; names unique ignoring case.
+    /// How long this attempt may take, in seconds: what is left of the request's timeout.
+    /// Setting a longer one has no effect beyond the request's own timeout.
+    public var timeout: TimeInterval {
+        didSet { isModified = true }
+    }
+
+    /// The headers in the order they will be sent; a name may repeat (``addHeader(_:_:)``).
     private(set) var headerList: [(name: String, value: String)]
-    /// Lowercased names of the headers `adapt` set or replaced (kept from a redirect to another origin).
+    /// Lowercased names of the headers set, added or replaced here (none of them goes to another origin).
     private(set) var setNames: Set<String> = []
-    /// Lowercased names `adapt` declared secret.
-    private(set) var secretNames: Set<String> = []
-    /// Whether `adapt` changed anything, so an unchanged request is sent as it was prepared.
+    /// Names declared secret here.
+    private(set) var declaredSecrets = SecretNames()
+    /// Whether anything changed, so an unchanged request is sent as it was prepared.
     private(set) var isModified = false
-    /// Decides which names are secret when `setHeader(_:_:)` is not told.
+    /// Whether the URL is still at the provider's origin.
+    private(set) var isHome: Bool
+    /// Decides which names are secret when ``setHeader(_:_:)`` is not told.
     let redactor: Redactor
 
     init(of request: PreparedRequest, headers: [(name: String, value: String)], body: Data?, bodyLength: Int?,
@@ -49,41 +82,161 @@ public struct OutgoingRequest: Sendable {
         self.body = body
         self.bodyLength = bodyLength
         self.redactor = redactor
+        timeout = request.timeout
+        isHome = request.isHome
     }
 
-    /// The headers by name, as they will be sent. Change them with ``setHeader(_:_:)`` and
-    /// ``removeHeader(_:)``.
+    /// The headers by name, as they will be sent; a repeated one shows its last value. Change
+    /// them with ``setHeader(_:_:)``, ``addHeader(_:_:)`` and ``removeHeader(_:)``.
     public var headers: [String: String] {
         Dictionary(headerList.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
     }
 
-    /// The value of a header, looked up ignoring case; `nil` when absent.
+    /// The value of a header, looked up ignoring case; `nil` when absent. A repeated header
+    /// gives its first value.
     public func value(forHeader name: String) -> String? {
         headerList.first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
 
-    /// Sets a header, replacing one of the same name (ignoring case). It is a secret (redacted in
-    /// the log, errors and copy-as-curl, never sent to another origin) when the redaction rules
-    /// already treat its name as one (`Authorization`, names with `token`, `secret`, `signature`,
-    /// `auth`, …, and ``NetworkManager/redactedHeaderNames``); say so with
+    /// Every value of a header, in order, looked up ignoring case.
+    public func values(forHeader name: String) -> [String] {
+        headerList.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
+    }
+
+    /// Sets a header, replacing every one of the same name (ignoring case). It is a secret
+    /// (redacted in the log, errors and copy-as-curl, never sent to another origin) when the
+    /// redaction rules already treat its name as one (`Authorization`, names with `token`,
+    /// `secret`, `signature`, `auth`, …, and ``NetworkManager/redactedHeaderNames``); say so with
     /// ``setHeader(_:_:secret:)`` otherwise.
     public mutating func setHeader(_ name: String, _ value: String) {
         setHeader(name, value, secret: redactor.isSecretHeader(name))
     }
 
-    /// Sets a header, replacing one of the same name (ignoring case), declaring whether its value
-    /// is a secret. `secret: false` cannot make a name the redaction rules treat as secret public.
+    /// Sets a header, replacing every one of the same name (ignoring case), declaring whether
+    /// its value is a secret. `secret: false` cannot make a name the redaction rules treat as
+    /// secret public.
     public mutating func setHeader(_ name: String, _ value: String, secret: Bool) {
         headerList.removeAll { $0.name.equalsIgnoringASCIICase(name) }
+        addHeader(name, value, secret: secret)
+    }
+
+    /// Adds a header line, keeping those of the same name: `Accept: text/html` and
+    /// `Accept: application/json` go as two lines. Secret as for ``setHeader(_:_:)``.
+    public mutating func addHeader(_ name: String, _ value: String) {
+        addHeader(name, value, secret: redactor.isSecretHeader(name))
+    }
+
+    /// Adds a header line, keeping those of the same name, declaring whether its value is a secret.
+    public mutating func addHeader(_ name: String, _ value: String, secret: Bool) {
         headerList.append((name, value))
-        setNames.insert(name.lowercased())
-        if secret { secretNames.insert(name.lowercased()) }
+        setNames.insert(SecretNames.folded(name))
+        if secret { declaredSecrets.insert(header: name) }
         isModified = true
     }
 
-    /// Removes the header of this name (ignoring case), if there is one.
+    /// Removes every header of this name (ignoring case).
     public mutating func removeHeader(_ name: String) {
         headerList.removeAll { $0.name.equalsIgnoringASCIICase(name) }
         isModified = true
+    }
+
+    /// Sets a query item of the URL, replacing every item of the same name (compared as
+    /// decoded), or adding it at the end. Name and value are percent-encoded as `params` are.
+    /// A `secret` value is redacted wherever the URL is shown, like a secret header's.
+    ///
+    /// ```swift
+    /// request.setQueryItem("X-Signature", signature, secret: true)
+    /// ```
+    public mutating func setQueryItem(_ name: String, _ value: String, secret: Bool = false) {
+        let current = url
+        let text = current.absoluteString
+        let fragmentStart = text.firstIndex(of: "#") ?? text.endIndex
+        let beforeFragment = text[..<fragmentStart]
+        let queryStart = beforeFragment.firstIndex(of: "?")
+        var items = queryStart.map { beforeFragment[beforeFragment.index(after: $0)...].split(separator: "&").map(String.init) } ?? []
+        items.removeAll { item in
+            let rawName = item.prefix { $0 != "=" }
+            return (rawName.removingPercentEncoding ?? String(rawName)) == name
+        }
+        items.append(ParameterValue.percentEncode(name) + "=" + ParameterValue.percentEncode(value))
+        let path = queryStart.map { beforeFragment[..<$0] } ?? beforeFragment
+        if let changed = URL(string: path + "?" + items.joined(separator: "&") + text[fragmentStart...]) {
+            changedURL = changed
+        } else {
+            refusal = "the query item \"\(HeaderFields.printable(name))\" could not be set on the URL"
+        }
+        if secret { declaredSecrets.insert(queryItem: name) }
+        isModified = true
+    }
+
+    /// Replaces the body with `data`, and the `Content-Type` header with `contentType` when one
+    /// is given. A streamed body (a file, a multipart form, a sequence) cannot be replaced: the
+    /// attempt then fails with ``NetworkError/invalidRequest(_:)``.
+    public mutating func setBody(_ data: Data, contentType: String? = nil) {
+        switch request.body {
+        case .file?, .multipart?, .stream?:
+            refusal = "a streamed body (a file, a multipart form or a sequence) cannot be replaced"
+        case .bytes?, nil:
+            changedBody = .bytes(data)
+            body = data
+            bodyLength = data.count
+        }
+        if let contentType { setHeader("Content-Type", contentType, secret: false) }
+        isModified = true
+    }
+
+    /// Moves the attempt to `newURL`; another origin leaves every secret behind.
+    private mutating func setURL(_ newURL: URL) {
+        isModified = true
+        let old = url
+        changedURL = newURL
+        guard let from = Origin(old), let to = Origin(newURL), from == to else {
+            isHome = false
+            let secrets = redactor.names.union(declaredSecrets)
+            let rules = Redactor(names: secrets)
+            headerList.removeAll { rules.isSecretHeader($0.name) || $0.name.equalsIgnoringASCIICase("Host") }
+            changedURL = Self.removingSecretQueryItems(from: newURL, rules: rules)
+            return
+        }
+    }
+
+    /// `url` without the query items `rules` call secret.
+    private static func removingSecretQueryItems(from url: URL, rules: Redactor) -> URL {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+              let items = components.percentEncodedQueryItems else { return url }
+        let kept = items.filter { !rules.isSecretQueryItem($0.name.removingPercentEncoding ?? $0.name) }
+        guard kept.count != items.count else { return url }
+        components.percentEncodedQueryItems = kept.isEmpty ? nil : kept
+        return components.url ?? url
+    }
+
+    /// The URL an interceptor set, and the body.
+    var changes: (url: URL?, body: PreparedBody?) { (changedURL, changedBody) }
+
+    /// Why what was changed cannot be sent (`"set an invalid header: …"`), or `nil`: the method
+    /// a token, every header set here free of control characters, the URL `http` or `https` with
+    /// a host and no space or control character, no new body for a streamed one.
+    func problem() -> String? {
+        guard isModified else { return nil }
+        if let refusal { return "made a change that cannot be sent: \(refusal)" }
+        if let problem = method.problem { return "set an invalid method: \(problem)" }
+        for header in headerList where setNames.contains(SecretNames.folded(header.name)) {
+            do {
+                try HeaderFields.validate(name: header.name, value: header.value)
+            } catch {
+                return "set an invalid header: " + (error.context?.reason ?? "")
+            }
+        }
+        if let changedURL {
+            let scheme = changedURL.scheme.map(SecretNames.folded)
+            guard scheme == "http" || scheme == "https", Origin(changedURL) != nil else {
+                return "set a URL that is not http or https with a host: \"\(HeaderFields.printable(redactor.redact(url: changedURL)))\""
+            }
+            guard !changedURL.absoluteString.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
+                return "set a URL with a space or a control character"
+            }
+        }
+        guard timeout > 0 else { return "set a timeout that is not greater than zero" }
+        return nil
     }
 }

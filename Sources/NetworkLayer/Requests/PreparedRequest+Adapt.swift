@@ -1,7 +1,7 @@
 import Foundation
 
 extension PreparedRequest {
-    /// The request as the provider's `adapt(_:)` sees it.
+    /// The request as interceptors and the provider's `adapt(_:)` see it.
     func outgoing() -> OutgoingRequest {
         let body: Data?
         let length: Int?
@@ -15,24 +15,32 @@ extension PreparedRequest {
         return OutgoingRequest(of: self, headers: headers, body: body, bodyLength: length, redactor: redactor)
     }
 
-    /// This request with what `adapt(_:)` changed: its headers (each one it set checked like any
-    /// header), the names it declared secret added to the redaction rules, and the names it set
-    /// remembered, so that a redirect to another origin leaves them behind.
-    func adapted(_ outgoing: OutgoingRequest) throws(NetworkError) -> PreparedRequest {
+    /// This request with what the interceptors changed (checked by ``OutgoingRequest/problem()``
+    /// as each of them returned): the names they declared secret join the redaction rules, and
+    /// the names they set are remembered, so that a redirect to another origin leaves them behind.
+    func adapted(_ outgoing: OutgoingRequest) -> PreparedRequest {
         guard outgoing.isModified else { return self }
-        for header in outgoing.headerList where outgoing.setNames.contains(header.name.lowercased()) {
-            do {
-                try HeaderFields.validate(name: header.name, value: header.value)
-            } catch {
-                throw error.updatingContext { context in
-                    context.request = redactedDescription
-                    context.reason = "the provider's adapt(_:) set an invalid header: " + (context.reason ?? "")
-                }
-            }
-        }
-        var secrets = self.secrets
-        for name in outgoing.secretNames { secrets.insert(header: name) }
-        for header in outgoing.headerList where Redactor.looksSecret(header: header.name) { secrets.insert(header: header.name) }
-        return with(headers: outgoing.headerList, secrets: secrets, adaptedHeaderNames: adaptedHeaderNames.union(outgoing.setNames))
+        var secrets = self.secrets.union(outgoing.declaredSecrets)
+        let (changedURL, changedBody) = outgoing.changes
+        let urlText = changedURL?.absoluteString ?? self.urlText
+        secrets.addLookalikes(headers: outgoing.headerList,
+                              query: changedURL.map { $0.query(percentEncoded: true).map { Substring($0) } } ?? URLText.query(of: urlText))
+        let adapted = PreparedRequest(method: outgoing.method, urlText: urlText, headers: outgoing.headerList,
+                                      body: changedBody ?? body, timeout: min(outgoing.timeout, timeout), resolved: resolved,
+                                      secrets: secrets, adaptedHeaderNames: adaptedHeaderNames.union(outgoing.setNames),
+                                      redirectedFrom: redirectedFrom, isHome: outgoing.isHome)
+        if let changedURL { adapted.shareParsedURL(changedURL) } else { adapted.shareParsedURL(of: self) }
+        return adapted
+    }
+
+    /// The same request with `remaining` seconds left: a retry gets what is left of the whole
+    /// request's timeout.
+    func limited(to remaining: TimeInterval) -> PreparedRequest {
+        guard remaining < timeout else { return self }
+        let limited = PreparedRequest(method: method, urlText: urlText, headers: headers, body: body, timeout: remaining,
+                                      resolved: resolved, secrets: secrets, adaptedHeaderNames: adaptedHeaderNames,
+                                      redirectedFrom: redirectedFrom, isHome: isHome)
+        limited.shareParsedURL(of: self)
+        return limited
     }
 }

@@ -16,7 +16,8 @@ final class PreparedRequest: Sendable {
     let timeout: TimeInterval
     /// The largest timeout enforced, in seconds (about 31 years); a larger one means no limit.
     static let timeoutCeiling: TimeInterval = 1e9
-    let snapshot: RequestSnapshot
+    /// Everything the request resolved when it started, shared by its attempts and hops.
+    let resolved: ResolvedRequest
     /// The names of this request's secret headers and query items: what its authentication
     /// added, what the manager, the provider, the request and the provider's `adapt(_:)`
     /// declared, and what looks secret. Every redaction and the redirect rules use it.
@@ -26,40 +27,44 @@ final class PreparedRequest: Sendable {
     /// For a hop of a redirect, the request the app made: its secret values stay secrets in
     /// everything that describes the hop, even where the hop no longer carries them.
     let redirectedFrom: PreparedRequest?
+    /// Whether this goes to the provider's own origin (scheme, host, port): only there do the
+    /// provider's credentials, secret headers, `adapt(_:)` and Unix socket apply.
+    let isHome: Bool
 
     /// A request whose URL is known as text only: `urlText` must be one ``URLText/isPlainHTTP(_:)``
     /// accepts, so that parsing it later cannot fail and gives back the same text.
     init(method: HTTPMethod, urlText: String, headers: [(name: String, value: String)], body: PreparedBody?,
-         timeout: TimeInterval, snapshot: RequestSnapshot, secrets: SecretNames, adaptedHeaderNames: Set<String> = [],
-         redirectedFrom: PreparedRequest? = nil) {
+         timeout: TimeInterval, resolved: ResolvedRequest, secrets: SecretNames, adaptedHeaderNames: Set<String> = [],
+         redirectedFrom: PreparedRequest? = nil, isHome: Bool = true) {
         self.method = method
         self.urlText = urlText
         self.headers = headers
         self.body = body
         self.timeout = timeout
-        self.snapshot = snapshot
+        self.resolved = resolved
         self.secrets = secrets
         self.adaptedHeaderNames = adaptedHeaderNames
         self.redirectedFrom = redirectedFrom
+        self.isHome = isHome
     }
 
     /// A request whose URL Foundation parsed already; libcurl gets its `absoluteString`.
     convenience init(method: HTTPMethod, url: URL, headers: [(name: String, value: String)], body: PreparedBody?,
-                     timeout: TimeInterval, snapshot: RequestSnapshot, secrets: SecretNames, adaptedHeaderNames: Set<String> = [],
-                     redirectedFrom: PreparedRequest? = nil) {
-        self.init(method: method, urlText: url.absoluteString, headers: headers, body: body, timeout: timeout, snapshot: snapshot,
-                  secrets: secrets, adaptedHeaderNames: adaptedHeaderNames, redirectedFrom: redirectedFrom)
+                     timeout: TimeInterval, resolved: ResolvedRequest, secrets: SecretNames, adaptedHeaderNames: Set<String> = [],
+                     redirectedFrom: PreparedRequest? = nil, isHome: Bool = true) {
+        self.init(method: method, urlText: url.absoluteString, headers: headers, body: body, timeout: timeout, resolved: resolved,
+                  secrets: secrets, adaptedHeaderNames: adaptedHeaderNames, redirectedFrom: redirectedFrom, isHome: isHome)
         _ = parsedURL.storeIfNil(ParsedURL(url))
     }
 
-    /// The same request with other headers, secrets and adapted names (what `adapt(_:)` changed):
-    /// the URL's text, and its parsed form if it exists, carried over.
-    func with(headers: [(name: String, value: String)], secrets: SecretNames, adaptedHeaderNames: Set<String>) -> PreparedRequest {
-        let copy = PreparedRequest(method: method, urlText: urlText, headers: headers, body: body, timeout: timeout,
-                                   snapshot: snapshot, secrets: secrets, adaptedHeaderNames: adaptedHeaderNames,
-                                   redirectedFrom: redirectedFrom)
-        if let parsed = parsedURL.load() { _ = copy.parsedURL.storeIfNil(parsed) }
-        return copy
+    /// Takes `other`'s parsed URL, if it has one (same text): parsing it again costs ~3 k instructions.
+    func shareParsedURL(of other: PreparedRequest) {
+        if let parsed = other.parsedURL.load() { _ = parsedURL.storeIfNil(parsed) }
+    }
+
+    /// Takes `url` as the parse of this request's text (its `absoluteString`).
+    func shareParsedURL(_ url: URL) {
+        _ = parsedURL.storeIfNil(ParsedURL(url))
     }
 
     /// The URL, parsed from ``urlText`` on first use.

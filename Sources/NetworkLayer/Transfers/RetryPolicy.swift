@@ -39,12 +39,10 @@ public struct RetryPolicy: Sendable, Equatable {
         self.retriesNonIdempotentMethods = retriesNonIdempotentMethods
     }
 
-    /// Whether `method` may be retried under this policy.
+    /// Whether `method` may be retried under this policy: an idempotent one (`GET`, `HEAD`,
+    /// `OPTIONS`, `PUT`, `DELETE`, `TRACE`), or any when ``retriesNonIdempotentMethods`` is set.
     func allows(_ method: HTTPMethod) -> Bool {
-        switch method {
-        case .get, .head, .options, .put, .delete: true
-        case .post, .patch: retriesNonIdempotentMethods
-        }
+        method.isIdempotent || retriesNonIdempotentMethods
     }
 
     /// Whether a transport failure is worth another attempt.
@@ -58,6 +56,11 @@ public struct RetryPolicy: Sendable, Equatable {
 
     /// No retry waits longer than a day, whatever ``maximumDelay`` or a server's `Retry-After` says.
     public static let delayCeiling: Duration = .seconds(24 * 60 * 60)
+
+    /// `wanted` within 0 … ``delayCeiling``: how long any retry may wait, whoever asked.
+    static func clamped(_ wanted: Duration) -> Duration {
+        min(max(wanted, .zero), delayCeiling)
+    }
 
     /// The wait before attempt `attempt + 1` (`attempt` ≥ 1), honouring `Retry-After` when given.
     ///

@@ -102,14 +102,15 @@ final class CurlEngine: @unchecked Sendable {
 
     /// A configured transfer for `request`, on a pooled easy handle when one is free.
     /// - Parameter streaming: deliver the response at its headers, its body through a ``StreamBody``.
-    func makeTransfer(for request: PreparedRequest, options: TransferOptions, downloadTo: URL? = nil,
-                      streaming: Bool = false) throws(NetworkError) -> CurlTransfer {
+    func makeTransfer(for plan: TransferPlan, downloadTo: URL? = nil) throws(NetworkError) -> CurlTransfer {
         let handle: CurlEasyHandle
-        if let pooled = pool.withLock({ $0.popLast() }) { handle = pooled } else { handle = try CurlEasyHandle() }
+        // A stream sets its receive buffer's size (CURLOPT_BUFFERSIZE), which libcurl 7.88 refuses
+        // ("bad argument") on a handle that still holds a buffer from an aborted transfer, even
+        // after curl_easy_reset: a stream, long-lived anyway, gets a handle of its own.
+        if !plan.streaming, let pooled = pool.withLock({ $0.popLast() }) { handle = pooled } else { handle = try CurlEasyHandle() }
         let transfer: CurlTransfer
         do {
-            transfer = try CurlTransfer(request: request, options: options, handle: handle, downloadTo: downloadTo,
-                                        streaming: streaming)
+            transfer = try CurlTransfer(plan: plan, handle: handle, downloadTo: downloadTo)
         } catch {
             recycle(handle)
             throw error

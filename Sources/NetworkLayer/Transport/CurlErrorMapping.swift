@@ -83,10 +83,10 @@ enum CurlErrorMapping {
         case CURLE_COULDNT_CONNECT:
             return .reachability(context("the connection was refused or the network is unreachable"))
         case CURLE_OPERATION_TIMEDOUT where !facts.connected:
-            return .timeOut(context("the server did not accept the connection within the timeout of \(request.snapshot.timeout.compactText) s"))
+            return .timeOut(context("the server did not accept the connection within the timeout of \(request.resolved.timeout.compactText) s"))
         case CURLE_OPERATION_TIMEDOUT:
             // The request's own timeout: a redirect hop runs on what is left of it.
-            return .timeOut(context("no complete answer within the timeout of \(request.snapshot.timeout.compactText) s"))
+            return .timeOut(context("no complete answer within the timeout of \(request.resolved.timeout.compactText) s"))
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_INVALIDCERTSTATUS,
              CURLE_SSL_CERTPROBLEM:
             return .invalidCertificate(context("the server's certificate failed verification"))

@@ -44,11 +44,11 @@ final class CurlHeaderList: @unchecked Sendable {
     /// `Accept-Encoding`. Built once and shared by every such transfer (libcurl only reads a
     /// list); never freed.
     static let standard = Result { () throws(NetworkError) -> CurlHeaderList in
-        try CurlHeaderList([], adding: [("User-Agent", CurlTransfer.userAgent), ("Accept-Encoding", CurlTransfer.acceptedEncodings)])
+        try CurlHeaderList([], adding: [("User-Agent", TransferPlan.userAgent), ("Accept-Encoding", TransferPlan.acceptedEncodings)])
     }
 
     /// The same without `Accept-Encoding`, for a response that is not decompressed (HEAD, streams).
     static let userAgentOnly = Result { () throws(NetworkError) -> CurlHeaderList in
-        try CurlHeaderList([], adding: [("User-Agent", CurlTransfer.userAgent)])
+        try CurlHeaderList([], adding: [("User-Agent", TransferPlan.userAgent)])
     }
 }

@@ -93,7 +93,7 @@ extension CurlTransfer {
 
     /// The timeout error of a stream whose deadline passed.
     func streamTimeoutError() -> NetworkError {
-        let seconds = request.snapshot.timeout.compactText
+        let seconds = request.resolved.timeout.compactText
         return .timeOut(.init(request: request.redactedDescription,
                               reason: headDelivered
                                 ? "the stream was silent for longer than the timeout of \(seconds) s"

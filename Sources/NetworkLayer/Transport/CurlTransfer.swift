@@ -71,43 +71,18 @@ final class CurlTransfer: @unchecked Sendable {
     /// because its consumer is behind (a paused stream is not silent). Engine thread.
     var streamDeadline: ContinuousClock.Instant?
 
-    /// Configures `handle` for `request`. Throws if libcurl refuses an option.
+    /// Configures `handle` as `plan` says. Throws if libcurl refuses an option.
     /// - Parameter downloadTo: a temporary file for the body, for downloads.
-    init(request: PreparedRequest, options: TransferOptions, handle: CurlEasyHandle, downloadTo: URL? = nil,
-         streaming: Bool = false) throws(NetworkError) {
-        self.request = request
+    init(plan: TransferPlan, handle: CurlEasyHandle, downloadTo: URL? = nil) throws(NetworkError) {
+        request = plan.request
         self.handle = handle
-        stream = streaming ? StreamBuffer() : nil
-        self.options = options
+        stream = plan.streaming ? StreamBuffer() : nil
+        options = plan.options
         pinning = options.pinning
         maximumResponseSize = options.maximumResponseSize
         decompressionLimit = options.decompressionLimit
-        progress = request.snapshot.progress
-        // libcurl's own additions we do not want: "Expect: 100-continue" (a round trip of latency
-        // before a body) and, for a body without a type, "Content-Type: application/x-www-form-urlencoded".
-        var suppressed: [String] = []
-        if request.body != nil || request.method == .post || request.method == .put || request.method == .patch {
-            if request.headers.value(for: "Expect") == nil { suppressed.append("Expect") }
-            if request.headers.value(for: "Content-Type") == nil, !Self.typesItsOwnBody(request.body) {
-                suppressed.append("Content-Type")
-            }
-        }
-        // The User-Agent and Accept-Encoding go in the list rather than CURLOPT_USERAGENT and
-        // CURLOPT_ACCEPT_ENCODING's header, which libcurl formats one character at a time twice per
-        // transfer (a list line once); a request's own wins. CURLOPT_ACCEPT_ENCODING stays set
-        // (configureEveryOption): it is what makes libcurl decode the body. Not for a HEAD (no
-        // body) or a stream (read as it is sent; see configureStreaming).
-        let decodesBody = !streaming && request.method != .head
-        if request.headers.isEmpty, suppressed.isEmpty {
-            headerList = try (decodesBody ? CurlHeaderList.standard : CurlHeaderList.userAgentOnly).get()
-        } else {
-            var added: [(name: String, value: String)] = []
-            if request.headers.value(for: "User-Agent") == nil { added.append(("User-Agent", Self.userAgent)) }
-            if decodesBody, request.headers.value(for: "Accept-Encoding") == nil {
-                added.append(("Accept-Encoding", Self.acceptedEncodings))
-            }
-            headerList = try CurlHeaderList(request.headers, suppressing: suppressed, adding: added)
-        }
+        progress = request.resolved.progress
+        headerList = try plan.curlHeaderList()
         // The two C resources last, each released if the other cannot be had: until every stored
         // property is set, a throwing init does not run `deinit`.
         var check: OpaquePointer?
@@ -129,13 +104,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
         pinCheck = check
         downloadFile = file
-        try configure(options)
-    }
-
-    /// Multipart bodies get their `Content-Type` (with the boundary) from libcurl.
-    private static func typesItsOwnBody(_ body: PreparedBody?) -> Bool {
-        if case .multipart? = body { return true }
-        return false
+        try configure(plan)
     }
 
     deinit {
@@ -181,17 +150,17 @@ final class CurlTransfer: @unchecked Sendable {
         request.method == .get && request.body == nil && progress == nil && pinning == nil && stream == nil
     }
 
-    private func configure(_ options: TransferOptions) throws(NetworkError) {
+    private func configure(_ plan: TransferPlan) throws(NetworkError) {
         let context = Unmanaged.passUnretained(self).toOpaque()
         // A handle the last plain transfer configured the same way keeps its options (curl_easy_reset
         // and setting them again cost ~6 k instructions); any other starts from a reset handle.
-        let isHTTPS = request.urlText.hasPrefix("https:")  // URL.scheme builds a new string
+        let isHTTPS = plan.isHTTPS
         if isPlain, let kept = handle.baseline, kept.matches(options, isHTTPS: isHTTPS) {
             handle.clearErrorBuffer()
             Self.keptConfigurations.add(1, ordering: .relaxed)
         } else {
             if handle.baseline != nil { handle.reset() }
-            try configureEveryOption(options, context: context)
+            try configureEveryOption(plan, context: context)
             handle.baseline = isPlain ? Baseline(options, isHTTPS: isHTTPS) : nil
         }
         // What differs per request, set on every path.
@@ -201,27 +170,22 @@ final class CurlTransfer: @unchecked Sendable {
         try handle.set(CURLOPT_HTTPHEADER, headers: headerList)
         // Refuses an announced Content-Length over the limit before the body; the write callback
         // counts what actually arrives (after decompression). 0: no limit.
-        try handle.set(CURLOPT_MAXFILESIZE_LARGE, offset: Int64(maximumResponseSize ?? 0))
-        // Within the ceiling (10⁹ s) the milliseconds fit a long by far; beyond it, no limit (0).
+        try handle.set(CURLOPT_MAXFILESIZE_LARGE, offset: plan.maximumFileSize)
         // A stream's timeout is the engine's (streamDeadline): it bounds the silence, not the whole body.
-        let timeout = stream == nil && request.timeout.isFinite && request.timeout <= PreparedRequest.timeoutCeiling
-            ? max(1, Int((request.timeout * 1000).rounded(.up))) : 0
-        try handle.set(CURLOPT_TIMEOUT_MS, timeout)
+        try handle.set(CURLOPT_TIMEOUT_MS, plan.timeoutMilliseconds)
     }
 
     /// Every option but the per-request ones, on a reset handle.
-    private func configureEveryOption(_ options: TransferOptions, context: UnsafeMutableRawPointer) throws(NetworkError) {
+    private func configureEveryOption(_ plan: TransferPlan, context: UnsafeMutableRawPointer) throws(NetworkError) {
         try handle.armErrorBuffer()
         try handle.set(CURLOPT_NOSIGNAL, true)
         try handle.set(CURLOPT_WRITEFUNCTION, callback: curlWriteBody)
         try handle.set(CURLOPT_HEADERFUNCTION, callback: curlReceiveHeader)
-        if stream != nil {
-            try configureStreaming()
-        } else if request.method != .head {  // a HEAD response has no body to compress
-            try handle.set(CURLOPT_ACCEPT_ENCODING, "")  // every encoding this libcurl can decode
-        }
+        if stream != nil { try configureStreaming() }
+        // The header is the plan's (addedHeaders); this option is what makes libcurl decode the body.
+        if plan.decodesBody { try handle.set(CURLOPT_ACCEPT_ENCODING, "") }
         try handle.set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
-        if request.urlText.hasPrefix("https:") {  // as isHTTPS in configure: `url` would be parsed for this
+        if plan.isHTTPS {
             // Transfers starting together wait for the first connection to say whether it speaks
             // HTTP/2, and share it, instead of each opening its own.
             try handle.set(CURLOPT_PIPEWAIT, true)
@@ -266,29 +230,17 @@ final class CurlTransfer: @unchecked Sendable {
             // jar's share's, which the engine attaches.
             try handle.set(CURLOPT_COOKIEFILE, "")
         }
-        try configureMethod()
+        try configureMethod(plan)
     }
 
-    private func configureMethod() throws(NetworkError) {
-        switch request.method {
-        case .get:
-            try handle.set(CURLOPT_HTTPGET, true)
-            if let body = request.body {  // unusual, but some APIs want it (params encoded as .json)
-                try handle.set(CURLOPT_CUSTOMREQUEST, "GET")
-                try configureBody(body)
-            }
-        case .head:
-            try handle.set(CURLOPT_NOBODY, true)
-        case .post:
-            try handle.set(CURLOPT_POST, true)
-            try configureBody(request.body ?? .bytes(Data()))
-        case .put, .patch:
-            try handle.set(CURLOPT_CUSTOMREQUEST, request.method.rawValue)
-            try configureBody(request.body ?? .bytes(Data()))
-        case .delete, .options:
-            try handle.set(CURLOPT_CUSTOMREQUEST, request.method.rawValue)
-            if let body = request.body { try configureBody(body) }
+    private func configureMethod(_ plan: TransferPlan) throws(NetworkError) {
+        switch plan.methodForm {
+        case .get: try handle.set(CURLOPT_HTTPGET, true)
+        case .head: try handle.set(CURLOPT_NOBODY, true)
+        case .post: try handle.set(CURLOPT_POST, true)
+        case .custom(let name): try handle.set(CURLOPT_CUSTOMREQUEST, name)
         }
+        if let body = plan.body { try configureBody(body) }
     }
 
     private func configureBody(_ body: PreparedBody) throws(NetworkError) {
@@ -319,22 +271,6 @@ final class CurlTransfer: @unchecked Sendable {
             self.upload = upload
         }
     }
-
-    /// What `CURLOPT_ACCEPT_ENCODING ""` would offer: every encoding this libcurl decodes, in
-    /// libcurl's order (`deflate, gzip, br, zstd` with all of them built in).
-    static let acceptedEncodings: String = {
-        let features = curl_version_info(CURLVERSION_TENTH)?.pointee.features ?? 0
-        var encodings: [String] = []
-        if features & CURL_VERSION_LIBZ != 0 { encodings += ["deflate", "gzip"] }
-        if features & CURL_VERSION_BROTLI != 0 { encodings.append("br") }
-        if features & CURL_VERSION_ZSTD != 0 { encodings.append("zstd") }
-        return encodings.isEmpty ? "identity" : encodings.joined(separator: ", ")
-    }()
-
-    /// The library's name and version, not libcurl's: a server (and whoever reads its logs) has no
-    /// use for the exact libcurl underneath, which would tell an attacker which of its known flaws
-    /// to try. It is also 15 bytes less that libcurl 7.88 formats one at a time on every request.
-    static let userAgent = "NetworkLayer/1.0"
 
     // MARK: Receiving (engine thread)
 
@@ -472,7 +408,7 @@ final class CurlTransfer: @unchecked Sendable {
         return HTTPResponse(statusCode: status, headers: ResponseHeaders(raw: headerBlock.bytes),
                             body: body, isMocked: false,
                             origin: request.origin,
-                            expectations: request.snapshot.expectations, metrics: metrics,
+                            expectations: request.resolved.expectations, metrics: metrics,
                             redirectLocation: (300..<400).contains(status) ? handle.string(CURLINFO_REDIRECT_URL) : nil)
     }
 

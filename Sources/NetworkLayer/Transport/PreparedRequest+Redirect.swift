@@ -49,6 +49,7 @@ extension PreparedRequest {
         }
         var method = self.method
         var body = self.body
+        // A method the library does not know is kept by 301 and 302, as any method but POST is.
         if (status == 303 && method != .head) || ((status == 301 || status == 302) && method == .post) {
             method = .get
             body = nil
@@ -63,11 +64,11 @@ extension PreparedRequest {
         }
         guard remaining > 0 else {
             throw .timeOut(.init(request: original.redactedDescription,
-                                 reason: "the timeout of \(snapshot.timeout.compactText) s elapsed while following redirects"))
+                                 reason: "the timeout of \(resolved.timeout.compactText) s elapsed while following redirects"))
         }
         return PreparedRequest(method: method, url: target, headers: headers, body: body, timeout: remaining,
-                               snapshot: snapshot, secrets: secrets, adaptedHeaderNames: adaptedHeaderNames,
-                               redirectedFrom: original)
+                               resolved: resolved, secrets: secrets, adaptedHeaderNames: adaptedHeaderNames,
+                               redirectedFrom: original, isHome: isHome && !leavesOrigin)
     }
 
     /// Whether one of `urls` carries a secret value of `request`, as it is or percent-encoded

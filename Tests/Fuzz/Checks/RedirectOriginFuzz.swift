@@ -53,7 +53,7 @@ enum RedirectOriginFuzz {
                                "Proxy-Authorization": "Basic " + secrets[3], declared: secrets[4], "X-Trace": "kept"]
         let original: PreparedRequest
         do {
-            original = try request.snapshot().prepare(providerHeaders: providerHeaders, credentials: credentials)
+            original = try request.resolved().prepare(providerHeaders: providerHeaders, credentials: credentials)
         } catch {
             return // a host or port the library refuses before sending: nothing to redirect
         }

@@ -25,7 +25,7 @@ struct LogEntryTests {
             #expect(request.bytesSent == 14)  // {"name":"Ada"}
             #expect(request.body == nil && request.curlCommand == nil, "no body at info")
             #expect(all[1].body?.contains("\"name\" : \"Ada\"") == true)
-            #expect(all[1].curlCommand?.hasPrefix("curl 'http://127.0.0.1:\(server.port)/echo'") == true)
+            #expect(all[1].curlCommand?.hasPrefix("curl -sS 'http://127.0.0.1:\(server.port)/echo'") == true)
 
             let response = all[2]
             #expect(response.statusCode == 200)

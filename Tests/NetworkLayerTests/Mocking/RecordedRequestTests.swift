@@ -153,8 +153,8 @@ struct RecordedRequestTests {
         try Data("soon gone".utf8).write(to: file)
         let provider = TestProvider(host: "127.0.0.1", httpScheme: .http, port: port)
         let multipart = try BodyRequest<EmptyResponse>(provider, "/upload", body: .multipart(MultipartFormData().file("f", at: file)))
-            .snapshot().prepare(providerHeaders: [:])
-        let plain = try BodyRequest<EmptyResponse>(provider, "/upload", body: .file(file)).snapshot().prepare(providerHeaders: [:])
+            .resolved().prepare(providerHeaders: [:])
+        let plain = try BodyRequest<EmptyResponse>(provider, "/upload", body: .file(file)).resolved().prepare(providerHeaders: [:])
         try FileManager.default.removeItem(at: file)
 
         for prepared in [multipart, plain] {

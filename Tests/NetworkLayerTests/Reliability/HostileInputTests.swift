@@ -122,12 +122,27 @@ extension Reliability {
             #expect(context.reason?.contains("\(port)") == true, "\(String(describing: context.reason))")
         }
 
-        @Test("A method with CR or LF cannot even be written: HTTPMethod is a closed set")
-        func methodsAreAClosedSet() {
-            for raw in ["GET\r\nX-Injected: yes", "GET ", "get", "GET /x HTTP/1.1\r\n", "TRACE", "CONNECT", ""] {
-                #expect(HTTPMethod(rawValue: raw) == nil, "\(raw.debugDescription)")
+        @Test("A method that is not an RFC 9110 token (CR, LF, a space, empty, non-ASCII) is .invalidRequest; nothing is sent")
+        func methodsMustBeTokens() async throws {
+            try await withTestServer { server in
+            for raw in ["GET\r\nX-Injected: yes", "GET ", "GET /x HTTP/1.1\r\n", "", "PROP FIND", "G\u{0}T", "GÉT", "GET\t"] {
+                let outcome = await FaultOutcome { () throws(NetworkError) in
+                    try await makeManager().perform(TestRequest<Echo>(server.provider(), "/echo", method: HTTPMethod(rawValue: raw)))
+                }
+                guard case .invalidRequest(let context)? = outcome.error else {
+                    Issue.record("\(raw.debugDescription): expected .invalidRequest, got \(outcome)")
+                    continue
+                }
+                #expect(context.reason?.contains("not a valid HTTP method") == true, "\(String(describing: context.reason))")
+                #expect(outcome.error?.errorDescription?.contains("\r") == false)
             }
-            #expect(HTTPMethod.allCases.allSatisfy { $0.rawValue.allSatisfy { $0.isUppercase && $0.isASCII } })
+            let received = try await server.receivedRequestCount()
+            #expect(received == 0)
+            }
+            // Any token is a method, sent exactly as written.
+            for raw in ["PROPFIND", "get", "X-CUSTOM.1~"] {
+                #expect(HTTPMethod(rawValue: raw).problem == nil, "\(raw)")
+            }
         }
 
         @Test("A body's content type with CR or LF is refused: it becomes a header")

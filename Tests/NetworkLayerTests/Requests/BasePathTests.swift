@@ -79,7 +79,7 @@ struct BasePathTests {
             let basePath = slashes() + base.joined(separator: "/") + slashes()
             let endpoint = slashes() + tail.joined(separator: "/")
             let provider = TestProvider(host: "example.com", httpScheme: .https, basePath: basePath)
-            let url = try TestRequest<Echo>(provider, endpoint).snapshot().baseURL()
+            let url = try TestRequest<Echo>(provider, endpoint).resolved().baseURL()
             // Without a base path there is no join: the endpoint is used as written (a "/" added in front if missing).
             let expected = basePath.isEmpty
                 ? "https://example.com" + (endpoint.hasPrefix("/") ? endpoint : "/" + endpoint)

@@ -144,12 +144,12 @@ struct HeaderTests {
     func acceptEncodingOnceAndReplaceable() async throws {
         let server = try await TestServer.shared()
         let plain = try await Net.perform(TestRequest<Echo>(server.provider(), "/echo"))
-        #expect(received("Accept-Encoding", in: plain) == [CurlTransfer.acceptedEncodings])
+        #expect(received("Accept-Encoding", in: plain) == [TransferPlan.acceptedEncodings])
         for encoding in ["gzip", "deflate", "br", "zstd"] {
-            #expect(CurlTransfer.acceptedEncodings.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.contains(encoding))
+            #expect(TransferPlan.acceptedEncodings.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.contains(encoding))
         }
         let withHeaders = try await Net.perform(TestRequest<Echo>(server.provider(headers: ["X-Provider": "p"]), "/echo"))
-        #expect(received("Accept-Encoding", in: withHeaders) == [CurlTransfer.acceptedEncodings])
+        #expect(received("Accept-Encoding", in: withHeaders) == [TransferPlan.acceptedEncodings])
         let own = try await Net.perform(TestRequest<Echo>(server.provider(), "/echo", headers: ["accept-encoding": "identity"]))
         #expect(received("Accept-Encoding", in: own) == ["identity"])
         let stream = try await Net.perform(StreamRequest<ByteStream>(server.provider(), "/echo"))

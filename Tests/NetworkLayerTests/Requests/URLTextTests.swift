@@ -72,7 +72,7 @@ struct URLTextTests {
           arguments: ["/echo", "/a%zz#b#c", "/a b/ä?x=1", "/p?q#f", "", "/x%41y", "/a#b?c"])
     func preparedTextIsFoundations(_ endpoint: String) throws {
         let provider = TestProvider(host: "127.0.0.1", httpScheme: .http, port: 8080)
-        let snapshot = TestRequest<Echo>(provider, endpoint).snapshot()
+        let snapshot = TestRequest<Echo>(provider, endpoint).resolved()
         let built = try snapshot.baseURL()
         let prepared = try snapshot.prepare(providerHeaders: [:])
         let foundation = try #require(URL(string: built))
@@ -85,9 +85,9 @@ struct URLTextTests {
     @Test("A secret-looking query item is a secret whether the URL was parsed or only read as text")
     func secretQueryItemsFromText() throws {
         let provider = TestProvider(host: "127.0.0.1", httpScheme: .http, port: 8080)
-        let plain = try TestRequest<Echo>(provider, "/echo?access_token=nlCanary1").snapshot().prepare(providerHeaders: [:])
-        let odd = try TestRequest<Echo>(provider, "/echo ä?access_token=nlCanary2").snapshot().prepare(providerHeaders: [:])
-        let fragment = try TestRequest<Echo>(provider, "/echo#x?access_token=nlCanary3").snapshot().prepare(providerHeaders: [:])
+        let plain = try TestRequest<Echo>(provider, "/echo?access_token=nlCanary1").resolved().prepare(providerHeaders: [:])
+        let odd = try TestRequest<Echo>(provider, "/echo ä?access_token=nlCanary2").resolved().prepare(providerHeaders: [:])
+        let fragment = try TestRequest<Echo>(provider, "/echo#x?access_token=nlCanary3").resolved().prepare(providerHeaders: [:])
         #expect(!plain.redactedDescription.contains("nlCanary1"))
         #expect(!odd.redactedDescription.contains("nlCanary2"))
         #expect(URLText.query(of: fragment.urlText) == nil)

@@ -45,7 +45,7 @@ struct CrossOriginRedirectTests {
         provider.authentication = .apiKey(apiKey, header: "Ocp-Apim-Subscription-Key")
         provider.headers = ["Authorization": "Bearer \(bearer)", "Cookie": "sid=\(cookie)", "X-Trace": "kept", "Host": "pinned.example"]
         let request = TestRequest<Echo>(provider, components.path, method: method)
-        return try request.snapshot().prepare(providerHeaders: provider.headers, credentials: try await provider.authentication?.credentials())
+        return try request.resolved().prepare(providerHeaders: provider.headers, credentials: try await provider.authentication?.credentials())
     }
 
     @Test("Each hop keeps or drops the credentials by the origin it goes to", arguments: [

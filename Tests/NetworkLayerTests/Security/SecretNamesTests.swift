@@ -28,8 +28,9 @@ struct SecretNamesTests {
         request.secretQueryItemNames = ["Plain"]
         let credentials = Authentication.Credentials(headers: [("Ocp-Apim-Subscription-Key", "k")],
                                                      queryItems: [("subscription", "q")])
-        let prepared = try request.snapshot().prepare(providerHeaders: provider.headers, credentials: credentials,
-                                                      redactor: Redactor(names: SecretNames(headers: ["X-Manager"], queryItems: [])))
+        var settings = Settings()
+        settings.redactor = Redactor(names: SecretNames(headers: ["X-Manager"], queryItems: []))
+        let prepared = try request.resolved(with: settings).prepare(providerHeaders: provider.headers, credentials: credentials)
         #expect(prepared.secrets.headers == ["ocp-apim-subscription-key", "x-tenant", "x-upload-ticket", "x-session-id", "x-manager"])
         #expect(prepared.secrets.queryItems == ["subscription", "tenant_hint", "plain", "sig"])
         #expect(!prepared.secrets.contains(header: "Accept"))

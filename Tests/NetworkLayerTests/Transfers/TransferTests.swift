@@ -209,7 +209,7 @@ struct TransferTests {
         try await withTestServer { server in
             let log = LogCollector()
             _ = try await makeManager(log: log).perform(TestRequest<Echo>(server.provider(), "/echo"))
-            #expect(log.text.contains("$ curl 'http://127.0.0.1:\(server.port)/echo'"))
+            #expect(log.text.contains("$ curl -sS 'http://127.0.0.1:\(server.port)/echo'"))
             #expect(log.text.contains("HTTP/1.1 from 127.0.0.1: dns "))
         }
     }

@@ -11,7 +11,7 @@ import Testing
 struct CurlErrorMappingTests {
     static func request(timeout: TimeInterval = 2.5) throws -> PreparedRequest {
         let request = TestRequest<Data>(TestProvider(host: "127.0.0.1", httpScheme: .http, port: 9), "/x", timeout: timeout)
-        return try request.snapshot().prepare(providerHeaders: [:], credentials: nil, redactor: .default)
+        return try request.resolved().prepare(providerHeaders: [:], credentials: nil)
     }
 
     static func map(_ code: CURLcode, _ facts: CurlErrorMapping.Facts = .init(), message: String = "libcurl says so") throws -> NetworkError {

@@ -99,7 +99,7 @@ struct UnixSocketTests {
         try await withUnixSocketServer { server in
             let command = try await makeManager().curlCommand(for: TestRequest<SocketEcho>(server.provider(), "/from-curl"))
             #expect(command.contains("--unix-socket '\(server.socketPath)'"), "\(command)")
-            #expect(command.hasPrefix("curl 'http://localhost/from-curl'"))
+            #expect(command.hasPrefix("curl -sS 'http://localhost/from-curl'"))
             let (status, output) = try await runShell(curlCommand(command, inserting: "--silent --show-error"))
             #expect(status == 0)
             let echo = try JSONDecoder().decode(SocketEcho.self, from: output)

@@ -1,77 +1,44 @@
 import Foundation
 
-/// The immutable copy of a ``BaseRequest`` taken when it starts: what the user set, nothing derived.
-struct RequestSnapshot: Sendable {
-    /// The request's class (a subclass of `BaseRequest`), which mocks can be registered for.
-    let requestClass: AnyObject.Type
-    let provider: any ServiceProvider
-    let method: HTTPMethod
-    let endpoint: String
-    /// The converted `params`, or why they cannot be sent (reported once the request runs).
-    let parameters: Result<ParameterValue, NetworkError>
-    let body: RequestBody?
-    let parameterEncoding: ParameterEncoding?
-    let arrayEncoding: ArrayEncoding
-    let jsonEncoder: JSONEncoder?
-    let additionalHeaders: [String: String]
-    let timeout: TimeInterval
-    let mockedResponseFilename: String?
-    let authentication: Authentication?
-    let retryPolicy: RetryPolicy?
-    /// The secret names the provider and the request declared.
-    let secretNames: SecretNames
-    let downloadDestination: URL?
-    /// How the body is read while it arrives, when the response type is a stream (``ByteStream``,
-    /// ``EventStream``, ``JSONLines``); `nil` for a complete response.
-    let streamKind: StreamKind?
-    let maximumResponseSize: Int?
-    let decompressionLimit: DecompressionLimit?
-    let progress: ProgressReporter?
-    /// The request's own check of an acceptable response, before the provider's `parseAndValidate`.
-    let validator: (@Sendable (HTTPResponse) throws -> Void)?
-    /// How the response will be validated and decoded (`var`: the manager adds its decoder choice).
-    var expectations: ResponseExpectations
-
-    /// Builds the request to send: URL, merged headers and body, all checked.
-    /// - Parameters:
-    ///   - providerHeaders: what the provider's `createHTTPHeaders()` returned.
-    ///   - credentials: what the authentication adds: headers between the provider's and the
-    ///     request's, query items after the parameters.
-    ///   - redactor: the names the manager declares secret (``NetworkManager/redactedHeaderNames``).
-    ///     The request's ``PreparedRequest/secrets`` add the provider's and the request's names,
-    ///     every name the credentials use, and every name of the request that looks secret.
-    func prepare(providerHeaders: [String: String], credentials: Authentication.Credentials? = nil,
-                 redactor: Redactor = .default) throws(NetworkError) -> PreparedRequest {
-        var secrets = redactor.names.union(secretNames)
-        for header in credentials?.headers ?? [] { secrets.insert(header: header.name) }
-        for item in credentials?.queryItems ?? [] { secrets.insert(queryItem: item.name) }
-        let redactor = Redactor(names: secrets)
-
-        let parameters = try parameters.get()
-        var url = try baseURL(redactor: redactor)
-        var headers = try HeaderFields.merged(providerHeaders, credentials?.headers ?? [], overriddenBy: additionalHeaders)
-
-        // Where params go: the query, unless they are the body.
-        var query = parameters
-        var prepared: (body: PreparedBody, contentType: String?)?
-        if let body {
-            prepared = try body.prepared(encoder: jsonEncoder ?? provider.jsonEncoder, arrays: arrayEncoding)
-        } else {
-            switch parameterEncoding ?? (method.encodesParametersInQuery ? .query : .json) {
-            case .query:
-                break
-            case .json:
-                query = .object([])
-                if !parameters.isEmptyObject { prepared = (.bytes(parameters.jsonData()), "application/json") }
-            case .form:
-                query = .object([])
-                if !parameters.isEmptyObject {
-                    prepared = (.bytes(Data(parameters.queryString(arrays: arrayEncoding).utf8)), "application/x-www-form-urlencoded")
-                }
-            }
+/// The request's URL: the provider's `scheme://host[:port][/basePath]` and the endpoint, or a full
+/// URL of the request's own; then the query (`params` and credentials).
+extension ResolvedRequest {
+    /// A URL as the request carries it: its text, Foundation's parse when one was needed, and its query.
+    struct BuiltURL {
+        let text: String
+        let parsed: URL?
+        var query: Substring? {
+            if let parsed { return parsed.query(percentEncoded: true).map { Substring($0) } }
+            return URLText.query(of: text)
         }
-        var queryText = query.queryString(arrays: arrayEncoding)
-        for item in credentials?.queryItems ?? [] {
+    }
+
+    /// The URL before the query is added, and whether it is at the provider's own origin (a full
+    /// URL may go elsewhere: its credentials, secret headers and `adapt(_:)` then stay behind).
+    func targetURL() throws(NetworkError) -> (url: String, isHome: Bool) {
+        guard case .url(let url) = target else { return (try baseURL(), true) }
+        let scheme = url.scheme.map(SecretNames.folded)
+        guard scheme == "http" || scheme == "https" else {
+            throw .invalidRequest(.init(request: describeUnprepared(),
+                                        reason: "only http and https URLs can be requested, not \"\(HeaderFields.printable(url.scheme ?? ""))\""))
+        }
+        guard let origin = Origin(url) else {
+            throw .invalidRequest(.init(request: describeUnprepared(), reason: "the URL names no host"))
+        }
+        let home = "\(provider.httpScheme.rawValue)://\(provider.host)" + (provider.port.map { ":\($0)" } ?? "")
+        return (url.absoluteString, CurlURL(home).flatMap(Origin.init) == origin)
+    }
+
+    /// `url` with `query` (the encoded parameters) and the credentials' query items appended before
+    /// any fragment, checked: the usual URL is text Foundation takes as written
+    /// (``URLText/isPlainHTTP(_:)``) and is parsed only if its `url` is read (`URL(string:)` costs
+    /// ~3 k instructions); any other goes through `URL(string:)` here, which refuses it or gives
+    /// the text libcurl gets.
+    func finalURL(_ url: String, query: String, credentials: [(name: String, value: String)],
+                  secrets: SecretNames) throws(NetworkError) -> BuiltURL {
+        var url = url
+        var queryText = query
+        for item in credentials {
             queryText += (queryText.isEmpty ? "" : "&") + ParameterValue.percentEncode(item.name) + "=" + ParameterValue.percentEncode(item.value)
         }
         if !queryText.isEmpty {
@@ -80,55 +47,20 @@ struct RequestSnapshot: Sendable {
             let separator = url[..<fragmentStart].contains("?") ? "&" : "?"
             url.insert(contentsOf: separator + queryText, at: fragmentStart)
         }
-        if let contentType = prepared?.contentType, headers.value(for: "Content-Type") == nil {
-            try HeaderFields.validate(name: "Content-Type", value: contentType)
-            headers.append(("Content-Type", contentType))
-        }
-
+        if URLText.isPlainHTTP(url) { return BuiltURL(text: url, parsed: nil) }
         // No `parsed.host != nil` (URL.host builds a string: ~1 k instructions): baseURL put a
-        // checked, non-empty host right after "://", followed only by a port, a "/" or nothing,
-        // so a URL that parses has that host. The usual URL is text Foundation takes as written
-        // (URLText.isPlainHTTP): the request carries the text and parses it only if its `url` is
-        // read (URL(string:) costs ~3 k instructions). Any other goes through URL(string:) here,
-        // which refuses it or gives the text libcurl gets.
-        let urlText: String
-        let parsed: URL?
-        if URLText.isPlainHTTP(url) {
-            (urlText, parsed) = (url, nil)
-        } else if let checked = URL(string: url) {
-            (urlText, parsed) = (checked.absoluteString, checked)
-        } else {
-            throw .invalidRequest(.init(request: "\(method.rawValue) \(redactor.redact(urlString: url))",
-                                        reason: "\"\(url)\" is not a valid URL"))
+        // checked, non-empty host right after "://", and a full URL's origin was checked.
+        guard let checked = URL(string: url) else {
+            let shown = HeaderFields.printable(Redactor(names: secrets).redact(urlString: url))
+            throw .invalidRequest(.init(request: "\(method.rawValue) \(shown)", reason: "\"\(shown)\" is not a valid URL"))
         }
-        guard timeout > 0 else {
-            throw .invalidRequest(.init(reason: "the timeout must be greater than zero, not \(timeout)"))
-        }
-        if let keyPath = expectations.keyPath, let problem = KeyPathDecoding.problem(with: keyPath) {
-            throw .invalidRequest(.init(reason: problem))
-        }
-        // The safety net: names that look secret become facts of this request too.
-        for header in headers where Redactor.looksSecret(header: header.name) { secrets.insert(header: header.name) }
-        let parsedQuery = if let parsed { parsed.query(percentEncoded: true).map { Substring($0) } } else { URLText.query(of: urlText) }
-        if let query = parsedQuery {
-            for item in query.split(separator: "&") {
-                let rawName = item.prefix { $0 != "=" }
-                let name = rawName.removingPercentEncoding ?? String(rawName)
-                if Redactor.looksSecret(queryItem: name) { secrets.insert(queryItem: name) }
-            }
-        }
-        if let parsed {
-            return PreparedRequest(method: method, url: parsed, headers: headers, body: prepared?.body, timeout: timeout,
-                                   snapshot: self, secrets: secrets)
-        }
-        return PreparedRequest(method: method, urlText: urlText, headers: headers, body: prepared?.body, timeout: timeout,
-                               snapshot: self, secrets: secrets)
+        return BuiltURL(text: checked.absoluteString, parsed: checked)
     }
 
     /// `scheme://host[:port][/basePath]endpoint`, checked part by part so a mistake gets a precise message.
-    func baseURL(redactor: Redactor = .default) throws(NetworkError) -> String {
+    func baseURL() throws(NetworkError) -> String {
         func invalid(_ reason: String) -> NetworkError {
-            .invalidRequest(.init(request: describeUnprepared(with: redactor), reason: reason))
+            .invalidRequest(.init(request: describeUnprepared(), reason: reason))
         }
         let host = provider.host
         let isIPv6Literal = host.utf8.first == UInt8(ascii: "[") && host.utf8.last == UInt8(ascii: "]")
@@ -147,6 +79,7 @@ struct RequestSnapshot: Sendable {
             guard (1...65535).contains(value) else { throw invalid("the provider's port \(value) is outside 1...65535") }
             port = value
         }
+        let endpoint = self.endpoint
         var path = Substring(endpoint)
         // The base path as it goes into the URL (escaped, without its outer slashes), and whether a
         // '/' joins it to the endpoint.
@@ -244,18 +177,6 @@ struct RequestSnapshot: Sendable {
     private static func escapedPath(_ text: String) -> String {
         if text.utf8.allSatisfy({ endpointBytes.contains($0) }) { return text }
         return text.addingPercentEncoding(withAllowedCharacters: endpointCharacters) ?? text
-    }
-
-    /// `METHOD endpoint`, secrets redacted and control characters escaped (a CR/LF endpoint
-    /// must not forge lines in a log): how a request is named before its URL exists.
-    func describeUnprepared(with redactor: Redactor = .default) -> String {
-        "\(method.rawValue) \(unpreparedURL(with: redactor))"
-    }
-
-    /// The endpoint as written, redacted (by `redactor`'s names and the ones the provider and
-    /// the request declared) and printable: the URL of a request that has none yet.
-    func unpreparedURL(with redactor: Redactor = .default) -> String {
-        HeaderFields.printable(Redactor(names: redactor.names.union(secretNames)).redact(urlString: endpoint))
     }
 
     private static let hostBytes = ASCIISet("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.")

@@ -1,0 +1,107 @@
+import Foundation
+
+/// Whether an attempt is tried again: the library's links first (the token refresh on a 401,
+/// then the request's ``RetryPolicy``), then the interceptors (the request's, the provider's at
+/// its own origin, the manager's); the first that retries decides.
+extension RequestPipeline {
+    /// A decision to try again.
+    struct Retry {
+        var delay: Duration
+        /// Who decided, for the log ("attempt 1 of 3 failed (status 503)" is the retry policy's).
+        var note: String
+    }
+
+    /// The retry the chain decides after `outcome`, or `nil` when the outcome stands (also when
+    /// the wait would end after the request's timeout).
+    nonisolated(nonsending) func decide(after outcome: RequestOutcome, of attempt: PreparedRequest, hop: PreparedRequest,
+                                        state: inout State) async throws(NetworkError) -> Retry? {
+        guard let retry = try await chain(after: outcome, of: attempt, hop: hop, state: &state) else { return nil }
+        guard retry.delay.seconds < remainingTime else {
+            resolved.log?.retry("\(retry.note.isEmpty ? "a retry" : retry.note) not retried: the timeout of "
+                                + "\(resolved.timeout.compactText) s would elapse first", of: hop)
+            return nil
+        }
+        return retry
+    }
+
+    private nonisolated(nonsending) func chain(after outcome: RequestOutcome, of attempt: PreparedRequest, hop: PreparedRequest,
+                                               state: inout State) async throws(NetworkError) -> Retry? {
+        if let retry = try await refreshToken(after: outcome, of: hop, state: &state) { return retry }
+        if let retry = retryPolicy(after: outcome, of: attempt, number: state.attempt) { return retry }
+        let interceptors = resolved.interceptors
+        let chain = interceptors.request + (hop.isHome ? interceptors.provider : []) + interceptors.manager
+        guard !chain.isEmpty else { return nil }
+        let sent = attempt.outgoing()
+        for interceptor in chain {
+            let delay: Duration
+            switch await interceptor.retry(sent, after: outcome, attempt: state.attempt) {
+            case .doNotRetry: continue
+            case .retry: delay = .zero
+            case .retryAfter(let wanted): delay = RetryPolicy.clamped(wanted)
+            }
+            // A streamed body was read by the attempt: the outcome stands.
+            if attempt.sendsBodyOnce { return nil }
+            return Retry(delay: delay, note: "attempt \(state.attempt) failed (\(Self.cause(of: outcome))); \(Self.name(of: interceptor)) retries")
+        }
+        return nil
+    }
+
+    /// A 401 to a request with a refreshable bearer token: one refresh (shared with concurrent
+    /// requests), one retry; a second 401 stands. A streamed body cannot go a second time: the
+    /// token is still refreshed for the next request, and this one fails saying so.
+    private nonisolated(nonsending) func refreshToken(after outcome: RequestOutcome, of hop: PreparedRequest,
+                                                      state: inout State) async throws(NetworkError) -> Retry? {
+        guard case .response(let response) = outcome, response.statusCode == 401, !state.hasRefreshed,
+              let source = resolved.authentication?.refreshableSource, let stale = state.credentials?.token else { return nil }
+        resolved.log?.retry("401: refreshing the token, then retrying once", of: hop)
+        state.hasRefreshed = true
+        _ = try await source.token(replacing: stale)
+        if hop.sendsBodyOnce {
+            response.stream?.cancel(because: "its request could not be retried")
+            throw hop.cannotSendBodyAgain(after: response, "the server answered 401 and the token was refreshed")
+        }
+        return Retry(delay: .zero, note: "")
+    }
+
+    /// The request's ``RetryPolicy``: a retryable status or transport failure, a method it may
+    /// repeat, attempts left, and a body that can go again.
+    private func retryPolicy(after outcome: RequestOutcome, of attempt: PreparedRequest, number: Int) -> Retry? {
+        guard let policy = resolved.retryPolicy, number < policy.maximumAttempts, policy.allows(attempt.method),
+              !attempt.sendsBodyOnce else { return nil }
+        let retryAfter: String?
+        switch outcome {
+        case .response(let response) where policy.retryableStatuses.contains(response.statusCode):
+            retryAfter = response.value(forHeader: "Retry-After")
+        case .failure(let error) where policy.retries(error):
+            retryAfter = nil
+        default:
+            return nil
+        }
+        return Retry(delay: policy.delay(after: number, retryAfter: retryAfter),
+                     note: "attempt \(number) of \(policy.maximumAttempts) failed (\(Self.cause(of: outcome)))")
+    }
+
+    /// Waits for `retry`'s delay, logging why.
+    nonisolated(nonsending) func wait(_ retry: Retry, after outcome: RequestOutcome, of hop: PreparedRequest,
+                                      _ attempt: Int) async throws(NetworkError) {
+        // The outcome's stream must not keep its transfer going while we wait (or after).
+        outcome.stream?.cancel(because: "its request is retried")
+        if !retry.note.isEmpty {
+            resolved.log?.retry("\(retry.note); retrying in \(NetworkLog.milliseconds(retry.delay)) ms", of: hop)
+        }
+        guard retry.delay > .zero else { return }
+        do {
+            try await Task.sleep(for: retry.delay)
+        } catch {
+            throw .cancelled(.init(request: hop.redactedDescription, reason: "it was cancelled while waiting to retry"))
+        }
+    }
+
+    /// Why an attempt failed, in a few words: "status 503", or the failure's reason.
+    static func cause(of outcome: RequestOutcome) -> String {
+        switch outcome {
+        case .response(let response): "status \(response.statusCode)"
+        case .failure(let error): error.context?.reason ?? error.errorDescription ?? "\(error)"
+        }
+    }
+}

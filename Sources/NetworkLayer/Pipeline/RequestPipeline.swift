@@ -1,0 +1,223 @@
+import Foundation
+
+/// A request's way from its resolved settings to its final response: one loop over attempts and
+/// hops, each step decided by the outcome of the last.
+///
+///     prepare (provider headers, credentials) → adapt (interceptors, each attempt)
+///       → send one hop (libcurl or mocks) → redirect? (the policy) → next hop
+///       → retry? (token refresh, retry policy, interceptors) → next attempt
+///       → the final response (a download moved into place)
+///
+/// Bounds no setting lifts: at most ``RedirectPolicy/maximumRedirects`` redirects per request, no
+/// attempt after the request's total timeout, a streamed body sent once, a retry's wait within
+/// 0 … 1 day, secrets left behind when a hop or an attempt changes origin.
+struct RequestPipeline {
+    let resolved: ResolvedRequest
+    let transport: any Transport
+    /// When the request started: its timeout counts from here, across attempts and redirects.
+    let started: ContinuousClock.Instant
+
+    /// What the loop knows between attempts.
+    struct State {
+        var attempt = 1
+        var redirects = 0
+        var credentials: Authentication.Credentials?
+        var hasRefreshed = false
+    }
+
+    /// The final response. `sending` is the hop being sent (then the one that got the response),
+    /// for the error and the log to describe: `nil` until the request is prepared.
+    nonisolated(nonsending) func run(sending hop: inout PreparedRequest?) async throws(NetworkError) -> HTTPResponse {
+        let providerHeaders = try await self.providerHeaders()
+        var state = State(credentials: try await resolved.authentication?.credentials())
+        var prepared = try resolved.prepare(providerHeaders: providerHeaders, credentials: state.credentials)
+        hop = prepared
+        if resolved.options.unixSocketPath != nil, !resolved.isMocked,
+           let note = TransferPlan(prepared).options.unpinnedSocketNote(for: prepared) {
+            resolved.log?.note(note, of: prepared)
+        }
+        var attempt = try await adapt(prepared)
+        resolved.log?.request(attempt, curl: CurlCommand.render(TransferPlan(attempt), redactingSecrets: true))
+        var current = attempt
+        while true {
+            hop = current
+            let (outcome, download) = await send(current)
+            switch try await next(after: outcome, of: attempt, hop: current, state: &state, discarding: download) {
+            case .redirect(let next):
+                current = next
+            case .result:
+                return try finish(outcome, download: download)
+            case .retry(let retry):
+                try await wait(retry, after: outcome, of: current, state.attempt)
+                state.attempt += 1
+                if let fresh = try await resolved.authentication?.credentials(), fresh.token != state.credentials?.token {
+                    state.credentials = fresh
+                    prepared = try resolved.prepare(providerHeaders: providerHeaders, credentials: fresh)
+                }
+                attempt = try await adapt(prepared.limited(to: remainingTime))
+                current = attempt
+            }
+        }
+    }
+
+    /// The first attempt as it would be sent now (prepared and adapted), for copy-as-curl.
+    nonisolated(nonsending) func firstAttempt() async throws(NetworkError) -> PreparedRequest {
+        let credentials = try await resolved.authentication?.credentials()
+        return try await adapt(try resolved.prepare(providerHeaders: try await providerHeaders(), credentials: credentials))
+    }
+
+    /// What follows an outcome.
+    enum Step {
+        /// Another hop: the redirect the policy follows.
+        case redirect(PreparedRequest)
+        /// Another attempt, after the retry's wait.
+        case retry(Retry)
+        /// The outcome is the request's result.
+        case result
+    }
+
+    /// The step after `outcome`: the redirect policy's first, then the retry chain's. Unless the
+    /// outcome is the result, its download (a redirect's or a retried attempt's body) is
+    /// discarded, also when deciding fails.
+    private nonisolated(nonsending) func next(after outcome: RequestOutcome, of attempt: PreparedRequest, hop: PreparedRequest,
+                                              state: inout State, discarding download: PendingDownload?) async throws(NetworkError) -> Step {
+        do throws(NetworkError) {
+            if case .response(let response) = outcome,
+               let next = try follow(response, from: hop, of: attempt, redirects: &state.redirects) {
+                download?.discard()
+                return .redirect(next)
+            }
+            guard let retry = try await decide(after: outcome, of: attempt, hop: hop, state: &state) else { return .result }
+            download?.discard()
+            return .retry(retry)
+        } catch {
+            download?.discard()
+            throw error
+        }
+    }
+
+    /// What is left of the request's timeout, in seconds.
+    var remainingTime: TimeInterval {
+        resolved.timeout - (ContinuousClock.now - started).seconds
+    }
+
+    // MARK: Steps
+
+    /// The provider's headers; a failure that is not a ``NetworkError`` is wrapped in one that
+    /// keeps it as `underlyingError` (a cancellation is `.cancelled`).
+    private nonisolated(nonsending) func providerHeaders() async throws(NetworkError) -> [String: String] {
+        do {
+            return try await resolved.provider.createHTTPHeaders()
+        } catch {
+            throw .thrown(error, by: "the provider's createHTTPHeaders()", request: resolved.describeUnprepared())
+        }
+    }
+
+    /// The attempt after every interceptor's `adapt`: the manager's, the provider's and its
+    /// `adapt(_:)` (at the provider's own origin only), the request's. What one of them throws,
+    /// or sets that cannot be sent, fails the request before anything is sent.
+    nonisolated(nonsending) func adapt(_ request: PreparedRequest) async throws(NetworkError) -> PreparedRequest {
+        let interceptors = resolved.interceptors
+        var outgoing = request.outgoing()
+        func run(_ hook: String, _ adapt: (inout OutgoingRequest) async throws -> Void) async throws(NetworkError) {
+            do {
+                try await adapt(&outgoing)
+            } catch {
+                throw .thrown(error, by: hook, request: request.redactedDescription)
+            }
+            if let problem = outgoing.problem() {
+                throw .invalidRequest(.init(request: request.redactedDescription, reason: "\(hook) \(problem)"))
+            }
+        }
+        for interceptor in interceptors.manager { try await run(Self.name(of: interceptor), interceptor.adapt) }
+        if outgoing.isHome {
+            for interceptor in interceptors.provider { try await run(Self.name(of: interceptor), interceptor.adapt) }
+            try await run("the provider's adapt(_:)", resolved.provider.adapt)
+        }
+        for interceptor in interceptors.request { try await run(Self.name(of: interceptor), interceptor.adapt) }
+        return request.adapted(outgoing)
+    }
+
+    /// One hop through the transport, as an outcome; a download's body goes to a temporary file
+    /// beside its destination, which the caller moves into place or discards.
+    private nonisolated(nonsending) func send(_ hop: PreparedRequest) async -> (RequestOutcome, PendingDownload?) {
+        let download = resolved.downloadDestination.flatMap { resolved.streamKind == nil && !resolved.isMocked ? PendingDownload(beside: $0) : nil }
+        do throws(NetworkError) {
+            return (.response(try await transport.send(hop, downloadTo: download?.file)), download)
+        } catch {
+            download?.discard()
+            return (.failure(error), nil)
+        }
+    }
+
+    /// The next hop when `response` is a redirect the policy follows; `nil` when it is the
+    /// response. Throws when the redirect cannot be followed (too many, not http(s), a secret in
+    /// the URL for another origin, a streamed body a 307/308 would send again).
+    private func follow(_ response: HTTPResponse, from hop: PreparedRequest, of attempt: PreparedRequest,
+                        redirects: inout Int) throws(NetworkError) -> PreparedRequest? {
+        guard Self.isRedirect(response.statusCode), let location = response.redirectLocation else { return nil }
+        let policy = resolved.redirectPolicy
+        if case .none = policy { return nil }
+        guard redirects < policy.limit else {
+            throw .transport(.init(request: attempt.redactedDescription,
+                                   reason: "the server redirected more than \(policy.limit) times"))
+        }
+        let next = try hop.redirected(to: location, status: response.statusCode, remainingTimeout: remainingTime, from: attempt)
+        switch policy {
+        case .sameOrigin:
+            guard Origin(next.url) == Origin(attempt.url) else { return nil }
+        case .custom(let follows):
+            redirects += 1  // a call counts, followed or not: at most 10 per request
+            guard follows(Redirect(from: hop.url, to: next.url, statusCode: response.statusCode)) else { return nil }
+            redirects -= 1
+        case .follow, .none:
+            break
+        }
+        redirects += 1
+        // 307 and 308 (301 and 302 but for a POST) keep the body: a streamed one cannot go again.
+        if next.sendsBodyOnce {
+            throw hop.cannotSendBodyAgain(after: response, "the server redirected with \(response.statusCode)")
+        }
+        return next
+    }
+
+    /// Whether `status` is a redirect (301, 302, 303, 307, 308): a switch, where a `Set<Int>`
+    /// lookup hashed every response's status.
+    static func isRedirect(_ status: Int) -> Bool {
+        switch status {
+        case 301, 302, 303, 307, 308: true
+        default: false
+        }
+    }
+
+    /// The outcome as the request's result: a response (a download moved into place), or the failure.
+    private func finish(_ outcome: RequestOutcome, download: PendingDownload?) throws(NetworkError) -> HTTPResponse {
+        switch outcome {
+        case .failure(let error): throw error
+        case .response(let response):
+            guard let download, let destination = resolved.downloadDestination else { return response }
+            return try download.finish(response, at: destination)
+        }
+    }
+
+    /// The name of an interceptor for errors and the log: "the interceptor Signer".
+    static func name(of interceptor: any RequestInterceptor) -> String {
+        "the interceptor \(HeaderFields.printable(String(describing: type(of: interceptor))))"
+    }
+}
+
+extension RequestOutcome {
+    /// The response, or the failure thrown.
+    func get() throws(NetworkError) -> HTTPResponse {
+        switch self {
+        case .response(let response): response
+        case .failure(let error): throw error
+        }
+    }
+
+    /// The response's stream, if it has one.
+    var stream: StreamBody? {
+        if case .response(let response) = self { return response.stream }
+        return nil
+    }
+}

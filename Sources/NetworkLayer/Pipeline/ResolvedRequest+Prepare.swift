@@ -1,0 +1,70 @@
+import Foundation
+
+extension ResolvedRequest {
+    /// The request to send: URL, merged headers and body, all checked. Its parts are built by
+    /// concern: the URL (ResolvedRequest+URL.swift), where `params` go and the body
+    /// (ResolvedRequest+Body.swift), the headers and what is secret (ResolvedRequest+Headers.swift).
+    ///
+    /// - Parameters:
+    ///   - providerHeaders: what the provider's `createHTTPHeaders()` returned.
+    ///   - credentials: what the authentication adds: headers between the provider's and the
+    ///     request's, query items after the parameters.
+    /// A full URL of another origin than the provider's gets neither the credentials nor the
+    /// provider's secret headers.
+    func prepare(providerHeaders: [String: String], credentials: Authentication.Credentials? = nil) throws(NetworkError) -> PreparedRequest {
+        if let problem = method.problem { throw .invalidRequest(.init(request: describeUnprepared(), reason: problem)) }
+        let (base, isHome) = try targetURL()
+        let credentials = isHome ? credentials : nil
+        var secrets = secretNames
+        for header in credentials?.headers ?? [] { secrets.insert(header: header.name) }
+        for item in credentials?.queryItems ?? [] { secrets.insert(queryItem: item.name) }
+
+        let (query, body) = try encodedParameters()
+        let url = try finalURL(base, query: query, credentials: credentials?.queryItems ?? [], secrets: secrets)
+        let headers = try mergedHeaders(isHome ? providerHeaders : publicHeaders(providerHeaders, secrets: secrets),
+                                        credentials: credentials?.headers ?? [], contentType: body?.contentType)
+        guard timeout > 0 else {
+            throw .invalidRequest(.init(reason: "the timeout must be greater than zero, not \(timeout)"))
+        }
+        if let limit = options.maximumResponseSize, limit < 0 {
+            throw .invalidRequest(.init(request: describeUnprepared(),
+                                        reason: "the maximum response size must be zero or more bytes, not \(limit)"))
+        }
+        if let keyPath = expectations.keyPath, let problem = KeyPathDecoding.problem(with: keyPath) {
+            throw .invalidRequest(.init(reason: problem))
+        }
+        secrets.addLookalikes(headers: headers, query: url.query)
+        if let parsed = url.parsed {
+            return PreparedRequest(method: method, url: parsed, headers: headers, body: body?.body, timeout: timeout,
+                                   resolved: self, secrets: secrets, isHome: isHome)
+        }
+        return PreparedRequest(method: method, urlText: url.text, headers: headers, body: body?.body, timeout: timeout,
+                               resolved: self, secrets: secrets, isHome: isHome)
+    }
+
+    /// `METHOD endpoint`, secrets redacted and control characters escaped (a CR/LF endpoint
+    /// must not forge lines in a log): how a request is named before its URL exists.
+    func describeUnprepared() -> String {
+        "\(HeaderFields.printable(method.rawValue)) \(unpreparedURL())"
+    }
+
+    /// The endpoint as written, redacted by the declared secret names and printable: the URL of a
+    /// request that has none yet.
+    func unpreparedURL() -> String {
+        HeaderFields.printable(Redactor(names: secretNames).redact(urlString: endpoint))
+    }
+}
+
+extension SecretNames {
+    /// The safety net: the headers and query items whose names look secret become facts of this
+    /// request too.
+    mutating func addLookalikes(headers: [(name: String, value: String)], query: Substring?) {
+        for header in headers where Redactor.looksSecret(header: header.name) { insert(header: header.name) }
+        guard let query else { return }
+        for item in query.split(separator: "&") {
+            let rawName = item.prefix { $0 != "=" }
+            let name = rawName.removingPercentEncoding ?? String(rawName)
+            if Redactor.looksSecret(queryItem: name) { insert(queryItem: name) }
+        }
+    }
+}

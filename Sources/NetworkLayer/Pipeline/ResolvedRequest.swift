@@ -1,0 +1,198 @@
+import Foundation
+
+/// Everything one request will use, decided once when it starts from the request, its provider
+/// and the manager: the request's setting wins over the provider's, the provider's over the
+/// manager's, the manager's over the default. Nothing after this reads the request object, the
+/// provider's settings or the manager's again; the provider is kept for its behaviours only
+/// (`createHTTPHeaders()`, `adapt(_:)`, `parseAndValidate`).
+///
+/// A class: every attempt, hop, transfer and response of the request shares this one value.
+final class ResolvedRequest: Sendable {
+    /// The request's class (a subclass of `BaseRequest`), which mocks can be registered for.
+    let requestClass: AnyObject.Type
+    /// The backend, for its behaviours.
+    let provider: any ServiceProvider
+
+    // MARK: What it sends
+
+    let method: HTTPMethod
+    /// Where it goes: a path under the provider, or a full URL of its own.
+    let target: Target
+    /// The converted `params`, or why they cannot be sent (reported once the request runs).
+    let parameters: Result<ParameterValue, NetworkError>
+    let body: RequestBody?
+    let parameterEncoding: ParameterEncoding?
+    let arrayEncoding: ArrayEncoding
+    /// The request's encoder, else the provider's.
+    let jsonEncoder: JSONEncoder
+    let additionalHeaders: [String: String]
+    /// The provider's authentication, unless the request opted out.
+    let authentication: Authentication?
+    /// The secret names the manager, the provider and the request declared.
+    let secretNames: SecretNames
+
+    // MARK: Limits and policies
+
+    /// The whole request's time, every attempt and redirect included.
+    let timeout: TimeInterval
+    let retryPolicy: RetryPolicy?
+    let redirectPolicy: RedirectPolicy
+    /// The manager's, the provider's and the request's interceptors.
+    let interceptors: Interceptors
+    /// The transfer's settings: CA bundle, pins, proxy, Unix socket, cookie store, size limits.
+    let options: TransferOptions
+
+    // MARK: The response
+
+    /// How the response is validated and decoded.
+    let expectations: ResponseExpectations
+    /// The request's own check of an acceptable response, before the provider's `parseAndValidate`.
+    let validator: (@Sendable (HTTPResponse) throws -> Void)?
+    /// How the body is read while it arrives, for a streaming response type; `nil` for a complete one.
+    let streamKind: StreamKind?
+    let downloadDestination: URL?
+    let progress: ProgressReporter?
+
+    // MARK: Mock or live, and the log
+
+    /// Whether mocks answer this request (the provider's choice, else the manager's).
+    let isMocked: Bool
+    let mockedResponseFilename: String?
+    let mockResponsesDirectory: URL
+    /// Record mode's directory, for a live request.
+    let mockRecordingDirectory: URL?
+    /// The request's log, `nil` when logging is off.
+    let log: NetworkLog?
+
+    /// The interceptors of a request, by where they come from.
+    struct Interceptors: Sendable {
+        /// ``NetworkManager/interceptors``: outermost.
+        let manager: [any RequestInterceptor]
+        /// ``ServiceProvider/interceptors``: for attempts to the provider's origin only.
+        let provider: [any RequestInterceptor]
+        /// ``BaseRequest/interceptors``: innermost.
+        let request: [any RequestInterceptor]
+    }
+
+    /// Where a request goes.
+    enum Target: Sendable {
+        /// A path (with an optional query) under the provider's `scheme://host[:port][/basePath]`.
+        case endpoint(String)
+        /// A full URL (``BaseRequest/init(serviceProvider:url:)``).
+        case url(URL)
+    }
+
+    init(requestClass: AnyObject.Type, provider: any ServiceProvider, method: HTTPMethod, target: Target,
+         parameters: Result<ParameterValue, NetworkError>, body: RequestBody?, parameterEncoding: ParameterEncoding?,
+         arrayEncoding: ArrayEncoding, jsonEncoder: JSONEncoder, additionalHeaders: [String: String],
+         authentication: Authentication?, secretNames: SecretNames, timeout: TimeInterval, retryPolicy: RetryPolicy?,
+         redirectPolicy: RedirectPolicy, interceptors: Interceptors, options: TransferOptions,
+         expectations: ResponseExpectations, validator: (@Sendable (HTTPResponse) throws -> Void)?,
+         streamKind: StreamKind?, downloadDestination: URL?, progress: ProgressReporter?, isMocked: Bool,
+         mockedResponseFilename: String?, mockResponsesDirectory: URL, mockRecordingDirectory: URL?, log: NetworkLog?) {
+        self.requestClass = requestClass
+        self.provider = provider
+        self.method = method
+        self.target = target
+        self.parameters = parameters
+        self.body = body
+        self.parameterEncoding = parameterEncoding
+        self.arrayEncoding = arrayEncoding
+        self.jsonEncoder = jsonEncoder
+        self.additionalHeaders = additionalHeaders
+        self.authentication = authentication
+        self.secretNames = secretNames
+        self.timeout = timeout
+        self.retryPolicy = retryPolicy
+        self.redirectPolicy = redirectPolicy
+        self.interceptors = interceptors
+        self.options = options
+        self.expectations = expectations
+        self.validator = validator
+        self.streamKind = streamKind
+        self.downloadDestination = downloadDestination
+        self.progress = progress
+        self.isMocked = isMocked
+        self.mockedResponseFilename = mockedResponseFilename
+        self.mockResponsesDirectory = mockResponsesDirectory
+        self.mockRecordingDirectory = mockRecordingDirectory
+        self.log = log
+    }
+
+    /// The endpoint as written, or the full URL's text: what names the request before its URL exists.
+    var endpoint: String {
+        switch target {
+        case .endpoint(let endpoint): endpoint
+        case .url(let url): url.absoluteString
+        }
+    }
+}
+
+extension BaseRequest {
+    /// The request as it will run under `settings`: every setting of the request, its provider
+    /// and the manager resolved once, the request's over the provider's over the manager's.
+    ///
+    /// | Setting | Request | Provider | Manager | Default |
+    /// |---|---|---|---|---|
+    /// | timeout | `timeout` | | | 60 s |
+    /// | retry policy | `retryPolicy` | `retryPolicy` | | none |
+    /// | redirect policy | `redirectPolicy` | `redirectPolicy` | `redirectPolicy` | `.follow()` |
+    /// | interceptors | `interceptors` (innermost) | `interceptors`, `adapt(_:)` | `interceptors` (outermost) | none |
+    /// | acceptable statuses | `acceptableStatusCodes` | `acceptableStatusCodes` | | `200..<300` |
+    /// | decoder | `jsonDecoder` | `jsonDecoder` | | `JSONDecoder()` |
+    /// | FastJSON | | `usesFastJSONDecoder` | `usesFastJSONDecoder` | both must allow it |
+    /// | encoder | `jsonEncoder` | `jsonEncoder` | | sorted keys |
+    /// | error body | `errorBodyType` | `errorBodyType` | | none |
+    /// | authentication | `requiresAuthentication` | `authentication` | | none |
+    /// | secret names | `secret…Names` | `secret…Names` | `redacted…Names` | union of all |
+    /// | mocks | | `areMocksEnabled` | `areMocksEnabled` | live |
+    /// | proxy | | `proxy` | `proxy` | the environment's |
+    /// | Unix socket | | `unixSocketPath` | | TCP |
+    /// | response size | `maximumResponseSize` | | `maximumResponseSize` | no limit |
+    /// | decompression | `decompressionLimit` | | `decompressionLimit` | `.standard` |
+    /// | pins, CA bundle, cookies | | | the manager's | none |
+    final func resolved(with settings: Settings = Settings()) -> ResolvedRequest {
+        let provider = serviceProvider  // read once: each read of the property is a checked access and a copy
+        let isMocked = provider.areMocksEnabled ?? settings.areMocksEnabled
+        var options = settings.transferOptions
+        options.maximumResponseSize = maximumResponseSize ?? settings.maximumResponseSize
+        options.decompressionLimit = decompressionLimit ?? settings.decompressionLimit
+        options.proxy = provider.proxy ?? settings.proxy
+        options.unixSocketPath = provider.unixSocketPath
+        options.cookieJar = settings.cookieJar
+        return ResolvedRequest(
+            requestClass: type(of: self),
+            provider: provider,
+            method: httpMethod,
+            target: targetURL.map { .url($0) } ?? .endpoint(endpoint),
+            parameters: params.isEmpty ? .success(.object([])) : Result { () throws(NetworkError) in try ParameterValue.object(from: params) },
+            body: body,
+            parameterEncoding: parameterEncoding,
+            arrayEncoding: arrayEncoding,
+            jsonEncoder: jsonEncoder ?? provider.jsonEncoder,
+            additionalHeaders: additionalHeaders,
+            authentication: requiresAuthentication ? provider.authentication : nil,
+            secretNames: settings.redactor.names.union(SecretNames(headers: provider.secretHeaderNames.union(secretHeaderNames),
+                                                                   queryItems: provider.secretQueryItemNames.union(secretQueryItemNames))),
+            timeout: timeout,
+            retryPolicy: retryPolicy ?? provider.retryPolicy,
+            redirectPolicy: redirectPolicy ?? provider.redirectPolicy ?? settings.redirectPolicy,
+            interceptors: ResolvedRequest.Interceptors(manager: settings.interceptors, provider: provider.interceptors, request: interceptors),
+            options: options,
+            expectations: ResponseExpectations(
+                acceptableStatusCodes: acceptableStatusCodes ?? provider.acceptableStatusCodes,
+                decoder: jsonDecoder ?? provider.jsonDecoder,
+                keyPath: keyPath,
+                errorBodyType: errorBodyType ?? provider.errorBodyType,
+                usesFastJSONDecoder: provider.usesFastJSONDecoder && settings.usesFastJSONDecoder),
+            validator: validator,
+            streamKind: StreamKind(for: Response.self),
+            downloadDestination: downloadDestination,
+            progress: onProgress.map { ProgressReporter(report: $0, finish: progressFinished) },
+            isMocked: isMocked,
+            mockedResponseFilename: mockedResponseFilename,
+            mockResponsesDirectory: settings.mockResponsesDirectory,
+            mockRecordingDirectory: isMocked ? nil : settings.mockRecordingDirectory,
+            log: NetworkLog(settings: settings, mocked: isMocked))
+    }
+}

@@ -1,0 +1,154 @@
+internal import CCurl
+import Foundation
+
+/// What libcurl is told for one hop of a request, decided here once: ``CurlTransfer`` applies
+/// it and ``CurlCommand`` renders it as a `curl` command line, so the command is what is sent.
+struct TransferPlan {
+    /// The hop: method, URL, headers, body, timeout.
+    let request: PreparedRequest
+    /// The request's transfer settings for this hop: the Unix socket only at the provider's own
+    /// origin, the cookie store only when the request carries no `Cookie` header of its own.
+    let options: TransferOptions
+    /// Whether the body is handed over while it arrives (``ByteStream``, ``EventStream``, ``JSONLines``).
+    let streaming: Bool
+
+    init(_ request: PreparedRequest) {
+        self.request = request
+        streaming = request.resolved.streamKind != nil
+        let options = request.resolved.options
+        guard options.unixSocketPath != nil || options.cookieJar != nil else {
+            self.options = options  // as they are: most requests have neither
+            return
+        }
+        var adjusted = options
+        if !request.isHome { adjusted.unixSocketPath = nil }
+        // A Cookie header set by the user wins: that request neither sends nor stores the store's cookies.
+        if request.headers.value(for: "Cookie") != nil { adjusted.cookieJar = nil }
+        self.options = adjusted
+    }
+
+    // MARK: The request line and body
+
+    /// How the method goes to libcurl.
+    enum MethodForm: Equatable {
+        /// `CURLOPT_HTTPGET`.
+        case get
+        /// `CURLOPT_NOBODY`.
+        case head
+        /// `CURLOPT_POST`.
+        case post
+        /// `CURLOPT_CUSTOMREQUEST` with the method's name (and a body when there is one).
+        case custom(String)
+    }
+
+    var methodForm: MethodForm {
+        switch request.method {
+        case .get: request.body == nil ? .get : .custom("GET")  // unusual, but some APIs want it (params as .json)
+        case .head: .head
+        case .post: .post
+        default: .custom(request.method.rawValue)
+        }
+    }
+
+    /// The body libcurl sends: the request's, or an empty one for `POST`, `PUT` and `PATCH`
+    /// without one (so that they carry `Content-Length: 0`).
+    var body: PreparedBody? {
+        if let body = request.body { return body }
+        return request.method == .post || request.method == .put || request.method == .patch ? .bytes(Data()) : nil
+    }
+
+    // MARK: Headers
+
+    /// Whether libcurl asks for a compressed body and decodes it (`Accept-Encoding`): not for a
+    /// HEAD (no body) or a stream (read as sent: a paused libcurl 7.88 would keep the whole
+    /// decompressed rest of a chunk in memory).
+    var decodesBody: Bool { !streaming && request.method != .head }
+
+    /// Headers libcurl would add on its own that must not be sent: `Expect: 100-continue` (a
+    /// round trip of latency before a body) and, for a body without a type,
+    /// `Content-Type: application/x-www-form-urlencoded`.
+    var suppressedHeaders: [String] {
+        guard let body else { return [] }
+        var suppressed: [String] = []
+        if request.headers.value(for: "Expect") == nil { suppressed.append("Expect") }
+        if request.headers.value(for: "Content-Type") == nil, !Self.typesItsOwnBody(body) { suppressed.append("Content-Type") }
+        return suppressed
+    }
+
+    /// The library's own headers, after the request's unless it set them: `User-Agent`, and
+    /// `Accept-Encoding` with every encoding this libcurl decodes when ``decodesBody``.
+    var addedHeaders: [(name: String, value: String)] {
+        var added: [(name: String, value: String)] = []
+        if request.headers.value(for: "User-Agent") == nil { added.append(("User-Agent", Self.userAgent)) }
+        if decodesBody, request.headers.value(for: "Accept-Encoding") == nil { added.append(("Accept-Encoding", Self.acceptedEncodings)) }
+        return added
+    }
+
+    /// Every header line as sent, in order: the request's, the library's, then the suppressed
+    /// ones as `Name:` (libcurl's and curl's syntax for "do not send").
+    var headerLines: [(name: String, value: String?)] {
+        request.headers.map { ($0.name, $0.value) } + addedHeaders.map { ($0.name, $0.value) } + suppressedHeaders.map { ($0, nil) }
+    }
+
+    /// The header list for libcurl: a shared one when the request has no header of its own and
+    /// nothing to suppress (the common GET), else one built for it.
+    func curlHeaderList() throws(NetworkError) -> CurlHeaderList {
+        if request.headers.isEmpty, body == nil {
+            return try (decodesBody ? CurlHeaderList.standard : CurlHeaderList.userAgentOnly).get()
+        }
+        return try CurlHeaderList(request.headers, suppressing: suppressedHeaders, adding: addedHeaders)
+    }
+
+    /// Multipart bodies get their `Content-Type` (with the boundary) from libcurl.
+    private static func typesItsOwnBody(_ body: PreparedBody) -> Bool {
+        if case .multipart = body { return true }
+        return false
+    }
+
+    /// The library's name and version, not libcurl's: a server (and whoever reads its logs) has no
+    /// use for the exact libcurl underneath, which would tell an attacker which of its known flaws
+    /// to try.
+    static let userAgent = "NetworkLayer/1.0"
+
+    /// What `CURLOPT_ACCEPT_ENCODING ""` would offer: every encoding this libcurl decodes, in
+    /// libcurl's order (`deflate, gzip, br, zstd` with all of them built in).
+    static let acceptedEncodings: String = {
+        let features = curl_version_info(CURLVERSION_TENTH)?.pointee.features ?? 0
+        var encodings: [String] = []
+        if features & CURL_VERSION_LIBZ != 0 { encodings += ["deflate", "gzip"] }
+        if features & CURL_VERSION_BROTLI != 0 { encodings.append("br") }
+        if features & CURL_VERSION_ZSTD != 0 { encodings.append("zstd") }
+        return encodings.isEmpty ? "identity" : encodings.joined(separator: ", ")
+    }()
+
+    // MARK: Connection and limits
+
+    /// Whether the URL is `https` (read from the text: `url` would be parsed for it).
+    var isHTTPS: Bool { request.urlText.hasPrefix("https:") }
+
+    /// `CURLOPT_TIMEOUT_MS`: the hop's timeout, at least 1 ms; 0 (no limit) beyond the ceiling
+    /// (10⁹ s) and for a stream, whose timeout bounds a silence instead (``streamSilence``).
+    var timeoutMilliseconds: Int {
+        guard !streaming, request.timeout.isFinite, request.timeout <= PreparedRequest.timeoutCeiling else { return 0 }
+        // Within the ceiling the milliseconds fit a long by far.
+        return max(1, Int((request.timeout * 1000).rounded(.up)))
+    }
+
+    /// How long a stream may stay silent, in whole seconds; `nil` without a limit or for a
+    /// complete response.
+    var streamSilenceSeconds: Int? {
+        guard streaming, request.timeout.isFinite, request.timeout <= PreparedRequest.timeoutCeiling else { return nil }
+        return max(1, Int(request.timeout.rounded(.up)))
+    }
+
+    /// The largest body accepted (`CURLOPT_MAXFILESIZE_LARGE`); 0 means no limit.
+    var maximumFileSize: Int64 { Int64(options.maximumResponseSize ?? 0) }
+
+    /// Redirects are followed by the pipeline, one transfer per hop (so that credentials can be
+    /// dropped when a hop changes origin); a command line asks curl to follow them as the
+    /// request's policy does, except where curl could not keep the secrets home.
+    var redirectPolicy: RedirectPolicy { request.resolved.redirectPolicy }
+
+    /// The file a download is written to in the end.
+    var downloadDestination: URL? { streaming ? nil : request.resolved.downloadDestination }
+}
