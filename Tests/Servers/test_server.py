@@ -50,6 +50,15 @@ HEAD gets the same headers as GET, without the body):
                             size, sha256, first 4 KB), part order, boundary
   /upload-stats             the body read in 1 MB pieces, never whole: size, sha256, and
                             for multipart bodies each part's headers, size and sha256
+  /hmac?...&X-Signature=    verifies X-Signature, the HMAC-SHA256 (hex, key "pipeline-hmac-key")
+                            of method, path, the sorted raw query items without X-Signature
+                            ("name=value" joined by "&") and the body, one per line: 200
+                            {"verified": true, "method", "signed"} or 401; ?fail=N&key=K: the
+                            first N requests for K get 503 (after the signature is checked)
+  /pages/<n>?last=&per=     page n of a list: {"page": n, "items": [...]}, with
+                            Link: <absolute URL of page n+1>; rel="next" (and rel="last")
+                            until page `last` (default 3); per items per page (default 2)
+  /base64?text=             the text base64-encoded, as text/plain
   anything else             404 {"error": "not found", "path": ...}
   bad parameters            400 {"error": "bad request", "detail": ...}
 
@@ -438,6 +447,55 @@ def flaky(request, key):
         request.send_json(status, {"attempt": attempt}, headers=headers)
     else:
         request.send_json(200, {"attempt": attempt})
+
+
+HMAC_KEY = b"pipeline-hmac-key"
+
+
+@route(r"/hmac")
+def hmac_check(request):
+    """A server that recomputes a query-string signature and refuses a wrong one."""
+    import hmac as hmac_module
+    items = [item for item in request.raw_query.split("&") if item and not item.startswith("X-Signature=")]
+    given = request.args.get("X-Signature", [""])[0]
+    text = "\n".join([request.command, request.raw_path, "&".join(sorted(items)),
+                      request.body.decode("utf-8", errors="replace")])
+    expected = hmac_module.new(HMAC_KEY, text.encode(), hashlib.sha256).hexdigest()
+    if not hmac_module.compare_digest(given, expected):
+        request.send_json(401, {"verified": False})
+        return
+    key = request.args.get("key", [None])[0]
+    if key is not None:
+        with FLAKY_LOCK:
+            attempt = FLAKY_COUNTS[key] = FLAKY_COUNTS.get(key, 0) + 1
+        if attempt <= int(request.args.get("fail", ["0"])[0]):
+            request.send_json(503, {"attempt": attempt})
+            return
+    request.send_json(200, {"verified": True, "method": request.command, "signed": "&".join(sorted(items))})
+
+
+@route(r"/pages/(\d+)")
+def pages(request, page):
+    """A paginated list whose next page is an absolute URL in a Link header (GitHub style)."""
+    page = int(page)
+    last = int(request.args.get("last", ["3"])[0])
+    per = int(request.args.get("per", ["2"])[0])
+    host = request.headers.get("Host", f"127.0.0.1:{request.server.server_address[1]}")
+    scheme = "https" if isinstance(request.connection, ssl.SSLSocket) else "http"
+    def url(n):
+        return f"{scheme}://{host}/pages/{n}?last={last}&per={per}"
+    links = []
+    if page < last:
+        links.append(f'<{url(page + 1)}>; rel="next"')
+    links.append(f'<{url(last)}>; rel="last"')
+    items = [(page - 1) * per + i + 1 for i in range(per)]
+    request.send_json(200, {"page": page, "items": items}, headers=[("Link", ", ".join(links))])
+
+
+@route(r"/base64")
+def base64_text(request):
+    text = request.args.get("text", [""])[0]
+    request.send(200, base64.b64encode(text.encode()), "text/plain")
 
 
 @route(r"/flaky-count/([A-Za-z0-9_-]+)")

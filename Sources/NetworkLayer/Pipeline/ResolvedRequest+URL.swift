@@ -22,7 +22,7 @@ extension ResolvedRequest {
             throw .invalidRequest(.init(request: describeUnprepared(),
                                         reason: "only http and https URLs can be requested, not \"\(HeaderFields.printable(url.scheme ?? ""))\""))
         }
-        guard let origin = Origin(url) else {
+        guard url.host?.isEmpty == false, let origin = Origin(url) else {
             throw .invalidRequest(.init(request: describeUnprepared(), reason: "the URL names no host"))
         }
         let home = "\(provider.httpScheme.rawValue)://\(provider.host)" + (provider.port.map { ":\($0)" } ?? "")

@@ -200,14 +200,19 @@ public struct OutgoingRequest: Sendable {
         }
     }
 
-    /// `url` without the query items `rules` call secret.
+    /// `url` without the query items `rules` call secret (compared as decoded), the rest as written.
     private static func removingSecretQueryItems(from url: URL, rules: Redactor) -> URL {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
-              let items = components.percentEncodedQueryItems else { return url }
-        let kept = items.filter { !rules.isSecretQueryItem($0.name.removingPercentEncoding ?? $0.name) }
+        let text = url.absoluteString
+        let fragmentStart = text.firstIndex(of: "#") ?? text.endIndex
+        guard let mark = text[..<fragmentStart].firstIndex(of: "?") else { return url }
+        let items = text[text.index(after: mark)..<fragmentStart].split(separator: "&", omittingEmptySubsequences: false)
+        let kept = items.filter { item in
+            let rawName = item.prefix { $0 != "=" }
+            return !rules.isSecretQueryItem(rawName.removingPercentEncoding ?? String(rawName))
+        }
         guard kept.count != items.count else { return url }
-        components.percentEncodedQueryItems = kept.isEmpty ? nil : kept
-        return components.url ?? url
+        let rebuilt = String(text[..<mark]) + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&")) + text[fragmentStart...]
+        return URL(string: rebuilt) ?? url
     }
 
     /// The URL an interceptor set, and the body.
@@ -229,7 +234,8 @@ public struct OutgoingRequest: Sendable {
         }
         if let changedURL {
             let scheme = changedURL.scheme.map(SecretNames.folded)
-            guard scheme == "http" || scheme == "https", Origin(changedURL) != nil else {
+            // Foundation and libcurl must both see a host (libcurl reads "http:///x" as host "x").
+            guard scheme == "http" || scheme == "https", changedURL.host?.isEmpty == false, Origin(changedURL) != nil else {
                 return "set a URL that is not http or https with a host: \"\(HeaderFields.printable(redactor.redact(url: changedURL)))\""
             }
             guard !changedURL.absoluteString.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {

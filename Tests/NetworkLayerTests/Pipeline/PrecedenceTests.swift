@@ -1,0 +1,177 @@
+import Foundation
+import Testing
+@testable import NetworkLayer
+
+/// A provider that sets every setting a provider can, for the precedence table.
+struct SettingProvider: ServiceProvider {
+    var host = "api.example.com"
+    var httpScheme = HTTPScheme.https
+    var retryPolicy: RetryPolicy?
+    var redirectPolicy: RedirectPolicy?
+    var interceptors: [any RequestInterceptor] = []
+    var acceptableStatusCodes: Range<Int> = 200..<300
+    var jsonDecoder = JSONDecoder()
+    var jsonEncoder = JSONEncoder()
+    var usesFastJSONDecoder = true
+    var errorBodyType: (any ServerErrorBody.Type)?
+    var authentication: Authentication?
+    var secretHeaderNames: Set<String> = []
+    var secretQueryItemNames: Set<String> = []
+    var areMocksEnabled: Bool?
+    var proxy: ProxyConfiguration?
+    var unixSocketPath: String?
+}
+
+struct ProviderError: ServerErrorBody { var message: String? }
+struct RequestError: ServerErrorBody { var message: String? }
+
+/// Every row of the precedence table (request › provider › manager › default), proved on the one
+/// function that resolves them (`BaseRequest.resolved(with:)`): each test sets the row at every
+/// level and takes them away one by one.
+@Suite("Settings resolve once: request › provider › manager › default")
+struct PrecedenceTests {
+    func resolve(_ provider: SettingProvider, _ configure: (TestRequest<Echo>) -> Void = { _ in },
+                 manager: (inout Settings) -> Void = { _ in }) -> ResolvedRequest {
+        let request = TestRequest<Echo>(provider, "/x")
+        configure(request)
+        var settings = Settings()
+        manager(&settings)
+        return request.resolved(with: settings)
+    }
+
+    @Test("timeout: the request's, else 60 s")
+    func timeout() {
+        #expect(resolve(SettingProvider()).timeout == 10)  // TestRequest's own default
+        #expect(resolve(SettingProvider()) { $0.timeout = 3 }.timeout == 3)
+        #expect(BaseRequest<Echo>(serviceProvider: SettingProvider(), endpoint: "/").resolved().timeout == 60)
+    }
+
+    @Test("retry policy: the request's, else the provider's, else none")
+    func retryPolicy() {
+        let provider = SettingProvider(retryPolicy: RetryPolicy(maximumAttempts: 2))
+        #expect(resolve(SettingProvider()).retryPolicy == nil)
+        #expect(resolve(provider).retryPolicy?.maximumAttempts == 2)
+        #expect(resolve(provider) { $0.retryPolicy = RetryPolicy(maximumAttempts: 5) }.retryPolicy?.maximumAttempts == 5)
+    }
+
+    @Test("redirect policy: the request's, else the provider's, else the manager's, else follow up to 10")
+    func redirectPolicy() {
+        func limit(_ resolved: ResolvedRequest) -> Int? {
+            if case .follow = resolved.redirectPolicy { return resolved.redirectPolicy.limit }
+            return nil
+        }
+        #expect(limit(resolve(SettingProvider())) == 10)
+        #expect(limit(resolve(SettingProvider()) { _ in } manager: { $0.redirectPolicy = .follow(maximum: 4) }) == 4)
+        let provider = SettingProvider(redirectPolicy: .follow(maximum: 3))
+        #expect(limit(resolve(provider) { _ in } manager: { $0.redirectPolicy = .follow(maximum: 4) }) == 3)
+        #expect(limit(resolve(provider) { $0.redirectPolicy = .follow(maximum: 2) } manager: { $0.redirectPolicy = .follow(maximum: 4) }) == 2)
+    }
+
+    @Test("interceptors: the manager's, the provider's and the request's, each kept apart, in that order")
+    func interceptors() {
+        let calls = CallRecorder<String>()
+        let provider = SettingProvider(interceptors: [NamedInterceptor(name: "p", calls: calls)])
+        let resolved = resolve(provider) { $0.interceptors = [NamedInterceptor(name: "r", calls: calls)] }
+            manager: { $0.interceptors = [NamedInterceptor(name: "m", calls: calls)] }
+        func names(_ list: [any RequestInterceptor]) -> [String] { list.compactMap { ($0 as? NamedInterceptor)?.name } }
+        #expect(names(resolved.interceptors.manager) == ["m"])
+        #expect(names(resolved.interceptors.provider) == ["p"])
+        #expect(names(resolved.interceptors.request) == ["r"])
+    }
+
+    @Test("acceptable statuses: the request's, else the provider's, else 200..<300")
+    func statuses() {
+        #expect(resolve(SettingProvider()).expectations.acceptableStatusCodes == 200..<300)
+        let provider = SettingProvider(acceptableStatusCodes: 200..<400)
+        #expect(resolve(provider).expectations.acceptableStatusCodes == 200..<400)
+        #expect(resolve(provider) { $0.acceptableStatusCodes = 200..<201 }.expectations.acceptableStatusCodes == 200..<201)
+    }
+
+    @Test("decoder and encoder: the request's, else the provider's")
+    func coders() {
+        let (providerDecoder, requestDecoder) = (JSONDecoder(), JSONDecoder())
+        let (providerEncoder, requestEncoder) = (JSONEncoder(), JSONEncoder())
+        let provider = SettingProvider(jsonDecoder: providerDecoder, jsonEncoder: providerEncoder)
+        #expect(resolve(provider).expectations.decoder === providerDecoder)
+        #expect(resolve(provider).jsonEncoder === providerEncoder)
+        let resolved = resolve(provider) { $0.jsonDecoder = requestDecoder; $0.jsonEncoder = requestEncoder }
+        #expect(resolved.expectations.decoder === requestDecoder)
+        #expect(resolved.jsonEncoder === requestEncoder)
+    }
+
+    @Test("FastJSON: only when both the provider and the manager allow it")
+    func fastJSON() {
+        #expect(resolve(SettingProvider()).expectations.usesFastJSONDecoder)
+        #expect(!resolve(SettingProvider(usesFastJSONDecoder: false)).expectations.usesFastJSONDecoder)
+        #expect(!resolve(SettingProvider()) { _ in } manager: { $0.usesFastJSONDecoder = false }.expectations.usesFastJSONDecoder)
+    }
+
+    @Test("error body type: the request's, else the provider's, else none")
+    func errorBody() {
+        #expect(resolve(SettingProvider()).expectations.errorBodyType == nil)
+        let provider = SettingProvider(errorBodyType: ProviderError.self)
+        #expect(resolve(provider).expectations.errorBodyType == ProviderError.self)
+        #expect(resolve(provider) { $0.errorBodyType = RequestError.self }.expectations.errorBodyType == RequestError.self)
+    }
+
+    @Test("authentication: the provider's, unless the request opts out")
+    func authentication() {
+        let provider = SettingProvider(authentication: .bearer("t"))
+        #expect(resolve(SettingProvider()).authentication == nil)
+        #expect(resolve(provider).authentication != nil)
+        #expect(resolve(provider) { $0.requiresAuthentication = false }.authentication == nil)
+    }
+
+    @Test("secret names: the union of the request's, the provider's and the manager's")
+    func secretNames() {
+        let provider = SettingProvider(secretHeaderNames: ["X-P"], secretQueryItemNames: ["p"])
+        let resolved = resolve(provider) { $0.secretHeaderNames = ["X-R"]; $0.secretQueryItemNames = ["r"] }
+            manager: { $0.redactor = Redactor(names: SecretNames(headers: ["X-M"], queryItems: ["m"])) }
+        #expect(resolved.secretNames.headers == ["x-p", "x-r", "x-m"])
+        #expect(resolved.secretNames.queryItems == ["p", "r", "m"])
+    }
+
+    @Test("mocks: the provider's choice, else the manager's, else live")
+    func mocks() {
+        #expect(!resolve(SettingProvider()).isMocked)
+        #expect(resolve(SettingProvider()) { _ in } manager: { $0.areMocksEnabled = true }.isMocked)
+        #expect(!resolve(SettingProvider(areMocksEnabled: false)) { _ in } manager: { $0.areMocksEnabled = true }.isMocked)
+        #expect(resolve(SettingProvider(areMocksEnabled: true)).isMocked)
+        // Record mode writes live responses only.
+        #expect(resolve(SettingProvider(areMocksEnabled: true)) { _ in } manager: { $0.mockRecordingDirectory = URL(fileURLWithPath: "/tmp") }
+            .mockRecordingDirectory == nil)
+    }
+
+    @Test("proxy: the provider's, else the manager's, else the environment's; the Unix socket is the provider's")
+    func routing() {
+        #expect(resolve(SettingProvider()).options.proxy == .environment)
+        let proxy = ProxyConfiguration.http(URL(string: "http://m.example:1")!)
+        let manager: (inout Settings) -> Void = { $0.proxy = proxy }
+        #expect(resolve(SettingProvider(), manager: manager).options.proxy == proxy)
+        #expect(resolve(SettingProvider(proxy: ProxyConfiguration.none), manager: manager).options.proxy == ProxyConfiguration.none)
+        #expect(resolve(SettingProvider()).options.unixSocketPath == nil)
+        #expect(resolve(SettingProvider(unixSocketPath: "/run/x.sock")).options.unixSocketPath == "/run/x.sock")
+    }
+
+    @Test("response size and decompression limit: the request's, else the manager's, else none and .standard")
+    func limits() {
+        #expect(resolve(SettingProvider()).options.maximumResponseSize == nil)
+        #expect(resolve(SettingProvider()).options.decompressionLimit == .standard)
+        let manager: (inout Settings) -> Void = { $0.maximumResponseSize = 100; $0.decompressionLimit = .ratio(10, floor: 1) }
+        #expect(resolve(SettingProvider(), manager: manager).options.maximumResponseSize == 100)
+        #expect(resolve(SettingProvider(), manager: manager).options.decompressionLimit == .ratio(10, floor: 1))
+        let resolved = resolve(SettingProvider(), { $0.maximumResponseSize = 5; $0.decompressionLimit = .ratio(2, floor: 1) }, manager: manager)
+        #expect(resolved.options.maximumResponseSize == 5)
+        #expect(resolved.options.decompressionLimit == .ratio(2, floor: 1))
+    }
+
+    @Test("pins, the CA bundle and the cookie store: the manager's")
+    func managerOnly() throws {
+        let bundle = URL(fileURLWithPath: "/tmp/ca.pem")
+        let jar = try CookieJar(file: nil)
+        let resolved = resolve(SettingProvider()) { _ in } manager: { $0.customCABundle = bundle; $0.cookieJar = jar }
+        #expect(resolved.options.customCABundle == bundle)
+        #expect(resolved.options.cookieJar === jar)
+        #expect(resolve(SettingProvider()).options.pinning == nil)
+    }
+}
