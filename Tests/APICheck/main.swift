@@ -617,3 +617,4 @@ func fetchItemsOnEngine(pages: Int) async throws -> [Item] {
 }
 let engineTask = Task(executorPreference: NetworkManager.engineExecutor) { try await fetchItemsOnEngine(pages: 2).count }
 engineTask.cancel()
+checkPipelineAPI(nextLinkURL: URL(string: "https://api.github.com/repos?page=2")!)

@@ -6,7 +6,7 @@
 /// ```
 ///
 /// A method is case-sensitive and sent exactly as written. Only a token (letters, digits and
-/// ``!#$%&'*+-.^_`|~``) can be sent: any other text (a space, CR, LF) fails the request with
+/// the symbols RFC 9110 allows in one) can be sent: any other text (a space, CR, LF) fails the request with
 /// ``NetworkError/invalidRequest(_:)`` before anything is sent.
 ///
 /// `GET`, `HEAD` and `OPTIONS` send a request's `params` as the query string; every other method

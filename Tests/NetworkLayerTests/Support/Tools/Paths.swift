@@ -3,6 +3,7 @@ import Foundation
 /// `Tests/` in this checkout, found from this file's path.
 let testsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
+    .deletingLastPathComponent()
 /// The repository root.
 let repositoryRoot = testsDirectory.deletingLastPathComponent()
 /// `Certificates/` in this checkout.
