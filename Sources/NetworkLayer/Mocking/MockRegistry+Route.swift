@@ -33,7 +33,7 @@ extension MockRegistry {
         static func candidates(for request: PreparedRequest) -> [Route] {
             let urlPath = normalized(Substring(request.url.path(percentEncoded: true)))
             var paths = [urlPath]
-            let base = normalized(Substring(request.resolved.provider.basePath))
+            let base = normalized(Substring(request.resolved.location.basePath))
             if base != "/" {
                 if urlPath == base {
                     paths.append("/")

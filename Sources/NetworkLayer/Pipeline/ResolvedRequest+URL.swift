@@ -25,7 +25,7 @@ extension ResolvedRequest {
         guard url.host?.isEmpty == false, let origin = Origin(url) else {
             throw .invalidRequest(.init(request: describeUnprepared(), reason: "the URL names no host"))
         }
-        let home = "\(provider.httpScheme.rawValue)://\(provider.host)" + (provider.port.map { ":\($0)" } ?? "")
+        let home = "\(location.scheme.rawValue)://\(location.host)" + (location.port.map { ":\($0)" } ?? "")
         return (url.absoluteString, CurlURL(home).flatMap(Origin.init) == origin)
     }
 
@@ -62,7 +62,7 @@ extension ResolvedRequest {
         func invalid(_ reason: String) -> NetworkError {
             .invalidRequest(.init(request: describeUnprepared(), reason: reason))
         }
-        let host = provider.host
+        let host = location.host
         let isIPv6Literal = host.utf8.first == UInt8(ascii: "[") && host.utf8.last == UInt8(ascii: "]")
         let allowed = isIPv6Literal ? Self.ipv6Bytes : Self.hostBytes
         guard !host.isEmpty, host.utf8.allSatisfy({ allowed.contains($0) }) else {
@@ -73,9 +73,9 @@ extension ResolvedRequest {
             throw invalid("the provider's host \"\(host)\" is not a valid host name "
                           + "(only letters, digits, '-' and '.', or an IPv6 address in brackets)")
         }
-        let basePath = provider.basePath
+        let basePath = location.basePath
         var port: Int?
-        if let value = provider.port {
+        if let value = location.port {
             guard (1...65535).contains(value) else { throw invalid("the provider's port \(value) is outside 1...65535") }
             port = value
         }
@@ -108,13 +108,13 @@ extension ResolvedRequest {
         }
         // The usual endpoint is plain ASCII that needs no escaping: checked byte by byte, no copy.
         if path.utf8.allSatisfy({ Self.endpointBytes.contains($0) }) {
-            return Self.joined(scheme: provider.httpScheme.rawValue, host: host, port: port, base: escapedBase,
+            return Self.joined(scheme: location.scheme.rawValue, host: host, port: port, base: escapedBase,
                                slash: slashBeforePath, path: path.utf8)
         }
         guard !path.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw invalid("the endpoint contains a control character (CR, LF, NUL or another)")
         }
-        return Self.joined(scheme: provider.httpScheme.rawValue, host: host, port: port, base: escapedBase,
+        return Self.joined(scheme: location.scheme.rawValue, host: host, port: port, base: escapedBase,
                            slash: slashBeforePath, path: Self.escapedPath(String(path)).utf8)
     }
 

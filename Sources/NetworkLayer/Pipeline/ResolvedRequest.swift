@@ -7,6 +7,8 @@ import Foundation
 /// (`createHTTPHeaders()`, `adapt(_:)`, `parseAndValidate`).
 ///
 /// A class: every attempt, hop, transfer and response of the request shares this one value.
+/// (`location` is the provider's settings copied, not read again: a provider's computed
+/// properties could answer differently on a second read.)
 final class ResolvedRequest: Sendable {
     /// The request's class (a subclass of `BaseRequest`), which mocks can be registered for.
     let requestClass: AnyObject.Type
@@ -15,6 +17,8 @@ final class ResolvedRequest: Sendable {
 
     // MARK: What it sends
 
+    /// Where the provider lives: its scheme, host, port and base path.
+    let location: Location
     let method: HTTPMethod
     /// Where it goes: a path under the provider, or a full URL of its own.
     let target: Target
@@ -64,6 +68,14 @@ final class ResolvedRequest: Sendable {
     /// The request's log, `nil` when logging is off.
     let log: NetworkLog?
 
+    /// A provider's `scheme://host[:port][/basePath]`, as it declared them (checked when a URL is built).
+    struct Location: Sendable {
+        let scheme: HTTPScheme
+        let host: String
+        let port: Int?
+        let basePath: String
+    }
+
     /// The interceptors of a request, by where they come from.
     struct Interceptors: Sendable {
         /// ``NetworkManager/interceptors``: outermost.
@@ -82,7 +94,7 @@ final class ResolvedRequest: Sendable {
         case url(URL)
     }
 
-    init(requestClass: AnyObject.Type, provider: any ServiceProvider, method: HTTPMethod, target: Target,
+    init(requestClass: AnyObject.Type, provider: any ServiceProvider, location: Location, method: HTTPMethod, target: Target,
          parameters: Result<ParameterValue, NetworkError>, body: RequestBody?, parameterEncoding: ParameterEncoding?,
          arrayEncoding: ArrayEncoding, jsonEncoder: JSONEncoder, additionalHeaders: [String: String],
          authentication: Authentication?, secretNames: SecretNames, timeout: TimeInterval, retryPolicy: RetryPolicy?,
@@ -92,6 +104,7 @@ final class ResolvedRequest: Sendable {
          mockedResponseFilename: String?, mockResponsesDirectory: URL, mockRecordingDirectory: URL?, log: NetworkLog?) {
         self.requestClass = requestClass
         self.provider = provider
+        self.location = location
         self.method = method
         self.target = target
         self.parameters = parameters
@@ -163,6 +176,8 @@ extension BaseRequest {
         return ResolvedRequest(
             requestClass: type(of: self),
             provider: provider,
+            location: ResolvedRequest.Location(scheme: provider.httpScheme, host: provider.host, port: provider.port,
+                                               basePath: provider.basePath),
             method: httpMethod,
             target: targetURL.map { .url($0) } ?? .endpoint(endpoint),
             parameters: params.isEmpty ? .success(.object([])) : Result { () throws(NetworkError) in try ParameterValue.object(from: params) },
