@@ -30,6 +30,8 @@ final class CurlEasyHandle: @unchecked Sendable {
     /// plain transfer with the same baseline sets only its per-request options. `nil` for a fresh
     /// or reset handle, and after any other transfer (which the engine resets when it ends).
     var baseline: CurlTransfer.Baseline?
+    /// The `CURLOPT_MAXAGE_CONN` this handle has, `nil` for libcurl's default (118 s). Engine thread.
+    private var maximumConnectionAge: Int?
 
     /// Clears every option (connections stay in the multi handle's cache) and re-arms the error buffer.
     func reset() {
@@ -41,9 +43,18 @@ final class CurlEasyHandle: @unchecked Sendable {
         curl_easy_reset(raw)
         errorBuffer[0] = 0
         baseline = nil
+        maximumConnectionAge = nil
     }
 
     /// Empties the error buffer, for a transfer on a handle that keeps its options.
+    /// Sets how long an unused connection may be reused (`CURLOPT_MAXAGE_CONN`), in seconds;
+    /// `nil` for libcurl's 118 s. Only a change costs a call.
+    func setMaximumConnectionAge(_ seconds: Int?) {
+        guard seconds != maximumConnectionAge else { return }
+        _ = nl_easy_setopt_long(raw, CURLOPT_MAXAGE_CONN, seconds ?? 118)
+        maximumConnectionAge = seconds
+    }
+
     func clearErrorBuffer() {
         errorBuffer[0] = 0
     }

@@ -28,6 +28,8 @@ final class CurlEngine: @unchecked Sendable {
         /// Paused transfers whose consumer caught up (streams) or whose producer has bytes again (uploads).
         var resumed: [CurlTransfer] = []
         var closeIdleConnections = false
+        /// New connection limits to apply (``NetworkManager/connectionLimits``).
+        var limits: ConnectionLimits?
         /// Jobs of tasks on ``NetworkManager/engineExecutor``, run on the engine thread.
         var jobs: [UnownedJob] = []
         /// Whether a wake-up is already on its way to the engine thread: many submissions while
@@ -37,7 +39,7 @@ final class CurlEngine: @unchecked Sendable {
 
         /// Whether there is anything for the engine to do.
         var hasWork: Bool {
-            !jobs.isEmpty || !started.isEmpty || !cancelled.isEmpty || !resumed.isEmpty || closeIdleConnections
+            !jobs.isEmpty || !started.isEmpty || !cancelled.isEmpty || !resumed.isEmpty || closeIdleConnections || limits != nil
         }
 
         /// Records that the engine must look; `true` if the caller must wake it.
@@ -69,6 +71,16 @@ final class CurlEngine: @unchecked Sendable {
     /// close their connections as soon as no transfer uses them.
     @exclusivity(unchecked) private var epoch = 0
 
+    /// The limits every manager set last (``NetworkManager/connectionLimits``), applied to the
+    /// engine when it starts and whenever they change.
+    static let connectionLimits = Protected(ConnectionLimits.unlimited)
+    /// How long an unused connection stays open, in whole seconds (`CURLOPT_MAXAGE_CONN`); `nil`
+    /// for libcurl's 118 s. Engine thread only.
+    @exclusivity(unchecked) private var idleSeconds: Int?
+    /// Since when no transfer is running: once the idle time has passed, the unused connections
+    /// are closed. Engine thread only.
+    @exclusivity(unchecked) private var idleSince: ContinuousClock.Instant?
+
     /// The TLS library libcurl was built with, e.g. `OpenSSL/3.0.19`.
     static let tlsBackend: String = {
         curl_version_info(CURLVERSION_TENTH)?.pointee.ssl_version.map { String(cString: $0) } ?? "none"
@@ -96,6 +108,21 @@ final class CurlEngine: @unchecked Sendable {
         let thread = Thread { [self] in run() }
         thread.name = "NetworkLayer.curl"
         thread.start()
+        apply(Self.connectionLimits.withLock { $0 })
+    }
+
+    /// Applies `limits` on the engine thread (the multi handle is that thread's).
+    func apply(_ limits: ConnectionLimits) {
+        submit { $0.limits = limits }
+    }
+
+    /// `limits` on the multi handle: 0 means no limit to libcurl. Engine thread.
+    private func applyLimits(_ limits: ConnectionLimits) {
+        func bounded(_ value: Int?) -> Int { value.map { min(max($0, 1), Int(Int32.max)) } ?? 0 }
+        _ = nl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, bounded(limits.perHost))
+        _ = nl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, bounded(limits.total))
+        // A NaN or negative idle time is none; within 0...10⁹ s it fits an Int by far.
+        idleSeconds = limits.idleTimeout.flatMap { $0.isNaN ? nil : Int(min(max($0, 0), 1e9).rounded(.up)) }
     }
 
     // MARK: Any thread
@@ -208,8 +235,10 @@ final class CurlEngine: @unchecked Sendable {
                 work.cancelled += more.cancelled
                 work.resumed += more.resumed
                 work.closeIdleConnections = work.closeIdleConnections || more.closeIdleConnections
+                work.limits = more.limits ?? work.limits
                 if !more.jobs.isEmpty { inbox.withLock { $0.jobs.insert(contentsOf: more.jobs, at: 0) } }
             }
+            if let limits = work.limits { applyLimits(limits) }
             if work.closeIdleConnections {
                 epoch += 1
                 releaseUnusedCaches()
@@ -224,12 +253,35 @@ final class CurlEngine: @unchecked Sendable {
             // timeouts still end them.
             _ = curl_multi_perform(multi, &stillRunning)
             collectFinished()
-            let wait = expireSilentStreams()
+            let wait = min(expireSilentStreams(), closeIdleConnectionsWhenDue())
             // What this thread submitted itself (tasks resumed by completions, their transfers)
             // did not wake it: go round again instead of sleeping.
             if inbox.withLock({ $0.hasWork }) { continue }
             _ = curl_multi_poll(multi, nil, 0, wait, nil)
         }
+    }
+
+    /// Closes the unused connections once no transfer has run for the idle time
+    /// (``ConnectionLimits/idleTimeout``); returns how long the engine may sleep (ms) before that.
+    private func closeIdleConnectionsWhenDue() -> Int32 {
+        guard let idleSeconds, active.isEmpty else {
+            idleSince = nil
+            return 1000
+        }
+        let now = ContinuousClock.now
+        guard let since = idleSince else {
+            idleSince = now
+            return Int32(clamping: idleSeconds * 1000 + 1)
+        }
+        let due = since + .seconds(idleSeconds)
+        guard due <= now else {
+            let (seconds, attoseconds) = (due - now).components
+            return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+        }
+        epoch += 1
+        releaseUnusedCaches()
+        idleSince = .now + .seconds(1_000_000_000)  // closed: nothing to do until a transfer runs again
+        return 1000
     }
 
     private func takeInbox() -> Inbox {
@@ -251,6 +303,8 @@ final class CurlEngine: @unchecked Sendable {
             complete(transfer, with: .failure(error.describingRequest(transfer.request.redactedDescription)))
             return
         }
+        // Connections unused for longer than the idle time are not reused (and closed when found).
+        transfer.handle.setMaximumConnectionAge(idleSeconds)
         let code = curl_multi_add_handle(multi, transfer.handle.raw)
         guard code == CURLM_OK else {
             let message = String(cString: curl_multi_strerror(code))

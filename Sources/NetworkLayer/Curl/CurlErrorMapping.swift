@@ -25,6 +25,9 @@ enum CurlErrorMapping {
         var diskWriteFailure: String?
         /// Whether a connection was established before the transfer ended.
         var connected = true
+        /// The connect and idle timeouts the transfer had, if any.
+        var connectTimeout: TimeInterval?
+        var idleTimeout: TimeInterval?
         /// The Unix socket the transfer connects to, and the `errno` of its failed connect.
         var unixSocketPath: String?
         var osErrno: Int32 = 0
@@ -82,6 +85,11 @@ enum CurlErrorMapping {
             return .reachability(context("the host name could not be resolved"))
         case CURLE_COULDNT_CONNECT:
             return .reachability(context("the connection was refused or the network is unreachable"))
+        case CURLE_OPERATION_TIMEDOUT where !facts.connected && facts.connectTimeout != nil:
+            return .timeOut(context("could not connect within the connect timeout of \(facts.connectTimeout?.compactText ?? "") s"))
+        case CURLE_OPERATION_TIMEDOUT where facts.idleTimeout != nil && message.contains("too slow"):
+            // libcurl's low-speed limit: less than 1 byte per second for the idle time.
+            return .timeOut(context("no data for \(Int((facts.idleTimeout ?? 0).rounded(.up))) s (the idle timeout)"))
         case CURLE_OPERATION_TIMEDOUT where !facts.connected:
             return .timeOut(context("the server did not accept the connection within the timeout of \(request.resolved.timeout.compactText) s"))
         case CURLE_OPERATION_TIMEDOUT:

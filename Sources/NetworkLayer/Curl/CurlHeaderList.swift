@@ -1,7 +1,7 @@
 internal import CCurl
 import Foundation
 
-/// Owns a `curl_slist` of request headers; freed in `deinit`, after the transfer that used it.
+/// Owns a `curl_slist` (request headers, or host overrides); freed in `deinit`, after the transfers that used it.
 final class CurlHeaderList: @unchecked Sendable {
     // @unchecked Sendable: immutable after init; libcurl only reads it.
     let raw: UnsafeMutablePointer<curl_slist>?
@@ -24,6 +24,19 @@ final class CurlHeaderList: @unchecked Sendable {
         for header in headers { try append(Self.line(header.name, header.value)) }
         for extra in extras { try append(Self.line(extra.name, extra.value)) }
         for name in suppressing { try append(name + ":") }
+        raw = list
+    }
+
+    /// A list of plain lines (`CURLOPT_CONNECT_TO`'s `host:port:host:port`).
+    init(lines: [String]) throws(NetworkError) {
+        var list: UnsafeMutablePointer<curl_slist>?
+        for line in lines {
+            guard let appended = curl_slist_append(list, line) else {
+                curl_slist_free_all(list)
+                throw .transport(.init(reason: "libcurl could not allocate a list"))
+            }
+            list = appended
+        }
         raw = list
     }
 

@@ -125,6 +125,11 @@ final class CurlTransfer: @unchecked Sendable {
         var unixSocketPath: String?
         /// Whether libcurl's cookie engine is on (a manager's cookie store).
         var usesCookies: Bool
+        var httpVersion: HTTPVersion
+        var connectTimeout: TimeInterval?
+        var idleTimeout: TimeInterval?
+        /// The host overrides' identity: their list stays alive while the settings holding it do.
+        var hostOverrides: ObjectIdentifier?
 
         init(_ options: TransferOptions, isHTTPS: Bool) {
             customCABundle = options.customCABundle
@@ -132,6 +137,10 @@ final class CurlTransfer: @unchecked Sendable {
             proxy = options.proxy
             unixSocketPath = options.unixSocketPath
             usesCookies = options.cookieJar != nil
+            httpVersion = options.httpVersion
+            connectTimeout = options.connectTimeout
+            idleTimeout = options.idleTimeout
+            hostOverrides = options.hostOverrides.map(ObjectIdentifier.init)
         }
 
         /// Whether `options` over `isHTTPS` make this baseline: the fields compared where they
@@ -139,6 +148,8 @@ final class CurlTransfer: @unchecked Sendable {
         func matches(_ options: TransferOptions, isHTTPS: Bool) -> Bool {
             self.isHTTPS == isHTTPS && customCABundle == options.customCABundle && proxy == options.proxy
                 && unixSocketPath == options.unixSocketPath && usesCookies == (options.cookieJar != nil)
+                && httpVersion == options.httpVersion && connectTimeout == options.connectTimeout
+                && idleTimeout == options.idleTimeout && hostOverrides == options.hostOverrides.map(ObjectIdentifier.init)
         }
     }
 
@@ -184,7 +195,14 @@ final class CurlTransfer: @unchecked Sendable {
         if stream != nil { try configureStreaming() }
         // The header is the plan's (addedHeaders); this option is what makes libcurl decode the body.
         if plan.decodesBody { try handle.set(CURLOPT_ACCEPT_ENCODING, "") }
-        try handle.set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
+        try handle.set(CURLOPT_HTTP_VERSION, plan.curlHTTPVersion)
+        if let milliseconds = plan.connectTimeoutMilliseconds { try handle.set(CURLOPT_CONNECTTIMEOUT_MS, milliseconds) }
+        if let seconds = plan.idleSeconds {
+            // Less than 1 byte per second for that many seconds: "no data".
+            try handle.set(CURLOPT_LOW_SPEED_LIMIT, 1)
+            try handle.set(CURLOPT_LOW_SPEED_TIME, seconds)
+        }
+        if let overrides = options.hostOverrides { try handle.set(CURLOPT_CONNECT_TO, headers: try overrides.curlList()) }
         if plan.isHTTPS {
             // Transfers starting together wait for the first connection to say whether it speaks
             // HTTP/2, and share it, instead of each opening its own.
@@ -428,6 +446,8 @@ final class CurlTransfer: @unchecked Sendable {
         }
         if code == CURLE_OPERATION_TIMEDOUT {
             facts.connected = handle.offset(CURLINFO_CONNECT_TIME_T) != 0
+            facts.connectTimeout = options.connectTimeout
+            facts.idleTimeout = stream == nil ? options.idleTimeout : nil
         }
         addRoutingFacts(to: &facts, for: code)
         return facts

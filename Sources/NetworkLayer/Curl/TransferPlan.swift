@@ -141,6 +141,29 @@ struct TransferPlan {
         return max(1, Int(request.timeout.rounded(.up)))
     }
 
+    /// `CURLOPT_HTTP_VERSION` for the request's ``HTTPVersion``.
+    var curlHTTPVersion: Int {
+        switch options.httpVersion {
+        case .automatic: Int(CURL_HTTP_VERSION_2TLS)
+        case .http1_1: Int(CURL_HTTP_VERSION_1_1)
+        case .http2PriorKnowledge: Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
+        }
+    }
+
+    /// `CURLOPT_CONNECTTIMEOUT_MS`, at least 1 ms; `nil` for libcurl's default (and beyond the ceiling).
+    var connectTimeoutMilliseconds: Int? {
+        guard let seconds = options.connectTimeout, seconds.isFinite, seconds <= PreparedRequest.timeoutCeiling else { return nil }
+        return max(1, Int((seconds * 1000).rounded(.up)))
+    }
+
+    /// How long a complete response may send nothing, in whole seconds (`CURLOPT_LOW_SPEED_TIME`
+    /// with a limit of 1 byte per second); `nil` without an idle timeout, and for a stream, whose
+    /// silence the request's timeout bounds.
+    var idleSeconds: Int? {
+        guard !streaming, let seconds = options.idleTimeout, seconds.isFinite, seconds <= PreparedRequest.timeoutCeiling else { return nil }
+        return max(1, Int(seconds.rounded(.up)))
+    }
+
     /// The largest body accepted (`CURLOPT_MAXFILESIZE_LARGE`); 0 means no limit.
     var maximumFileSize: Int64 { Int64(options.maximumResponseSize ?? 0) }
 

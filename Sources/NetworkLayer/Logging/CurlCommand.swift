@@ -44,6 +44,14 @@ enum CurlCommand {
         if plan.decodesBody { parts.append("--compressed") }
         parts += redirectArguments(plan)
         parts += ["--proto", "=http,https", "--tlsv1.2"]
+        switch plan.options.httpVersion {
+        case .automatic: break  // curl's own default: HTTP/2 over TLS when offered
+        case .http1_1: parts.append("--http1.1")
+        case .http2PriorKnowledge: parts.append("--http2-prior-knowledge")
+        }
+        if let milliseconds = plan.connectTimeoutMilliseconds { parts += ["--connect-timeout", (Double(milliseconds) / 1000).compactText] }
+        if let seconds = plan.idleSeconds { parts += ["--speed-limit", "1", "--speed-time", String(seconds)] }
+        for entry in plan.options.hostOverrides?.entries ?? [] { parts += ["--connect-to", quote(entry.line)] }
         if let seconds = plan.streamSilenceSeconds {
             // A stream's timeout bounds a silence: less than 1 byte per second for that many seconds.
             parts += ["--speed-limit", "1", "--speed-time", String(seconds)]

@@ -172,3 +172,67 @@ extension NetworkManager {
         set { settings.withLock { $0.redirectPolicy = newValue } }
     }
 }
+
+extension NetworkManager {
+    /// The default timeouts of this manager's requests: connect, the whole request, idle.
+    /// Default: none set (libcurl's 300 s to connect, 60 s for the request, no idle limit).
+    ///
+    /// A provider's ``ServiceProvider/timeouts`` wins part by part, and a request's own
+    /// ``BaseRequest/timeout``, when set, wins for the whole request. Read when a request starts.
+    ///
+    /// ```swift
+    /// Net.timeouts = Timeouts(connect: 5, request: 60, idle: 20)
+    /// ```
+    public var timeouts: Timeouts {
+        get { settings.withLock { $0.timeouts } }
+        set { settings.withLock { $0.timeouts = newValue } }
+    }
+
+    /// The HTTP version requests speak unless their provider says otherwise
+    /// (``ServiceProvider/httpVersion``). Default ``HTTPVersion/automatic``.
+    public var httpVersion: HTTPVersion {
+        get { settings.withLock { $0.httpVersion } }
+        set { settings.withLock { $0.httpVersion = newValue } }
+    }
+
+    /// Where requests for a host connect instead, as `"host:port": "host:port"`: the URL, the `Host`
+    /// header, TLS (the name sent and the certificate checked), pins and cookies keep the name;
+    /// only the address connected to changes (curl's `--connect-to`). For blue/green switches,
+    /// tests against a staging address, split DNS. Default: none.
+    ///
+    /// ```swift
+    /// Net.hostOverrides = ["api.example.com:443": "10.0.0.7:8443"]
+    /// ```
+    ///
+    /// A name or a port that is not `host:port` (a name or an IP address, IPv6 in brackets, a port
+    /// in 1...65535) fails every request with ``NetworkError/invalidRequest(_:)`` until it is
+    /// corrected. The log shows both the name and the address.
+    public var hostOverrides: [String: String] {
+        get { settings.withLock { $0.hostOverrideNames } }
+        set {
+            let checked = newValue.isEmpty ? nil : HostOverrides(newValue)
+            settings.withLock {
+                $0.hostOverrideNames = newValue
+                $0.hostOverrides = checked
+            }
+        }
+    }
+
+    /// How many connections the library opens and keeps: per host, in all, and for how long an
+    /// unused one stays open. Default ``ConnectionLimits/unlimited``.
+    ///
+    /// Connections are shared by every manager in the process, so the limits are too: setting
+    /// them here applies to all managers (the last setting wins).
+    ///
+    /// ```swift
+    /// Net.connectionLimits = ConnectionLimits(perHost: 8, total: 64, idleTimeout: 90)
+    /// ```
+    public var connectionLimits: ConnectionLimits {
+        get { CurlEngine.connectionLimits.withLock { $0 } }
+        set {
+            CurlEngine.connectionLimits.withLock { $0 = newValue }
+            guard case .success(let engine) = CurlEngine.shared else { return }
+            engine.apply(newValue)
+        }
+    }
+}

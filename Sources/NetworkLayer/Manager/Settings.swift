@@ -33,6 +33,11 @@ struct Settings: Sendable {
         var cookieJar: CookieJar?
         var interceptors: [any RequestInterceptor] = []
         var redirectPolicy = RedirectPolicy.follow()
+        var timeouts = Timeouts()
+        var httpVersion = HTTPVersion.automatic
+        /// As the user set them, and checked (`nil` when empty).
+        var hostOverrideNames: [String: String] = [:]
+        var hostOverrides: HostOverrides?
     }
 
     /// Never mutated: a change makes a new one, so a request's copy never sees a later change.

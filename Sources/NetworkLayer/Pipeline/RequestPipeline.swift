@@ -32,10 +32,7 @@ struct RequestPipeline {
         var state = State(credentials: try await resolved.authentication?.credentials())
         var prepared = try resolved.prepare(providerHeaders: providerHeaders, credentials: state.credentials)
         hop = prepared
-        if resolved.options.unixSocketPath != nil, !resolved.isMocked,
-           let note = TransferPlan(prepared).options.unpinnedSocketNote(for: prepared) {
-            resolved.log?.note(note, of: prepared)
-        }
+        if let log = resolved.log, !resolved.isMocked { Self.logRouting(of: prepared, to: log) }
         var attempt = try await adapt(prepared)
         resolved.log?.request(attempt, curl: CurlCommand.render(TransferPlan(attempt), redactingSecrets: true))
         var current = attempt
@@ -93,6 +90,20 @@ struct RequestPipeline {
         } catch {
             download?.discard()
             throw error
+        }
+    }
+
+    /// The log's note on where a request really connects: a host override's address, or a pinned
+    /// host reached over a Unix socket without TLS.
+    private static func logRouting(of request: PreparedRequest, to log: NetworkLog) {
+        let options = request.resolved.options
+        if let overrides = options.hostOverrides, let host = request.url.host,
+           case let port = request.url.port ?? (request.url.scheme == "https" ? 443 : 80), let target = overrides.target(host: host, port: port) {
+            log.note("\(HeaderFields.printable(host)):\(port) connects to \(target.targetHost):\(target.targetPort) (a host override); "
+                     + "TLS, pins and cookies go by \(HeaderFields.printable(host))", of: request)
+        }
+        if options.unixSocketPath != nil, let note = TransferPlan(request).options.unpinnedSocketNote(for: request) {
+            log.note(note, of: request)
         }
     }
 

@@ -26,6 +26,13 @@ extension ResolvedRequest {
         guard timeout > 0 else {
             throw .invalidRequest(.init(reason: "the timeout must be greater than zero, not \(timeout)"))
         }
+        for (part, value) in [("connect", options.connectTimeout), ("idle", options.idleTimeout)] {
+            guard let value, !(value > 0) else { continue }
+            throw .invalidRequest(.init(request: describeUnprepared(), reason: "the \(part) timeout must be greater than zero, not \(value)"))
+        }
+        if let problem = options.hostOverrides?.problem {
+            throw .invalidRequest(.init(request: describeUnprepared(), reason: problem))
+        }
         if let limit = options.maximumResponseSize, limit < 0 {
             throw .invalidRequest(.init(request: describeUnprepared(),
                                         reason: "the maximum response size must be zero or more bytes, not \(limit)"))

@@ -147,7 +147,9 @@ extension BaseRequest {
     ///
     /// | Setting | Request | Provider | Manager | Default |
     /// |---|---|---|---|---|
-    /// | timeout | `timeout` | | | 60 s |
+    /// | timeout (whole request) | `timeout` | `timeouts.request` | `timeouts.request` | 60 s |
+    /// | connect and idle timeouts | | `timeouts` | `timeouts` | 300 s to connect, no idle limit |
+    /// | HTTP version | | `httpVersion` | `httpVersion` | `.automatic` |
     /// | retry policy | `retryPolicy` | `retryPolicy` | | none |
     /// | redirect policy | `redirectPolicy` | `redirectPolicy` | `redirectPolicy` | `.follow()` |
     /// | interceptors | `interceptors` (innermost) | `interceptors`, `adapt(_:)` | `interceptors` (outermost) | none |
@@ -163,7 +165,7 @@ extension BaseRequest {
     /// | Unix socket | | `unixSocketPath` | | TCP |
     /// | response size | `maximumResponseSize` | | `maximumResponseSize` | no limit |
     /// | decompression | `decompressionLimit` | | `decompressionLimit` | `.standard` |
-    /// | pins, CA bundle, cookies | | | the manager's | none |
+    /// | pins, CA bundle, cookies, host overrides | | | the manager's | none |
     final func resolved(with settings: Settings = Settings()) -> ResolvedRequest {
         let provider = serviceProvider  // read once: each read of the property is a checked access and a copy
         let isMocked = provider.areMocksEnabled ?? settings.areMocksEnabled
@@ -173,6 +175,11 @@ extension BaseRequest {
         options.proxy = provider.proxy ?? settings.proxy
         options.unixSocketPath = provider.unixSocketPath
         options.cookieJar = settings.cookieJar
+        let timeouts = provider.timeouts
+        options.connectTimeout = timeouts?.connect ?? settings.timeouts.connect
+        options.idleTimeout = timeouts?.idle ?? settings.timeouts.idle
+        options.httpVersion = provider.httpVersion ?? settings.httpVersion
+        options.hostOverrides = settings.hostOverrides
         return ResolvedRequest(
             requestClass: type(of: self),
             provider: provider,
@@ -189,7 +196,7 @@ extension BaseRequest {
             authentication: requiresAuthentication ? provider.authentication : nil,
             secretNames: settings.redactor.names.union(SecretNames(headers: provider.secretHeaderNames.union(secretHeaderNames),
                                                                    queryItems: provider.secretQueryItemNames.union(secretQueryItemNames))),
-            timeout: timeout,
+            timeout: explicitTimeout ?? timeouts?.request ?? settings.timeouts.request ?? Timeouts.defaultRequest,
             retryPolicy: retryPolicy ?? provider.retryPolicy,
             redirectPolicy: redirectPolicy ?? provider.redirectPolicy ?? settings.redirectPolicy,
             interceptors: ResolvedRequest.Interceptors(manager: settings.interceptors, provider: provider.interceptors, request: interceptors),

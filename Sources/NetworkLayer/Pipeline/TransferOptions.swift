@@ -12,6 +12,14 @@ struct TransferOptions: Sendable {
     var maximumResponseSize: Int?
     /// How far a compressed body may expand.
     var decompressionLimit = DecompressionLimit.standard
+    /// Until the connection is up (``Timeouts/connect``), or `nil` for libcurl's default.
+    var connectTimeout: TimeInterval?
+    /// How long a response may send nothing (``Timeouts/idle``), or `nil`.
+    var idleTimeout: TimeInterval?
+    /// The HTTP version to speak.
+    var httpVersion = HTTPVersion.automatic
+    /// The manager's host overrides, or `nil` when it has none.
+    var hostOverrides: HostOverrides?
 
     // Where the connection goes and what it shares, per request (CurlTransfer+Routing applies them).
 

@@ -183,6 +183,22 @@ public protocol ServiceProvider: Sendable {
     /// }
     /// ```
     var areMocksEnabled: Bool? { get }
+
+    /// This backend's timeouts, part by part over the manager's (``NetworkManager/timeouts``); a
+    /// request's own ``BaseRequest/timeout``, when set, wins for the whole request. Default `nil`.
+    ///
+    /// ```swift
+    /// var timeouts: Timeouts? { Timeouts(connect: 2, request: 30) }
+    /// ```
+    var timeouts: Timeouts? { get }
+
+    /// The HTTP version this backend's requests speak; `nil` (the default) uses the manager's
+    /// ``NetworkManager/httpVersion``.
+    ///
+    /// ```swift
+    /// var httpVersion: HTTPVersion? { .http1_1 }
+    /// ```
+    var httpVersion: HTTPVersion? { get }
 }
 
 extension ServiceProvider {
@@ -212,6 +228,8 @@ extension ServiceProvider {
     public var interceptors: [any RequestInterceptor] { [] }
     public var redirectPolicy: RedirectPolicy? { nil }
     public var areMocksEnabled: Bool? { nil }
+    public var timeouts: Timeouts? { nil }
+    public var httpVersion: HTTPVersion? { nil }
 }
 
 /// The default coders: `JSONDecoder` and `JSONEncoder` are `Sendable`, and safe to share once configured.

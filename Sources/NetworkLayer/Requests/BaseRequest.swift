@@ -41,11 +41,20 @@ open class BaseRequest<Response: Decodable & Sendable> {
     /// ignoring case.
     @exclusivity(unchecked) public var additionalHeaders: [String: String] = [:]
 
-    /// How long the whole request may take, in seconds, from start to the last body byte.
-    /// Default 60. `.infinity` means no limit, and so does any value beyond
+    /// How long the whole request may take, in seconds, from start to the last body byte, every
+    /// attempt and redirect included. `.infinity` means no limit, and so does any value beyond
     /// 10⁹ seconds (about 31 years); zero, negative and NaN values are refused with
     /// ``NetworkError/invalidRequest(_:)`` when the request starts.
-    @exclusivity(unchecked) public var timeout: TimeInterval = 60
+    ///
+    /// When set, it wins over the provider's and the manager's ``Timeouts/request``; unset, the
+    /// request uses theirs, else 60 s (which is what this property reads until it is set).
+    public var timeout: TimeInterval {
+        get { explicitTimeout ?? Timeouts.defaultRequest }
+        set { explicitTimeout = newValue }
+    }
+
+    /// The timeout this request set, if it set one.
+    @exclusivity(unchecked) var explicitTimeout: TimeInterval?
 
     /// The HTTP method. Default `.get`.
     @exclusivity(unchecked) public var httpMethod: HTTPMethod = .get
