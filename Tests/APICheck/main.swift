@@ -617,3 +617,30 @@ func fetchItemsOnEngine(pages: Int) async throws -> [Item] {
 }
 let engineTask = Task(executorPreference: NetworkManager.engineExecutor) { try await fetchItemsOnEngine(pages: 2).count }
 engineTask.cancel()
+
+// MARK: - Issue 28: the port as an Int or an Int?, computed or stored (README, 1. Service provider); read through any ServiceProvider
+
+struct LocalServiceProvider: ServiceProvider {
+    var host: String { "127.0.0.1" }
+    var httpScheme: HTTPScheme { .http }
+    var port: Int { 8080 }
+}
+struct LocalStoredPort: ServiceProvider {
+    var host = "127.0.0.1"
+    var httpScheme = HTTPScheme.http
+    var port = 8766
+}
+struct LocalOptionalPort: ServiceProvider {
+    var host: String { "127.0.0.1" }
+    var httpScheme: HTTPScheme { .http }
+    var port: Int? { ProcessInfo.processInfo.environment["PORT"].flatMap(Int.init) }
+}
+protocol LocalBackend: ServiceProvider {}
+extension LocalBackend {
+    var host: String { "127.0.0.1" }
+    var httpScheme: HTTPScheme { .http }
+    var port: Int { 9000 }
+}
+struct LocalInventory: LocalBackend {}
+let ports: [any ServiceProvider] = [LocalServiceProvider(), LocalStoredPort(), LocalOptionalPort(), LocalInventory(), ITunesServiceProvider()]
+print(ports.map { $0.portNumber ?? 443 }, LocalServiceProvider().port + 1, (ShopProvider().port ?? 443) + 1)

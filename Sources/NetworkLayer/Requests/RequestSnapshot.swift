@@ -143,7 +143,7 @@ struct RequestSnapshot: Sendable {
         }
         let basePath = provider.basePath
         var port: Int?
-        if let value = provider.port {
+        if let value = provider.portNumber {
             guard (1...65535).contains(value) else { throw invalid("the provider's port \(value) is outside 1...65535") }
             port = value
         }
