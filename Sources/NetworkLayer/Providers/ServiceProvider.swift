@@ -112,7 +112,13 @@ public protocol ServiceProvider: Sendable {
     var usesFastJSONDecoder: Bool { get }
 
     /// The encoder for JSON bodies built from `Encodable` values. A request's `jsonEncoder`
-    /// overrides it. Default: a plain `JSONEncoder`.
+    /// overrides it.
+    ///
+    /// Default: a `JSONEncoder` that writes keys sorted (`outputFormatting = .sortedKeys`, every
+    /// other option at its default), so the same value is always the same bytes, as request
+    /// signatures, caches and snapshot tests need (Foundation's encoder on Linux otherwise orders
+    /// keys differently from one process to the next). An encoder of your own is used as it is:
+    /// add `.sortedKeys` to its `outputFormatting` if you want the same guarantee.
     var jsonEncoder: JSONEncoder { get }
 
     /// The statuses that count as success. A request's `acceptableStatusCodes` overrides it.
@@ -223,4 +229,9 @@ extension ServiceProvider {
 /// The default coders: `JSONDecoder` and `JSONEncoder` are `Sendable`, and safe to share once configured.
 private let sharedJSONDecoder = JSONDecoder()
 
-private let sharedJSONEncoder = JSONEncoder()
+/// Keys sorted, so that a body's bytes do not change from one run to the next.
+private let sharedJSONEncoder: JSONEncoder = {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    return encoder
+}()
