@@ -644,3 +644,19 @@ extension LocalBackend {
 struct LocalInventory: LocalBackend {}
 let ports: [any ServiceProvider] = [LocalServiceProvider(), LocalStoredPort(), LocalOptionalPort(), LocalInventory(), ITunesServiceProvider()]
 print(ports.map { $0.portNumber ?? 443 }, LocalServiceProvider().port + 1, (ShopProvider().port ?? 443) + 1)
+
+// MARK: - Issue 28: what a program prints is redacted; the members stay raw
+
+func printRedacted(_ response: HTTPResponse, _ error: NetworkError, _ outgoing: OutgoingRequest, _ recorded: RecordedRequest) {
+    print(response, String(reflecting: response), response.customMirror.children.count, response.url, response.headers.count)
+    print(error, error.context?.response?.url.query ?? "", outgoing.description, outgoing.debugDescription,
+          outgoing.customMirror.children.count, recorded.debugDescription)
+}
+let printedValues: [any CustomStringConvertible & CustomDebugStringConvertible & CustomReflectable] = [
+    Authentication.bearer("t"), Cookie(name: "sid", value: "v", domain: "example.com"),
+    ProxyConfiguration.http(URL(string: "http://proxy.corp:3128")!, username: "u", password: "p"),
+    MockResponse.status(204), MultipartFormData().text("user", "ada"), RequestBody.json(object: ["a": 1]),
+]
+print(printedValues.map { "\($0.description) \($0.debugDescription) \($0.customMirror.children.count)" })
+print(ITunesSearchRequest(artist: "Dream Theater", limit: 3).customMirror.children.count,
+      ShopProvider.tokens.customMirror.children.count)

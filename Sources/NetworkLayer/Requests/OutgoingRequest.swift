@@ -14,15 +14,19 @@ import Foundation
 ///
 /// A header set here is checked like any other (no CR, LF or other control character) before
 /// the request is sent; a bad one fails the request with ``NetworkError/invalidRequest(_:)``.
+///
+/// Its members are raw, credentials included; its ``description`` (and `dump`) is redacted
+/// like the log.
 public struct OutgoingRequest: Sendable {
     /// The HTTP method.
     public let method: HTTPMethod
     /// The final URL, with the base path, the endpoint and the query (params and credentials).
+    /// Raw: an API key in the query is in it; ``description`` shows it redacted.
     public var url: URL { request.url }
     /// The request this is the outgoing form of: its URL is parsed only if `url` is read.
     private let request: PreparedRequest
-    /// The exact bytes that will be sent as the body; `nil` when there is no body or it is
-    /// streamed (a file, a multipart form with file parts, a ``RequestBody/stream(_:length:contentType:)``
+    /// The exact bytes that will be sent as the body (raw: ``description`` shows only their size);
+    /// `nil` when there is no body or it is streamed (a file, a multipart form with file parts, a ``RequestBody/stream(_:length:contentType:)``
     /// sequence, whose bytes do not exist yet): see ``bodyLength``.
     public let body: Data?
     /// The body's size in bytes: `body.count`, a streamed file's size, a streamed sequence's
@@ -52,12 +56,12 @@ public struct OutgoingRequest: Sendable {
     }
 
     /// The headers by name, as they will be sent. Change them with ``setHeader(_:_:)`` and
-    /// ``removeHeader(_:)``.
+    /// ``removeHeader(_:)``. Raw: the credentials are in them; ``description`` shows them redacted.
     public var headers: [String: String] {
         Dictionary(headerList.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
     }
 
-    /// The value of a header, looked up ignoring case; `nil` when absent.
+    /// The value of a header, looked up ignoring case; `nil` when absent. Raw, like ``headers``.
     public func value(forHeader name: String) -> String? {
         headerList.first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
@@ -85,5 +89,29 @@ public struct OutgoingRequest: Sendable {
     public mutating func removeHeader(_ name: String) {
         headerList.removeAll { $0.name.equalsIgnoringASCIICase(name) }
         isModified = true
+    }
+}
+
+extension OutgoingRequest: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// `METHOD URL`, the headers and the body's size, secrets redacted (the request's secret
+    /// names and those `setHeader(_:_:secret:)` declared):
+    /// `POST https://api.example.com/orders [Authorization: <redacted>, X-Signature: <redacted>] 27 bytes`.
+    public var description: String {
+        var names = request.redactor.names
+        for name in secretNames { names.insert(header: name) }
+        let redactor = Redactor(names: names)
+        let headerText = headerList.map { "\($0.name): \(redactor.redact(header: $0.name, value: $0.value))" }.joined(separator: ", ")
+        let size = body.map { "\($0.count) bytes" } ?? bodyLength.map { "\($0) bytes, streamed" } ?? (request.body == nil ? "no body" : "streamed body")
+        let text = "\(method.rawValue) \(redactor.redact(urlString: request.urlText)) [\(headerText)] \(size)"
+        // The request's secret values, wherever else they are (a header that quotes a token).
+        return HeaderFields.printable(Redactor.scrub(text, secrets: request.redactor.secretValues(of: request)))
+    }
+
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+
+    /// What `dump` shows: the redacted description, never the headers or body as they will be sent.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["description": description], displayStyle: .struct)
     }
 }

@@ -116,6 +116,12 @@ struct StreamItems<Parser: StreamItemParser> {
     }
 }
 
+extension StreamItems: CustomReflectable {
+    /// What `dump` of a stream's iterator shows: how many items wait, never the items, the parser's
+    /// partial line or the text it keeps for the log's preview.
+    var customMirror: Mirror { Mirror(self, children: ["itemsReady": ready.count], displayStyle: .struct) }
+}
+
 /// Chunks as they are: ``ByteStream``'s items.
 struct ChunkParser: StreamItemParser {
     mutating func feed(_ chunk: UnsafeRawBufferPointer, into items: inout [Data]) throws(StreamParseFailure) {
