@@ -14,8 +14,8 @@ protocol StreamItemParser {
     /// parser that previews what it received rather than the items (``JSONLineParser``) starts
     /// keeping it. Default: nothing.
     mutating func keepPreviews()
-    /// The items of `items`, the batch the last chunk completed, as the log's preview shows them
-    /// (before redaction; the log redacts and cuts them like a body). Called only after
+    /// `items`, the batch the last chunk completed, as the log's preview shows them (before
+    /// redaction; the log redacts and cuts them like a body). Called only after
     /// ``keepPreviews()``, while the preview has room.
     mutating func previews(of items: [Item]) -> [String]
 }
