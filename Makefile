@@ -65,4 +65,4 @@ stress:
 	@scripts/stress.sh
 
 clean:
-	rm -rf .build .build-examples .build-fuzz
+	rm -rf .build .build-examples .build-fuzz .build-release-probe

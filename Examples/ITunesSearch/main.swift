@@ -46,7 +46,7 @@ func fail(_ message: String) -> Never {
     exit(2)
 }
 
-Net.isVerbose = true
+Net.isVerbose = true  // the default in a debug build only: the demo shows its log in a release build too
 // The log goes to standard error by default; here it joins the program's own output, in order.
 // Any logger can receive the entries the same way (swift-log, os_log, a file).
 Net.logHandler = { entry in print(entry, terminator: "") }

@@ -617,4 +617,47 @@ func fetchItemsOnEngine(pages: Int) async throws -> [Item] {
 }
 let engineTask = Task(executorPreference: NetworkManager.engineExecutor) { try await fetchItemsOnEngine(pages: 2).count }
 engineTask.cancel()
+
+// MARK: - Issue 28: the port as an Int or an Int?, computed or stored (README, 1. Service provider); read through any ServiceProvider
+
+struct LocalServiceProvider: ServiceProvider {
+    var host: String { "127.0.0.1" }
+    var httpScheme: HTTPScheme { .http }
+    var port: Int { 8080 }
+}
+struct LocalStoredPort: ServiceProvider {
+    var host = "127.0.0.1"
+    var httpScheme = HTTPScheme.http
+    var port = 8766
+}
+struct LocalOptionalPort: ServiceProvider {
+    var host: String { "127.0.0.1" }
+    var httpScheme: HTTPScheme { .http }
+    var port: Int? { ProcessInfo.processInfo.environment["PORT"].flatMap(Int.init) }
+}
+protocol LocalBackend: ServiceProvider {}
+extension LocalBackend {
+    var host: String { "127.0.0.1" }
+    var httpScheme: HTTPScheme { .http }
+    var port: Int { 9000 }
+}
+struct LocalInventory: LocalBackend {}
+let ports: [any ServiceProvider] = [LocalServiceProvider(), LocalStoredPort(), LocalOptionalPort(), LocalInventory(), ITunesServiceProvider()]
+print(ports.map { $0.portNumber ?? 443 }, LocalServiceProvider().port + 1, (ShopProvider().port ?? 443) + 1)
+
+// MARK: - Issue 28: what a program prints is redacted; the members stay raw
+
+func printRedacted(_ response: HTTPResponse, _ error: NetworkError, _ outgoing: OutgoingRequest, _ recorded: RecordedRequest) {
+    print(response, String(reflecting: response), response.customMirror.children.count, response.url, response.headers.count)
+    print(error, error.context?.response?.url.query ?? "", outgoing.description, outgoing.debugDescription,
+          outgoing.customMirror.children.count, recorded.debugDescription)
+}
+let printedValues: [any CustomStringConvertible & CustomDebugStringConvertible & CustomReflectable] = [
+    Authentication.bearer("t"), Cookie(name: "sid", value: "v", domain: "example.com"),
+    ProxyConfiguration.http(URL(string: "http://proxy.corp:3128")!, username: "u", password: "p"),
+    MockResponse.status(204), MultipartFormData().text("user", "ada"), RequestBody.json(object: ["a": 1]),
+]
+print(printedValues.map { "\($0.description) \($0.debugDescription) \($0.customMirror.children.count)" })
+print(ITunesSearchRequest(artist: "Dream Theater", limit: 3).customMirror.children.count,
+      ShopProvider.tokens.customMirror.children.count)
 checkPipelineAPI(nextLinkURL: URL(string: "https://api.github.com/repos?page=2")!)

@@ -1,5 +1,6 @@
 import Foundation
 import NetworkLayer
+import Synchronization
 
 // One request in a process of its own, for the checks that a parallel test run would disturb,
 // or that would disturb it, inside the test process:
@@ -18,6 +19,11 @@ import NetworkLayer
 //   stream-upload <port> <endpoint> <bytes> <chunk size>
 //                                             POST .stream of bytes generated lazily (byte i is
 //                                             i % 256), length not given
+//   default-log <port> <endpoint>             GET into Data with a manager whose isVerbose is left
+//                                             at its default (the log's text collected, not printed);
+//                                             reports the default of NetworkManager() and of Net,
+//                                             and how many log texts the request wrote: built in
+//                                             release, it proves the release default
 // and prints one line of JSON: `{"outcome": "success" or the NetworkError's case, "body": the
 // response body as text, "size": the downloaded file's size, "reason": the error's reason,
 // "growth": the peak resident size's growth during the request, in bytes}`. The growth is the
@@ -73,6 +79,10 @@ struct Report: Encodable {
     var size: Int64?
     var reason: String?
     var growth = 0
+    /// `default-log`: `NetworkManager().isVerbose` and `Net.isVerbose` as they start, and the log texts written.
+    var isVerbose: Bool?
+    var sharedIsVerbose: Bool?
+    var logTexts: Int?
 }
 
 func fail(_ message: String) -> Never {
@@ -121,6 +131,9 @@ guard arguments.count >= 4, let port = Int(arguments[2]) else {
 }
 let endpoint = arguments[3]
 let extra = Array(arguments.dropFirst(4))
+// Read before anything changes them.
+let defaultIsVerbose = NetworkManager().isVerbose
+let sharedIsVerbose = Net.isVerbose
 let net = NetworkManager()
 net.isVerbose = false
 let report: Report
@@ -148,6 +161,16 @@ case ("stream-upload", 2):
     let request = ProbeRequest<Data>(port: port, endpoint: endpoint, method: .post, body: body)
     report = await measure({ () throws(NetworkError) in try await net.perform(request) },
                            fill: { $0.body = String(decoding: $1, as: UTF8.self) })
+case ("default-log", 0):
+    let quiet = NetworkManager()  // isVerbose as it starts
+    let texts = Mutex(0)
+    quiet.logHandler = { _ in texts.withLock { $0 += 1 } }
+    var logged = await measure({ () throws(NetworkError) in try await quiet.perform(ProbeRequest<Data>(port: port, endpoint: endpoint)) },
+                               fill: { $0.body = String(decoding: $1, as: UTF8.self) })
+    logged.isVerbose = defaultIsVerbose
+    logged.sharedIsVerbose = sharedIsVerbose
+    logged.logTexts = texts.withLock { $0 }
+    report = logged
 default:
     fail("unknown mode or wrong arguments: \(arguments.dropFirst())")
 }

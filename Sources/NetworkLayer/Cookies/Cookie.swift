@@ -12,7 +12,8 @@ import Foundation
 public struct Cookie: Sendable, Equatable {
     /// The cookie's name.
     public var name: String
-    /// The cookie's value. A secret: the log and recorded mocks never show it.
+    /// The cookie's value, raw. A secret: the log, recorded mocks and the cookie's own
+    /// description and `dump` never show it.
     public var value: String
     /// The host the cookie belongs to. A leading dot (`.example.com`) means it is sent to the
     /// subdomains too (the server set a `Domain` attribute); without one it is sent to that host only.

@@ -28,7 +28,10 @@ extension NetworkError {
         /// ```
         ///
         /// It is the response as received, so its body and headers may hold what the server
-        /// considers secret (a session cookie): the error's description and dump show neither.
+        /// considers secret (a session cookie), and its ``HTTPResponse/url`` is raw, an API key in
+        /// the query included (a next page's request needs it): the error's and the response's
+        /// descriptions, `String(reflecting:)` and `dump` show the URL and headers redacted and
+        /// the body by its size only.
         public var response: HTTPResponse?
 
         /// Creates a context; every part is optional.

@@ -19,7 +19,7 @@ struct NetworkLog: Sendable {
     /// Text previews of bodies stop after this many characters.
     static let previewLimit = 4096
     /// Bodies larger than this are not parsed as JSON for pretty-printing.
-    private static let prettyPrintLimit = 256 * 1024
+    static let prettyPrintLimit = 256 * 1024
     private static let nextID = Atomic<Int>(1)
 
     /// How many request logs were ever created: the tests check that a request with logging off
@@ -197,7 +197,12 @@ struct NetworkLog: Sendable {
         var preview: String?
         if !previews.isEmpty {
             var text = previews.map { Redactor.scrub(previewLine($0), secrets: secrets) }.joined(separator: "\n")
-            if text.count > Self.previewLimit { text = String(text.prefix(Self.previewLimit)) + "\n… (preview truncated)" }
+            if text.count > Self.previewLimit {
+                text = String(text.prefix(Self.previewLimit)) + "\n… (preview truncated)"
+            } else if previews.count < items {
+                // The items kept filled the preview before the stream ended (compacted, they may be shorter).
+                text += "\n… (preview truncated)"
+            }
             preview = text
         }
         if let sink {
@@ -229,6 +234,15 @@ struct NetworkLog: Sendable {
             return String(decoding: compact, as: UTF8.self)
         }
         return String(text.prefix(Self.previewLimit)).replacingOccurrences(of: "\n", with: "\\n")
+    }
+
+    /// A received item's text as a stream's preview keeps it (an NDJSON line): whole up to the
+    /// size the log parses as JSON, so that ``previewLine(_:)`` redacts its secret fields as a
+    /// body's preview would; beyond that its first ``previewLimit`` bytes, shown as text like the
+    /// start of a body too large to parse.
+    static func previewableText(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        if bytes.count <= prettyPrintLimit { return String(decoding: bytes, as: UTF8.self) }
+        return String(decoding: bytes.prefix(previewLimit), as: UTF8.self)
     }
 
     /// An attempt of `request` failed and it is tried again.

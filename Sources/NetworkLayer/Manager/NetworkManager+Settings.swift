@@ -2,8 +2,19 @@ import Dispatch
 import Foundation
 
 extension NetworkManager {
-    /// Whether every request is logged. Default `true`, as in the original design; turn it off
-    /// in release builds. When off, no log text is built at all.
+    /// Whether every request is logged as text: to ``logHandler``, or to standard error without one.
+    ///
+    /// Default: `true` in a debug build, `false` in a release build. The library follows the app's
+    /// build configuration (`#if DEBUG`: SwiftPM builds a package's dependencies in the root
+    /// package's configuration, so `swift build` logs and `swift build -c release` does not),
+    /// which keeps the original design's verbose log while developing and keeps a Linux service's
+    /// request headers and bodies out of journald. Set it to have the log either way:
+    ///
+    /// ```swift
+    /// Net.isVerbose = true   // also in a release build
+    /// ```
+    ///
+    /// When off, no log text is built at all. ``logEntryHandler`` works independently of it.
     public var isVerbose: Bool {
         get { settings.withLock { $0.isVerbose } }
         set { settings.withLock { $0.isVerbose = newValue } }

@@ -20,8 +20,9 @@ import Foundation
 /// man in the middle, unless its CA is trusted (``NetworkManager/customCABundle``) and no pin is
 /// set for the host. A plain `http` request is sent to the proxy as it is (the proxy sees it).
 ///
-/// Proxy credentials are secrets: they never appear in the log, in an error or in
-/// copy-as-curl (unless `redactingSecrets: false`), and they are sent only to the proxy.
+/// Proxy credentials are secrets: they never appear in the log, in an error, in copy-as-curl
+/// (unless `redactingSecrets: false`) or in the configuration's own description and `dump`, and
+/// they are sent only to the proxy. The associated values are raw, as given.
 /// Connections through one proxy are never reused for another proxy, nor for direct requests.
 public enum ProxyConfiguration: Sendable, Hashable {
     /// The proxy the environment names, as curl reads it: `http_proxy` for `http` requests,

@@ -10,7 +10,7 @@ import Foundation
 struct Settings: Sendable {
     /// The fields, with their defaults.
     struct Values: Sendable {
-        var isVerbose = true
+        var isVerbose = Settings.isVerboseByDefault
         var logHandler: (@Sendable (String) -> Void)?
         var logEntryHandler: (@Sendable (NetworkLogEntry) -> Void)?
         var areMocksEnabled = false
@@ -47,6 +47,20 @@ struct Settings: Sendable {
     }
 
     private var box = Box(Values())
+
+    /// ``NetworkManager/isVerbose``'s default: `true` in a debug build, `false` in a release build.
+    ///
+    /// SwiftPM defines `DEBUG` when it builds in the debug configuration, and builds a package's
+    /// dependencies in the root package's configuration, so this follows the app's build: the log
+    /// is on while developing, and a release build (a Linux service) writes no bodies to standard
+    /// error unless asked.
+    static let isVerboseByDefault: Bool = {
+        #if DEBUG
+        return true
+        #else
+        return false
+        #endif
+    }()
 
     /// Each field of ``Values``, read from the box; setting one makes a new box.
     subscript<Value>(dynamicMember field: WritableKeyPath<Values, Value>) -> Value {

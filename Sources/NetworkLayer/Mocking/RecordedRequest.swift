@@ -22,14 +22,17 @@ import Foundation
 public struct RecordedRequest: Sendable {
     /// The HTTP method.
     public let method: HTTPMethod
-    /// The full URL, query included.
+    /// The full URL, query included. Raw: an API key in the query is in it; ``description``
+    /// shows it redacted.
     public let url: URL
     /// The headers the request carried: the provider's, the credentials, the request's own and
     /// what `adapt(_:)` set, by name (names unique ignoring case; look them up with
     /// ``value(forHeader:)``). A multipart body adds its `Content-Type` with the boundary.
     /// Headers libcurl adds on the wire (`Host`, `Accept-Encoding`, `Content-Length`) are not included.
+    /// Raw: the credentials are in them; ``description`` shows them redacted.
     public let headers: [String: String]
-    /// The body's bytes, as they would have been sent; `nil` without a body.
+    /// The body's bytes, as they would have been sent (raw: ``description`` shows only their
+    /// size); `nil` without a body.
     ///
     /// A multipart form is encoded as libcurl would send it (with the boundary in the
     /// `Content-Type` header), and a file body is read from disk. When such a body is larger

@@ -22,6 +22,9 @@ import Foundation
 /// Changing ``url`` to another origin (scheme, host or port) drops every secret the attempt
 /// carried, as a redirect to another origin does: the credentials, the secret headers and the
 /// secret query items. A secret set afterwards, knowing the new URL, is sent.
+///
+/// Its members are raw, credentials included; its ``description`` (and `dump`) is redacted
+/// like the log.
 public struct OutgoingRequest: Sendable {
     /// The request this is the outgoing form of: its URL is parsed only if `url` is read.
     private let request: PreparedRequest
@@ -38,6 +41,7 @@ public struct OutgoingRequest: Sendable {
     }
 
     /// The final URL, with the base path, the endpoint and the query (params and credentials).
+    /// Raw: an API key in the query is in it; ``description`` shows it redacted.
     ///
     /// Setting it to another origin (scheme, host or port) drops the secret headers and query
     /// items the attempt carried, as a redirect to another origin does.
@@ -46,7 +50,8 @@ public struct OutgoingRequest: Sendable {
         set { setURL(newValue) }
     }
 
-    /// The exact bytes that will be sent as the body; `nil` when there is no body or it is
+    /// The exact bytes that will be sent as the body (raw: ``description`` shows only their size);
+    /// `nil` when there is no body or it is
     /// streamed (a file, a multipart form with file parts, a ``RequestBody/stream(_:length:contentType:)``
     /// sequence, whose bytes do not exist yet): see ``bodyLength``.
     public private(set) var body: Data?
@@ -87,13 +92,14 @@ public struct OutgoingRequest: Sendable {
     }
 
     /// The headers by name, as they will be sent; a repeated one shows its last value. Change
-    /// them with ``setHeader(_:_:)``, ``addHeader(_:_:)`` and ``removeHeader(_:)``.
+    /// them with ``setHeader(_:_:)``, ``addHeader(_:_:)`` and ``removeHeader(_:)``. Raw: the
+    /// credentials are in them; ``description`` shows them redacted.
     public var headers: [String: String] {
         Dictionary(headerList.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
     }
 
     /// The value of a header, looked up ignoring case; `nil` when absent. A repeated header
-    /// gives its first value.
+    /// gives its first value. Raw, like ``headers``.
     public func value(forHeader name: String) -> String? {
         headerList.first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
@@ -244,5 +250,27 @@ public struct OutgoingRequest: Sendable {
         }
         guard timeout > 0 else { return "set a timeout that is not greater than zero" }
         return nil
+    }
+}
+
+extension OutgoingRequest: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// `METHOD URL`, the headers and the body's size, secrets redacted (the request's secret
+    /// names and those declared here):
+    /// `POST https://api.example.com/orders [Authorization: <redacted>, X-Signature: <redacted>] 27 bytes`.
+    public var description: String {
+        let redactor = Redactor(names: request.redactor.names.union(declaredSecrets))
+        let headerText = headerList.map { "\($0.name): \(redactor.redact(header: $0.name, value: $0.value))" }.joined(separator: ", ")
+        let size = body.map { "\($0.count) bytes" } ?? bodyLength.map { "\($0) bytes, streamed" } ?? (request.body == nil ? "no body" : "streamed body")
+        let text = "\(method.rawValue) \(redactor.redact(urlString: changedURL?.absoluteString ?? request.urlText)) [\(headerText)] \(size)"
+        // The request's secret values, wherever else they are (a header that quotes a token).
+        return HeaderFields.printable(Redactor.scrub(text, secrets: request.redactor.secretValues(of: request)))
+    }
+
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+
+    /// What `dump` shows: the redacted description, never the headers or body as they will be sent.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["description": description], displayStyle: .struct)
     }
 }

@@ -183,7 +183,7 @@ extension BaseRequest {
         return ResolvedRequest(
             requestClass: type(of: self),
             provider: provider,
-            location: ResolvedRequest.Location(scheme: provider.httpScheme, host: provider.host, port: provider.port,
+            location: ResolvedRequest.Location(scheme: provider.httpScheme, host: provider.host, port: provider.portNumber,
                                                basePath: provider.basePath),
             method: httpMethod,
             target: targetURL.map { .url($0) } ?? .endpoint(endpoint),

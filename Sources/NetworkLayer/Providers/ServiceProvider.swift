@@ -19,11 +19,34 @@ public protocol ServiceProvider: Sendable {
     var host: String { get }
     /// `.https` or `.http`.
     var httpScheme: HTTPScheme { get }
-    /// The port, or `nil` (the default) for the scheme's own (443 or 80).
+    /// The type of ``port``: `Int` or `Int?`, whichever the provider declares. Inferred; never written.
+    associatedtype Port = Int?
+
+    /// The port: an `Int`, or an `Int?` whose `nil` (the default) means the scheme's own (443 or 80).
     ///
-    /// Declare it as `Int?` (`var port: Int? { 8080 }`): a property of type `Int` is a different
-    /// property, and the provider would silently use the default port.
-    var port: Int? { get }
+    /// Declare it either way, computed or stored; each reaches the port it names:
+    ///
+    /// ```swift
+    /// var port: Int { 8080 }
+    /// var port: Int? { ProcessInfo.processInfo.environment["PORT"].flatMap(Int.init) }
+    /// let port: Int          // set in an initializer
+    /// var port = 8080
+    /// ```
+    ///
+    /// Any other type (`UInt16`, `String`) does not compile: the provider "does not conform to
+    /// protocol 'ServiceProvider'", with the note "candidate would match if 'UInt16' was the same
+    /// type as 'Int'". Through `any ServiceProvider`, where the type is not known, read
+    /// ``portNumber``. A port outside 1...65535 fails each request with
+    /// ``NetworkError/invalidRequest(_:)``.
+    var port: Port { get }
+
+    /// ``port`` as an `Int?`, whichever of `Int` and `Int?` it is declared as: what the library
+    /// reads, and how to read a provider's port through `any ServiceProvider`.
+    ///
+    /// Do not implement it: the default reads ``port``, and exists only when `port` is an `Int`
+    /// or an `Int?`, which is what makes a `port` of another type a compile error instead of a
+    /// property the library would never read.
+    var portNumber: Int? { get }
 
     /// A path every endpoint of this backend starts with, such as `"/api/v2"`. Default `""`.
     ///
@@ -90,7 +113,13 @@ public protocol ServiceProvider: Sendable {
     var usesFastJSONDecoder: Bool { get }
 
     /// The encoder for JSON bodies built from `Encodable` values. A request's `jsonEncoder`
-    /// overrides it. Default: a plain `JSONEncoder`.
+    /// overrides it.
+    ///
+    /// Default: a `JSONEncoder` that writes keys sorted (`outputFormatting = .sortedKeys`, every
+    /// other option at its default), so the same value is always the same bytes, as request
+    /// signatures, caches and snapshot tests need (Foundation's encoder on Linux otherwise orders
+    /// keys differently from one process to the next). An encoder of your own is used as it is:
+    /// add `.sortedKeys` to its `outputFormatting` if you want the same guarantee.
     var jsonEncoder: JSONEncoder { get }
 
     /// The statuses that count as success. A request's `acceptableStatusCodes` overrides it.
@@ -201,8 +230,19 @@ public protocol ServiceProvider: Sendable {
     var httpVersion: HTTPVersion? { get }
 }
 
-extension ServiceProvider {
+extension ServiceProvider where Port == Int? {
+    /// No port of its own: the scheme's (443 or 80).
     public var port: Int? { nil }
+    /// ``port``, as it is.
+    public var portNumber: Int? { port }
+}
+
+extension ServiceProvider where Port == Int {
+    /// ``port``, as it is.
+    public var portNumber: Int? { port }
+}
+
+extension ServiceProvider {
     public var basePath: String { "" }
 
     public func createHTTPHeaders() async throws -> [String: String] { [:] }
@@ -235,4 +275,9 @@ extension ServiceProvider {
 /// The default coders: `JSONDecoder` and `JSONEncoder` are `Sendable`, and safe to share once configured.
 private let sharedJSONDecoder = JSONDecoder()
 
-private let sharedJSONEncoder = JSONEncoder()
+/// Keys sorted, so that a body's bytes do not change from one run to the next.
+private let sharedJSONEncoder: JSONEncoder = {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    return encoder
+}()

@@ -31,7 +31,8 @@ public struct RequestBody: Sendable {
     let content: Content
 
     /// JSON from any `Encodable`, encoded with `encoder`, else the request's `jsonEncoder`, else
-    /// the provider's.
+    /// the provider's. The provider's default encoder writes keys sorted, so the same value is
+    /// always the same bytes; an encoder of your own is used as it is.
     public static func json(_ value: some Encodable & Sendable, encoder: JSONEncoder? = nil) -> RequestBody {
         RequestBody(content: .encodable(value, encoder: encoder, form: false))
     }

@@ -1,17 +1,27 @@
 import Foundation
 
 /// A complete HTTP response, live or mocked, as a provider's `parseAndValidate` sees it.
+///
+/// Its members are raw: ``url``, ``headers`` and ``body`` hold what was sent and received,
+/// secrets included. What prints it (`print`, string interpolation, `String(reflecting:)`,
+/// `dump`, a failed `#expect`, an error that carries it) shows the request redacted, the
+/// headers redacted as the log shows them and the body by its size only.
 public struct HTTPResponse: Sendable {
     /// The HTTP status code.
     public let statusCode: Int
     /// The response headers by the name the server used. A header sent more than once has its
     /// values joined with `", "`. Look names up with ``value(forHeader:)``, which ignores case.
+    ///
+    /// Raw: as received, `Set-Cookie` and anything the server reflected included. The response's
+    /// descriptions and `dump` show them redacted.
     public var headers: [String: String] { headerBlock.dictionary }
     /// The headers as received; the dictionary is built on first use.
     let headerBlock: ResponseHeaders
-    /// The body, exactly as received (after transparent decompression).
+    /// The body, exactly as received (after transparent decompression). Raw: the descriptions
+    /// show only its size.
     public let body: Data
-    /// The URL that answered, after any redirects.
+    /// The URL that answered, after any redirects. Raw: secret query items (an API key) are in it,
+    /// as a next page's request needs them; the descriptions show it redacted.
     public var url: URL { origin.url }
     /// Whether the answer came from a mock file rather than the network.
     public let isMocked: Bool
@@ -66,7 +76,7 @@ public struct HTTPResponse: Sendable {
         return copy  // without `stream`: an error or a log must not keep a transfer alive
     }
 
-    /// The value of a header, looked up ignoring case; `nil` when absent.
+    /// The value of a header, looked up ignoring case; `nil` when absent. Raw, like ``headers``.
     public func value(forHeader name: String) -> String? {
         headerBlock.value(for: name)
     }
@@ -82,7 +92,7 @@ public struct HTTPResponse: Sendable {
     }
 }
 
-extension HTTPResponse: CustomStringConvertible, CustomDebugStringConvertible {
+extension HTTPResponse: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The status, the request (secrets redacted) and the body's size: never a header or the
     /// body itself, so printing an error that carries a response cannot print a secret.
     public var description: String {
@@ -91,4 +101,16 @@ extension HTTPResponse: CustomStringConvertible, CustomDebugStringConvertible {
 
     /// The same as ``description``.
     public var debugDescription: String { description }
+
+    /// What `dump` shows: the status, the request and the headers redacted (as the log shows
+    /// them), the body's size, the metrics; never the raw URL, headers or body.
+    public var customMirror: Mirror {
+        var children: [(label: String?, value: Any)] = [
+            ("statusCode", statusCode), ("request", requestDescription),
+            ("headers", origin.redactedHeaderLines(headers)), ("body", "\(body.count) bytes"), ("isMocked", isMocked),
+        ]
+        if let metrics { children.append(("metrics", metrics)) }
+        if let downloadedFile { children.append(("downloadedFile", downloadedFile)) }
+        return Mirror(self, children: children, displayStyle: .struct)
+    }
 }

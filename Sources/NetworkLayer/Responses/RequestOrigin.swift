@@ -45,4 +45,19 @@ struct RequestOrigin: Sendable, CustomStringConvertible {
         guard let request else { return text }
         return Redactor.scrub(text, secrets: request.redactor.secretValues(of: request))
     }
+
+    /// `headers` as `Name: value` lines sorted by name, redacted like the log's: a secret name's
+    /// value is `<redacted>`, and the request's secret values are scrubbed from the others (a
+    /// server that reflects a request header back under another name).
+    func redactedHeaderLines(_ headers: [String: String]) -> [String] {
+        let secrets = request.map { $0.redactor.secretValues(of: $0) } ?? []
+        return headers.sorted { $0.key.lowercased() < $1.key.lowercased() }.map { name, value in
+            HeaderFields.printable("\(name): \(Redactor.scrub(redactor.redact(header: name, value: value), secrets: secrets))")
+        }
+    }
+}
+
+extension RequestOrigin: CustomReflectable {
+    /// `METHOD URL`, redacted: never the request it may hold.
+    var customMirror: Mirror { Mirror(self, children: ["request": description], displayStyle: .struct) }
 }

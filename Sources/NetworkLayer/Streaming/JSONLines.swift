@@ -88,6 +88,12 @@ struct JSONLineParser<Element: Decodable>: StreamItemParser {
     let decoder: JSONDecoder
     /// Whether FastJSON may decode the lines: the request's manager and provider choice.
     let usesFastJSONDecoder: Bool
+    /// The text of the lines decoded since the last batch was previewed, while the log keeps
+    /// previews (`nil` when it does not): the log shows what arrived, not the decoded value
+    /// (whose type may not even be `Encodable`).
+    private var keptLines: [String]?
+    /// Bytes of lines kept so far: once they fill a preview, no more are kept.
+    private var keptBytes = 0
 
     init(decoder: JSONDecoder, usesFastJSONDecoder: Bool = true) {
         self.decoder = decoder
@@ -118,11 +124,21 @@ struct JSONLineParser<Element: Decodable>: StreamItemParser {
         } catch {
             throw .undecodableLine(line: lineNumber, type: "\(Element.self)", reason: HTTPResponse.describe(error))
         }
+        // Only a line that decoded: an undecodable one is never shown, as its error never quotes it.
+        if keptLines != nil, keptBytes < NetworkLog.previewLimit {
+            let text = NetworkLog.previewableText(line)
+            keptBytes += text.utf8.count + 1
+            keptLines?.append(text)
+        }
     }
 
-    func preview(_ item: Element) -> String {
-        guard let encodable = item as? any Encodable,
-              let data = try? JSONEncoder().encode(encodable) else { return "\(Element.self)" }
-        return String(decoding: data, as: UTF8.self)
+    mutating func keepPreviews() {
+        keptLines = []
+    }
+
+    /// The lines `items` were decoded from, as they arrived.
+    mutating func previews(of items: [Element]) -> [String] {
+        defer { if keptLines != nil { keptLines = [] } }
+        return keptLines ?? []
     }
 }

@@ -10,11 +10,19 @@ protocol StreamItemParser {
     mutating func feed(chunk: Data, into items: inout [Item]) throws(StreamParseFailure)
     /// The end of the body: appends what the last bytes complete, if anything.
     mutating func finish(into items: inout [Item]) throws(StreamParseFailure)
-    /// The item as the log's preview shows it (before redaction).
-    func preview(_ item: Item) -> String
+    /// Called once, before the first chunk, when the log will show previews of the items: a
+    /// parser that previews what it received rather than the items (``JSONLineParser``) starts
+    /// keeping it. Default: nothing.
+    mutating func keepPreviews()
+    /// `items`, the batch the last chunk completed, as the log's preview shows them (before
+    /// redaction; the log redacts and cuts them like a body). Called only after
+    /// ``keepPreviews()``, while the preview has room.
+    mutating func previews(of items: [Item]) -> [String]
 }
 
 extension StreamItemParser {
+    mutating func keepPreviews() {}
+
     mutating func feed(chunk: Data, into items: inout [Item]) throws(StreamParseFailure) {
         try chunk.withUnsafeBytes(typed: { (bytes) throws(StreamParseFailure) in try feed(bytes, into: &items) })
     }
@@ -36,10 +44,15 @@ struct StreamItems<Parser: StreamItemParser> {
     private var parsed: [Parser.Item] = []
     /// A parse failure to throw once the items completed before it are handed out.
     private var failure: StreamParseFailure?
+    /// How many more characters of previews the log can show: none when it shows no bodies. The
+    /// stream's items are previewed only until it is spent.
+    private var previewRoom: Int
 
     init(_ body: StreamBody, parser: Parser) {
         iteration = StreamIteration(body: body)
         self.parser = parser
+        previewRoom = iteration.collectsPreviews ? NetworkLog.previewLimit : 0
+        if previewRoom > 0 { self.parser.keepPreviews() }
     }
 
     /// The next item of the batch parsed already, if any: no suspension, no lock.
@@ -75,8 +88,12 @@ struct StreamItems<Parser: StreamItemParser> {
                 failure = error
             }
             if !parsed.isEmpty {
-                iteration.body.note(items: parsed.count,
-                                    previews: iteration.collectsPreviews ? parsed.map(parser.preview) : [])
+                var previews: [String] = []
+                if previewRoom > 0 {
+                    previews = parser.previews(of: parsed)
+                    for preview in previews { previewRoom -= preview.utf8.count + 1 }
+                }
+                iteration.body.note(items: parsed.count, previews: previews)
                 // `ready` is empty here: the batch moves into it, reversed (`popLast` and
                 // `append` move an item; `reverse()` would copy each one, retaining its fields).
                 ready.reserveCapacity(parsed.count)
@@ -99,6 +116,12 @@ struct StreamItems<Parser: StreamItemParser> {
     }
 }
 
+extension StreamItems: CustomReflectable {
+    /// What `dump` of a stream's iterator shows: how many items wait, never the items, the parser's
+    /// partial line or the text it keeps for the log's preview.
+    var customMirror: Mirror { Mirror(self, children: ["itemsReady": ready.count], displayStyle: .struct) }
+}
+
 /// Chunks as they are: ``ByteStream``'s items.
 struct ChunkParser: StreamItemParser {
     mutating func feed(_ chunk: UnsafeRawBufferPointer, into items: inout [Data]) throws(StreamParseFailure) {
@@ -112,7 +135,9 @@ struct ChunkParser: StreamItemParser {
 
     mutating func finish(into items: inout [Data]) throws(StreamParseFailure) {}
 
-    func preview(_ item: Data) -> String { String(decoding: item.prefix(NetworkLog.previewLimit), as: UTF8.self) }
+    func previews(of items: [Data]) -> [String] {
+        items.map { String(decoding: $0.prefix(NetworkLog.previewLimit), as: UTF8.self) }
+    }
 }
 
 /// Lines (LF or CRLF), the last one without a terminator included: ``ByteStream/lines``.
@@ -127,7 +152,7 @@ struct TextLineParser: StreamItemParser {
         try lines.finish { line throws(StreamParseFailure) in items.append(String(decoding: line, as: UTF8.self)) }
     }
 
-    func preview(_ item: String) -> String { item }
+    func previews(of items: [String]) -> [String] { items }
 }
 
 /// `text/event-stream` events: ``EventStream``'s items.
@@ -136,5 +161,5 @@ extension ServerSentEventParser: StreamItemParser {
         finish()
     }
 
-    func preview(_ item: ServerSentEvent) -> String { item.data }
+    func previews(of items: [ServerSentEvent]) -> [String] { items.map(\.data) }
 }

@@ -162,7 +162,8 @@ extension Reliability {
         @Test("No canary on standard error, where the log goes without a handler")
         func standardError() async throws {
             try await Self.withServers { faults, echo, refusedPort in
-                let net = NetworkManager()  // verbose, and no log handler: the log goes to standard error
+                let net = NetworkManager()  // no log handler: the log goes to standard error
+                net.isVerbose = true        // the default in a debug build only
                 #expect(net.isVerbose && net.logHandler == nil)
                 let findings = SecretFindings()
                 let capture = try StandardErrorCapture()

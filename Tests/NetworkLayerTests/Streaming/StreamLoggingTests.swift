@@ -103,4 +103,60 @@ struct StreamLoggingTests {
         #expect(!entries.texts.contains { $0.contains(secret) || $0.contains("hunter2") })
         #expect(!text.contains(secret), "\(text)")
     }
+
+    /// One line of httpbin's `/stream/<n>`: the request echoed (URL, query, headers) with a number.
+    /// Only `Decodable`, as an app's stream element often is: the log cannot re-encode it.
+    struct StreamedRequestEcho: Decodable, Sendable {
+        let id: Int
+        let url: String
+    }
+
+    @Test("A JSON-lines stream's preview shows the lines that arrived, not the element's type name, redacted like a body")
+    func jsonLinesPreviewShowsTheReceivedText() async throws {
+        let httpbin = try await HTTPBinServer.shared()
+        let token = "nlJSONLinesToken4e7a"
+        let apiKey = "nlJSONLinesKey9b1c"
+        let provider = AuthProvider(port: httpbin.port, authentication: .bearer(token))
+        let log = LogCollector()
+        let entries = LogEntryCollector()
+        let net = makeManager(log: log, entries: entries)
+        let (values, error) = await collectValues(try await net.perform(
+            StreamRequest<JSONLines<StreamedRequestEcho>>(provider, "/stream/5?api_key=\(apiKey)")))
+        #expect(error == nil)
+        #expect(values.map(\.id) == [0, 1, 2, 3, 4])
+        // httpbin sent the secrets back in every line: the query in "url" and "args", the token in "headers".
+        #expect(values.allSatisfy { $0.url.contains(apiKey) })
+
+        let text = log.text
+        let preview = try #require(entries.all.first { $0.phase == .streamEnded && $0.level == .debug }?.body)
+        for id in 0..<5 {
+            #expect(preview.contains("\"id\":\(id)"), "line \(id) is not in the preview: \(preview)")
+        }
+        #expect(preview.split(separator: "\n").count == 5, "one preview line per JSON line: \(preview)")
+        #expect(!preview.contains("StreamedRequestEcho"), "\(preview)")
+        #expect(!text.split(separator: "\n").contains { $0.trimmingCharacters(in: .whitespaces) == "StreamedRequestEcho" }, "\(text)")
+        // Redacted like a body: a secret-looking field by its name, the request's secrets wherever they are.
+        #expect(preview.contains(#""Authorization":"<redacted>""#), "\(preview)")
+        #expect(preview.contains(#""api_key":"<redacted>""#), "\(preview)")
+        for secret in [token, apiKey] {
+            #expect(!text.contains(secret), "\(secret) in the text log")
+            #expect(!entries.texts.contains { $0.contains(secret) }, "\(secret) in an entry")
+        }
+    }
+
+    @Test("A long JSON-lines stream's preview is cut at the preview limit")
+    func jsonLinesPreviewIsBounded() async throws {
+        let httpbin = try await HTTPBinServer.shared()
+        let entries = LogEntryCollector()
+        let net = makeManager(entries: entries)
+        let (values, error) = await collectValues(try await net.perform(
+            StreamRequest<JSONLines<StreamedRequestEcho>>(httpbin.provider(), "/stream/100")))
+        #expect(error == nil && values.count == 100)
+        let summary = try #require(entries.all.first { $0.phase == .streamEnded && $0.level == .info })
+        #expect(summary.message.contains("100 lines") || summary.message.contains("100 values"), "\(summary.message)")
+        let preview = try #require(entries.all.first { $0.phase == .streamEnded && $0.level == .debug }?.body)
+        #expect(preview.hasSuffix("… (preview truncated)"), "\(preview.suffix(200))")
+        #expect(preview.count <= NetworkLog.previewLimit + "\n… (preview truncated)".count)
+        #expect(preview.hasPrefix("{") && preview.contains("\"id\":0"), "\(preview.prefix(200))")
+    }
 }

@@ -9,13 +9,15 @@ struct ProbeProcess: Sendable {
     /// The longest the probe may run: one still running after this is killed, and fails. Longer
     /// than the timeout of the probe's request, so only a hang beyond it reaches the deadline.
     let deadline: DispatchTimeInterval
+    /// Where the executable is, when it is not beside this test binary (a release build of it).
+    var directory: URL?
 
     struct Failure: Error, CustomStringConvertible {
         let description: String
     }
 
     var executable: URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
+        (directory ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()).appendingPathComponent(name)
     }
 
     /// Runs the probe with `arguments`, in `environment` (the test process's when nil), off the

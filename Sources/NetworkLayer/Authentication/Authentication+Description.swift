@@ -1,0 +1,30 @@
+import Foundation
+
+extension Authentication: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The kind of credential and where it goes, its secret parts `<redacted>`:
+    /// `Authentication.apiKey(<redacted>, header: X-API-Key)`. A user name counts as one of them,
+    /// as it does in a URL the log shows.
+    public var description: String {
+        let hidden = Redactor.placeholder
+        return switch kind {
+        case .fixedBearer: "Authentication.bearer(\(hidden))"
+        case .bearer(let source): "Authentication.bearer(BearerTokenSource, \(source.canRefresh ? "refreshable" : "not refreshable"))"
+        case .basic: "Authentication.basic(username: \(hidden), password: \(hidden))"
+        case .header(let name, _): "Authentication.apiKey(\(hidden), header: \(HeaderFields.printable(name)))"
+        case .queryItem(let name, _): "Authentication.apiKey(\(hidden), queryItem: \(HeaderFields.printable(name)))"
+        }
+    }
+
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+
+    /// What `dump` shows: the redacted description, never the credential.
+    public var customMirror: Mirror { Mirror(self, children: ["description": description], displayStyle: .struct) }
+}
+
+extension BearerTokenSource: CustomReflectable {
+    /// What `dump` shows: whether it can refresh; never a token it fetched or refreshed, nor its closures.
+    public nonisolated var customMirror: Mirror {
+        Mirror(self, children: ["canRefresh": canRefresh], displayStyle: .class)
+    }
+}

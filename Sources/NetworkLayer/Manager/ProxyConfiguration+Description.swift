@@ -1,0 +1,27 @@
+import Foundation
+
+extension ProxyConfiguration: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The configuration with its credentials `<redacted>`, those given apart and those written
+    /// in the URL: `.http(http://<redacted>@proxy.corp:3128, username: <redacted>, password: <redacted>)`.
+    public var description: String {
+        let hidden = Redactor.placeholder
+        switch self {
+        case .environment: return ".environment"
+        case .none: return ".none"
+        case .http(let url, let username, let password, let excluding):
+            var text = ".http(\(Redactor.default.redact(url: url))"
+            if username != nil { text += ", username: \(hidden)" }
+            if password != nil { text += ", password: \(hidden)" }
+            if !excluding.isEmpty { text += ", excluding: \(excluding)" }
+            return HeaderFields.printable(text + ")")
+        case .socks5(let url):
+            return HeaderFields.printable(".socks5(\(Redactor.default.redact(url: url)))")
+        }
+    }
+
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+
+    /// What `dump` shows (of a manager's or a provider's settings too): the redacted description.
+    public var customMirror: Mirror { Mirror(self, children: ["description": description], displayStyle: .enum) }
+}
