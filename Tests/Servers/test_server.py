@@ -59,6 +59,14 @@ HEAD gets the same headers as GET, without the body):
                             Link: <absolute URL of page n+1>; rel="next" (and rel="last")
                             until page `last` (default 3); per items per page (default 2)
   /base64?text=             the text base64-encoded, as text/plain
+  /resumable/<key>?size=&cut=&validator=etag|date|none&change=1&refuse=1
+                            a download of `size` bytes (byte i = (i * 7 + version) % 251), with
+                            ETag "v<version>" and/or Last-Modified: the first request for key
+                            gets its headers and the first `cut` (0-1) of the body, then the
+                            connection closes; a later one with Range: bytes=N- and a matching
+                            If-Range gets 206 from N; change=1 makes version 2 after the cut (so
+                            If-Range fails: 200, the whole new body); refuse=1 answers 416
+  /resumable-log/<key>      [{"range", "ifRange", "status"}, ...] for each request of key
   anything else             404 {"error": "not found", "path": ...}
   bad parameters            400 {"error": "bad request", "detail": ...}
 
@@ -496,6 +504,69 @@ def pages(request, page):
 def base64_text(request):
     text = request.args.get("text", [""])[0]
     request.send(200, base64.b64encode(text.encode()), "text/plain")
+
+
+RESUMABLE_LOGS = {}
+
+
+@route(r"/resumable/([A-Za-z0-9_-]+)")
+def resumable(request, key):
+    """A download cut the first time, then continued by Range/If-Range (or refused, or changed)."""
+    size = int(request.args.get("size", ["100000"])[0])
+    cut = float(request.args.get("cut", ["0.6"])[0])
+    validator = request.args.get("validator", ["etag"])[0]
+    with FLAKY_LOCK:
+        log = RESUMABLE_LOGS.setdefault(key, [])
+        first = not log
+    version = 2 if not first and request.args.get("change", ["0"])[0] == "1" else 1
+    body = bytes((i * 7 + version) % 251 for i in range(size))
+    headers = []
+    etag = f'"v{version}"'
+    modified = "Wed, 21 Oct 2015 07:28:00 GMT" if version == 1 else "Thu, 22 Oct 2015 07:28:00 GMT"
+    if validator == "etag":
+        headers.append(("ETag", etag))
+    if validator == "date":
+        headers.append(("Last-Modified", modified))
+    range_header = request.headers.get("Range")
+    if_range = request.headers.get("If-Range")
+    current = etag if validator == "etag" else modified
+    entry = {"range": range_header, "ifRange": if_range}
+    if first:
+        entry["status"] = 200
+        log.append(entry)
+        request.send_response(200)
+        for name, value in headers:
+            request.send_header(name, value)
+        request.send_header("Content-Type", "application/octet-stream")
+        request.send_header("Content-Length", str(size))
+        request.send_header("Connection", "close")
+        request.end_headers()
+        request.wfile.write(body[:int(size * cut)])
+        request.wfile.flush()
+        request.close_connection = True
+        request.connection.shutdown(socket.SHUT_RDWR)
+        return
+    if request.args.get("refuse", ["0"])[0] == "1":
+        entry["status"] = 416
+        log.append(entry)
+        request.send(416, b"", "application/octet-stream", headers=[("Content-Range", f"bytes */{size}")])
+        return
+    if range_header and range_header.startswith("bytes=") and range_header.endswith("-") and if_range == current:
+        start = int(range_header[6:-1])
+        entry["status"] = 206
+        log.append(entry)
+        request.send(206, body[start:], "application/octet-stream",
+                     headers=headers + [("Content-Range", f"bytes {start}-{size - 1}/{size}")])
+        return
+    entry["status"] = 200
+    log.append(entry)
+    request.send(200, body, "application/octet-stream", headers=headers)
+
+
+@route(r"/resumable-log/([A-Za-z0-9_-]+)")
+def resumable_log(request, key):
+    with FLAKY_LOCK:
+        request.send_json(200, RESUMABLE_LOGS.get(key, []))
 
 
 @route(r"/flaky-count/([A-Za-z0-9_-]+)")

@@ -129,7 +129,7 @@ final class CurlEngine: @unchecked Sendable {
 
     /// A configured transfer for `request`, on a pooled easy handle when one is free.
     /// - Parameter streaming: deliver the response at its headers, its body through a ``StreamBody``.
-    func makeTransfer(for plan: TransferPlan, downloadTo: URL? = nil) throws(NetworkError) -> CurlTransfer {
+    func makeTransfer(for plan: TransferPlan, download: PendingDownload? = nil) throws(NetworkError) -> CurlTransfer {
         let handle: CurlEasyHandle
         // A stream sets its receive buffer's size (CURLOPT_BUFFERSIZE), which libcurl 7.88 refuses
         // ("bad argument") on a handle that still holds a buffer from an aborted transfer, even
@@ -137,7 +137,7 @@ final class CurlEngine: @unchecked Sendable {
         if !plan.streaming, let pooled = pool.withLock({ $0.popLast() }) { handle = pooled } else { handle = try CurlEasyHandle() }
         let transfer: CurlTransfer
         do {
-            transfer = try CurlTransfer(plan: plan, handle: handle, downloadTo: downloadTo)
+            transfer = try CurlTransfer(plan: plan, handle: handle, download: download)
         } catch {
             recycle(handle)
             throw error

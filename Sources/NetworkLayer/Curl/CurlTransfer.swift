@@ -45,6 +45,10 @@ final class CurlTransfer: @unchecked Sendable {
     private(set) var upload: UploadStream?
     /// Where a download's body goes instead of memory (a temporary file), closed in `deinit`.
     private let downloadFile: UnsafeMutablePointer<FILE>?
+    /// The download this transfer writes, and where a resumed one continues.
+    private let download: PendingDownload?
+    /// The body bytes before this transfer's: a resumed download's offset (progress counts from it).
+    private var priorBytes: Int64 = 0
     /// The largest body accepted, and whether the server exceeded it.
     private let maximumResponseSize: Int?
     private var exceededMaximumSize = false
@@ -72,8 +76,9 @@ final class CurlTransfer: @unchecked Sendable {
     var streamDeadline: ContinuousClock.Instant?
 
     /// Configures `handle` as `plan` says. Throws if libcurl refuses an option.
-    /// - Parameter downloadTo: a temporary file for the body, for downloads.
-    init(plan: TransferPlan, handle: CurlEasyHandle, downloadTo: URL? = nil) throws(NetworkError) {
+    /// - Parameter download: a temporary file for the body, for downloads; a resumed one is
+    ///   appended to.
+    init(plan: TransferPlan, handle: CurlEasyHandle, download: PendingDownload? = nil) throws(NetworkError) {
         request = plan.request
         self.handle = handle
         stream = plan.streaming ? StreamBuffer() : nil
@@ -93,13 +98,16 @@ final class CurlTransfer: @unchecked Sendable {
             check = created
         }
         var file: UnsafeMutablePointer<FILE>?
-        if let downloadTo {
-            file = fopen(downloadTo.path, "wb")
+        self.download = download
+        if let download {
+            // A resumed download appends; the whole body again starts the file over (`restart`).
+            priorBytes = download.resumeOffset
+            file = fopen(download.file.path, priorBytes > 0 ? "ab" : "wb")
             guard file != nil else {
                 let reason = String(cString: strerror(errno))
                 if let check { nl_pin_check_free(check) }
                 throw .invalidRequest(.init(request: request.redactedDescription,
-                                            reason: "the download file \(downloadTo.path) could not be created: \(reason)"))
+                                            reason: "the download file \(download.file.path) could not be created: \(reason)"))
             }
         }
         pinCheck = check
@@ -340,7 +348,8 @@ final class CurlTransfer: @unchecked Sendable {
         guard now - lastProgressReport >= .milliseconds(100) else { return }
         lastProgressReport = now
         progress.report(TransferProgress(bytesSent: sent, totalBytesToSend: toSend > 0 ? toSend : request.body?.count,
-                                         bytesReceived: received, totalBytesExpected: expected > 0 ? expected : nil))
+                                         bytesReceived: priorBytes + received,
+                                         totalBytesExpected: expected > 0 ? priorBytes + expected : nil))
     }
 
     /// Keeps one header line for ``ResponseHeaders`` (parsed only if someone reads the headers).
@@ -348,8 +357,11 @@ final class CurlTransfer: @unchecked Sendable {
     fileprivate func receiveHeaderLine(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
         switch headerBlock.receive(line) {
         case .accepted:
-            // The blank line that ends a block: a stream's head goes to its caller now.
-            return Self.isBlankLine(line) ? endOfHeaderBlock() : true
+            // The blank line that ends a block: a stream's head goes to its caller now; a
+            // download learns what the body it writes is.
+            guard Self.isBlankLine(line) else { return true }
+            if download != nil, !downloadHeadersComplete() { return false }
+            return endOfHeaderBlock()
         case .malformed(let reason):
             malformedResponse = reason
             return false
@@ -361,6 +373,37 @@ final class CurlTransfer: @unchecked Sendable {
             }
             return true
         }
+    }
+
+    /// The end of a download's header block: the final response's validator (a strong `ETag`,
+    /// else `Last-Modified`) is recorded for a later resume; a resumed attempt checks that the
+    /// server continued where it was asked to (206 from the offset) or sent the whole body again
+    /// (200: the file starts over). Returns `false` to stop a response that cannot be used.
+    private func downloadHeadersComplete() -> Bool {
+        guard let download, let downloadFile, let status = handle.long(CURLINFO_RESPONSE_CODE),
+              (200..<300).contains(status) else { return true }  // 1xx, a redirect's 3xx, a failure: nothing to continue
+        let headers = ResponseHeaders(raw: headerBlock.bytes)
+        let etag = headers.value(for: "ETag").flatMap { $0.hasPrefix("W/") ? nil : $0 }  // If-Range needs a strong validator
+        download.record(validator: etag ?? headers.value(for: "Last-Modified"))
+        guard priorBytes > 0 else { return true }
+        if status == 206 {
+            // "bytes <first>-<last>/<length>": the first byte must be the one asked for.
+            let range = headers.value(for: "Content-Range") ?? ""
+            let first = range.hasPrefix("bytes ") ? Int64(range.dropFirst(6).prefix { $0 != "-" }) : nil
+            guard first == priorBytes else {
+                malformedResponse = "the server resumed the download at \"\(HeaderFields.printable(range))\", not at byte \(priorBytes) as asked"
+                return false
+            }
+            return true
+        }
+        // The whole body again: what the file holds is of another version, or the server ignored the range.
+        guard ftruncate(fileno(downloadFile), 0) == 0 else {
+            diskWriteErrno = errno
+            return false
+        }
+        download.restart()
+        priorBytes = 0
+        return true
     }
 
     /// The most a server's `Content-Length` alone makes a transfer reserve. Sizing the buffer once
@@ -412,7 +455,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
         let metrics = self.metrics()
         progress?.report(TransferProgress(bytesSent: metrics.bytesSent, totalBytesToSend: request.body?.count ?? metrics.bytesSent,
-                                          bytesReceived: bytesReceived, totalBytesExpected: bytesReceived))
+                                          bytesReceived: priorBytes + bytesReceived, totalBytesExpected: priorBytes + bytesReceived))
         if let failure = proxyAuthenticationFailure(status: handle.long(CURLINFO_RESPONSE_CODE) ?? 0) { return .failure(failure) }
         return .success(response(body: body, metrics: metrics))
     }

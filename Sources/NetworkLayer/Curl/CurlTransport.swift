@@ -7,11 +7,11 @@ import Synchronization
 /// any response, with where it points. A streaming request returns at the response's headers,
 /// its body still arriving through ``HTTPResponse/stream``.
 struct CurlTransport: Transport {
-    nonisolated(nonsending) func send(_ request: PreparedRequest, downloadTo: URL?) async throws(NetworkError) -> HTTPResponse {
+    nonisolated(nonsending) func send(_ request: PreparedRequest, download: PendingDownload?) async throws(NetworkError) -> HTTPResponse {
         let engine = try CurlEngine.shared.get()
         // libcurl reads nothing of a body declared empty: its sequence is checked to be empty first.
         if case .stream(let upload)? = request.body, upload.length == 0 { try await upload.confirmEmpty(request.redactedDescription) }
-        let transfer = try engine.makeTransfer(for: TransferPlan(request), downloadTo: downloadTo)
+        let transfer = try engine.makeTransfer(for: TransferPlan(request), download: download)
         // The result crosses from the engine thread to this task through the concurrency runtime,
         // which ThreadSanitizer cannot see into: the release/acquire pair states the ordering
         // that resuming the continuation provides (both are no-ops outside TSan builds).

@@ -10,7 +10,7 @@ struct MockTransport: Transport {
     let store: MockStore
     let registry: MockRegistry
 
-    nonisolated(nonsending) func send(_ request: PreparedRequest, downloadTo: URL?) async throws(NetworkError) -> HTTPResponse {
+    nonisolated(nonsending) func send(_ request: PreparedRequest, download: PendingDownload?) async throws(NetworkError) -> HTTPResponse {
         let recorded = RecordedRequest(request, streamed: try await Self.drainStreamedBody(of: request))
         registry.record(recorded)
         let answer = try answer(for: request, recorded: recorded)

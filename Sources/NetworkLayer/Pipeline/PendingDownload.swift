@@ -1,14 +1,66 @@
 import Foundation
+import Synchronization
 
 /// The temporary file a download's body is written to, beside its destination so that the final
 /// move is a rename: moved into place when its response is the request's result, removed otherwise.
-struct PendingDownload {
+///
+/// A request with ``BaseRequest/resumesDownloads`` keeps it across attempts: when a transfer
+/// breaks after part of the body, the next attempt asks for the rest (`Range`, with `If-Range`
+/// and the validator the first response gave) and appends to the same file.
+final class PendingDownload: Sendable {
     /// `.<name>.<random>.download` in the destination's directory.
     let file: URL
+
+    /// What the transfers learn, and where the next one starts. Written on the engine thread,
+    /// read by the pipeline after the transfer completes.
+    private struct State {
+        /// Where the current attempt continues the body (0: from the start).
+        var resumeOffset: Int64 = 0
+        /// The response's strong `ETag`, else its `Last-Modified`: what `If-Range` sends.
+        var validator: String?
+        /// How many times the download was resumed.
+        var resumes = 0
+    }
+    private let state = Mutex(State())
 
     init(beside destination: URL) {
         file = destination.deletingLastPathComponent()
             .appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString.prefix(8)).download")
+    }
+
+    /// Where the current attempt continues the body; 0 to write it from the start.
+    var resumeOffset: Int64 { state.withLock { $0.resumeOffset } }
+
+    /// The validator of the response whose body the file holds, if it gave one.
+    var validator: String? { state.withLock { $0.validator } }
+
+    /// Records the validator of a response whose body is being written (engine thread).
+    func record(validator: String?) {
+        state.withLock { $0.validator = validator }
+    }
+
+    /// The server sent the whole body again (the resource changed, or it ignored the range): the
+    /// file starts over (engine thread, before the first byte of the new body).
+    func restart() {
+        state.withLock { $0.resumeOffset = 0 }
+    }
+
+    /// The bytes in the file now.
+    var size: Int64 {
+        ((try? FileManager.default.attributesOfItem(atPath: file.path)[.size]) as? NSNumber)?.int64Value ?? 0
+    }
+
+    /// Prepares the next attempt to continue from the file's end; returns that offset, or `nil`
+    /// when there is nothing to continue: no validator, no byte since the last resume, or `limit`
+    /// resumes made.
+    func resume(limit: Int) -> Int64? {
+        let size = self.size
+        return state.withLock { state -> Int64? in
+            guard size > state.resumeOffset, state.validator != nil, state.resumes < limit else { return nil }
+            state.resumes += 1
+            state.resumeOffset = size
+            return size
+        }
     }
 
     /// Removes the file (a redirect's or a retried attempt's body, or a failed transfer's part).
@@ -21,6 +73,7 @@ struct PendingDownload {
     func finish(_ response: HTTPResponse, at destination: URL) throws(NetworkError) -> HTTPResponse {
         guard response.expectations.acceptableStatusCodes.contains(response.statusCode) else {
             let handle = FileHandle(forReadingAtPath: file.path)
+            if resumeOffset > 0 { try? handle?.seek(toOffset: UInt64(resumeOffset)) }
             let start = (try? handle?.read(upToCount: 1 << 20)) ?? nil
             try? handle?.close()
             discard()

@@ -33,6 +33,19 @@ extension PreparedRequest {
         return adapted
     }
 
+    /// The same request asking for the rest of a body from `offset` (`Range: bytes=<offset>-`),
+    /// only if it is still the version `validator` names (`If-Range`): a resumed download.
+    func resuming(from offset: Int64, ifRange validator: String) -> PreparedRequest {
+        var headers = self.headers
+        headers.removeAll { $0.name.equalsIgnoringASCIICase("Range") || $0.name.equalsIgnoringASCIICase("If-Range") }
+        headers += [("Range", "bytes=\(offset)-"), ("If-Range", validator)]
+        let resumed = PreparedRequest(method: method, urlText: urlText, headers: headers, body: body, timeout: timeout,
+                                      resolved: resolved, secrets: secrets, adaptedHeaderNames: adaptedHeaderNames,
+                                      redirectedFrom: redirectedFrom, isHome: isHome)
+        resumed.shareParsedURL(of: self)
+        return resumed
+    }
+
     /// The same request with `remaining` seconds left: a retry gets what is left of the whole
     /// request's timeout.
     func limited(to remaining: TimeInterval) -> PreparedRequest {

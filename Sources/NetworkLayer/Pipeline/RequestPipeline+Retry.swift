@@ -9,12 +9,15 @@ extension RequestPipeline {
         var delay: Duration
         /// Who decided, for the log ("attempt 1 of 3 failed (status 503)" is the retry policy's).
         var note: String
+        /// For a broken download that continues: the byte the next attempt asks for.
+        var resumeOffset: Int64?
     }
 
     /// The retry the chain decides after `outcome`, or `nil` when the outcome stands (also when
     /// the wait would end after the request's timeout).
     nonisolated(nonsending) func decide(after outcome: RequestOutcome, of attempt: PreparedRequest, hop: PreparedRequest,
-                                        state: inout State) async throws(NetworkError) -> Retry? {
+                                        download: PendingDownload?, state: inout State) async throws(NetworkError) -> Retry? {
+        if let resume = resumeDownload(after: outcome, of: attempt, download: download), remainingTime > 0 { return resume }
         guard let retry = try await chain(after: outcome, of: attempt, hop: hop, state: &state) else { return nil }
         guard retry.delay.seconds < remainingTime else {
             resolved.log?.retry("\(retry.note.isEmpty ? "a retry" : retry.note) not retried: the timeout of "
@@ -44,6 +47,25 @@ extension RequestPipeline {
             return Retry(delay: delay, note: "attempt \(state.attempt) failed (\(Self.cause(of: outcome))); \(Self.name(of: interceptor)) retries")
         }
         return nil
+    }
+
+    /// The most times one download is resumed.
+    static let maximumResumes = 10
+
+    /// A download that broke after part of its body, with ``BaseRequest/resumesDownloads`` set
+    /// and a validator to ask `If-Range` with: the next attempt continues from the file's end
+    /// (at most ``maximumResumes`` times, each after some progress). Not a `GET` with a `Range`
+    /// of its own, nor a failure no resume could mend (cancelled, refused before sending).
+    private func resumeDownload(after outcome: RequestOutcome, of attempt: PreparedRequest, download: PendingDownload?) -> Retry? {
+        guard resolved.resumesDownloads, let download, case .failure(let error) = outcome, attempt.method == .get,
+              attempt.headers.value(for: "Range") == nil else { return nil }
+        switch error {
+        case .transport, .timeOut, .reachability: break
+        default: return nil
+        }
+        guard let offset = download.resume(limit: Self.maximumResumes) else { return nil }
+        return Retry(delay: .zero, note: "the download broke after \(offset) bytes (\(Self.cause(of: outcome))); "
+                     + "asking for the rest (Range, If-Range)", resumeOffset: offset)
     }
 
     /// A 401 to a request with a refreshable bearer token: one refresh (shared with concurrent

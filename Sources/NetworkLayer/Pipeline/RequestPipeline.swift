@@ -36,25 +36,50 @@ struct RequestPipeline {
         var attempt = try await adapt(prepared)
         resolved.log?.request(attempt, curl: CurlCommand.render(TransferPlan(attempt), redactingSecrets: true))
         var current = attempt
+        var download = newDownload()
         while true {
             hop = current
-            let (outcome, download) = await send(current)
-            switch try await next(after: outcome, of: attempt, hop: current, state: &state, discarding: download) {
+            let outcome = await send(current, download: download)
+            let step: Step
+            do throws(NetworkError) {
+                step = try await next(after: outcome, of: attempt, hop: current, download: download, state: &state)
+            } catch {
+                download?.discard()
+                throw error
+            }
+            switch step {
             case .redirect(let next):
+                download?.discard()
+                download = newDownload()
                 current = next
             case .result:
                 return try finish(outcome, download: download)
             case .retry(let retry):
+                if retry.resumeOffset == nil {
+                    download?.discard()
+                    download = newDownload()
+                }
                 try await wait(retry, after: outcome, of: current, state.attempt)
                 state.attempt += 1
                 if let fresh = try await resolved.authentication?.credentials(), fresh.token != state.credentials?.token {
                     state.credentials = fresh
                     prepared = try resolved.prepare(providerHeaders: providerHeaders, credentials: fresh)
                 }
-                attempt = try await adapt(prepared.limited(to: remainingTime))
+                var next = prepared.limited(to: remainingTime)
+                if let offset = retry.resumeOffset, let validator = download?.validator {
+                    next = next.resuming(from: offset, ifRange: validator)
+                }
+                attempt = try await adapt(next)
                 current = attempt
             }
         }
+    }
+
+    /// The temporary file for a download's body, unless the request keeps its body in memory
+    /// (or streams it, or is mocked).
+    private func newDownload() -> PendingDownload? {
+        guard let destination = resolved.downloadDestination, resolved.streamKind == nil, !resolved.isMocked else { return nil }
+        return PendingDownload(beside: destination)
     }
 
     /// The first attempt as it would be sent now (prepared and adapted), for copy-as-curl.
@@ -73,24 +98,17 @@ struct RequestPipeline {
         case result
     }
 
-    /// The step after `outcome`: the redirect policy's first, then the retry chain's. Unless the
-    /// outcome is the result, its download (a redirect's or a retried attempt's body) is
-    /// discarded, also when deciding fails.
+    /// The step after `outcome`: the redirect policy's first, then the retry chain's.
     private nonisolated(nonsending) func next(after outcome: RequestOutcome, of attempt: PreparedRequest, hop: PreparedRequest,
-                                              state: inout State, discarding download: PendingDownload?) async throws(NetworkError) -> Step {
-        do throws(NetworkError) {
-            if case .response(let response) = outcome,
-               let next = try follow(response, from: hop, of: attempt, redirects: &state.redirects) {
-                download?.discard()
-                return .redirect(next)
-            }
-            guard let retry = try await decide(after: outcome, of: attempt, hop: hop, state: &state) else { return .result }
-            download?.discard()
-            return .retry(retry)
-        } catch {
-            download?.discard()
-            throw error
+                                              download: PendingDownload?, state: inout State) async throws(NetworkError) -> Step {
+        if case .response(let response) = outcome,
+           let next = try follow(response, from: hop, of: attempt, redirects: &state.redirects) {
+            return .redirect(next)
         }
+        guard let retry = try await decide(after: outcome, of: attempt, hop: hop, download: download, state: &state) else {
+            return .result
+        }
+        return .retry(retry)
     }
 
     /// The log's note on where a request really connects: a host override's address, or a pinned
@@ -149,15 +167,13 @@ struct RequestPipeline {
         return request.adapted(outgoing)
     }
 
-    /// One hop through the transport, as an outcome; a download's body goes to a temporary file
-    /// beside its destination, which the caller moves into place or discards.
-    private nonisolated(nonsending) func send(_ hop: PreparedRequest) async -> (RequestOutcome, PendingDownload?) {
-        let download = resolved.downloadDestination.flatMap { resolved.streamKind == nil && !resolved.isMocked ? PendingDownload(beside: $0) : nil }
+    /// One hop through the transport, as an outcome; a download's body goes to `download`, which
+    /// the caller moves into place, keeps for a resume, or discards.
+    private nonisolated(nonsending) func send(_ hop: PreparedRequest, download: PendingDownload?) async -> RequestOutcome {
         do throws(NetworkError) {
-            return (.response(try await transport.send(hop, downloadTo: download?.file)), download)
+            return .response(try await transport.send(hop, download: download))
         } catch {
-            download?.discard()
-            return (.failure(error), nil)
+            return .failure(error)
         }
     }
 
@@ -204,7 +220,9 @@ struct RequestPipeline {
     /// The outcome as the request's result: a response (a download moved into place), or the failure.
     private func finish(_ outcome: RequestOutcome, download: PendingDownload?) throws(NetworkError) -> HTTPResponse {
         switch outcome {
-        case .failure(let error): throw error
+        case .failure(let error):
+            download?.discard()
+            throw error
         case .response(let response):
             guard let download, let destination = resolved.downloadDestination else { return response }
             return try download.finish(response, at: destination)

@@ -55,6 +55,8 @@ final class ResolvedRequest: Sendable {
     /// How the body is read while it arrives, for a streaming response type; `nil` for a complete one.
     let streamKind: StreamKind?
     let downloadDestination: URL?
+    /// Whether a download that breaks continues where it stopped (``BaseRequest/resumesDownloads``).
+    let resumesDownloads: Bool
     let progress: ProgressReporter?
 
     // MARK: Mock or live, and the log
@@ -100,7 +102,7 @@ final class ResolvedRequest: Sendable {
          authentication: Authentication?, secretNames: SecretNames, timeout: TimeInterval, retryPolicy: RetryPolicy?,
          redirectPolicy: RedirectPolicy, interceptors: Interceptors, options: TransferOptions,
          expectations: ResponseExpectations, validator: (@Sendable (HTTPResponse) throws -> Void)?,
-         streamKind: StreamKind?, downloadDestination: URL?, progress: ProgressReporter?, isMocked: Bool,
+         streamKind: StreamKind?, downloadDestination: URL?, resumesDownloads: Bool, progress: ProgressReporter?, isMocked: Bool,
          mockedResponseFilename: String?, mockResponsesDirectory: URL, mockRecordingDirectory: URL?, log: NetworkLog?) {
         self.requestClass = requestClass
         self.provider = provider
@@ -124,6 +126,7 @@ final class ResolvedRequest: Sendable {
         self.validator = validator
         self.streamKind = streamKind
         self.downloadDestination = downloadDestination
+        self.resumesDownloads = resumesDownloads
         self.progress = progress
         self.isMocked = isMocked
         self.mockedResponseFilename = mockedResponseFilename
@@ -210,6 +213,7 @@ extension BaseRequest {
             validator: validator,
             streamKind: StreamKind(for: Response.self),
             downloadDestination: downloadDestination,
+            resumesDownloads: resumesDownloads,
             progress: onProgress.map { ProgressReporter(report: $0, finish: progressFinished) },
             isMocked: isMocked,
             mockedResponseFilename: mockedResponseFilename,

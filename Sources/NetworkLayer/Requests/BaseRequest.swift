@@ -147,6 +147,18 @@ open class BaseRequest<Response: Decodable & Sendable> {
     /// The body streams to a temporary file and is moved here only on success. Default `nil`.
     @exclusivity(unchecked) public var downloadDestination: URL?
 
+    /// Whether a download that breaks after part of its body continues where it stopped instead
+    /// of starting again. Default `false`.
+    ///
+    /// When the transfer fails (the connection closes, a timeout, a reset) and the response gave a
+    /// validator (a strong `ETag`, else `Last-Modified`), the next attempt asks for the rest with
+    /// `Range: bytes=<received>-` and `If-Range: <validator>`, and appends it to the same
+    /// temporary file: a 206 from that byte continues, a 200 (the resource changed) starts over,
+    /// a 416 fails the request as its status says. Up to 10 resumes, each after some progress,
+    /// within the request's timeout; progress counts from the bytes already received. Only for a
+    /// `GET` with a ``downloadDestination`` and no `Range` header of its own.
+    @exclusivity(unchecked) public var resumesDownloads = false
+
     /// The largest response body accepted, in bytes, counted after decompression; a larger body
     /// fails with ``NetworkError/transport(_:)``. `nil` uses ``NetworkManager/maximumResponseSize``.
     @exclusivity(unchecked) public var maximumResponseSize: Int?

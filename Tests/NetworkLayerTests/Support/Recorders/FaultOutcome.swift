@@ -17,4 +17,10 @@ enum FaultOutcome<Value: Sendable>: Sendable {
         if case .failure(let error) = self { return error }
         return nil
     }
+
+    /// The value, when it succeeded.
+    var value: Value? {
+        if case .success(let value) = self { return value }
+        return nil
+    }
 }
