@@ -29,7 +29,7 @@ final class CacheBench: @unchecked Sendable {
         HTTPDate.imfFixdate(Int64((now + offset).rounded(.down)))
     }
 
-    static func get(_ url: String = "http://example.com/resource", headers: CacheHeaderLines = [],
+    static func get(url: String = "http://example.com/resource", headers: CacheHeaderLines = [],
                     secret: Set<String> = [], authorized: Bool = false, diskOptIn: Bool = false) -> CacheRequest {
         CacheRequest(method: "GET", url: url, headers: headers, secretHeaderNames: secret, hasAuthorization: authorized,
                      allowsDiskStorageWhenAuthorized: diskOptIn)
