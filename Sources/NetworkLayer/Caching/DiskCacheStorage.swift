@@ -72,6 +72,14 @@ final class DiskCacheStorage: CacheStorage {
         var journal: (device: UInt64, inode: UInt64, size: Int)?
         /// Accesses not yet appended to the journal.
         var pendingAccess: [SHA256Digest: Double] = [:]
+        /// The latest access time given out: each later one is later still, so that the order of
+        /// use is kept even within one tick of the clock.
+        var latestAccess: Double = 0
+
+        mutating func accessTime(_ now: Double) -> Double {
+            latestAccess = max(now.isFinite ? now : 0, latestAccess.nextUp)
+            return latestAccess
+        }
     }
 
     private let lockDescriptor: Int32
@@ -149,21 +157,23 @@ final class DiskCacheStorage: CacheStorage {
                 }
                 return nil
             case .entry(let response):
-                state.index.records[variantKey]?.lastAccess = now
-                state.pendingAccess[variantKey] = now
+                let time = state.accessTime(now)
+                state.index.records[variantKey]?.lastAccess = time
+                state.pendingAccess[variantKey] = time
                 if state.pendingAccess.count >= Self.pendingAccessLimit { exclusively(&state) { _ in } }
                 return response
             }
         }
     }
 
+    @discardableResult
     func save(_ response: StoredResponse, now: Double) -> Bool {
         guard limit > 0, let file = DiskCacheEntry.encode(response), file.count <= largestEntry else { return false }
         return state.withLock { state in
             exclusively(&state) { state in
                 let path = entryPath(response.variantKey)
                 guard writeAtomically(file, to: path) else { return false }
-                let record = DiskCacheRecord(response, size: file.count, lastAccess: now)
+                let record = DiskCacheRecord(response, size: file.count, lastAccess: state.accessTime(now))
                 state.index.put(record)
                 state.pendingAccess[response.variantKey] = nil
                 append(&state, [.put(record)])

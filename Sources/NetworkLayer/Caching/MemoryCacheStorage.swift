@@ -81,6 +81,7 @@ final class MemoryCacheStorage: CacheStorage {
         }
     }
 
+    @discardableResult
     func save(_ response: StoredResponse, now: Double) -> Bool {
         let cost = response.cost
         guard cost <= largestEntry, cost <= limit else { return false }
