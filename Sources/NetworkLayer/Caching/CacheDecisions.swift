@@ -73,8 +73,6 @@ enum CacheRefusal: Equatable, Sendable {
     case disabled
     /// Only GET responses are stored (HEAD updates them; other methods invalidate).
     case method
-    /// The request carries its own preconditions or a `Range`.
-    case conditionalRequest
     /// The request says `no-store`.
     case requestNoStore
     /// The response says `no-store` (and no `must-understand` of a status understood overrides it).
@@ -91,8 +89,6 @@ enum CacheRefusal: Equatable, Sendable {
     case varyUnusable
     /// The body is larger than a quarter of the storage's limit.
     case tooLarge
-    /// A response to an authorized request, with only a disk tier and no opt-in.
-    case authorizedNotOnDisk
     /// A digest could not be computed, or the storage failed to write.
     case storageFailure
 }

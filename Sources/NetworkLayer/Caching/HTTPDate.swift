@@ -33,7 +33,7 @@ enum HTTPDate {
         return reader.imfFixdate() ?? reader.rfc850(now: now) ?? reader.asctime()
     }
 
-    /// `now` as an IMF-fixdate, e.g. for a request's `If-Modified-Since` built from a time.
+    /// `seconds` since 1970 as an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
     static func imfFixdate(_ seconds: Int64) -> String {
         let days = seconds >= 0 ? seconds / 86_400 : -((-seconds + 86_399) / 86_400)
         let timeOfDay = seconds - days * 86_400

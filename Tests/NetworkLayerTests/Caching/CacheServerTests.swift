@@ -18,6 +18,10 @@ struct CacheServerTests {
             let net = makeManager()
             let (first, response) = try await net.performWithResponse(TestRequest<String>(server.provider(), "/item"))
             #expect(first == "item 1")
+            #expect(response.cacheStatus == nil, "the manager has no cache")
+            var marked = response
+            marked.cacheStatus = .revalidated
+            #expect(marked.replacingBody(Data()).cacheStatus == .revalidated, "an error's copy keeps where it came from")
             #expect(response.value(forHeader: "Cache-Control") == "max-age=60" && response.value(forHeader: "ETag") == "\"v1\"")
             #expect(response.value(forHeader: "Date") != nil)
             // (Without a cache a 304 is an .apiError under the default accepted statuses.)
