@@ -35,6 +35,10 @@ struct CacheControlParsingTests {
                                                                          Directive(name: "max-age", argument: "5")])
         #expect(CacheControl("a=\"x\"y, b").directives == [Directive(name: "a", argument: "x", isMalformed: true), Directive(name: "b")])
         #expect(CacheControl("\"quoted\", =5, (x), b").directives == [Directive(name: "b")])
+        // Skipping the rest of a malformed element skips a quoted string whole, commas and all.
+        #expect(CacheControl("no-store junk\"x, y\", max-age=5").directives == [Directive(name: "no-store", isMalformed: true),
+                                                                                Directive(name: "max-age", argument: "5")])
+        #expect(CacheControl("\"a,b\", c").directives == [Directive(name: "c")])
         #expect(CacheControl("max-age=5").seconds("max-age") == .value(5))
         #expect(CacheControl("max-age =5").seconds("max-age") == .invalid)
     }

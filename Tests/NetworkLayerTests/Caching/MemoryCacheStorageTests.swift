@@ -43,6 +43,15 @@ struct MemoryCacheStorageTests {
         #expect(!Self.isStored(storage, "http://h/s0") && Self.isStored(storage, "http://h/s39"))
     }
 
+    @Test("The tier itself refuses a response costing more than a quarter of its limit")
+    func quarterOfLimit() {
+        let small = Self.response("http://h/small", bodySize: 100)
+        let storage = MemoryCacheStorage(limit: small.cost * 4 + 3)
+        #expect(storage.save(small, now: 0))
+        #expect(!storage.save(Self.response("http://h/large", bodySize: 101), now: 0))
+        #expect(storage.count == 1)
+    }
+
     @Test("10,000 distinct URLs into a 1 MB cache stay within 1 MB, with the newest kept")
     func tenThousandURLs() {
         let bench = CacheBench(memoryLimit: 1 << 20)
