@@ -40,7 +40,7 @@ docs: deps
 	@SWIFT="$(SWIFT)" scripts/docs.sh
 
 ## fuzz: the libFuzzer targets of Tests/Fuzz (JSON decoder vs Foundation, response headers, Retry-After,
-##       parameter encoding, mock sidecars, redirect origins, server-sent events), FUZZ_SECONDS each (default 40); fails on any crash or difference
+##       parameter encoding, mock sidecars, redirect origins, server-sent events, the response cache), FUZZ_SECONDS each (default 40); fails on any crash or difference
 FUZZ_SECONDS ?= 40
 fuzz: deps
 	@SWIFT="$(SWIFT)" FUZZ_SECONDS="$(FUZZ_SECONDS)" scripts/fuzz.sh

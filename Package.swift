@@ -56,7 +56,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NetworkLayerTests",
-            dependencies: ["NetworkLayer", "FastJSON", "StreamMemoryProbe", "DiskWriteProbe", "RequestProbe"]
+            dependencies: ["NetworkLayer", "FastJSON", "StreamMemoryProbe", "DiskWriteProbe", "RequestProbe", "CacheProbe"]
         ),
         // One streamed download per process, for the peak resident size of a whole process
         // ("Stream backpressure": 1 GB to a slow reader stays under 64 MB).
@@ -78,6 +78,13 @@ let package = Package(
             name: "RequestProbe",
             dependencies: ["NetworkLayer"],
             path: "Tests/RequestProbe"
+        ),
+        // The response cache's disk tier in a process of its own ("two processes share one cache
+        // directory"). It reaches the engine through @testable import: debug builds only (it says so otherwise).
+        .executableTarget(
+            name: "CacheProbe",
+            dependencies: ["NetworkLayer"],
+            path: "Tests/CacheProbe"
         ),
         // One decoding-memory measurement per process (FastJSONTests' "Decoding memory", the README's figures).
         .executableTarget(

@@ -661,3 +661,25 @@ print(printedValues.map { "\($0.description) \($0.debugDescription) \($0.customM
 print(ITunesSearchRequest(artist: "Dream Theater", limit: 3).customMirror.children.count,
       ShopProvider.tokens.customMirror.children.count)
 checkPipelineAPI(nextLinkURL: URL(string: "https://api.github.com/repos?page=2")!)
+
+// MARK: - HTTP caching (issue 26; phase 1: the settings' types. Net.cache, request.cachePolicy and
+// the rest of the issue's spelling come with the pipeline wiring)
+
+let cacheSettings: [ResponseCache] = [
+    .memory(limit: 32 << 20),
+    .disk(directory: URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("api-cache"), limit: 512 << 20),
+    .none,
+]
+let cachePolicies: [CachePolicy] = [.useProtocol, .reloadIgnoringCache, .returnCacheElseLoad, .returnCacheDontLoad]
+func describe(_ status: CacheStatus?) -> String {
+    switch status {
+    case .miss?: "MISS"
+    case .hit?: "HIT"
+    case .revalidated?: "REVALIDATED"
+    case .stale?: "STALE"
+    case nil: "no cache"
+    }
+}
+func cacheLine(_ response: HTTPResponse) -> String { describe(response.cacheStatus) }
+print(cacheSettings.count, cachePolicies.count, describe(.hit), Set(cacheSettings).count,
+      cacheLine(HTTPResponse(statusCode: 200, url: URL(fileURLWithPath: "/"))))

@@ -105,4 +105,10 @@ void nl_ssl_ctx_require_pins(void *ssl_ctx, nl_pin_check *check);
 unsigned long nl_openssl_header_version(void);
 unsigned long nl_openssl_runtime_version(void);
 
+// MARK: - Digests (OpenSSL)
+
+/// Writes the SHA-256 digest of `length` bytes at `data` (NULL when `length` is 0) to `out`
+/// (NL_PIN_LENGTH bytes). Returns 1, or 0 when OpenSSL fails (`out` is then zeroed).
+int nl_sha256(const void *data, size_t length, unsigned char *out);
+
 #endif

@@ -29,6 +29,11 @@ public struct HTTPResponse: Sendable {
     public internal(set) var metrics: TransferMetrics?
     /// The file a download was written to (its body is then empty).
     public internal(set) var downloadedFile: DownloadedFile?
+    /// Where the response came from when the manager has a ``ResponseCache``: from the network
+    /// (``CacheStatus/miss``), the cache (``CacheStatus/hit``), the cache after a 304
+    /// (``CacheStatus/revalidated``) or the cache although stale (``CacheStatus/stale``);
+    /// `nil` when the manager has no cache, and for mocked responses.
+    public internal(set) var cacheStatus: CacheStatus?
 
     /// The body still arriving, for a streaming response type (``ByteStream``, ``EventStream``,
     /// ``JSONLines``); `body` is then empty. Dropping the last response or stream holding it
@@ -73,6 +78,7 @@ public struct HTTPResponse: Sendable {
                                 origin: origin, expectations: expectations)
         copy.metrics = metrics
         copy.downloadedFile = downloadedFile
+        copy.cacheStatus = cacheStatus
         return copy  // without `stream`: an error or a log must not keep a transfer alive
     }
 

@@ -10,6 +10,9 @@ public enum FuzzTargets {
         FuzzTarget("event-stream", EventStreamFuzz.check),
         FuzzTarget("redirect-origin", RedirectOriginFuzz.check),
         FuzzTarget("event-stream-rules", EventStreamRulesFuzz.check),
+        FuzzTarget("cache-control", CacheControlFuzz.check),
+        FuzzTarget("cache-response", CacheResponseFuzz.check),
+        FuzzTarget("cache-files", CacheFilesFuzz.check),
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {

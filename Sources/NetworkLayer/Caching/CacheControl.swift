@@ -1,0 +1,240 @@
+import Foundation
+
+/// A `Cache-Control` field (RFC 9111 section 5.2) as a list of directives, read from any number
+/// of field lines.
+///
+/// The grammar is RFC 9110's list syntax (section 5.6.1): `#cache-directive`, where
+/// `cache-directive = token [ "=" ( token / quoted-string ) ]`. Empty list elements and optional
+/// white space around commas are skipped; names are compared ignoring case (kept lowercased);
+/// an argument may be a token or a quoted string (RFC 9111: recipients ought to accept both), and
+/// a comma inside a quoted string does not end the directive.
+///
+/// An element that does not follow the grammar (`max-age =5`, `max-age= 5`, `max-age='5'` is a
+/// token, but `a b`, `x="unterminated`) is kept as a directive marked ``Directive/isMalformed``
+/// with the name it started with, so that the directives read from it can apply their most
+/// restrictive meaning: a malformed `no-store` still forbids storing, a malformed `max-age` makes
+/// the response stale. An element without a leading token is dropped.
+///
+/// The output is bounded by the input: at most one directive per comma outside quoted strings,
+/// plus one, and no more text than was read.
+struct CacheControl: Sendable, Equatable {
+    /// One directive: a lowercased name and the argument as written (a quoted string unquoted).
+    struct Directive: Sendable, Equatable, CustomStringConvertible {
+        /// The directive's name, ASCII-lowercased; a token (RFC 9110 `tchar`s only), never empty.
+        let name: String
+        /// The argument: the token, or the quoted string's content with its escapes resolved;
+        /// `nil` when there is no `=`.
+        let argument: String?
+        /// Whether the element did not follow the grammar after its name.
+        let isMalformed: Bool
+
+        init(name: String, argument: String? = nil, isMalformed: Bool = false) {
+            self.name = name
+            self.argument = argument
+            self.isMalformed = isMalformed
+        }
+
+        /// The directive as a sender would write it: `name`, `name=token` or `name="quoted"`.
+        var description: String {
+            guard let argument else { return name }
+            if !argument.isEmpty, argument.utf8.allSatisfy(CacheControl.isTokenByte) { return "\(name)=\(argument)" }
+            var quoted = "\""
+            for character in argument.unicodeScalars {
+                if character == "\"" || character == "\\" { quoted.append("\\") }
+                quoted.unicodeScalars.append(character)
+            }
+            return "\(name)=\(quoted)\""
+        }
+    }
+
+    /// Every directive, in the order received (duplicates kept).
+    let directives: [Directive]
+
+    /// The directives of one field value.
+    init(_ value: some StringProtocol) {
+        var parser = Parser(bytes: Array(value.utf8))
+        directives = parser.parse()
+    }
+
+    /// The directives of several field lines, as if they were one value joined by commas.
+    init(lines: some Sequence<String>) {
+        var all: [Directive] = []
+        for line in lines {
+            var parser = Parser(bytes: Array(line.utf8))
+            all += parser.parse()
+        }
+        directives = all
+    }
+
+    init(directives: [Directive]) {
+        self.directives = directives
+    }
+
+    /// The directives written back as one field value (`, ` between them).
+    var rendered: String {
+        directives.map(\.description).joined(separator: ", ")
+    }
+
+    /// The first directive named `name` (lowercase).
+    func first(_ name: String) -> Directive? {
+        directives.first { $0.name == name }
+    }
+
+    /// Whether a directive named `name` (lowercase) is present, in any form.
+    func contains(_ name: String) -> Bool {
+        directives.contains { $0.name == name }
+    }
+
+    /// A `delta-seconds` directive (`max-age`, `max-stale`, `stale-if-error`, ...) read from its
+    /// first occurrence (RFC 9111 section 4.2.1: the first occurrence is used).
+    enum Seconds: Equatable, Sendable {
+        /// No such directive.
+        case absent
+        /// Present without an argument (meaningful for `max-stale` only).
+        case noArgument
+        /// Present, but not `1*DIGIT` (negative, fractional, `1e9`, empty, white space, malformed).
+        case invalid
+        /// The value, capped at 2^31 (RFC 9111 section 1.2.2).
+        case value(Int64)
+    }
+
+    /// The first directive named `name` read as delta-seconds.
+    func seconds(_ name: String) -> Seconds {
+        guard let directive = first(name) else { return .absent }
+        guard !directive.isMalformed else { return .invalid }
+        guard let argument = directive.argument else { return .noArgument }
+        return CacheControl.deltaSeconds(argument).map(Seconds.value) ?? .invalid
+    }
+
+    /// The greatest delta-seconds value a cache must be able to represent: anything larger is read as this.
+    static let maximumDeltaSeconds: Int64 = 1 << 31
+
+    /// `1*DIGIT` as a number, capped at 2^31 however many digits follow (leading zeros are fine);
+    /// `nil` for anything else, including an empty text.
+    static func deltaSeconds(_ text: some StringProtocol) -> Int64? {
+        var value: Int64 = 0
+        var sawDigit = false
+        for byte in text.utf8 {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            sawDigit = true
+            if value < maximumDeltaSeconds { value = value * 10 + Int64(byte - UInt8(ascii: "0")) }
+        }
+        return sawDigit ? min(value, maximumDeltaSeconds) : nil
+    }
+
+    /// The field names of a qualified `no-cache` or `private` argument (a list of tokens),
+    /// lowercased; empty when the argument names none.
+    static func fieldNames(in argument: String) -> [String] {
+        argument.split(separator: ",").compactMap { element in
+            let name = element.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+            guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte) else { return nil }
+            return SecretNames.folded(name)
+        }
+    }
+
+    /// RFC 9110 `tchar`.
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        tokenBytes.contains(byte)
+    }
+
+    private static let tokenBytes = ASCIISet("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+    /// The list parser over one field line's bytes.
+    private struct Parser {
+        let bytes: [UInt8]
+        var position = 0
+
+        init(bytes: [UInt8]) { self.bytes = bytes }
+
+        private static let space = UInt8(ascii: " "), tab = UInt8(ascii: "\t"), comma = UInt8(ascii: ","),
+                           equals = UInt8(ascii: "="), quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+
+        private var current: UInt8? { position < bytes.count ? bytes[position] : nil }
+
+        private mutating func skipWhiteSpace() {
+            while let byte = current, byte == Self.space || byte == Self.tab { position += 1 }
+        }
+
+        mutating func parse() -> [Directive] {
+            var result: [Directive] = []
+            while position < bytes.count {
+                skipWhiteSpace()
+                guard let byte = current else { break }
+                if byte == Self.comma {
+                    position += 1
+                    continue
+                }
+                if let directive = element() { result.append(directive) }
+            }
+            return result
+        }
+
+        /// One list element, up to and including the comma that ends it (or the end).
+        private mutating func element() -> Directive? {
+            let nameStart = position
+            while let byte = current, CacheControl.isTokenByte(byte) { position += 1 }
+            guard position > nameStart else {
+                skipToNextElement()
+                return nil
+            }
+            let name = SecretNames.folded(String(decoding: bytes[nameStart..<position], as: UTF8.self))
+            var argument: String?
+            var malformed = false
+            if current == Self.equals {
+                position += 1
+                if current == Self.quote {
+                    let (text, terminated) = quotedString()
+                    argument = text
+                    malformed = !terminated
+                } else {
+                    let start = position
+                    while let byte = current, CacheControl.isTokenByte(byte) { position += 1 }
+                    argument = String(decoding: bytes[start..<position], as: UTF8.self)
+                    // `name=` followed by nothing, white space or a separator: no token.
+                    if position == start { malformed = true }
+                }
+            }
+            skipWhiteSpace()
+            if let byte = current, byte != Self.comma {
+                malformed = true
+                skipToNextElement()
+            } else if current == Self.comma {
+                position += 1
+            }
+            return Directive(name: name, argument: argument, isMalformed: malformed)
+        }
+
+        /// A quoted string starting at the opening quote: its content (escapes resolved) and
+        /// whether the closing quote was found. An unterminated string runs to the end of the line.
+        private mutating func quotedString() -> (String, Bool) {
+            position += 1
+            var content: [UInt8] = []
+            while let byte = current {
+                position += 1
+                if byte == Self.quote { return (String(decoding: content, as: UTF8.self), true) }
+                if byte == Self.backslash, let escaped = current {
+                    content.append(escaped)
+                    position += 1
+                } else {
+                    content.append(byte)
+                }
+            }
+            return (String(decoding: content, as: UTF8.self), false)
+        }
+
+        /// Past the next comma that is not inside a quoted string (or to the end).
+        private mutating func skipToNextElement() {
+            while let byte = current {
+                if byte == Self.comma {
+                    position += 1
+                    return
+                }
+                if byte == Self.quote {
+                    _ = quotedString()
+                } else {
+                    position += 1
+                }
+            }
+        }
+    }
+}

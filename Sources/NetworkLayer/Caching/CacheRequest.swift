@@ -1,0 +1,66 @@
+import Foundation
+
+/// What the response cache needs to know about a request: plain values, built by the request
+/// pipeline from the request it is about to send.
+struct CacheRequest: Sendable {
+    /// The method as sent, e.g. `GET` (compared case-sensitively, as RFC 9110 says).
+    var method: String
+    /// The absolute URL as sent (a fragment is ignored).
+    var url: String
+    /// Every request header the pipeline sends, in order, a name repeated once per line. The
+    /// cache reads `Cache-Control`, the conditional headers, `Range`, and the headers a stored
+    /// response's `Vary` names.
+    var headers: CacheHeaderLines
+    /// The lowercased names of the headers whose values are secrets (``SecretNames``' headers).
+    /// Their values key the stored responses, so a response is only served to a request carrying
+    /// the same credentials, and they are never written to disk (only their digest is).
+    var secretHeaderNames: Set<String>
+    /// Whether the request carries `Authorization` (or another credential the library added).
+    /// Such responses are stored in memory only, unless ``allowsDiskStorageWhenAuthorized``.
+    var hasAuthorization: Bool
+    /// The provider's opt-in (`cachesAuthorizedResponsesOnDisk`) to store responses to
+    /// authorized requests on disk.
+    var allowsDiskStorageWhenAuthorized: Bool
+
+    init(method: String, url: String, headers: CacheHeaderLines = [], secretHeaderNames: Set<String> = [],
+         hasAuthorization: Bool = false, allowsDiskStorageWhenAuthorized: Bool = false) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.secretHeaderNames = Set(secretHeaderNames.map(SecretNames.folded))
+        self.hasAuthorization = hasAuthorization || headers.contains(named: "authorization")
+        self.allowsDiskStorageWhenAuthorized = allowsDiskStorageWhenAuthorized
+    }
+
+    /// The request's own `Cache-Control` directives (RFC 9111 section 5.2.1).
+    var cacheControl: CacheControl {
+        CacheControl(lines: headers.values(named: "cache-control"))
+    }
+
+    /// Whether the request carries its own preconditions or asks for a range: the cache then
+    /// neither answers it nor adds its own (the caller is validating something of its own).
+    var isConditionalOrRanged: Bool {
+        headers.contains { line in
+            CacheRequest.conditionalNames.contains { line.name.equalsIgnoringASCIICase($0) }
+        }
+    }
+
+    private static let conditionalNames = ["if-none-match", "if-modified-since", "if-match", "if-unmodified-since",
+                                           "if-range", "range"]
+
+    /// The URL the cache keys by: the text as sent, without a fragment.
+    var keyURL: String {
+        CacheRequest.keyURL(url)
+    }
+
+    static func keyURL(_ url: String) -> String {
+        guard let hash = url.firstIndex(of: "#") else { return url }
+        return String(url[..<hash])
+    }
+
+    /// The lowercased names whose values set the request's partition: its secret headers and
+    /// `Authorization`.
+    var partitionNames: Set<String> {
+        secretHeaderNames.union(["authorization"])
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+/// A place stored responses live: memory (``MemoryCacheStorage``) or a directory
+/// (``DiskCacheStorage``). Each is bounded by its limit, evicts the least recently used entries
+/// first, and is safe to call from any thread.
+protocol CacheStorage: AnyObject, Sendable {
+    /// The most bytes it keeps.
+    var limit: Int { get }
+
+    /// Whether it writes to disk (responses to authorized requests go there only on opt-in, and
+    /// `Set-Cookie` and secret-named header lines are not written there).
+    var isPersistent: Bool { get }
+
+    /// What is stored for a URL key, without reading the responses.
+    func summaries(forURL urlKey: SHA256Digest) -> [CacheVariantSummary]
+
+    /// The stored response of a variant, marked as just used; `nil` when it is not stored (or,
+    /// on disk, unreadable: then it is removed).
+    func load(urlKey: SHA256Digest, variantKey: SHA256Digest, now: Double) -> StoredResponse?
+
+    /// Stores a response, replacing the variant with its key and evicting the least recently
+    /// used entries to stay within the limit. `false` when it was not stored (too large, a write failed).
+    @discardableResult
+    func save(_ response: StoredResponse, now: Double) -> Bool
+
+    /// Removes one variant.
+    func remove(urlKey: SHA256Digest, variantKey: SHA256Digest)
+
+    /// Removes every variant of a URL key.
+    func removeAll(forURL urlKey: SHA256Digest)
+
+    /// Removes everything.
+    func removeAll()
+}
+
+extension CacheStorage {
+    /// The largest response it takes: a quarter of its limit, so that one response cannot
+    /// push out everything else.
+    var largestEntry: Int { limit / 4 }
+}

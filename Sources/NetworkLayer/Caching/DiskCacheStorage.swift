@@ -1,0 +1,506 @@
+import Foundation
+
+/// Stored responses in a directory: one file per variant (``DiskCacheEntry``) and an index
+/// (``DiskCacheJournal``), bounded by a limit in bytes (the files and the index together), least
+/// recently used evicted first.
+///
+/// - The directory is created with mode 0700 (each missing component); every file is created
+///   with mode 0600, under a temporary name, and renamed into place, so no reader ever sees half
+///   a file.
+/// - Any number of instances, in any number of processes, may share the directory: every change
+///   is made while holding an exclusive `flock` on its `lock` file, after reading what the others
+///   appended to the index since. Reading a response needs no lock (files are only ever replaced
+///   whole); the index is reread when its size or inode changed.
+/// - A file that is truncated, damaged, or not what the index says is treated as absent and
+///   deleted; a damaged index is rebuilt from the files; leftovers of a crash (temporary files,
+///   files the index does not know) are deleted when the directory is opened.
+/// - A limit of 0 stores nothing (and empties what an earlier, larger limit left).
+///
+/// Thread-safe: one ``Protected`` lock around the state; file work happens under it.
+final class DiskCacheStorage: CacheStorage {
+    let limit: Int
+    let directory: URL
+    var isPersistent: Bool { true }
+
+    /// The directory could not be created or its lock file opened.
+    struct OpenError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Entry files are named `<variant key in hex>.nlc`.
+    static let entrySuffix = ".nlc"
+    /// Temporary files start with this.
+    static let temporaryPrefix = ".tmp-"
+    /// Accesses kept in memory before they are appended to the index.
+    static let pendingAccessLimit = 256
+    /// Eviction makes room down to this fraction of the limit, so that it runs once per several stores.
+    static let evictionTarget = 0.9
+
+    private struct Index {
+        var records: [SHA256Digest: DiskCacheRecord] = [:]
+        var variants: [SHA256Digest: Set<SHA256Digest>] = [:]
+        var entryBytes = 0
+
+        mutating func put(_ record: DiskCacheRecord) {
+            remove(record.variantKey)
+            records[record.variantKey] = record
+            variants[record.urlKey, default: []].insert(record.variantKey)
+            entryBytes += record.size
+        }
+
+        mutating func remove(_ key: SHA256Digest) {
+            guard let old = records.removeValue(forKey: key) else { return }
+            entryBytes -= old.size
+            variants[old.urlKey]?.remove(key)
+            if variants[old.urlKey]?.isEmpty == true { variants[old.urlKey] = nil }
+        }
+
+        mutating func apply(_ record: DiskCacheJournal.Record) {
+            switch record {
+            case .put(let entry): put(entry)
+            case .remove(let key): remove(key)
+            case .access(let key, let time):
+                if let previous = records[key]?.lastAccess { records[key]?.lastAccess = max(previous, time) }
+            case .clear: self = Index()
+            }
+        }
+    }
+
+    private struct State {
+        var index = Index()
+        /// The journal file last read or written: device, inode, and how many bytes of it are applied.
+        var journal: (device: UInt64, inode: UInt64, size: Int)?
+        /// Accesses not yet appended to the journal.
+        var pendingAccess: [SHA256Digest: Double] = [:]
+        /// The latest access time given out: each later one is later still, so that the order of
+        /// use is kept even within one tick of the clock.
+        var latestAccess: Double = 0
+
+        mutating func accessTime(_ now: Double) -> Double {
+            latestAccess = max(now.isFinite ? now : 0, latestAccess.nextUp)
+            return latestAccess
+        }
+    }
+
+    private let lockDescriptor: Int32
+    private let state = Protected(State())
+    private let journalPath: String
+
+    /// Opens (creating it if needed) the cache in `directory`.
+    /// - Throws: ``OpenError`` when the directory cannot be created or is not a directory, or the
+    ///   lock file cannot be opened.
+    init(directory: URL, limit: Int) throws {
+        self.limit = max(0, limit)
+        self.directory = directory.standardizedFileURL
+        journalPath = self.directory.appendingPathComponent("index").path
+        try Self.makeDirectory(self.directory.path)
+        let lockPath = self.directory.appendingPathComponent("lock").path
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else {
+            throw OpenError(description: "the cache's lock file \(lockPath) could not be opened: \(String(cString: strerror(errno)))")
+        }
+        lockDescriptor = descriptor
+        state.withLock { state in
+            exclusively(&state) { state in
+                cleanUp(&state)
+                enforceLimit(&state)
+            }
+        }
+    }
+
+    deinit {
+        state.withLock { state in
+            if !state.pendingAccess.isEmpty { exclusively(&state) { _ in } }
+        }
+        close(lockDescriptor)
+    }
+
+    /// Creates each missing component of `path` with mode 0700.
+    private static func makeDirectory(_ path: String) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw OpenError(description: "the cache directory \(path) is a file") }
+            return
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty, parent != path { try makeDirectory(parent) }
+        if mkdir(path, 0o700) != 0 && errno != EEXIST {
+            throw OpenError(description: "the cache directory \(path) could not be created: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    // MARK: - CacheStorage
+
+    func summaries(forURL urlKey: SHA256Digest) -> [CacheVariantSummary] {
+        state.withLock { state in
+            refreshIfChanged(&state)
+            return (state.index.variants[urlKey] ?? []).compactMap { state.index.records[$0]?.summary }
+        }
+    }
+
+    func load(urlKey: SHA256Digest, variantKey: SHA256Digest, now: Double) -> StoredResponse? {
+        state.withLock { state in
+            refreshIfChanged(&state)
+            guard let record = state.index.records[variantKey], record.urlKey == urlKey else { return nil }
+            let path = entryPath(variantKey)
+            switch readEntry(path, variantKey: variantKey, urlKey: urlKey) {
+            case .missing:
+                return nil
+            case .damaged:
+                exclusively(&state) { state in
+                    // Another process may have just replaced it: delete only what is still damaged.
+                    if case .damaged = readEntry(path, variantKey: variantKey, urlKey: urlKey) {
+                        unlink(path)
+                        state.index.remove(variantKey)
+                        append(&state, [.remove(variantKey)])
+                    }
+                }
+                return nil
+            case .entry(let response):
+                let time = state.accessTime(now)
+                state.index.records[variantKey]?.lastAccess = time
+                state.pendingAccess[variantKey] = time
+                if state.pendingAccess.count >= Self.pendingAccessLimit { exclusively(&state) { _ in } }
+                return response
+            }
+        }
+    }
+
+    @discardableResult
+    func save(_ response: StoredResponse, now: Double) -> Bool {
+        guard limit > 0, let file = DiskCacheEntry.encode(response), file.count <= largestEntry else { return false }
+        return state.withLock { state in
+            exclusively(&state) { state in
+                let path = entryPath(response.variantKey)
+                guard writeAtomically(file, to: path) else { return false }
+                let record = DiskCacheRecord(response, size: file.count, lastAccess: state.accessTime(now))
+                state.index.put(record)
+                state.pendingAccess[response.variantKey] = nil
+                append(&state, [.put(record)])
+                enforceLimit(&state)
+                return state.index.records[response.variantKey] != nil
+            }
+        }
+    }
+
+    func remove(urlKey: SHA256Digest, variantKey: SHA256Digest) {
+        state.withLock { state in
+            exclusively(&state) { state in
+                guard state.index.records[variantKey]?.urlKey == urlKey else { return }
+                unlink(entryPath(variantKey))
+                state.index.remove(variantKey)
+                append(&state, [.remove(variantKey)])
+            }
+        }
+    }
+
+    func removeAll(forURL urlKey: SHA256Digest) {
+        state.withLock { state in
+            exclusively(&state) { state in
+                let keys = Array(state.index.variants[urlKey] ?? [])
+                guard !keys.isEmpty else { return }
+                for key in keys {
+                    unlink(entryPath(key))
+                    state.index.remove(key)
+                }
+                append(&state, keys.map { .remove($0) })
+            }
+        }
+    }
+
+    func removeAll() {
+        state.withLock { state in
+            exclusively(&state) { state in
+                for name in directoryNames() where name.hasSuffix(Self.entrySuffix) {
+                    unlink(directory.appendingPathComponent(name).path)
+                }
+                state.index = Index()
+                state.pendingAccess = [:]
+                writeSnapshot(&state)
+            }
+        }
+    }
+
+    /// The bytes the entries and the index take now (for tests: never above ``limit``).
+    var totalBytes: Int {
+        state.withLock { state in
+            refreshIfChanged(&state)
+            return state.index.entryBytes + (state.journal?.size ?? 0)
+        }
+    }
+
+    /// How many entries the index lists now.
+    var count: Int {
+        state.withLock { state in
+            refreshIfChanged(&state)
+            return state.index.records.count
+        }
+    }
+
+    // MARK: - Locking and the index
+
+    /// Runs `body` holding the directory's exclusive lock, after applying what other instances
+    /// appended to the index; appends the pending accesses first.
+    private func exclusively<T>(_ state: inout State, _ body: (inout State) -> T) -> T {
+        while flock(lockDescriptor, LOCK_EX) != 0 && errno == EINTR {}
+        defer { flock(lockDescriptor, LOCK_UN) }
+        synchronize(&state)
+        if !state.pendingAccess.isEmpty {
+            let accesses = state.pendingAccess.map { DiskCacheJournal.Record.access($0.key, $0.value) }
+            state.pendingAccess = [:]
+            append(&state, accesses)
+        }
+        return body(&state)
+    }
+
+    /// Rereads the index when another instance changed it (a cheap `stat` when it did not).
+    private func refreshIfChanged(_ state: inout State) {
+        var info = stat()
+        let unchanged = stat(journalPath, &info) == 0 && state.journal.map {
+            $0.device == UInt64(info.st_dev) && $0.inode == UInt64(info.st_ino) && $0.size == Int(info.st_size)
+        } == true
+        if !unchanged { exclusively(&state) { _ in } }
+    }
+
+    /// Brings the in-memory index up to the journal on disk. Holding the exclusive lock.
+    private func synchronize(_ state: inout State) {
+        let descriptor = open(journalPath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else {
+            rebuild(&state)
+            return
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            rebuild(&state)
+            return
+        }
+        let device = UInt64(info.st_dev), inode = UInt64(info.st_ino), size = Int(info.st_size)
+        // Only what was appended since, when it is the same file and it grew; else all of it.
+        var start = 0
+        if let known = state.journal, known.device == device, known.inode == inode, known.size <= size {
+            if known.size == size { return }
+            start = known.size
+        } else {
+            state.index = Index()
+        }
+        guard size <= Self.maximumJournalSize(limit: limit),
+              let bytes = readRange(descriptor, from: start, count: size - start), bytes.count == size - start,
+              start > 0 || bytes.starts(with: DiskCacheJournal.magic) else {
+            rebuild(&state)
+            return
+        }
+        let skip = start == 0 ? DiskCacheJournal.magic.count : 0
+        let (records, end, ending) = bytes.withUnsafeBytes { DiskCacheJournal.decode($0, from: skip) }
+        switch ending {
+        case .damaged:
+            rebuild(&state)
+            return
+        case .tornTail:
+            // A crash mid-append: the records before it stand; the partial one goes.
+            truncate(journalPath, off_t(start + end))
+        case .complete:
+            break
+        }
+        for record in records { state.index.apply(record) }
+        for (key, time) in state.pendingAccess { state.index.records[key]?.lastAccess = time }
+        state.journal = (device, inode, start + end)
+    }
+
+    /// The largest index a cache of `limit` bytes reads: beyond, it is damaged.
+    private static func maximumJournalSize(limit: Int) -> Int {
+        max(1 << 20, limit.multipliedReportingOverflow(by: 4).overflow ? Int.max : limit * 4)
+    }
+
+    /// Rebuilds the index from the entry files (the journal is missing or damaged): each file is
+    /// read whole and checked; damaged ones are deleted. Holding the exclusive lock.
+    private func rebuild(_ state: inout State) {
+        var index = Index()
+        for name in directoryNames() where name.hasSuffix(Self.entrySuffix) {
+            let path = directory.appendingPathComponent(name).path
+            let hex = String(name.dropLast(Self.entrySuffix.count))
+            guard let data = readFile(path), let response = DiskCacheEntry.decode(data), response.variantKey.hex == hex else {
+                unlink(path)
+                continue
+            }
+            var info = stat()
+            let modified = stat(path, &info) == 0 ? Double(info.st_mtim.tv_sec) : response.responseTime
+            index.put(DiskCacheRecord(response, size: data.count, lastAccess: modified))
+        }
+        state.index = index
+        writeSnapshot(&state)
+    }
+
+    /// Rewrites the journal as one record per entry. Holding the exclusive lock.
+    private func writeSnapshot(_ state: inout State) {
+        for (key, time) in state.pendingAccess { state.index.records[key]?.lastAccess = time }
+        state.pendingAccess = [:]
+        let records = state.index.records.values.sorted { $0.lastAccess < $1.lastAccess }.map { DiskCacheJournal.Record.put($0) }
+        let bytes = DiskCacheJournal.magic + DiskCacheJournal.encode(records)
+        guard writeAtomically(Data(bytes), to: journalPath) else {
+            state.journal = nil
+            return
+        }
+        var info = stat()
+        state.journal = stat(journalPath, &info) == 0 ? (UInt64(info.st_dev), UInt64(info.st_ino), Int(info.st_size)) : nil
+    }
+
+    /// Appends records to the journal in one write. Holding the exclusive lock.
+    private func append(_ state: inout State, _ records: [DiskCacheJournal.Record]) {
+        guard !records.isEmpty else { return }
+        guard state.journal != nil else {
+            writeSnapshot(&state)
+            return
+        }
+        let bytes = DiskCacheJournal.encode(records)
+        let descriptor = open(journalPath, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else {
+            writeSnapshot(&state)
+            return
+        }
+        defer { close(descriptor) }
+        if writeAll(descriptor, bytes), let known = state.journal {
+            state.journal = (known.device, known.inode, known.size + bytes.count)
+        } else {
+            // A short write leaves a partial record: the next reader cuts it off; reread then.
+            state.journal = nil
+        }
+        compactIfNeeded(&state)
+    }
+
+    /// Rewrites the journal once it is much larger than what it describes: twice as large, or
+    /// larger and an eighth of the limit. Holding the exclusive lock.
+    private func compactIfNeeded(_ state: inout State) {
+        guard let size = state.journal?.size else { return }
+        let described = DiskCacheJournal.magic.count + state.index.records.count * 160 + 4096
+        if size > 2 * described || (size > described && size > limit / 8) { writeSnapshot(&state) }
+    }
+
+    /// Evicts the least recently used entries while the entries and the index exceed the limit,
+    /// down to ``evictionTarget`` of it. Holding the exclusive lock.
+    private func enforceLimit(_ state: inout State) {
+        func total() -> Int { state.index.entryBytes + (state.journal?.size ?? 0) }
+        guard total() > limit else { return }
+        compactIfNeeded(&state)
+        guard total() > limit else { return }
+        let target = Int(Double(limit) * Self.evictionTarget)
+        var removed: [SHA256Digest] = []
+        for record in state.index.records.values.sorted(by: { $0.lastAccess < $1.lastAccess }) {
+            if state.index.entryBytes + (state.journal?.size ?? 0) + removed.count * 48 <= target { break }
+            unlink(entryPath(record.variantKey))
+            state.index.remove(record.variantKey)
+            removed.append(record.variantKey)
+        }
+        append(&state, removed.map { .remove($0) })
+        if total() > limit { writeSnapshot(&state) }
+    }
+
+    /// Deletes what a crash left: temporary files, entry files the index does not list; and
+    /// forgets listed entries whose file is gone. Holding the exclusive lock.
+    private func cleanUp(_ state: inout State) {
+        var listed: [String: SHA256Digest] = [:]
+        for key in state.index.records.keys { listed[key.hex] = key }
+        var present = Set<SHA256Digest>()
+        for name in directoryNames() {
+            let path = directory.appendingPathComponent(name).path
+            if name.hasPrefix(Self.temporaryPrefix) {
+                unlink(path)
+            } else if name.hasSuffix(Self.entrySuffix) {
+                if let key = listed[String(name.dropLast(Self.entrySuffix.count))] {
+                    present.insert(key)
+                } else {
+                    unlink(path)
+                }
+            }
+        }
+        let missing = state.index.records.keys.filter { !present.contains($0) }
+        for key in missing { state.index.remove(key) }
+        append(&state, missing.map { .remove($0) })
+    }
+
+    // MARK: - Files
+
+    private func entryPath(_ key: SHA256Digest) -> String {
+        directory.appendingPathComponent(key.hex + Self.entrySuffix).path
+    }
+
+    private func directoryNames() -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+    }
+
+    private enum EntryRead {
+        case missing
+        case damaged
+        case entry(StoredResponse)
+    }
+
+    /// An entry file read and checked: the digest of its content, and the keys it says it holds.
+    private func readEntry(_ path: String, variantKey: SHA256Digest, urlKey: SHA256Digest) -> EntryRead {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { return errno == ENOENT ? .missing : .damaged }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_size >= 0, Int(info.st_size) <= max(limit, 1 << 16),
+              let data = readRange(descriptor, from: 0, count: Int(info.st_size)), data.count == Int(info.st_size),
+              let response = DiskCacheEntry.decode(data), response.variantKey == variantKey, response.urlKey == urlKey
+        else { return .damaged }
+        return .entry(response)
+    }
+
+    /// A whole file, when it is no larger than the limit allows an entry to be.
+    private func readFile(_ path: String) -> Data? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_size >= 0, Int(info.st_size) <= max(limit, 1 << 16) else { return nil }
+        return readRange(descriptor, from: 0, count: Int(info.st_size))
+    }
+
+    /// Up to `count` bytes from `offset`.
+    private func readRange(_ descriptor: Int32, from offset: Int, count: Int) -> Data? {
+        guard count >= 0 else { return nil }
+        var data = Data(count: count)
+        var done = 0
+        let ok = data.withUnsafeMutableBytes { buffer -> Bool in
+            while done < count {
+                let read = pread(descriptor, buffer.baseAddress! + done, count - done, off_t(offset + done))
+                if read < 0 && errno == EINTR { continue }
+                guard read > 0 else { return read == 0 }
+                done += read
+            }
+            return true
+        }
+        guard ok else { return nil }
+        if done < count { data.removeSubrange(done...) }
+        return data
+    }
+
+    private func writeAll(_ descriptor: Int32, _ bytes: some ContiguousBytes) -> Bool {
+        bytes.withUnsafeBytes { buffer in
+            var done = 0
+            while done < buffer.count {
+                let written = write(descriptor, buffer.baseAddress! + done, buffer.count - done)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { return false }
+                done += written
+            }
+            return true
+        }
+    }
+
+    /// Writes `data` to a new temporary file (mode 0600) in the directory and renames it to `path`.
+    private func writeAtomically(_ data: Data, to path: String) -> Bool {
+        var random = SystemRandomNumberGenerator()
+        let temporary = directory.appendingPathComponent(Self.temporaryPrefix + String(random.next(), radix: 16)).path
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else { return false }
+        let written = writeAll(descriptor, data)
+        let closed = close(descriptor) == 0
+        guard written, closed, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            return false
+        }
+        return true
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+
+extension HTTPCache {
+    /// What to do with `request` under `policy` at `now` (RFC 9111 section 4).
+    ///
+    /// - `.useProtocol`: a stored response the request selects (same URL, same credentials,
+    ///   matching `Vary` headers) is served when fresh and not `no-cache`, and the request's own
+    ///   directives allow it (`no-cache` and a `max-age` it is older than, or a `min-fresh` it
+    ///   does not meet, ask for validation); a stale one is served when the request's `max-stale`
+    ///   or the response's `stale-while-revalidate` allows it (never with `must-revalidate` or
+    ///   `no-cache`); otherwise it is validated with its `ETag` and `Last-Modified`, or the
+    ///   request goes out unchanged when it has neither. `no-store` in the request sends it
+    ///   unchanged (and nothing is stored). `only-if-cached` turns every answer that needs the
+    ///   network into `.unavailable`.
+    /// - `.reloadIgnoringCache`: `.miss`, always.
+    /// - `.returnCacheElseLoad`: any selected response, fresh (`.fresh`) or not (`.stale`),
+    ///   without validation; else the network (`.needsValidation` with the entity-tags of the
+    ///   URL's other variants, or `.miss`). The request's directives are not read.
+    /// - `.returnCacheDontLoad`: the same, but `.unavailable` instead of the network.
+    ///
+    /// Only GET requests are answered from the cache; a request with its own preconditions or a
+    /// `Range` goes out unchanged (`.unavailable` when it may not use the network).
+    func lookup(_ request: CacheRequest, policy: CachePolicy, now date: Date) -> CacheLookup {
+        let now = date.timeIntervalSince1970
+        let directives = policy == .useProtocol ? request.cacheControl : CacheControl(directives: [])
+        let networkForbidden = policy == .returnCacheDontLoad || directives.contains("only-if-cached")
+        let network: CacheLookup = networkForbidden ? .unavailable(.nothingStored) : .miss
+
+        guard request.method == "GET", !request.isConditionalOrRanged else { return network }
+        if policy == .reloadIgnoringCache { return .miss }
+        if directives.contains("no-store") { return network }
+        guard let urlKey = CacheKeys.url(request.keyURL), let partition = CacheKeys.partition(of: request) else { return network }
+
+        let candidates = candidates(urlKey: urlKey)
+        guard !candidates.isEmpty else { return network }
+        guard let stored = selected(from: candidates, urlKey: urlKey, partition: partition, request: request, now: now) else {
+            // No variant for these selecting headers: the server may still say one of the others
+            // is the one (RFC 9111 section 4.3.1), when it can answer at all.
+            guard !networkForbidden else { return .unavailable(.nothingStored) }
+            let tags = Self.entityTags(of: candidates, partition: partition)
+            return tags.isEmpty ? .miss : .needsValidation(CacheValidation(headers: [(name: "If-None-Match", value: tags)]))
+        }
+
+        let freshness = stored.freshness
+        let fresh = freshness.isFresh(now: now) && !freshness.requiresValidation
+        if policy == .returnCacheElseLoad || policy == .returnCacheDontLoad {
+            return fresh ? .fresh(stored.served(now: now)) : .stale(stored.served(now: now), revalidation: nil)
+        }
+
+        // The request's own limits (RFC 9111 section 5.2.1); an invalid value is read as the
+        // strictest one.
+        let age = freshness.currentAge(now: now)
+        var satisfiesRequest = !directives.contains("no-cache")
+        switch directives.seconds("max-age") {
+        case .value(let limit): if age > Double(limit) { satisfiesRequest = false }
+        case .invalid, .noArgument: satisfiesRequest = false
+        case .absent: break
+        }
+        if case .value(let margin) = directives.seconds("min-fresh"), freshness.lifetime < age + Double(margin) {
+            satisfiesRequest = false
+        }
+        if fresh && satisfiesRequest { return .fresh(stored.served(now: now)) }
+
+        let validation = Self.validation(for: stored)
+        if !fresh && satisfiesRequest && !freshness.requiresValidation && !freshness.mustRevalidate {
+            let staleness = freshness.staleness(now: now)
+            switch directives.seconds("max-stale") {
+            case .noArgument: return .stale(stored.served(now: now), revalidation: nil)
+            case .value(let limit) where staleness <= Double(limit): return .stale(stored.served(now: now), revalidation: nil)
+            default: break
+            }
+            if let window = freshness.staleWhileRevalidate, staleness <= Double(window), !networkForbidden {
+                return .stale(stored.served(now: now), revalidation: validation)
+            }
+        }
+        if networkForbidden { return .unavailable(.needsValidation) }
+        return validation.headers.isEmpty ? .miss : .needsValidation(validation)
+    }
+
+    /// The preconditions that validate `stored` (RFC 9111 section 4.3.1): `If-None-Match` with its
+    /// entity-tag, and `If-Modified-Since` with its `Last-Modified`.
+    static func validation(for stored: StoredResponse) -> CacheValidation {
+        var headers: CacheHeaderLines = []
+        if let tag = stored.freshness.entityTag {
+            headers.append((name: "If-None-Match", value: tag))
+        }
+        if let lastModified = stored.freshness.lastModified {
+            headers.append((name: "If-Modified-Since", value: lastModified.text))
+        }
+        return CacheValidation(headers: headers)
+    }
+
+    /// The most entity-tags a request lists for the variants it does not select.
+    static let maximumListedTags = 8
+
+    /// The entity-tags of the variants stored with `partition`, most recent first, as one
+    /// `If-None-Match` value (empty when there are none).
+    static func entityTags(of candidates: [Candidate], partition: SHA256Digest) -> String {
+        var tags: [String] = []
+        for candidate in candidates.sorted(by: { $0.summary.dateValue > $1.summary.dateValue })
+        where candidate.summary.partition == partition {
+            guard let tag = candidate.summary.entityTag, !tags.contains(tag) else { continue }
+            tags.append(tag)
+            if tags.count == maximumListedTags { break }
+        }
+        return tags.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+
+extension HTTPCache {
+    /// Applies a `304 Not Modified` to the stored responses it selects (RFC 9111 sections 4.3.3,
+    /// 4.3.4), and gives the response to serve.
+    ///
+    /// Call it only for a 304 answering a request the cache made conditional (`.needsValidation`,
+    /// or the background revalidation of `.stale`). A 304 to a request that carried the caller's
+    /// own preconditions, or one that arrives unasked, is the caller's answer: the pipeline passes
+    /// it through as it would without a cache, and does not call this.
+    ///
+    /// Selection, among the URL's variants stored with the request's credentials:
+    /// - a strong `ETag` in the 304 selects the responses with that same strong entity-tag; when
+    ///   none has it (the resource changed between the two), nothing is updated: `.noMatch`;
+    /// - else a weak `ETag` selects the most recent response whose entity-tag matches weakly;
+    /// - else (no entity-tag) the response the request selects, or the only one stored; a
+    ///   `Last-Modified` in the 304 that differs from the stored one's selects nothing.
+    ///
+    /// Each selected response gets the 304's fields (except `Content-Length`, `Content-Encoding`
+    /// and the hop-by-hop ones) and is as old as the 304. The one served is the request's own
+    /// variant when selected, else the most recent selected (then also stored as the request's
+    /// variant). A 304 whose fields now say `no-store` is still served, and the response removed.
+    func freshen(notModified headers: CacheHeaderLines, for request: CacheRequest, requestTime: Date, responseTime: Date,
+                 now date: Date) -> CacheRevalidation {
+        let now = date.timeIntervalSince1970
+        let requestSeconds = requestTime.timeIntervalSince1970, responseSeconds = responseTime.timeIntervalSince1970
+        guard let urlKey = CacheKeys.url(request.keyURL), let partition = CacheKeys.partition(of: request) else { return .noMatch }
+        let candidates = candidates(urlKey: urlKey).filter { $0.summary.partition == partition }
+        guard !candidates.isEmpty else { return .noMatch }
+        let own = selected(from: candidates, urlKey: urlKey, partition: partition, request: request, now: now)
+
+        var chosen: [Candidate]
+        if let tag = headers.firstValue(named: "etag").flatMap(CacheFreshness.validEntityTag) {
+            if CacheFreshness.isStrong(tag) {
+                chosen = candidates.filter { $0.summary.entityTag == tag }
+            } else {
+                let opaque = CacheFreshness.opaqueTag(tag)
+                chosen = candidates.filter { $0.summary.entityTag.map(CacheFreshness.opaqueTag) == opaque }
+                    .sorted { $0.summary.dateValue > $1.summary.dateValue }
+                chosen = Array(chosen.prefix(1))
+            }
+        } else if let own {
+            chosen = candidates.filter { $0.summary.variantKey == own.variantKey }
+        } else {
+            chosen = candidates.count == 1 ? candidates : []
+        }
+        guard !chosen.isEmpty else { return .noMatch }
+
+        var served: StoredResponse?
+        let ownFirst = chosen.sorted { lhs, rhs in
+            if lhs.summary.variantKey == own?.variantKey { return true }
+            if rhs.summary.variantKey == own?.variantKey { return false }
+            return lhs.summary.dateValue > rhs.summary.dateValue
+        }
+        for candidate in ownFirst {
+            let stored = candidate.summary.variantKey == own?.variantKey ? own
+                : candidate.tier.load(urlKey: urlKey, variantKey: candidate.summary.variantKey, now: now)
+            guard let stored else { continue }
+            if let lastModified = headers.firstValue(named: "last-modified"), headers.firstValue(named: "etag") == nil,
+               let storedLastModified = stored.headers.firstValue(named: "last-modified"), lastModified != storedLastModified {
+                continue
+            }
+            var lines = Self.updated(stored.headers, with: headers)
+            if candidate.tier.isPersistent { lines = lines.removing(names: Self.unpersistedFields.union(request.secretHeaderNames)) }
+            let updated = stored.replacing(headers: lines, requestTime: requestSeconds, responseTime: responseSeconds)
+            if updated.freshness.cacheControl.contains("no-store") && !updated.freshness.cacheControl.contains("must-understand") {
+                candidate.tier.remove(urlKey: urlKey, variantKey: stored.variantKey)
+            } else {
+                candidate.tier.save(updated, now: now)
+            }
+            if served == nil { served = updated }
+        }
+        guard let served else { return .noMatch }
+
+        // Selected through another variant's entity-tag: it is also this request's variant now.
+        if served.variantKey != own?.variantKey, !served.freshness.cacheControl.contains("no-store"),
+           let variantKey = CacheKeys.variant(urlKey: urlKey, partition: partition, varyNames: served.varyNames, headers: request.headers),
+           let (tier, lines) = placement(for: request, lines: served.headers) {
+            let copy = served.replacing(headers: lines, variantKey: variantKey)
+            if copy.cost <= tier.largestEntry { tier.save(copy, now: now) }
+        }
+        return .revalidated(served.served(now: now))
+    }
+
+    /// A stored response that may answer `request` although stale, after `failure` (RFC 5861
+    /// `stale-if-error`): the response the request selects, when its own `stale-if-error` or the
+    /// request's covers how stale it is, and it has neither `must-revalidate` nor `no-cache`.
+    /// Only after a transport failure or a 500, 502, 503 or 504, and not under
+    /// `.reloadIgnoringCache` (nor `.returnCacheDontLoad`, which never uses the network).
+    /// Served with `cacheStatus == .stale`; `nil` when none may be.
+    func staleResponse(for request: CacheRequest, policy: CachePolicy, after failure: CacheFailure, now date: Date) -> CachedResponse? {
+        let now = date.timeIntervalSince1970
+        switch failure {
+        case .transport: break
+        case .status(let status) where [500, 502, 503, 504].contains(status): break
+        case .status: return nil
+        }
+        guard policy == .useProtocol || policy == .returnCacheElseLoad, request.method == "GET",
+              let urlKey = CacheKeys.url(request.keyURL), let partition = CacheKeys.partition(of: request),
+              let stored = selected(from: candidates(urlKey: urlKey), urlKey: urlKey, partition: partition, request: request, now: now)
+        else { return nil }
+        let freshness = stored.freshness
+        guard !freshness.requiresValidation, !freshness.mustRevalidate else { return nil }
+        let staleness = freshness.staleness(now: now)
+        var windows: [Int64] = freshness.staleIfError.map { [$0] } ?? []
+        if policy == .useProtocol, case .value(let seconds) = request.cacheControl.seconds("stale-if-error") { windows.append(seconds) }
+        guard windows.contains(where: { staleness <= Double($0) }) else { return nil }
+        return stored.served(now: now)
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+
+extension HTTPCache {
+    /// Records a final response the network gave for `request` (not a 304 to a request the cache
+    /// made conditional: that goes to ``freshen(notModified:for:requestTime:responseTime:now:)``).
+    ///
+    /// - An unsafe method's (anything but GET, HEAD, OPTIONS, TRACE) 2xx or 3xx invalidates the
+    ///   URL and the same-origin `Location` and `Content-Location` (``invalidate(method:statusCode:url:location:contentLocation:)``).
+    /// - A HEAD's 200 updates the stored GET response it describes (RFC 9111 section 4.3.5).
+    /// - A GET's response is stored when RFC 9111 section 3 allows it: a final status other than
+    ///   206 (and 304); no `no-store` in the request or the response (`must-understand` with a
+    ///   status this cache understands overrides the response's); and `public`, `private`,
+    ///   `Expires`, `max-age` or a heuristically cacheable status (200, 203, 204, 300, 301, 308,
+    ///   404, 405, 410, 414, 501). `s-maxage` plays no part. `Vary: *` and an unusable `Vary` are
+    ///   not stored. Stored lines exclude hop-by-hop and proxy fields and those a qualified
+    ///   `no-cache` names; on disk also `Set-Cookie` and the request's secret header names.
+    ///   A response to an authorized request goes to memory only, unless the request allows disk.
+    ///   The new response replaces the variant it selects, and variants stored under another
+    ///   `Vary` are dropped (the server changed what the resource varies on).
+    @discardableResult
+    func store(statusCode: Int, headers: CacheHeaderLines, body: Data, for request: CacheRequest,
+               requestTime: Date, responseTime: Date) -> CacheStoreOutcome {
+        let method = request.method
+        guard Self.safeMethods.contains(method) else {
+            let invalidated = invalidate(method: method, statusCode: statusCode, url: request.url,
+                                         location: headers.firstValue(named: "location"),
+                                         contentLocation: headers.firstValue(named: "content-location"))
+            return invalidated ? .invalidated : .notStored(.method)
+        }
+        if method == "HEAD" {
+            return updateFromHead(statusCode: statusCode, headers: headers, for: request,
+                                  requestTime: requestTime.timeIntervalSince1970, responseTime: responseTime.timeIntervalSince1970)
+        }
+        guard method == "GET" else { return .notStored(.method) }
+        guard tiers.contains(where: { $0.limit > 0 }) else { return .notStored(.disabled) }
+        if statusCode == 206 { return .notStored(.partialContent) }
+        guard (200...599).contains(statusCode), statusCode != 304 else { return .notStored(.status) }
+        if request.cacheControl.contains("no-store") { return .notStored(.requestNoStore) }
+
+        let requestSeconds = requestTime.timeIntervalSince1970, responseSeconds = responseTime.timeIntervalSince1970
+        let freshness = CacheFreshness(statusCode: statusCode, headers: headers, requestTime: requestSeconds,
+                                       responseTime: responseSeconds)
+        let directives = freshness.cacheControl
+        if directives.contains("must-understand") {
+            guard CacheFreshness.understood.contains(statusCode) else { return .notStored(.status) }
+        } else if directives.contains("no-store") {
+            return .notStored(.responseNoStore)
+        }
+        let cacheable = directives.contains("public") || directives.contains("private") || directives.contains("max-age")
+            || headers.contains(named: "expires") || CacheFreshness.heuristicallyCacheable.contains(statusCode)
+        guard cacheable else { return .notStored(.notCacheable) }
+
+        let varyNames: [String]
+        switch CacheVary.names(headers.values(named: "vary")) {
+        case .names(let names): varyNames = names
+        case .star: return .notStored(.varyStar)
+        case .unusable: return .notStored(.varyUnusable)
+        }
+        guard let urlKey = CacheKeys.url(request.keyURL), let partition = CacheKeys.partition(of: request),
+              let variantKey = CacheKeys.variant(urlKey: urlKey, partition: partition, varyNames: varyNames, headers: request.headers)
+        else { return .notStored(.storageFailure) }
+        guard let (tier, lines) = placement(for: request, lines: Self.storedLines(headers, excludingAlso: freshness.noCacheFieldNames))
+        else { return .notStored(.disabled) }
+
+        let response = StoredResponse(urlKey: urlKey, partition: partition, variantKey: variantKey, varyNames: varyNames,
+                                      statusCode: statusCode, headers: lines, body: body,
+                                      requestTime: requestSeconds, responseTime: responseSeconds)
+        guard response.cost <= tier.largestEntry else { return .notStored(.tooLarge) }
+
+        // Variants under another Vary are obsolete; the same variant elsewhere is replaced; the
+        // oldest go beyond the per-URL bound.
+        var siblings: [Candidate] = []
+        for candidate in candidates(urlKey: urlKey) {
+            let summary = candidate.summary
+            if summary.varyNames != varyNames || (summary.variantKey == variantKey && candidate.tier !== tier) {
+                candidate.tier.remove(urlKey: urlKey, variantKey: summary.variantKey)
+            } else if summary.variantKey != variantKey {
+                siblings.append(candidate)
+            }
+        }
+        for candidate in siblings.sorted(by: { $0.summary.dateValue > $1.summary.dateValue }).dropFirst(Self.maximumVariantsPerURL - 1) {
+            candidate.tier.remove(urlKey: urlKey, variantKey: candidate.summary.variantKey)
+        }
+        return tier.save(response, now: responseSeconds) ? .stored : .notStored(.storageFailure)
+    }
+
+    /// Forgets what an unsafe method may have changed (RFC 9111 section 4.4): after a 2xx or 3xx
+    /// to a method other than GET, HEAD, OPTIONS and TRACE, every stored response for `url`, and
+    /// for the `Location` and `Content-Location` (resolved against `url`) when they have the same
+    /// origin (scheme, host and port) as `url`. Returns whether it invalidated.
+    @discardableResult
+    func invalidate(method: String, statusCode: Int, url: String, location: String?, contentLocation: String?) -> Bool {
+        guard !Self.safeMethods.contains(method), (200...399).contains(statusCode) else { return false }
+        removeAll(forURL: url)
+        guard let target = URL(string: CacheRequest.keyURL(url)), let origin = Origin(target) else { return true }
+        for reference in [location, contentLocation].compactMap({ $0 }) {
+            let trimmed = reference.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty, let resolved = URL(string: trimmed, relativeTo: target)?.absoluteURL,
+                  Origin(resolved) == origin else { continue }
+            removeAll(forURL: resolved.absoluteString)
+        }
+        return true
+    }
+
+    /// A HEAD's 200 describes the GET response the same request would select (RFC 9111 section
+    /// 4.3.5): when its validators (`ETag`, `Last-Modified`) and `Content-Length`, where it has
+    /// them, match the stored response's, its fields update that response; when one differs, the
+    /// stored response is outdated and removed.
+    private func updateFromHead(statusCode: Int, headers: CacheHeaderLines, for request: CacheRequest,
+                                requestTime: Double, responseTime: Double) -> CacheStoreOutcome {
+        guard statusCode == 200, let urlKey = CacheKeys.url(request.keyURL), let partition = CacheKeys.partition(of: request)
+        else { return .notStored(.method) }
+        let candidates = candidates(urlKey: urlKey)
+        guard let stored = selected(from: candidates, urlKey: urlKey, partition: partition, request: request, now: responseTime),
+              let tier = candidates.first(where: { $0.summary.variantKey == stored.variantKey })?.tier
+        else { return .notStored(.method) }
+
+        var matches = true
+        if let tag = headers.firstValue(named: "etag"), tag != stored.headers.firstValue(named: "etag") { matches = false }
+        if let date = headers.firstValue(named: "last-modified"), date != stored.headers.firstValue(named: "last-modified") {
+            matches = false
+        }
+        if let length = headers.firstValue(named: "content-length") {
+            let storedLength = stored.headers.firstValue(named: "content-length")
+                ?? (stored.headers.contains(named: "content-encoding") ? nil : String(stored.body.count))
+            if let storedLength, storedLength.trimmingCharacters(in: .whitespaces) != length.trimmingCharacters(in: .whitespaces) {
+                matches = false
+            }
+        }
+        guard matches else {
+            tier.remove(urlKey: urlKey, variantKey: stored.variantKey)
+            return .updated
+        }
+        var lines = Self.updated(stored.headers, with: headers)
+        if tier.isPersistent { lines = lines.removing(names: Self.unpersistedFields.union(request.secretHeaderNames)) }
+        tier.save(stored.replacing(headers: lines, requestTime: requestTime, responseTime: responseTime), now: responseTime)
+        return .updated
+    }
+}
