@@ -62,7 +62,7 @@ final class CurlEngine: @unchecked Sendable {
 
     /// Transfers libcurl is working on, by easy handle. Engine thread only.
     @exclusivity(unchecked) private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
-    /// The streaming transfers among them, whose timeouts the engine keeps. Engine thread only.
+    /// The transfers among them whose silence the engine times: streams, and complete responses with an idle timeout. Engine thread only.
     @exclusivity(unchecked) private var streaming: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     /// The connection caches in use, with how many transfers use each. Engine thread only.
     @exclusivity(unchecked) private var caches: [ConnectionCacheKey: (cache: CurlShare, users: Int)] = [:]
@@ -314,7 +314,7 @@ final class CurlEngine: @unchecked Sendable {
             return
         }
         active[transfer.handle.raw] = transfer
-        if transfer.stream != nil { streaming[transfer.handle.raw] = transfer }
+        if transfer.stream != nil || transfer.idleTimeout != nil { streaming[transfer.handle.raw] = transfer }
     }
 
     /// Lets a paused transfer go on. libcurl may call its write callback before this returns,
@@ -342,7 +342,7 @@ final class CurlEngine: @unchecked Sendable {
         for transfer in streaming.values {
             guard let deadline = transfer.streamDeadline else { continue }
             if deadline <= now {
-                finish(transfer, with: .failure(transfer.streamTimeoutError()))
+                finish(transfer, with: .failure(transfer.silenceError()))
             } else if deadline < next {
                 next = deadline
             }

@@ -91,6 +91,14 @@ extension CurlTransfer {
         }
     }
 
+    /// The timeout error of a transfer whose silence deadline passed: a complete response's idle
+    /// timeout, or a stream's.
+    func silenceError() -> NetworkError {
+        guard stream == nil, let idleTimeout else { return streamTimeoutError() }
+        return .timeOut(.init(request: request.redactedDescription,
+                              reason: "no data for \(idleTimeout.seconds.compactText) s (the idle timeout)"))
+    }
+
     /// The timeout error of a stream whose deadline passed.
     func streamTimeoutError() -> NetworkError {
         let seconds = request.resolved.timeout.compactText

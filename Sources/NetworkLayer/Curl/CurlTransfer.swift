@@ -74,6 +74,10 @@ final class CurlTransfer: @unchecked Sendable {
     /// start (until the headers), then after each chunk; `nil` while the stream is paused
     /// because its consumer is behind (a paused stream is not silent). Engine thread.
     var streamDeadline: ContinuousClock.Instant?
+    /// How long a complete response may send nothing (``Timeouts/idle``): the engine fails the
+    /// transfer at `streamDeadline`, which every header line and body piece moves on. `nil`
+    /// without an idle timeout, and for a stream (whose silence its timeout bounds).
+    let idleTimeout: Duration?
 
     /// Configures `handle` as `plan` says. Throws if libcurl refuses an option.
     /// - Parameter download: a temporary file for the body, for downloads; a resumed one is
@@ -87,6 +91,8 @@ final class CurlTransfer: @unchecked Sendable {
         maximumResponseSize = options.maximumResponseSize
         decompressionLimit = options.decompressionLimit
         progress = request.resolved.progress
+        idleTimeout = plan.idleSeconds == nil ? nil : plan.options.idleTimeout.map { Duration.milliseconds(Int64(($0 * 1000).rounded(.up))) }
+        streamDeadline = idleTimeout.map { ContinuousClock.now + $0 }
         headerList = try plan.curlHeaderList()
         // The two C resources last, each released if the other cannot be had: until every stored
         // property is set, a throwing init does not run `deinit`.
@@ -317,6 +323,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     private func receiveWhole(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if let idleTimeout { streamDeadline = .now + idleTimeout }
         bytesReceived += Int64(bytes.count)
         if let maximumResponseSize, bytesReceived > maximumResponseSize {
             exceededMaximumSize = true
@@ -355,6 +362,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// Keeps one header line for ``ResponseHeaders`` (parsed only if someone reads the headers).
     /// Returns `false` to stop a response whose headers are malformed in ways libcurl lets through.
     fileprivate func receiveHeaderLine(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        if let idleTimeout { streamDeadline = .now + idleTimeout }
         switch headerBlock.receive(line) {
         case .accepted:
             // The blank line that ends a block: a stream's head goes to its caller now; a

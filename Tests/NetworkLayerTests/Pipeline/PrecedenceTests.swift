@@ -20,6 +20,8 @@ struct SettingProvider: ServiceProvider {
     var areMocksEnabled: Bool?
     var proxy: ProxyConfiguration?
     var unixSocketPath: String?
+    var timeouts: Timeouts?
+    var httpVersion: HTTPVersion?
 }
 
 struct ProviderError: ServerErrorBody { var message: String? }
@@ -44,6 +46,37 @@ struct PrecedenceTests {
         #expect(resolve(SettingProvider()).timeout == 10)  // TestRequest's own default
         #expect(resolve(SettingProvider()) { $0.timeout = 3 }.timeout == 3)
         #expect(BaseRequest<Echo>(serviceProvider: SettingProvider(), endpoint: "/").resolved().timeout == 60)
+    }
+
+    @Test("connect and idle timeouts: the provider's, else the manager's, part by part; the whole-request one: the request's own, else the provider's, else the manager's, else 60 s")
+    func timeouts() {
+        // A plain BaseRequest: TestRequest sets its own timeout.
+        var settings = Settings()
+        settings.timeouts = Timeouts(connect: 5, request: 50, idle: 20)
+        var provider = SettingProvider()
+        var resolved = BaseRequest<Echo>(serviceProvider: provider, endpoint: "/").resolved(with: settings)
+        #expect(resolved.options.connectTimeout == 5)
+        #expect(resolved.options.idleTimeout == 20)
+        #expect(resolved.timeout == 50)
+        provider.timeouts = Timeouts(connect: 2, request: 30)
+        let request = BaseRequest<Echo>(serviceProvider: provider, endpoint: "/")
+        resolved = request.resolved(with: settings)
+        #expect(resolved.options.connectTimeout == 2)
+        #expect(resolved.options.idleTimeout == 20)
+        #expect(resolved.timeout == 30)
+        request.timeout = 7
+        #expect(request.resolved(with: settings).timeout == 7)
+        #expect(BaseRequest<Echo>(serviceProvider: SettingProvider(), endpoint: "/").resolved().timeout == 60)
+        #expect(resolve(SettingProvider()).options.connectTimeout == nil)
+    }
+
+    @Test("HTTP version: the provider's, else the manager's, else automatic")
+    func httpVersion() {
+        #expect(resolve(SettingProvider()).options.httpVersion == .automatic)
+        #expect(resolve(SettingProvider(), manager: { $0.httpVersion = .http1_1 }).options.httpVersion == .http1_1)
+        var provider = SettingProvider()
+        provider.httpVersion = .http2PriorKnowledge
+        #expect(resolve(provider, manager: { $0.httpVersion = .http1_1 }).options.httpVersion == .http2PriorKnowledge)
     }
 
     @Test("retry policy: the request's, else the provider's, else none")

@@ -44,14 +44,16 @@ final class EchoServer: StoppableServer {
     }
 
     /// Starts the server and waits until it listens. Blocks: call it off the cooperative pool.
-    init(tls: Bool = false, unixSocket: Bool = false) throws {
+    /// - Parameters:
+    ///   - certificate, key: the TLS chain and key to present instead of `localhost-chain.pem`.
+    init(tls: Bool = false, unixSocket: Bool = false, certificate: URL? = nil, key: URL? = nil) throws {
         guard FileManager.default.isExecutableFile(atPath: HTTPBinServer.python.path) else {
             throw TestServerError(description: "\(HTTPBinServer.python.path) is missing: run `make deps` to create the .venv with hypercorn")
         }
         var arguments = [testsDirectory.appendingPathComponent("Servers/echo_server.py").path]
         if tls {
-            arguments += ["--cert", certificatesDirectory.appendingPathComponent("localhost-chain.pem").path,
-                          "--key", certificatesDirectory.appendingPathComponent("localhost.key").path]
+            arguments += ["--cert", (certificate ?? certificatesDirectory.appendingPathComponent("localhost-chain.pem")).path,
+                          "--key", (key ?? certificatesDirectory.appendingPathComponent("localhost.key")).path]
         }
         // Short: a socket path must fit in 107 bytes, and TMPDIR can be long.
         socketPath = unixSocket ? "/tmp/nl-echo-\(UUID().uuidString.prefix(8)).sock" : nil
@@ -89,6 +91,7 @@ struct EchoProvider: ServiceProvider {
 }
 
 /// Runs `body` with a fresh echo server, stopped afterwards whatever happens.
-func withEchoServer<T>(tls: Bool = false, unixSocket: Bool = false, _ body: (EchoServer) async throws -> T) async throws -> T {
-    try await withServer({ try EchoServer(tls: tls, unixSocket: unixSocket) }, body)
+func withEchoServer<T>(tls: Bool = false, unixSocket: Bool = false, certificate: URL? = nil, key: URL? = nil,
+                      _ body: (EchoServer) async throws -> T) async throws -> T {
+    try await withServer({ try EchoServer(tls: tls, unixSocket: unixSocket, certificate: certificate, key: key) }, body)
 }
