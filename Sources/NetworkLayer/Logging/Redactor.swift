@@ -101,8 +101,9 @@ struct Redactor: Sendable {
         return Array(Set(secrets + secrets.map { $0.trimmingCharacters(in: .whitespaces) }).filter { $0.count >= 4 })
     }
 
-    /// Each value, plus its percent-encoded form (as in a query string) and its JSON-escaped forms
-    /// (as Foundation and as an ASCII-only encoder such as Python's write it), longest first, so
+    /// Each value, plus its percent-encoded form (as in a query string), its JSON-escaped forms
+    /// (as Foundation and as an ASCII-only encoder such as Python's write it) and its forms with
+    /// control characters escaped (as the log shows server text), longest first, so
     /// that scrubbing a long secret is not defeated by a shorter one inside it.
     static func withEchoedForms(_ values: [String]) -> [String] {
         var forms = Set(values)
@@ -111,6 +112,9 @@ struct Redactor: Sendable {
             forms.insert(jsonEscaped(value, asciiOnly: false))
             forms.insert(jsonEscaped(value, asciiOnly: true))
             forms.insert(jsonEscaped(value, asciiOnly: false).replacingOccurrences(of: "/", with: "\\/"))
+            // As the log shows a value holding control characters: escaped (the same text for any other).
+            forms.insert(value.escapingControlCharacters)
+            forms.insert(value.escapingControlCharactersInBody)
         }
         return forms.sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
     }

@@ -21,7 +21,8 @@ extension HTTPResponse {
            let serverError = try? decodeJSON(type, using: expectations.decoder) {
             context.serverError = serverError
             if let message = serverError.serverMessage {
-                context.reason = "the server answered with status \(statusCode): \(message)"
+                // The server's own words, control characters escaped: an error is printed to terminals and logs.
+                context.reason = "the server answered with status \(statusCode): \(message.escapingControlCharacters)"
             }
         }
         switch statusCode {
