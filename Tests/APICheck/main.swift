@@ -617,3 +617,22 @@ func fetchItemsOnEngine(pages: Int) async throws -> [Item] {
 }
 let engineTask = Task(executorPreference: NetworkManager.engineExecutor) { try await fetchItemsOnEngine(pages: 2).count }
 engineTask.cancel()
+
+// MARK: - What a server-side user takes for granted (issue 25, phase 1)
+
+try Net.configurePinningWith(certificates: [], isEnabled: false)   // pinning off, as AMNetworkLayer's README says
+
+// Repeated response headers: each line, in order, never joined.
+let cookieResponse = HTTPResponse(statusCode: 200, headerFields: [("Set-Cookie", "a=1; Expires=Wed, 21 Oct 2026 07:28:00 GMT"),
+                                                                   (name: "Set-Cookie", value: "b=2")],
+                                  body: Data(), url: URL(string: "https://api.example.com")!, isMocked: false)
+let cookieLines: [String] = cookieResponse.values(forHeader: "Set-Cookie")
+let joinedCookies: String? = cookieResponse.value(forHeader: "Set-Cookie")
+print(cookieLines, joinedCookies ?? "")
+let repeatedAnswers: [MockResponse] = [
+    .json(["ok": true], headerFields: [("Link", "</items?page=2>; rel=\"next\""), ("Link", "</items?page=9>; rel=\"last\"")]),
+    .json(["ok": true], status: 201, headerFields: [], delay: .zero),
+    .data(bytes, headerFields: [("Vary", "Accept-Encoding"), ("Vary", "Origin")]),
+    .data(bytes, status: 200, headerFields: [(name: "Set-Cookie", value: "a=1")], delay: .milliseconds(5)),
+]
+print(repeatedAnswers.count)

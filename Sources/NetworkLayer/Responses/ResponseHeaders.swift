@@ -12,6 +12,9 @@ final class ResponseHeaders: Sendable {
     private let raw: [UInt8]
     /// The headers a mock gave as a dictionary, or `nil` for headers received as lines.
     private let given: [String: String]?
+    /// The header lines a mock gave one by one (a name may repeat), or `nil`. ``given`` then holds
+    /// them joined by name.
+    private let fields: [(name: String, value: String)]?
     /// The dictionary built from `raw` by the first reader. Two readers racing may both build it;
     /// the first stored wins and both return that one.
     private let parsed = AtomicLazyReference<Parsed>()
@@ -25,11 +28,24 @@ final class ResponseHeaders: Sendable {
     init(raw: [UInt8]) {
         self.raw = raw
         given = nil
+        fields = nil
     }
 
     init(_ dictionary: [String: String]) {
         raw = []
         given = dictionary
+        fields = nil
+    }
+
+    /// Header lines given one by one, in order; a name may repeat (two `Set-Cookie` lines).
+    init(fields: [(name: String, value: String)]) {
+        raw = []
+        var joined: [String: String] = [:]
+        for field in fields {
+            if let existing = joined[field.name] { joined[field.name] = existing + ", " + field.value } else { joined[field.name] = field.value }
+        }
+        given = joined
+        self.fields = fields
     }
 
     /// Every header by the name the server used; repeated headers joined with `", "`.
@@ -49,6 +65,10 @@ final class ResponseHeaders: Sendable {
     /// with `", "`. Read from the lines as received, so the answer is the same before and after
     /// ``dictionary`` is built (which keeps `X-A` and `x-a` apart, as the server spelled them).
     func value(for name: String) -> String? {
+        if let fields {
+            let values = fields.lazy.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
+            return values.isEmpty ? nil : values.joined(separator: ", ")
+        }
         if let given {
             // Made from a dictionary (a mock's headers): no lines to read.
             if let exact = given[name] { return exact }
@@ -61,6 +81,40 @@ final class ResponseHeaders: Sendable {
             found = found.map { $0 + ", " + text } ?? text
         }
         return found
+    }
+
+    /// Every value of one header, ignoring the case of its name: one per line, in the order
+    /// received, never joined (a `Set-Cookie` date holds a comma). Empty when absent.
+    func values(for name: String) -> [String] {
+        if let fields { return fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value) }
+        if let given {
+            // A dictionary (a mock's headers): one value per key; the exact spelling first.
+            var values = given[name].map { [$0] } ?? []
+            for key in given.keys.sorted() where key != name && key.equalsIgnoringASCIICase(name) { values.append(given[key] ?? "") }
+            return values
+        }
+        var found: [String] = []
+        forEachLine { lineName, value in
+            guard lineName.elementsEqualIgnoringASCIICase(name.utf8) else { return }
+            found.append(String(decoding: value, as: UTF8.self))
+        }
+        return found
+    }
+
+    /// Every header by the name as sent, each with all its values in order: what record mode
+    /// writes, so that a replayed mock keeps each `Link` and `Vary` line.
+    var valuesByName: [String: [String]] {
+        var result: [String: [String]] = [:]
+        if let fields {
+            for field in fields { result[field.name, default: []].append(field.value) }
+        } else if let given {
+            for (name, value) in given { result[name] = [value] }
+        } else {
+            forEachLine { name, value in
+                result[String(decoding: name, as: UTF8.self), default: []].append(String(decoding: value, as: UTF8.self))
+            }
+        }
+        return result
     }
 
     private func forEachLine(_ body: (ArraySlice<UInt8>, ArraySlice<UInt8>) -> Void) {
