@@ -636,3 +636,26 @@ let repeatedAnswers: [MockResponse] = [
     .data(bytes, status: 200, headerFields: [(name: "Set-Cookie", value: "a=1")], delay: .milliseconds(5)),
 ]
 print(repeatedAnswers.count)
+
+// Acceptable statuses: ranges and single codes, on the request and the provider.
+struct CatalogProvider: ServiceProvider {
+    var host: String { "api.example.com" }
+    var httpScheme: HTTPScheme { .https }
+    var acceptableStatuses: StatusCodes { StatusCodes(200..<300, 304) }
+}
+final class CatalogRequest: BaseRequest<EmptyResponse> {
+    init() {
+        super.init(serviceProvider: CatalogProvider(), endpoint: "/catalog")
+        acceptableStatuses = StatusCodes(200..<300, 304)
+        acceptableStatuses = [200...299, 304]
+        acceptableStatusCodes = 200..<300                 // still compiles; the set wins
+    }
+}
+let notModified: StatusCodes = StatusCodes(200..<300, 304, 400...403)
+print(notModified.contains(304), notModified.ranges, notModified.description, StatusCodes.success == StatusCodes([200..<300]),
+      CatalogRequest().acceptableStatuses ?? .success, CatalogProvider().acceptableStatusCodes)
+try cookieResponse.validateStatus(acceptable: notModified)
+try cookieResponse.validateStatus(acceptable: 200..<300)
+try cookieResponse.validateStatus()
+let expression: any StatusCodeExpression = 304
+print(expression.statusCodeRange ?? 0...0, (200..<300).statusCodeRange ?? 0...0, (200...299).statusCodeRange ?? 0...0)

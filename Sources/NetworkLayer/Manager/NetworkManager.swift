@@ -163,7 +163,7 @@ public final class NetworkManager: Sendable {
                                                        retrying: snapshot.retryPolicy, log: log, logsRequest: false)
                 prepared = sent
             }
-            if let stream = response.stream, !response.expectations.acceptableStatusCodes.contains(response.statusCode) {
+            if let stream = response.stream, !response.expectations.acceptableStatuses.contains(response.statusCode) {
                 // A stream whose status fails: its error keeps the start of the body (64 KB), as any error does.
                 response = response.replacingBody(await stream.collect(upTo: HTTPResponse.errorBodyLimit))
             }
@@ -325,7 +325,7 @@ public final class NetworkManager: Sendable {
     /// The request's own `validator`, for a response with an acceptable status; what it throws
     /// becomes a ``NetworkError`` that carries the response and keeps a foreign error as `underlyingError`.
     private static func validate(_ response: HTTPResponse, with validator: (@Sendable (HTTPResponse) throws -> Void)?) throws(NetworkError) {
-        guard let validator, response.expectations.acceptableStatusCodes.contains(response.statusCode) else { return }
+        guard let validator, response.expectations.acceptableStatuses.contains(response.statusCode) else { return }
         do {
             try validator(response)
         } catch {

@@ -92,9 +92,22 @@ public protocol ServiceProvider: Sendable {
     /// overrides it. Default: a plain `JSONEncoder`.
     var jsonEncoder: JSONEncoder { get }
 
-    /// The statuses that count as success. A request's `acceptableStatusCodes` overrides it.
+    /// The statuses that count as success, as one range. A request's `acceptableStatuses` or
+    /// `acceptableStatusCodes` overrides it, and so does this provider's ``acceptableStatuses``.
     /// Default `200..<300`.
     var acceptableStatusCodes: Range<Int> { get }
+
+    /// The statuses that count as success, as ranges and single codes. A request's
+    /// `acceptableStatuses` or `acceptableStatusCodes` overrides it. Default: ``acceptableStatusCodes``
+    /// as a set, so a provider that sets only the range keeps working.
+    ///
+    /// ```swift
+    /// var acceptableStatuses: StatusCodes { StatusCodes(200..<300, 304) }   // 2xx and "not modified"
+    /// ```
+    ///
+    /// Declare it as `StatusCodes` (not `StatusCodes?`): a property of another type is a different
+    /// property, and the default would silently apply.
+    var acceptableStatuses: StatusCodes { get }
 
     /// The type of the error bodies this backend sends with failing statuses, if it has one.
     ///
@@ -177,6 +190,7 @@ extension ServiceProvider {
     public var jsonEncoder: JSONEncoder { sharedJSONEncoder }
     public var usesFastJSONDecoder: Bool { true }
     public var acceptableStatusCodes: Range<Int> { 200..<300 }
+    public var acceptableStatuses: StatusCodes { StatusCodes(acceptableStatusCodes) }
     public var errorBodyType: (any ServerErrorBody.Type)? { nil }
     public var authentication: Authentication? { nil }
     public var retryPolicy: RetryPolicy? { nil }

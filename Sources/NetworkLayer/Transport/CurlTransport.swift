@@ -98,7 +98,7 @@ struct CurlTransport: Transport {
     private static func finishDownload(_ response: HTTPResponse, from temporary: URL, to destination: URL)
         throws(NetworkError) -> HTTPResponse
     {
-        guard response.expectations.acceptableStatusCodes.contains(response.statusCode) else {
+        guard response.expectations.acceptableStatuses.contains(response.statusCode) else {
             let handle = FileHandle(forReadingAtPath: temporary.path)
             let start = (try? handle?.read(upToCount: 1 << 20)) ?? nil
             try? handle?.close()
