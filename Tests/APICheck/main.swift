@@ -659,3 +659,17 @@ try cookieResponse.validateStatus(acceptable: 200..<300)
 try cookieResponse.validateStatus()
 let expression: any StatusCodeExpression = 304
 print(expression.statusCodeRange ?? 0...0, (200..<300).statusCodeRange ?? 0...0, (200...299).statusCodeRange ?? 0...0)
+
+// A provider from one base URL.
+let githubToken = "token"
+let github = try BaseURLProvider("https://api.github.com/v3",
+                                 headers: ["Accept": "application/json"], authentication: .bearer(githubToken))
+var staging = try BaseURLProvider(URL(string: "http://127.0.0.1:8080")!)
+staging.headers["X-Env"] = "staging"
+staging.authentication = .basic(username: "u", password: "p")
+let someProvider: any ServiceProvider = github
+print(github.baseURL, github.host, github.httpScheme, github.port ?? 443, github.basePath, staging.headers, someProvider.host)
+final class RepoRequest: BaseRequest<JSONValue> {
+    init(_ provider: BaseURLProvider) { super.init(serviceProvider: provider, endpoint: "/user/repos") }
+}
+print(RepoRequest(github).endpoint)
