@@ -673,3 +673,25 @@ final class RepoRequest: BaseRequest<JSONValue> {
     init(_ provider: BaseURLProvider) { super.init(serviceProvider: provider, endpoint: "/user/repos") }
 }
 print(RepoRequest(github).endpoint)
+
+// Client certificates (mutual TLS).
+let certURL = URL(fileURLWithPath: "client.pem"), keyURL = URL(fileURLWithPath: "client.key")
+let keyPassword: String? = "secret"
+struct Bank: ServiceProvider {
+    var host: String { "api.bank.example" }
+    var httpScheme: HTTPScheme { .https }
+    var clientCertificate: ClientCertificate? {
+        .pem(certificate: certURL, privateKey: keyURL, password: keyPassword)
+    }
+}
+struct Vault: ServiceProvider {
+    var host: String { "vault.example" }
+    var httpScheme: HTTPScheme { .https }
+    var clientCertificate: ClientCertificate? { .pkcs12(URL(fileURLWithPath: "client.p12"), password: "secret") }
+}
+let identities: [ClientCertificate] = [
+    .pem(certificate: certURL, privateKey: keyURL), .pem(certificate: certURL, privateKey: keyURL, password: nil),
+    .pkcs12(URL(fileURLWithPath: "client.p12")), ClientCertificate.pkcs12(URL(fileURLWithPath: "client.p12"), password: "secret"),
+]
+print(identities.map(\.description), identities[0] == identities[1], Set(identities).count, String(reflecting: identities[3]),
+      Bank().clientCertificate ?? identities[0], Vault().clientCertificate.map { "\($0)" } ?? "", ITunesServiceProvider().clientCertificate == nil)

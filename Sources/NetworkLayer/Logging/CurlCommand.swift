@@ -83,6 +83,7 @@ enum CurlCommand {
             }
         }
         if let bundle = options.customCABundle { parts += ["--cacert", quote(bundle.path)] }
+        parts += clientCertificateArguments(options)
         parts += routingArguments(options, redactingSecrets: redactingSecrets)
         if let limit = options.maximumResponseSize { parts += ["--max-filesize", String(limit)] }
         if let destination = request.snapshot.downloadDestination { parts += ["--output", quote(destination.path)] }

@@ -305,6 +305,7 @@ public final class NetworkManager: Sendable {
         }
         options.proxy = snapshot.provider.proxy ?? settings.proxy
         options.unixSocketPath = snapshot.provider.unixSocketPath
+        options.clientCertificate = snapshot.provider.clientCertificate
         // A Cookie header set by the user wins: that request neither sends nor stores the store's cookies.
         if !request.headers.contains(where: { $0.name.equalsIgnoringASCIICase("Cookie") }) { options.cookieJar = settings.cookieJar }
         return (request, options, providerHeaders, credentials)

@@ -171,6 +171,21 @@ public protocol ServiceProvider: Sendable {
     /// }
     /// ```
     var unixSocketPath: String? { get }
+
+    /// The certificate this client presents to the backend in the TLS handshake (mutual TLS), or
+    /// `nil` (the default) for none.
+    ///
+    /// ```swift
+    /// var clientCertificate: ClientCertificate? {
+    ///     .pem(certificate: certURL, privateKey: keyURL, password: keyPassword)   // or .pkcs12(url, password:)
+    /// }
+    /// ```
+    ///
+    /// Its files are read and checked before each request is sent (cached while they do not
+    /// change); a problem with them is ``NetworkError/invalidCertificate(_:)`` saying which, and
+    /// nothing is sent. It is presented to this backend's origin only (a redirect elsewhere goes
+    /// without it); its password is never shown. See ``ClientCertificate``.
+    var clientCertificate: ClientCertificate? { get }
 }
 
 extension ServiceProvider {
@@ -198,6 +213,7 @@ extension ServiceProvider {
     public var secretQueryItemNames: Set<String> { [] }
     public var proxy: ProxyConfiguration? { nil }
     public var unixSocketPath: String? { nil }
+    public var clientCertificate: ClientCertificate? { nil }
 }
 
 /// The default coders: `JSONDecoder` and `JSONEncoder` are `Sendable`, and safe to share once configured.

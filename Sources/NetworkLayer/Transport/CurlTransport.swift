@@ -31,7 +31,7 @@ struct CurlTransport: Transport {
             let temporary = destination.map(Self.temporaryFile(beside:))
             let response: HTTPResponse
             do {
-                if options.unixSocketPath == nil {  // the options as they are (forHop would copy them)
+                if options.unixSocketPath == nil, options.clientCertificate == nil {  // as they are (forHop would copy them)
                     response = try await transfer(current, options: options, engine: engine, downloadTo: temporary, streaming: streaming)
                 } else {
                     response = try await transfer(current, options: options.forHop(to: current, from: request), engine: engine,
