@@ -62,7 +62,7 @@ public protocol ServiceProvider: Sendable {
 
     /// Turns a response into the value a request asked for, or throws.
     ///
-    /// The default validates the status with ``HTTPResponse/validateStatus(acceptable:)`` and
+    /// The default validates the status with ``HTTPResponse/validateStatus(acceptable:)-(Range<Int>?)`` and
     /// decodes the body with ``HTTPResponse/decode(_:using:)``. Override it for a backend with its
     /// own rules and reuse those two steps. Mocked responses go through here too.
     func parseAndValidate<Response: Decodable>(_ response: HTTPResponse, as type: Response.Type) throws -> Response
