@@ -19,7 +19,7 @@ import Foundation
 /// ``NetworkError/invalidRequest(_:)`` naming the part, and never shown with its credentials or
 /// query in the error. Everything else a provider can say has its default; write a provider type
 /// for more (``ServiceProvider/errorBodyType``, ``ServiceProvider/retryPolicy``…).
-public struct BaseURLProvider: ServiceProvider {
+public struct BaseURLProvider: ServiceProvider, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The host name or IP address (an IPv6 address in brackets), as the URL gives it.
     public let host: String
     /// The URL's scheme.
@@ -64,6 +64,20 @@ public struct BaseURLProvider: ServiceProvider {
     }
 
     public func createHTTPHeaders() -> [String: String] { headers }
+
+    /// The base URL, the names of the headers and whether there is an authentication: never a
+    /// header's value or a credential (printing a provider must not print its token).
+    public var description: String {
+        let names = headers.keys.sorted().joined(separator: ", ")
+        return "BaseURLProvider(\(baseURL)" + (names.isEmpty ? "" : ", headers: \(names)")
+            + (authentication == nil ? "" : ", authentication: \(Redactor.placeholder)") + ")"
+    }
+
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+
+    /// What `dump` and debuggers show: the description, without header values or credentials.
+    public var customMirror: Mirror { Mirror(self, children: ["description": description], displayStyle: .struct) }
 
     // MARK: Parsing
 

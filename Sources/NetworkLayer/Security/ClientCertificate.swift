@@ -32,9 +32,37 @@ public struct ClientCertificate: Sendable, Hashable, CustomStringConvertible, Cu
         case pkcs12(URL)
     }
 
-    let source: Source
+    /// The value's parts, behind one reference: the certificate travels with every request's
+    /// transfer options, and an optional reference costs a test of one word to copy or destroy
+    /// where the parts inline cost a tag lookup and their fields' copies.
+    private final class Storage: Sendable, Hashable {
+        let source: Source
+        let password: String?
+
+        init(source: Source, password: String?) {
+            self.source = source
+            self.password = password
+        }
+
+        static func == (lhs: Storage, rhs: Storage) -> Bool {
+            lhs === rhs || (lhs.source == rhs.source && lhs.password == rhs.password)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(source)
+            hasher.combine(password)
+        }
+    }
+
+    private let storage: Storage
+
+    var source: Source { storage.source }
     /// The private key's password (PEM) or the archive's (PKCS#12); `nil` for none.
-    let password: String?
+    var password: String? { storage.password }
+
+    private init(source: Source, password: String?) {
+        storage = Storage(source: source, password: password)
+    }
 
     /// A certificate and its private key in PEM files (they may be one file). The certificate
     /// file may carry the intermediate certificates after the client's own, which are sent too.

@@ -4,7 +4,8 @@ import Synchronization
 
 /// A ``ClientCertificate`` read and checked: the bytes libcurl gets (as blobs, so what was checked
 /// is exactly what is sent, even if the files change in between), the password, and a number that
-/// is the same for every request presenting the same certificate and key.
+/// is the same for every request presenting the same certificate and key. A class: the cache and
+/// every transfer presenting it share one (a transfer holds one reference, not its parts).
 ///
 /// Loading is cached by certificate and the files' identity (device, inode, size, modification and
 /// change times): a request after the first costs one `stat` per file. A changed file is read and
@@ -12,7 +13,7 @@ import Synchronization
 // The bytes are arrays in plain stored properties, not `Data` in an enum's payload: Swift packs an
 // enum's case into spare bits of the references it holds, and LeakSanitizer (`make asan`) then
 // reports what the cache keeps for the life of the process as leaked.
-struct ClientIdentity: Sendable {
+final class ClientIdentity: Sendable {
     enum Kind: Sendable {
         case pem
         case pkcs12
@@ -27,6 +28,14 @@ struct ClientIdentity: Sendable {
     /// The identity's number, from 1: transfers with different numbers (or none, 0) never share a
     /// connection, a TLS session or a pooled handle's options.
     let number: Int
+
+    private init(kind: Kind, certificate: [UInt8], key: [UInt8]?, password: String?, number: Int) {
+        self.kind = kind
+        self.certificate = certificate
+        self.key = key
+        self.password = password
+        self.number = number
+    }
 
     /// The largest certificate, key or archive file read: a bound on what a path makes us allocate.
     static let fileSizeLimit = 1 << 20

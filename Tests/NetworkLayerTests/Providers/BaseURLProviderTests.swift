@@ -104,6 +104,13 @@ struct BaseURLProviderTests {
         #expect(echo.header("Authorization") == "Bearer nl-base-url-token-7")
         #expect(echo.header("Accept") == "application/json")
         #expect(!log.text.contains("nl-base-url-token-7"), "\(log.text)")
+        // Printing or dumping the provider shows neither the token nor a header's value.
+        var dumped = ""
+        dump(provider, to: &dumped)
+        for text in [String(describing: provider), String(reflecting: provider), dumped, "\([provider])"] {
+            #expect(!text.contains("nl-base-url-token-7") && !text.contains("application/json"), "\(text)")
+        }
+        #expect(provider.description == "BaseURLProvider(http://127.0.0.1:\(server.port)/echo/v3, headers: Accept, authentication: <redacted>)")
         // The endpoint may be written without a slash, or be only a query: one slash, always.
         let withoutSlash = try await net.perform(TestRequest<Echo>(provider, "users"))
         #expect(withoutSlash.path == "/echo/v3/users")
