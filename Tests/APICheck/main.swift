@@ -695,3 +695,6 @@ let identities: [ClientCertificate] = [
 ]
 print(identities.map(\.description), identities[0] == identities[1], Set(identities).count, String(reflecting: identities[3]),
       Bank().clientCertificate ?? identities[0], Vault().clientCertificate.map { "\($0)" } ?? "", ITunesServiceProvider().clientCertificate == nil)
+let describedProvider: any CustomStringConvertible & CustomDebugStringConvertible & CustomReflectable = github
+let describedCertificate: any CustomStringConvertible & CustomDebugStringConvertible & CustomReflectable = identities[0]
+print(describedProvider.description, describedProvider.customMirror.children.count, describedCertificate.debugDescription)
