@@ -683,3 +683,83 @@ func describe(_ status: CacheStatus?) -> String {
 func cacheLine(_ response: HTTPResponse) -> String { describe(response.cacheStatus) }
 print(cacheSettings.count, cachePolicies.count, describe(.hit), Set(cacheSettings).count,
       cacheLine(HTTPResponse(statusCode: 200, url: URL(fileURLWithPath: "/"))))
+// MARK: - What a server-side user takes for granted (issue 25, phase 1)
+
+try Net.configurePinningWith(certificates: [], isEnabled: false)   // pinning off, as AMNetworkLayer's README says
+
+// Repeated response headers: each line, in order, never joined.
+let cookieResponse = HTTPResponse(statusCode: 200, headerFields: [("Set-Cookie", "a=1; Expires=Wed, 21 Oct 2026 07:28:00 GMT"),
+                                                                   (name: "Set-Cookie", value: "b=2")],
+                                  body: Data(), url: URL(string: "https://api.example.com")!, isMocked: false)
+let cookieLines: [String] = cookieResponse.values(forHeader: "Set-Cookie")
+let joinedCookies: String? = cookieResponse.value(forHeader: "Set-Cookie")
+print(cookieLines, joinedCookies ?? "")
+let repeatedAnswers: [MockResponse] = [
+    .json(["ok": true], headerFields: [("Link", "</items?page=2>; rel=\"next\""), ("Link", "</items?page=9>; rel=\"last\"")]),
+    .json(["ok": true], status: 201, headerFields: [], delay: .zero),
+    .data(bytes, headerFields: [("Vary", "Accept-Encoding"), ("Vary", "Origin")]),
+    .data(bytes, status: 200, headerFields: [(name: "Set-Cookie", value: "a=1")], delay: .milliseconds(5)),
+]
+print(repeatedAnswers.count)
+
+// Acceptable statuses: ranges and single codes, on the request and the provider.
+struct CatalogProvider: ServiceProvider {
+    var host: String { "api.example.com" }
+    var httpScheme: HTTPScheme { .https }
+    var acceptableStatuses: StatusCodes { StatusCodes(200..<300, 304) }
+}
+final class CatalogRequest: BaseRequest<EmptyResponse> {
+    init() {
+        super.init(serviceProvider: CatalogProvider(), endpoint: "/catalog")
+        acceptableStatuses = StatusCodes(200..<300, 304)
+        acceptableStatuses = [200...299, 304]
+        acceptableStatusCodes = 200..<300                 // still compiles; the set wins
+    }
+}
+let notModified: StatusCodes = StatusCodes(200..<300, 304, 400...403)
+print(notModified.contains(304), notModified.ranges, notModified.description, StatusCodes.success == StatusCodes([200..<300]),
+      CatalogRequest().acceptableStatuses ?? .success, CatalogProvider().acceptableStatusCodes)
+try cookieResponse.validateStatus(acceptable: notModified)
+try cookieResponse.validateStatus(acceptable: 200..<300)
+try cookieResponse.validateStatus()
+let expression: any StatusCodeExpression = 304
+print(expression.statusCodeRange ?? 0...0, (200..<300).statusCodeRange ?? 0...0, (200...299).statusCodeRange ?? 0...0)
+
+// A provider from one base URL.
+let githubToken = "token"
+let github = try BaseURLProvider("https://api.github.com/v3",
+                                 headers: ["Accept": "application/json"], authentication: .bearer(githubToken))
+var staging = try BaseURLProvider(URL(string: "http://127.0.0.1:8080")!)
+staging.headers["X-Env"] = "staging"
+staging.authentication = .basic(username: "u", password: "p")
+let someProvider: any ServiceProvider = github
+print(github.baseURL, github.host, github.httpScheme, github.port ?? 443, github.basePath, staging.headers, someProvider.host)
+final class RepoRequest: BaseRequest<JSONValue> {
+    init(_ provider: BaseURLProvider) { super.init(serviceProvider: provider, endpoint: "/user/repos") }
+}
+print(RepoRequest(github).endpoint)
+
+// Client certificates (mutual TLS).
+let certURL = URL(fileURLWithPath: "client.pem"), keyURL = URL(fileURLWithPath: "client.key")
+let keyPassword: String? = "secret"
+struct Bank: ServiceProvider {
+    var host: String { "api.bank.example" }
+    var httpScheme: HTTPScheme { .https }
+    var clientCertificate: ClientCertificate? {
+        .pem(certificate: certURL, privateKey: keyURL, password: keyPassword)
+    }
+}
+struct Vault: ServiceProvider {
+    var host: String { "vault.example" }
+    var httpScheme: HTTPScheme { .https }
+    var clientCertificate: ClientCertificate? { .pkcs12(URL(fileURLWithPath: "client.p12"), password: "secret") }
+}
+let identities: [ClientCertificate] = [
+    .pem(certificate: certURL, privateKey: keyURL), .pem(certificate: certURL, privateKey: keyURL, password: nil),
+    .pkcs12(URL(fileURLWithPath: "client.p12")), ClientCertificate.pkcs12(URL(fileURLWithPath: "client.p12"), password: "secret"),
+]
+print(identities.map(\.description), identities[0] == identities[1], Set(identities).count, String(reflecting: identities[3]),
+      Bank().clientCertificate ?? identities[0], Vault().clientCertificate.map { "\($0)" } ?? "", ITunesServiceProvider().clientCertificate == nil)
+let describedProvider: any CustomStringConvertible & CustomDebugStringConvertible & CustomReflectable = github
+let describedCertificate: any CustomStringConvertible & CustomDebugStringConvertible & CustomReflectable = identities[0]
+print(describedProvider.description, describedProvider.customMirror.children.count, describedCertificate.debugDescription)

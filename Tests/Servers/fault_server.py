@@ -52,6 +52,12 @@ Paths in serve mode (any method; the query is ignored unless noted):
   /garbage-status      "HTTP/1.1 ABC Garbage" as the status line
   /nul-header          a header whose value holds a NUL byte
   /bare-cr-header      a header whose value holds a bare CR (no LF after it)
+  /hostile-text        200 whose status text, header names and values and text/plain body hold
+                       terminal controls: ESC sequences (colour, clear screen, window title), BEL,
+                       DEL, a C1 CSI (U+009B), a tab; the body also CR, NUL and a forged log line
+                       ("[NetworkLayer #1] ..."); ?json=1 for the same as a JSON body (strings
+                       with raw DEL and C1, which JSON allows), ?status=<code> for another status
+                       with {"message": "<the same controls>"} as the body
   /huge-header         one 300 KB header
   /many-headers        10,000 headers (about 40 bytes each, 400 KB in all)
   /many-small-headers  10,000 headers of 12 bytes or so (about 130 KB in all)
@@ -331,6 +337,27 @@ def handle(conn, method, path, query):
         c.send(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Evil: a\rX-Injected: yes\r\n"
                b"Content-Length: 12\r\n\r\n{\"ok\": true}")
         return False
+    if path == "/hostile-text":
+        status = int(query_value(query, "status") or "200")
+        controls = "\x1b[31mred\x1b[0m \x1b[2J\x1b]0;owned\x07 bell\x07 del\x7f csi\u009b31m"
+        if status != 200:
+            body = json.dumps({"message": "refused " + controls}).encode()
+            content_type = "application/json"
+        elif query_value(query, "json"):
+            body = json.dumps({"note": controls}, ensure_ascii=False).encode("utf-8")
+            content_type = "application/json"
+        else:
+            body = ("first line " + controls + "\r\n[NetworkLayer #1] \u2190 200 GET https://bank.example/forged"
+                    + "\rcarriage\x00nul\ttab\nlast line\n").encode("utf-8")
+            content_type = "text/plain; charset=utf-8"
+        head = (f"HTTP/1.1 {status} OK\x1b[2J\x07\r\n"
+                f"Content-Type: {content_type}\r\n"
+                "X-Escape: \x1b[31mred\x1b[0m\x1b]0;owned\x07\r\n"
+                "X-Bell-Del: ring\x07 del\x7f tab\there\r\n"
+                "X-\x1b[1mName: bold name\r\n").encode("latin-1")
+        head += "X-C1: csi\u009b31m\r\n".encode("utf-8")
+        c.send(head + f"Content-Length: {len(body)}\r\n\r\n".encode("latin-1") + body)
+        return True
     if path == "/huge-header":
         c.send(response(200, "OK", [("Content-Type", "application/json"), ("X-Huge", "h" * (300 * 1024))],
                         b'{"ok": true}', keep_alive=False))

@@ -28,6 +28,12 @@ HEAD gets the same headers as GET, without the body):
                             leak=<the value of that query item or request header> to it
                             (a hostile server quoting a credential into its Location)
   /headers                  {"headers": ...}; sets X-Test-Header, two Set-Cookie, X-Empty
+  /response-headers?h=<name>:<value>&h=...
+                            each h item sent as a response header line, in order, a name
+                            given twice twice (Set-Cookie, Link, Vary); the body is
+                            {"headers": [[name, value], ...]}; CR, LF or NUL refused (400).
+                            One query item name for all, so that no header's name makes
+                            the request's query look secret to a client
   /reflect-headers?status=  each request header echoed as a response header X-Reflected-<name>;
                             {"reflected": n} with the status given (default 200)
   /close                    reads the request, closes without a response (FIN)
@@ -724,6 +730,22 @@ def headers(request):
         ("Set-Cookie", "theme=dark; Path=/"),
         ("X-Empty", ""),
     ])
+
+
+@route(r"/response-headers")
+def response_headers(request):
+    """Every query item as a response header line, in order, repeats kept."""
+    pairs = []
+    for item in request.args.get("h", []):
+        name, colon, value = item.partition(":")
+        if not colon:
+            raise ValueError(f"h={item!r} is not <name>:<value>")
+        pairs.append((name.strip(), value.strip(" \t")))
+    for name, value in pairs:
+        if any(c in name + value for c in "\r\n\0") or not name:
+            raise ValueError("header names and values may not hold CR, LF or NUL")
+    request.send_json(200, {"headers": [[name, value] for name, value in pairs]},
+                      headers=[(name, value.encode("utf-8").decode("latin-1")) for name, value in pairs])
 
 
 @route(r"/reflect-headers")

@@ -1,6 +1,7 @@
 // The project's only C. libcurl's setopt/getinfo calls are variadic, which Swift cannot call,
 // so each argument kind gets one fixed-arity forwarder here. The second half holds the OpenSSL
-// certificate helpers that pinning needs inside the TLS handshake. Everything else lives in Swift.
+// certificate helpers that pinning needs inside the TLS handshake and the checks of a client
+// certificate before a request is sent. Everything else lives in Swift.
 #ifndef NETWORKLAYER_CCURL_H
 #define NETWORKLAYER_CCURL_H
 
@@ -99,6 +100,40 @@ const unsigned char *nl_pin_check_presented(const nl_pin_check *check, int index
 /// handshake fails, before any request byte is sent. Renegotiation is turned off, so the check
 /// only ever runs during the handshake, while `check`'s transfer is alive.
 void nl_ssl_ctx_require_pins(void *ssl_ctx, nl_pin_check *check);
+
+// MARK: - Client certificates (OpenSSL)
+
+/// What the check of a client identity found.
+typedef enum {
+    NL_IDENTITY_OK = 0,
+    NL_IDENTITY_NO_MEMORY = 1,
+    NL_IDENTITY_CERTIFICATE_INVALID = 2,   // the certificate text holds no PEM certificate
+    NL_IDENTITY_KEY_INVALID = 3,           // the key text holds no PEM private key OpenSSL can read
+    NL_IDENTITY_KEY_NEEDS_PASSWORD = 4,    // the key is encrypted and no password was given
+    NL_IDENTITY_KEY_WRONG_PASSWORD = 5,    // the key is encrypted and the password does not decrypt it
+    NL_IDENTITY_KEY_MISMATCH = 6,          // the private key is not the certificate's
+    NL_IDENTITY_PKCS12_INVALID = 7,        // not a DER PKCS#12 archive
+    NL_IDENTITY_PKCS12_NEEDS_PASSWORD = 8, // its integrity needs a password and none was given
+    NL_IDENTITY_PKCS12_WRONG_PASSWORD = 9, // the password does not open it
+    NL_IDENTITY_PKCS12_UNREADABLE = 10,    // opened, but its contents cannot be read (see `reason`)
+    NL_IDENTITY_PKCS12_NO_KEY = 11,        // it holds no private key
+    NL_IDENTITY_PKCS12_NO_CERTIFICATE = 12 // it holds no certificate for its key
+} nl_identity_status;
+
+/// Checks a PEM client identity: the first certificate of `certificate` (its chain may follow)
+/// and the first private key of `key` (decrypted with `password`, NULL for none; OpenSSL never
+/// prompts), and that the key is the certificate's. On success writes the SHA-256 of the leaf
+/// certificate's DER to `fingerprint` (NL_PIN_LENGTH bytes) when it is not NULL.
+nl_identity_status nl_check_pem_identity(const unsigned char *certificate, size_t certificate_length,
+                                         const unsigned char *key, size_t key_length, const char *password,
+                                         unsigned char *fingerprint);
+
+/// Checks a PKCS#12 (DER) client identity as libcurl will read it: the password (NULL for none,
+/// which also tries the empty one, as PKCS12_parse does), a private key, a certificate that is
+/// its. For NL_IDENTITY_PKCS12_UNREADABLE, OpenSSL's reason goes to `reason` (NUL-terminated,
+/// cut to `reason_capacity`). On success writes the leaf certificate's SHA-256 to `fingerprint`.
+nl_identity_status nl_check_pkcs12_identity(const unsigned char *data, size_t length, const char *password,
+                                            unsigned char *fingerprint, char *reason, size_t reason_capacity);
 
 /// The version of the OpenSSL this library was compiled against (OPENSSL_VERSION_NUMBER), and of
 /// the one loaded at run time (OpenSSL_version_num()): 0xMNN00PP0 for OpenSSL 3, 0xMNNFFPPS before.

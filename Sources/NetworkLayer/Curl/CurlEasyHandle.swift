@@ -109,6 +109,17 @@ final class CurlEasyHandle: @unchecked Sendable {
         try check(nl_easy_setopt_seek_callback(raw, callback), CURLOPT_SEEKFUNCTION)
     }
 
+    /// Sets a `curl_blob` option (`CURLOPT_SSLCERT_BLOB`…) with `CURL_BLOB_COPY`: libcurl copies
+    /// the bytes, so `data` need not outlive the call. `data` must not be empty.
+    func set(_ option: CURLoption, blob data: [UInt8]) throws(NetworkError) {
+        let code = data.withUnsafeBytes { bytes -> CURLcode in
+            var blob = curl_blob(data: UnsafeMutableRawPointer(mutating: bytes.baseAddress), len: bytes.count,
+                                 flags: UInt32(CURL_BLOB_COPY))
+            return withUnsafeMutablePointer(to: &blob) { nl_easy_setopt_pointer(raw, option, $0) }
+        }
+        try check(code, option)
+    }
+
     /// Sets the request body with `CURLOPT_COPYPOSTFIELDS`: libcurl copies the bytes, so `body`
     /// need not outlive the call. Set `CURLOPT_POSTFIELDSIZE_LARGE` first.
     func setCopiedBody(_ body: Data) throws(NetworkError) {

@@ -394,7 +394,7 @@ final class CurlEngine: @unchecked Sendable {
     private func attachCache(to transfer: CurlTransfer) throws(NetworkError) {
         let pinGeneration = transfer.pinning?.generation ?? 0
         newestPinGeneration = max(newestPinGeneration, pinGeneration)
-        let key = ConnectionCacheKey(pinGeneration: pinGeneration, epoch: epoch)
+        let key = ConnectionCacheKey(pinGeneration: pinGeneration, epoch: epoch, clientIdentity: transfer.clientIdentity?.number ?? 0)
         if let jar = transfer.options.cookieJar {
             // The manager's cookie store: its share holds the cookies and this key's connections.
             let share = try jar.share(for: key)

@@ -37,6 +37,10 @@ enum CurlErrorMapping {
         var proxyConnectStatus = 0
         /// Whether the HTTPS proxy's own certificate failed verification.
         var proxyCertificateFailed = false
+        /// Whether the transfer presented a client certificate (mutual TLS).
+        var presentedClientCertificate = false
+        /// Whether no byte of a response arrived.
+        var receivedNothing = false
     }
 
     /// The error for a transfer that ended with `code` (or, whatever the code, with a malformed
@@ -79,6 +83,9 @@ enum CurlErrorMapping {
         }
         if let proxy = facts.proxy, let error = proxyFailure(code, proxy: proxy, facts: facts, request: request, context: context) {
             return error
+        }
+        if let refusal = clientCertificateRefusal(code, message: message, facts: facts, curl: curl, request: request) {
+            return refusal
         }
         switch code {
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:

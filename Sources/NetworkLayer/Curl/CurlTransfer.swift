@@ -15,6 +15,8 @@ final class CurlTransfer: @unchecked Sendable {
     private let headerList: CurlHeaderList
     /// The pins in force when the request started, or `nil` when pinning is off.
     let pinning: PinningConfiguration?
+    /// The client certificate this transfer presents, read and checked (mutual TLS), or `nil`.
+    let clientIdentity: ClientIdentity?
     /// What the pin verifier of this transfer's handshakes requires and saw (`nl_pin_check *`).
     private let pinCheck: OpaquePointer?
 
@@ -83,11 +85,16 @@ final class CurlTransfer: @unchecked Sendable {
     /// - Parameter download: a temporary file for the body, for downloads; a resumed one is
     ///   appended to.
     init(plan: TransferPlan, handle: CurlEasyHandle, download: PendingDownload? = nil) throws(NetworkError) {
-        request = plan.request
+        let request = plan.request
+        self.request = request
         self.handle = handle
         stream = plan.streaming ? StreamBuffer() : nil
         options = plan.options
         pinning = options.pinning
+        // Read and checked before anything else: a bad certificate fails the request before any connection.
+        clientIdentity = try options.clientCertificate.map { certificate throws(NetworkError) in
+            try ClientIdentity.load(certificate, request: request.redactedDescription)
+        }
         maximumResponseSize = options.maximumResponseSize
         decompressionLimit = options.decompressionLimit
         progress = request.resolved.progress
@@ -144,8 +151,10 @@ final class CurlTransfer: @unchecked Sendable {
         var idleTimeout: TimeInterval?
         /// The host overrides' identity: their list stays alive while the settings holding it do.
         var hostOverrides: ObjectIdentifier?
+        /// The client certificate's identity number (0 for none): its bytes and password are options.
+        var clientIdentity: Int
 
-        init(_ options: TransferOptions, isHTTPS: Bool) {
+        init(_ options: TransferOptions, isHTTPS: Bool, clientIdentity: Int) {
             customCABundle = options.customCABundle
             self.isHTTPS = isHTTPS
             proxy = options.proxy
@@ -155,15 +164,17 @@ final class CurlTransfer: @unchecked Sendable {
             connectTimeout = options.connectTimeout
             idleTimeout = options.idleTimeout
             hostOverrides = options.hostOverrides.map(ObjectIdentifier.init)
+            self.clientIdentity = clientIdentity
         }
 
         /// Whether `options` over `isHTTPS` make this baseline: the fields compared where they
         /// are, without building (and copying into) a baseline for every transfer.
-        func matches(_ options: TransferOptions, isHTTPS: Bool) -> Bool {
+        func matches(_ options: TransferOptions, isHTTPS: Bool, clientIdentity: Int) -> Bool {
             self.isHTTPS == isHTTPS && customCABundle == options.customCABundle && proxy == options.proxy
                 && unixSocketPath == options.unixSocketPath && usesCookies == (options.cookieJar != nil)
                 && httpVersion == options.httpVersion && connectTimeout == options.connectTimeout
                 && idleTimeout == options.idleTimeout && hostOverrides == options.hostOverrides.map(ObjectIdentifier.init)
+                && self.clientIdentity == clientIdentity
         }
     }
 
@@ -180,13 +191,14 @@ final class CurlTransfer: @unchecked Sendable {
         // A handle the last plain transfer configured the same way keeps its options (curl_easy_reset
         // and setting them again cost ~6 k instructions); any other starts from a reset handle.
         let isHTTPS = plan.isHTTPS
-        if isPlain, let kept = handle.baseline, kept.matches(options, isHTTPS: isHTTPS) {
+        let identity = clientIdentity?.number ?? 0
+        if isPlain, let kept = handle.baseline, kept.matches(options, isHTTPS: isHTTPS, clientIdentity: identity) {
             handle.clearErrorBuffer()
             Self.keptConfigurations.add(1, ordering: .relaxed)
         } else {
             if handle.baseline != nil { handle.reset() }
             try configureEveryOption(plan, context: context)
-            handle.baseline = isPlain ? Baseline(options, isHTTPS: isHTTPS) : nil
+            handle.baseline = isPlain ? Baseline(options, isHTTPS: isHTTPS, clientIdentity: identity) : nil
         }
         // What differs per request, set on every path.
         try handle.set(CURLOPT_URL, request.urlText)  // the text, not `url` (parsing it costs ~3 k instructions)
@@ -239,6 +251,7 @@ final class CurlTransfer: @unchecked Sendable {
         if let bundle = options.customCABundle {
             try handle.set(CURLOPT_CAINFO, bundle.path)
         }
+        if let clientIdentity { try configureClientCertificate(clientIdentity) }
         if let pinning {
             // Pins are checked inside the handshake, by a verifier installed on each new
             // connection's SSL_CTX. Unless libcurl runs on the OpenSSL this library was linked
@@ -501,6 +514,8 @@ final class CurlTransfer: @unchecked Sendable {
             facts.idleTimeout = stream == nil ? options.idleTimeout : nil
         }
         addRoutingFacts(to: &facts, for: code)
+        facts.presentedClientCertificate = clientIdentity != nil
+        facts.receivedNothing = (handle.long(CURLINFO_HEADER_SIZE) ?? 0) == 0
         return facts
     }
 

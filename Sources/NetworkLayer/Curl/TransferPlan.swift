@@ -6,8 +6,9 @@ import Foundation
 struct TransferPlan {
     /// The hop: method, URL, headers, body, timeout.
     let request: PreparedRequest
-    /// The request's transfer settings for this hop: the Unix socket only at the provider's own
-    /// origin, the cookie store only when the request carries no `Cookie` header of its own.
+    /// The request's transfer settings for this hop: the Unix socket and the client certificate
+    /// only at the provider's own origin, the cookie store only when the request carries no
+    /// `Cookie` header of its own.
     let options: TransferOptions
     /// Whether the body is handed over while it arrives (``ByteStream``, ``EventStream``, ``JSONLines``).
     let streaming: Bool
@@ -16,12 +17,16 @@ struct TransferPlan {
         self.request = request
         streaming = request.resolved.streamKind != nil
         let options = request.resolved.options
-        guard options.unixSocketPath != nil || options.cookieJar != nil else {
-            self.options = options  // as they are: most requests have neither
+        guard options.unixSocketPath != nil || options.cookieJar != nil || options.clientCertificate != nil else {
+            self.options = options  // as they are: most requests have none of them
             return
         }
         var adjusted = options
-        if !request.isHome { adjusted.unixSocketPath = nil }
+        if !request.isHome {
+            // The provider's Unix socket and client certificate are for its own origin only.
+            adjusted.unixSocketPath = nil
+            adjusted.clientCertificate = nil
+        }
         // A Cookie header set by the user wins: that request neither sends nor stores the store's cookies.
         if request.headers.value(for: "Cookie") != nil { adjusted.cookieJar = nil }
         self.options = adjusted

@@ -34,6 +34,10 @@ extension NetworkError {
         /// the body by its size only.
         public var response: HTTPResponse?
 
+        /// Whether an ``NetworkError/invalidCertificate(_:)`` is about this client's own
+        /// certificate (mutual TLS) rather than the server's: its description and suggestion say so.
+        var concernsClientCertificate = false
+
         /// Creates a context; every part is optional.
         public init(request: String? = nil, reason: String? = nil, statusCode: Int? = nil,
                     underlyingError: (any Error)? = nil, response: HTTPResponse? = nil) {

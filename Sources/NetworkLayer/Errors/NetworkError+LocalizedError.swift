@@ -9,6 +9,8 @@ extension NetworkError: LocalizedError {
             summary = code.map { "The server answered with HTTP status \($0)." } ?? "The request failed."
         case .reachability: summary = "The server could not be reached."
         case .timeOut: summary = "The request timed out."
+        case .invalidCertificate(let context) where context.concernsClientCertificate:
+            summary = "The client certificate could not be used."
         case .invalidCertificate: summary = "The server's certificate was not trusted."
         case .serialization: summary = "The response could not be decoded."
         case .notFound: summary = "The server found nothing at this address (404)."
@@ -39,6 +41,9 @@ extension NetworkError: LocalizedError {
             return "Check the network connection and that the host name and port are right."
         case .timeOut:
             return "Try again, or raise the request's timeout if the server is slow."
+        case .invalidCertificate(let context) where context.concernsClientCertificate:
+            return "Check the provider's clientCertificate: its files, their password, that the key belongs to the certificate, "
+                + "and that the server trusts the CA that issued it."
         case .invalidCertificate:
             return "Check the server's certificate chain, the host name, the custom CA bundle and the pinned keys."
         case .serialization:

@@ -59,6 +59,7 @@ enum CurlCommand {
             parts += ["--max-time", request.timeout.compactText]
         }
         if let bundle = plan.options.customCABundle { parts += ["--cacert", quote(bundle.path)] }
+        parts += clientCertificateArguments(plan.options)
         parts += routingArguments(plan.options, redactingSecrets: redactingSecrets)
         if plan.maximumFileSize > 0 { parts += ["--max-filesize", String(plan.maximumFileSize)] }
         if let destination = plan.downloadDestination { parts += ["--output", quote(destination.path)] }

@@ -58,8 +58,8 @@ struct NetworkLog: Sendable {
         // The request's own rules: the manager's, plus the names its provider's adapt(_:) declared secret.
         let redactor = request.redactor
         let secrets = redactor.secretValues(of: request)
-        let headline = "→ \(request.redactedDescription)\(mockMark)"
-        let headers = request.headers.map { NetworkLogEntry.Header(name: $0.name, value: redactor.redact(header: $0.name, value: $0.value)) }
+        let headline = "→ \(request.redactedDescription.escapingControlCharacters)\(mockMark)"
+        let headers = request.headers.map { Self.header($0.name, redactor.redact(header: $0.name, value: $0.value)) }
         // The body: a summary line, then its preview or parts (unindented).
         var bodySummary: String?
         var bodyDetail: String?
@@ -75,7 +75,7 @@ struct NetworkLog: Sendable {
             bodySize = Int64(size)
         case .multipart(let form)?:
             bodySummary = "body: multipart/form-data, \(form.parts.count) parts"
-            partLines = form.parts.map(describe)
+            partLines = form.parts.map { describe($0).escapingControlCharacters }
             bodyDetail = partLines?.joined(separator: "\n")
         case .stream(let upload)?:
             bodySummary = "body: streamed, " + (upload.length.map { "\($0) bytes" } ?? "length unknown")
@@ -120,8 +120,10 @@ struct NetworkLog: Sendable {
         let size = response.stream != nil ? "streaming"
             : response.downloadedFile.map { "\($0.size) bytes to \($0.url.path)" } ?? "\(response.body.count) bytes"
         let headline = "← \(response.statusCode) \(request.redactedDescription) in \(Self.milliseconds(elapsed)) ms, \(size)\(mockMark)"
+            .escapingControlCharacters
+        // Names and values as the server sent them: escaped, so that none can command a terminal or forge a line.
         let headers = response.headers.sorted { $0.key < $1.key }
-            .map { NetworkLogEntry.Header(name: $0.key, value: redactor.redact(header: $0.key, value: $0.value)) }
+            .map { Self.header($0.key, redactor.redact(header: $0.key, value: $0.value)) }
         let preview = previewText(of: response.body)
         if let sink {
             var text = "\(prefix) \(headline)\n"
@@ -154,11 +156,12 @@ struct NetworkLog: Sendable {
     /// The request failed; `request` is `nil` when it failed before it was prepared (then the
     /// resolved request describes it).
     func failure(_ error: NetworkError, of request: PreparedRequest?, resolved: ResolvedRequest, elapsed: Duration) {
-        let described = request?.redactedDescription ?? resolved.describeUnprepared()
+        let described = (request?.redactedDescription ?? resolved.describeUnprepared()).escapingControlCharacters
         // The error is redacted already; the request's secret values are scrubbed once more in
         // case a text reached the error some other way.
         let secrets = request.map { $0.redactor.secretValues(of: $0) } ?? []
-        let description = Redactor.scrub(error.errorDescription ?? "\(error)", secrets: secrets)
+        // A server's words can be in it (the message of an error body, libcurl's account of a reply).
+        let description = Redactor.scrub(error.errorDescription ?? "\(error)", secrets: secrets).escapingControlCharacters
         // The description names the request already, unless the error could not know it.
         let subject = description.contains(described) ? "" : " \(described)"
         let message = "✗\(subject) failed after \(Self.milliseconds(elapsed)) ms\(mockMark): \(description)"
@@ -188,15 +191,15 @@ struct NetworkLog: Sendable {
         case .finished: how = "finished"
         case .cancelled(let reason): how = "cancelled: \(reason)"
         case .failed(let error):
-            let description = Redactor.scrub(error.errorDescription ?? "\(error)", secrets: secrets)
+            let description = Redactor.scrub(error.errorDescription ?? "\(error)", secrets: secrets).escapingControlCharacters
             how = "failed: \(description)"
             errorDescription = description
         }
-        let headline = Redactor.scrub("⇣ stream of \(request.redactedDescription) ended after \(Self.milliseconds(elapsed)) ms, "
-                                      + "\(counted), \(bytes) bytes, \(how)\(mockMark)", secrets: secrets)
+        let headline = Redactor.scrub("⇣ stream of \(request.redactedDescription.escapingControlCharacters) ended after "
+                                      + "\(Self.milliseconds(elapsed)) ms, \(counted), \(bytes) bytes, \(how)\(mockMark)", secrets: secrets)
         var preview: String?
         if !previews.isEmpty {
-            var text = previews.map { Redactor.scrub(previewLine($0), secrets: secrets) }.joined(separator: "\n")
+            var text = previews.map { Redactor.scrub(previewLine($0), secrets: secrets).escapingControlCharacters }.joined(separator: "\n")
             if text.count > Self.previewLimit {
                 text = String(text.prefix(Self.previewLimit)) + "\n… (preview truncated)"
             } else if previews.count < items {
@@ -256,11 +259,12 @@ struct NetworkLog: Sendable {
 
     private func event(_ phase: NetworkLogEntry.Phase, _ message: String, of request: PreparedRequest) {
         let secrets = request.redactor.secretValues(of: request)
-        let message = Redactor.scrub(message, secrets: secrets)
+        // One line: a cause quoted from a server (a retried failure's reason) cannot break it.
+        let message = Redactor.scrub(message.trimmingCharacters(in: .newlines), secrets: secrets).escapingControlCharacters
         sink?("\(prefix) \(message)\n")
         entrySink?(NetworkLogEntry(phase: phase, level: .info, requestID: id, method: request.method,
                                    url: Redactor.scrub(request.redactor.redact(url: request.url), secrets: secrets), isMocked: mocked,
-                                   message: message.trimmingCharacters(in: .newlines)))
+                                   message: message))
     }
 
     private func describe(_ part: MultipartFormData.Part) -> String {
@@ -300,7 +304,13 @@ struct NetworkLog: Sendable {
         if text.count > Self.previewLimit {
             text = String(text.prefix(Self.previewLimit)) + "\n… (preview truncated)"
         }
-        return text
+        // Line breaks and tabs shape the preview; every other control character is shown, not obeyed.
+        return text.escapingControlCharactersInBody
+    }
+
+    /// A header as the log shows it: name and value with every control character escaped.
+    private static func header(_ name: String, _ value: String) -> NetworkLogEntry.Header {
+        NetworkLogEntry.Header(name: name.escapingControlCharacters, value: value.escapingControlCharacters)
     }
 
     /// Each line of `text` indented, and ended with a newline.

@@ -17,7 +17,9 @@ import Foundation
 ///
 /// Everything in an entry is redacted exactly as the text log is, by the same rules: secret
 /// headers and query items read `<redacted>`, secret JSON fields in body previews too, and a
-/// secret value the request carries is replaced wherever else it turns up.
+/// secret value the request carries is replaced wherever else it turns up. Control characters a
+/// server sent (ESC, BEL, CR, NUL, DEL, C1) are escaped (`\u{1B}`) in every text, as in the text
+/// log; ``body`` keeps its tabs and line breaks.
 ///
 /// Bridging to [swift-log](https://github.com/apple/swift-log) (the full example is
 /// `Examples/SwiftLogBridge`):

@@ -131,7 +131,7 @@ public final class NetworkManager: Sendable {
             if Task.isCancelled { throw .cancelled(.init(reason: "it was cancelled before it started")) }
             var response = try await pipeline.run(sending: &sent)
             guard let last = sent else { throw .transport(.init(reason: "the request was not sent")) }
-            if let stream = response.stream, !response.expectations.acceptableStatusCodes.contains(response.statusCode) {
+            if let stream = response.stream, !response.expectations.acceptableStatuses.contains(response.statusCode) {
                 // A stream whose status fails: its error keeps the start of the body (64 KB), as any error does.
                 response = response.replacingBody(await stream.collect(upTo: HTTPResponse.errorBodyLimit))
             }
@@ -219,7 +219,7 @@ public final class NetworkManager: Sendable {
     /// The request's own `validator`, for a response with an acceptable status; what it throws
     /// becomes a ``NetworkError`` that carries the response and keeps a foreign error as `underlyingError`.
     private static func validate(_ response: HTTPResponse, with validator: (@Sendable (HTTPResponse) throws -> Void)?) throws(NetworkError) {
-        guard let validator, response.expectations.acceptableStatusCodes.contains(response.statusCode) else { return }
+        guard let validator, response.expectations.acceptableStatuses.contains(response.statusCode) else { return }
         do {
             try validator(response)
         } catch {

@@ -11,9 +11,9 @@ extension MockResponse {
         func invalid(_ reason: String, _ underlying: (any Error)? = nil) -> NetworkError {
             .invalidRequest(.init(request: request.redactedDescription, reason: "\(source): \(reason)", underlyingError: underlying))
         }
-        func response(_ body: Data, _ status: Int, _ headers: [String: String]) throws(NetworkError) -> HTTPResponse {
+        func response(_ body: Data, _ status: Int, _ headers: ResponseHeaders) throws(NetworkError) -> HTTPResponse {
             guard (100...599).contains(status) else { throw invalid("its status \(status) is outside 100...599") }
-            return HTTPResponse(statusCode: status, headers: ResponseHeaders(headers), body: body,
+            return HTTPResponse(statusCode: status, headers: headers, body: body,
                                 isMocked: true, origin: request.origin, expectations: request.resolved.expectations)
         }
         switch kind {
@@ -44,7 +44,7 @@ extension MockResponse {
                 throw invalid("its eventDelay of \(eventDelay.seconds.compactText) s is not from 0 to \(MockAnswer.maximumDelay.seconds.compactText) s")
             }
             let body = ServerSentEventParser.encode(events).reduce(into: Data()) { $0.append($1) }
-            return .stream(try response(body, 200, ["Content-Type": "text/event-stream"]), delay: .zero, eventDelay: eventDelay)
+            return .stream(try response(body, 200, ResponseHeaders(["Content-Type": "text/event-stream"])), delay: .zero, eventDelay: eventDelay)
         }
     }
 }

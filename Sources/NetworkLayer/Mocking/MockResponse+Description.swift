@@ -4,7 +4,8 @@ extension MockResponse: CustomStringConvertible, CustomDebugStringConvertible, C
     /// What the mock answers with, without its body and with secret headers `<redacted>` (a
     /// recorded `Set-Cookie`): `MockResponse.data(200, 2 bytes, [Set-Cookie: <redacted>])`.
     public var description: String {
-        func headerText(_ headers: [String: String]) -> String {
+        func headerText(_ block: ResponseHeaders) -> String {
+            let headers = block.dictionary
             guard !headers.isEmpty else { return "" }
             let lines = headers.sorted { $0.key.lowercased() < $1.key.lowercased() }
                 .map { "\($0.key): \(Redactor.default.redact(header: $0.key, value: $0.value))" }

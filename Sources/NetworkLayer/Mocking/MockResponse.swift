@@ -16,8 +16,8 @@ import Foundation
 public struct MockResponse: Sendable {
     enum Kind: Sendable {
         /// A value encoded when it answers, with the encoder the request's body would use.
-        case json(encode: @Sendable (JSONEncoder) throws -> Data, status: Int, headers: [String: String], delay: Duration)
-        case data(Data, status: Int, headers: [String: String], delay: Duration)
+        case json(encode: @Sendable (JSONEncoder) throws -> Data, status: Int, headers: ResponseHeaders, delay: Duration)
+        case data(Data, status: Int, headers: ResponseHeaders, delay: Duration)
         case file(String)
         case failure(NetworkError)
         /// Server-sent events, answered as a `text/event-stream` body paced by `eventDelay`.
@@ -42,8 +42,25 @@ public struct MockResponse: Sendable {
         if !headers.keys.contains(where: { $0.equalsIgnoringASCIICase("Content-Type") }) {
             headers["Content-Type"] = "application/json"
         }
-        return MockResponse(kind: .json(encode: { encoder in try encoder.encode(value) }, status: status, headers: headers,
-                                        delay: delay))
+        return MockResponse(kind: .json(encode: { encoder in try encoder.encode(value) }, status: status,
+                                        headers: ResponseHeaders(headers), delay: delay))
+    }
+
+    /// `value` encoded as JSON, as ``json(_:status:headers:delay:)``, with headers given line by
+    /// line so that a name may repeat (``HTTPResponse/values(forHeader:)`` then gives each line).
+    ///
+    /// ```swift
+    /// net.mocks.register(.get, "/items", .json(items, headerFields: [("Link", #"</items?page=2>; rel="next""#),
+    ///                                                              ("Link", #"</items?page=9>; rel="last""#)]))
+    /// ```
+    public static func json(_ value: some Encodable & Sendable, status: Int = 200,
+                            headerFields: [(name: String, value: String)], delay: Duration = .zero) -> MockResponse {
+        var fields = headerFields
+        if !fields.contains(where: { $0.name.equalsIgnoringASCIICase("Content-Type") }) {
+            fields.append((name: "Content-Type", value: "application/json"))
+        }
+        return MockResponse(kind: .json(encode: { encoder in try encoder.encode(value) }, status: status,
+                                        headers: ResponseHeaders(fields: fields), delay: delay))
     }
 
     /// `data` as the body, exactly.
@@ -55,7 +72,14 @@ public struct MockResponse: Sendable {
     ///   - delay: how long the answer takes, as for ``json(_:status:headers:delay:)``.
     public static func data(_ data: Data, status: Int = 200, headers: [String: String] = [:],
                             delay: Duration = .zero) -> MockResponse {
-        MockResponse(kind: .data(data, status: status, headers: headers, delay: delay))
+        MockResponse(kind: .data(data, status: status, headers: ResponseHeaders(headers), delay: delay))
+    }
+
+    /// `data` as the body, exactly, with headers given line by line so that a name may repeat
+    /// (two `Set-Cookie` lines; ``HTTPResponse/values(forHeader:)`` gives each).
+    public static func data(_ data: Data, status: Int = 200, headerFields: [(name: String, value: String)],
+                            delay: Duration = .zero) -> MockResponse {
+        MockResponse(kind: .data(data, status: status, headers: ResponseHeaders(fields: headerFields), delay: delay))
     }
 
     /// The mock file `name` in the mock directory (`<name>.json`, with its `<name>.meta.json`
@@ -68,7 +92,7 @@ public struct MockResponse: Sendable {
     /// A bare status, with `body` (empty by default) and no headers: `.status(401)`, `.status(204)`,
     /// `.status(422, body: errorJSON)` for a typed error body.
     public static func status(_ code: Int, body: Data = Data()) -> MockResponse {
-        MockResponse(kind: .data(body, status: code, headers: [:], delay: .zero))
+        MockResponse(kind: .data(body, status: code, headers: ResponseHeaders([:]), delay: .zero))
     }
 
     /// Server-sent events: status 200, `Content-Type: text/event-stream`, the events written as

@@ -4,6 +4,7 @@ extension MockStore {
     /// What a sidecar (`<name>.meta.json`) may say about a mocked response. Every field is optional:
     ///
     ///     {"statusCode": 404, "headers": {"X-Trace": "abc"}, "delay": 0.5}
+    ///     {"headers": {"Link": ["<https://api.example.com/items?page=2>; rel=\"next\"", "<…>; rel=\"last\""]}}
     ///     {"error": "timeOut", "delay": 0.5}
     ///
     /// Read sidecars with ``parse(_:path:)``, which checks every value: a sidecar is outside
@@ -11,8 +12,9 @@ extension MockStore {
     struct Sidecar: Codable, Sendable, Equatable {
         /// The status, 100...599. Default 200.
         var statusCode: Int?
-        /// The response headers. Default `Content-Type: application/json`.
-        var headers: [String: String]?
+        /// The response headers. Default `Content-Type: application/json`. A header sent more
+        /// than once has an array of values, one per line, in order.
+        var headers: [String: HeaderValues]?
         /// Seconds to wait before answering, from 0 to ``MockAnswer/maximumDelay``.
         var delay: Double?
         /// A failure instead of an answer: one of the ``MockFailureKind`` names.
@@ -55,6 +57,58 @@ extension MockStore {
                 }
             }
             return sidecar
+        }
+
+        /// The value of one sidecar header: a string, or an array of strings for a header sent
+        /// more than once (each `Set-Cookie` or `Link` line).
+        enum HeaderValues: Codable, Sendable, Equatable {
+            case one(String)
+            case lines([String])
+
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.singleValueContainer()
+                if let value = try? container.decode(String.self) {
+                    self = .one(value)
+                } else {
+                    self = .lines(try container.decode([String].self))
+                }
+            }
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.singleValueContainer()
+                switch self {
+                case .one(let value): try container.encode(value)
+                case .lines(let values): try container.encode(values)
+                }
+            }
+
+            /// One value as it is; several as an array (what record mode writes).
+            init(_ values: [String]) {
+                self = values.count == 1 ? .one(values[0]) : .lines(values)
+            }
+
+            var values: [String] {
+                switch self {
+                case .one(let value): [value]
+                case .lines(let values): values
+                }
+            }
+        }
+
+        /// The headers a response answering from this sidecar has: its own, or `defaults`.
+        func responseHeaders(defaults: @autoclosure () -> [String: String]) -> ResponseHeaders {
+            guard let headers else { return ResponseHeaders(defaults()) }
+            var single: [String: String] = [:]
+            for (name, value) in headers {
+                guard case .one(let text) = value else {
+                    // A repeated header: every line kept, the names in a stable order.
+                    return ResponseHeaders(fields: headers.sorted { $0.key < $1.key }.flatMap { name, value in
+                        value.values.map { (name: name, value: $0) }
+                    })
+                }
+                single[name] = text
+            }
+            return ResponseHeaders(single)
         }
 
         /// The failure the sidecar names, if any (checked by ``parse(_:path:)``).

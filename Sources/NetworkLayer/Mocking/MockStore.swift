@@ -126,7 +126,7 @@ struct MockStore: Sendable {
                             delay: sidecar.delayDuration)
         }
         let response = HTTPResponse(statusCode: sidecar.statusCode ?? 200,
-                                    headers: ResponseHeaders(sidecar.headers ?? ["Content-Type": Self.contentType(for: request)]),
+                                    headers: sidecar.responseHeaders(defaults: ["Content-Type": Self.contentType(for: request)]),
                                     body: body ?? Data(), isMocked: true, origin: request.origin,
                                     expectations: request.resolved.expectations)
         if let eventDelay = sidecar.eventDelayDuration {
@@ -159,8 +159,9 @@ struct MockStore: Sendable {
         let bodyURL = try file(named: mockName(for: request), extension: bodyExtension)
         let sidecarURL = try sidecarFile(for: request)
         let secrets = request.redactor.secretValues(of: request)
-        let headers = response.headers.filter { !request.redactor.isSecretHeader($0.key) }
-            .mapValues { Redactor.scrub($0, secrets: secrets) }
+        // Each line of a repeated header kept apart (an array), so that the mock answers as the server did.
+        let headers = response.headerBlock.valuesByName.filter { !request.redactor.isSecretHeader($0.key) }
+            .mapValues { Sidecar.HeaderValues($0.map { Redactor.scrub($0, secrets: secrets) }) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         do {

@@ -71,7 +71,7 @@ final class PendingDownload: Sendable {
     /// Moves the download into place when its status is acceptable; otherwise keeps the start of
     /// the body (an error message, for validation) and removes the file.
     func finish(_ response: HTTPResponse, at destination: URL) throws(NetworkError) -> HTTPResponse {
-        guard response.expectations.acceptableStatusCodes.contains(response.statusCode) else {
+        guard response.expectations.acceptableStatuses.contains(response.statusCode) else {
             let handle = FileHandle(forReadingAtPath: file.path)
             if resumeOffset > 0 { try? handle?.seek(toOffset: UInt64(resumeOffset)) }
             let start = (try? handle?.read(upToCount: 1 << 20)) ?? nil

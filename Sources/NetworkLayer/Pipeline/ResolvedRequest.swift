@@ -156,7 +156,8 @@ extension BaseRequest {
     /// | retry policy | `retryPolicy` | `retryPolicy` | | none |
     /// | redirect policy | `redirectPolicy` | `redirectPolicy` | `redirectPolicy` | `.follow()` |
     /// | interceptors | `interceptors` (innermost) | `interceptors`, `adapt(_:)` | `interceptors` (outermost) | none |
-    /// | acceptable statuses | `acceptableStatusCodes` | `acceptableStatusCodes` | | `200..<300` |
+    /// | acceptable statuses | `acceptableStatuses`, else `acceptableStatusCodes` | `acceptableStatuses` (default: its `acceptableStatusCodes`) | | `200..<300` |
+    /// | client certificate | | `clientCertificate` | | none |
     /// | decoder | `jsonDecoder` | `jsonDecoder` | | `JSONDecoder()` |
     /// | FastJSON | | `usesFastJSONDecoder` | `usesFastJSONDecoder` | both must allow it |
     /// | encoder | `jsonEncoder` | `jsonEncoder` | | sorted keys |
@@ -177,6 +178,7 @@ extension BaseRequest {
         options.decompressionLimit = decompressionLimit ?? settings.decompressionLimit
         options.proxy = provider.proxy ?? settings.proxy
         options.unixSocketPath = provider.unixSocketPath
+        options.clientCertificate = provider.clientCertificate
         options.cookieJar = settings.cookieJar
         let timeouts = provider.timeouts
         options.connectTimeout = timeouts?.connect ?? settings.timeouts.connect
@@ -205,7 +207,8 @@ extension BaseRequest {
             interceptors: ResolvedRequest.Interceptors(manager: settings.interceptors, provider: provider.interceptors, request: interceptors),
             options: options,
             expectations: ResponseExpectations(
-                acceptableStatusCodes: acceptableStatusCodes ?? provider.acceptableStatusCodes,
+                acceptableStatuses: StatusCodes.resolved(request: acceptableStatuses, requestRange: acceptableStatusCodes,
+                                                         provider: provider),
                 decoder: jsonDecoder ?? provider.jsonDecoder,
                 keyPath: keyPath,
                 errorBodyType: errorBodyType ?? provider.errorBodyType,

@@ -30,6 +30,9 @@ struct TransferOptions: Sendable {
     var proxy: ProxyConfiguration = .environment
     /// The manager's cookie store, unless the request carries a `Cookie` header of its own.
     var cookieJar: CookieJar?
+    /// The provider's client certificate (mutual TLS). Applies to the request's own origin only,
+    /// as the Unix socket does (``forHop(to:from:)``).
+    var clientCertificate: ClientCertificate?
 
     /// What the log says when pins are configured for a host this request reaches over a Unix
     /// socket without TLS: pinning checks a TLS handshake, and there is none. `nil` otherwise.
@@ -40,11 +43,13 @@ struct TransferOptions: Sendable {
             + "\(HeaderFields.printable(path)) without TLS, so there is no certificate to check"
     }
 
-    /// The options for one hop of `original`: a Unix socket serves `original`'s origin only.
+    /// The options for one hop of `original`: a Unix socket and a client certificate serve
+    /// `original`'s origin only.
     func forHop(to request: PreparedRequest, from original: PreparedRequest) -> TransferOptions {
-        guard unixSocketPath != nil, Origin(request.url) != Origin(original.url) else { return self }
+        guard unixSocketPath != nil || clientCertificate != nil, Origin(request.url) != Origin(original.url) else { return self }
         var options = self
         options.unixSocketPath = nil
+        options.clientCertificate = nil
         return options
     }
 }

@@ -86,7 +86,7 @@ public protocol ServiceProvider: Sendable {
 
     /// Turns a response into the value a request asked for, or throws.
     ///
-    /// The default validates the status with ``HTTPResponse/validateStatus(acceptable:)`` and
+    /// The default validates the status with ``HTTPResponse/validateStatus(acceptable:)-(Range<Int>?)`` and
     /// decodes the body with ``HTTPResponse/decode(_:using:)``. Override it for a backend with its
     /// own rules and reuse those two steps. Mocked responses go through here too.
     func parseAndValidate<Response: Decodable>(_ response: HTTPResponse, as type: Response.Type) throws -> Response
@@ -122,9 +122,22 @@ public protocol ServiceProvider: Sendable {
     /// add `.sortedKeys` to its `outputFormatting` if you want the same guarantee.
     var jsonEncoder: JSONEncoder { get }
 
-    /// The statuses that count as success. A request's `acceptableStatusCodes` overrides it.
+    /// The statuses that count as success, as one range. A request's `acceptableStatuses` or
+    /// `acceptableStatusCodes` overrides it, and so does this provider's ``acceptableStatuses``.
     /// Default `200..<300`.
     var acceptableStatusCodes: Range<Int> { get }
+
+    /// The statuses that count as success, as ranges and single codes. A request's
+    /// `acceptableStatuses` or `acceptableStatusCodes` overrides it. Default: ``acceptableStatusCodes``
+    /// as a set, so a provider that sets only the range keeps working.
+    ///
+    /// ```swift
+    /// var acceptableStatuses: StatusCodes { StatusCodes(200..<300, 304) }   // 2xx and "not modified"
+    /// ```
+    ///
+    /// Declare it as `StatusCodes` (not `StatusCodes?`): a property of another type is a different
+    /// property, and the default would silently apply.
+    var acceptableStatuses: StatusCodes { get }
 
     /// The type of the error bodies this backend sends with failing statuses, if it has one.
     ///
@@ -189,6 +202,20 @@ public protocol ServiceProvider: Sendable {
     /// ```
     var unixSocketPath: String? { get }
 
+    /// The certificate this client presents to the backend in the TLS handshake (mutual TLS), or
+    /// `nil` (the default) for none.
+    ///
+    /// ```swift
+    /// var clientCertificate: ClientCertificate? {
+    ///     .pem(certificate: certURL, privateKey: keyURL, password: keyPassword)   // or .pkcs12(url, password:)
+    /// }
+    /// ```
+    ///
+    /// Its files are read and checked before each request is sent (cached while they do not
+    /// change); a problem with them is ``NetworkError/invalidCertificate(_:)`` saying which, and
+    /// nothing is sent. It is presented to this backend's origin only (a redirect elsewhere goes
+    /// without it); its password is never shown. See ``ClientCertificate``.
+    var clientCertificate: ClientCertificate? { get }
     /// This backend's interceptors: after the manager's, before the request's, and only for
     /// attempts to this provider's own origin. Default: none. See ``RequestInterceptor``.
     ///
@@ -258,6 +285,7 @@ extension ServiceProvider {
     public var jsonEncoder: JSONEncoder { sharedJSONEncoder }
     public var usesFastJSONDecoder: Bool { true }
     public var acceptableStatusCodes: Range<Int> { 200..<300 }
+    public var acceptableStatuses: StatusCodes { StatusCodes(acceptableStatusCodes) }
     public var errorBodyType: (any ServerErrorBody.Type)? { nil }
     public var authentication: Authentication? { nil }
     public var retryPolicy: RetryPolicy? { nil }
@@ -270,6 +298,7 @@ extension ServiceProvider {
     public var areMocksEnabled: Bool? { nil }
     public var timeouts: Timeouts? { nil }
     public var httpVersion: HTTPVersion? { nil }
+    public var clientCertificate: ClientCertificate? { nil }
 }
 
 /// The default coders: `JSONDecoder` and `JSONEncoder` are `Sendable`, and safe to share once configured.

@@ -91,8 +91,15 @@ open class BaseRequest<Response: Decodable & Sendable> {
     /// top level, so a wrapper type need not be written. Default `nil`.
     @exclusivity(unchecked) public var keyPath: String?
 
-    /// The statuses that count as success; `nil` uses the provider's ``ServiceProvider/acceptableStatusCodes``.
+    /// The statuses that count as success, as one range; `nil` uses the provider's
+    /// (``ServiceProvider/acceptableStatuses``). ``acceptableStatuses`` wins over it when both are set.
     @exclusivity(unchecked) public var acceptableStatusCodes: Range<Int>?
+
+    /// The statuses that count as success, as ranges and single codes: `StatusCodes(200..<300, 304)`.
+    /// `nil` (the default) uses ``acceptableStatusCodes``, else the provider's
+    /// ``ServiceProvider/acceptableStatuses``. The request wins over the provider, and the set over
+    /// the range; see ``StatusCodes``.
+    @exclusivity(unchecked) public var acceptableStatuses: StatusCodes?
 
     /// This request's own check of a response, run for a response with an acceptable status,
     /// before the provider's `parseAndValidate`. Default `nil`.

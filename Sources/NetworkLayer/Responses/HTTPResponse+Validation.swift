@@ -3,8 +3,10 @@ import Foundation
 extension HTTPResponse {
     /// Throws the ``NetworkError`` a failing status maps to; returns for an acceptable one.
     ///
-    /// The acceptable statuses are `acceptable`, else the request's `acceptableStatusCodes`, else
-    /// the provider's (by default `200..<300`). The mapping: 401 and 403
+    /// The acceptable statuses are `acceptable`, else the request's resolved set (its
+    /// `acceptableStatuses`, else its `acceptableStatusCodes`, else the provider's
+    /// `acceptableStatuses`, by default the provider's `acceptableStatusCodes`, `200..<300`; see
+    /// ``StatusCodes``). The mapping: 401 and 403
     /// ``NetworkError/unauthorizedAccess``, 404 ``NetworkError/notFound``, 408 and 504
     /// ``NetworkError/timeOut``, any other ``NetworkError/apiError(_:)``. When the request or the
     /// provider declares an `errorBodyType` and the body decodes as it, the decoded value is kept
@@ -13,7 +15,17 @@ extension HTTPResponse {
     /// status in ``NetworkError/Context/statusCode``.
     /// This is the first step of the default `parseAndValidate`; custom providers can call it too.
     public func validateStatus(acceptable: Range<Int>? = nil) throws(NetworkError) {
-        guard !(acceptable ?? expectations.acceptableStatusCodes).contains(statusCode) else { return }
+        try validateStatus(acceptable: acceptable.map(StatusCodes.init) ?? expectations.acceptableStatuses)
+    }
+
+    /// Throws the ``NetworkError`` a failing status maps to, for a status outside `acceptable`;
+    /// as `validateStatus(acceptable: Range<Int>?)` does, with a set of ranges and codes.
+    ///
+    /// ```swift
+    /// try response.validateStatus(acceptable: StatusCodes(200..<300, 304))
+    /// ```
+    public func validateStatus(acceptable: StatusCodes) throws(NetworkError) {
+        guard !acceptable.contains(statusCode) else { return }
         var context = NetworkError.Context(request: requestDescription,
                                            reason: "the server answered with status \(statusCode)",
                                            statusCode: statusCode, response: keptForError())
@@ -21,7 +33,8 @@ extension HTTPResponse {
            let serverError = try? decodeJSON(type, using: expectations.decoder) {
             context.serverError = serverError
             if let message = serverError.serverMessage {
-                context.reason = "the server answered with status \(statusCode): \(message)"
+                // The server's own words, control characters escaped: an error is printed to terminals and logs.
+                context.reason = "the server answered with status \(statusCode): \(message.escapingControlCharacters)"
             }
         }
         switch statusCode {

@@ -10,7 +10,8 @@ public struct HTTPResponse: Sendable {
     /// The HTTP status code.
     public let statusCode: Int
     /// The response headers by the name the server used. A header sent more than once has its
-    /// values joined with `", "`. Look names up with ``value(forHeader:)``, which ignores case.
+    /// values joined with `", "`. Look names up with ``value(forHeader:)``, which ignores case;
+    /// ``values(forHeader:)`` keeps each line of a repeated header apart (`Set-Cookie`, `Link`).
     ///
     /// Raw: as received, `Set-Cookie` and anything the server reflected included. The response's
     /// descriptions and `dump` show them redacted.
@@ -58,6 +59,20 @@ public struct HTTPResponse: Sendable {
                   origin: RequestOrigin(method: .get, url: url, redactor: .default), expectations: ResponseExpectations())
     }
 
+    /// Creates a response whose headers are given line by line, so that a name may repeat (two
+    /// `Set-Cookie` lines), e.g. to test a provider's `parseAndValidate` with them.
+    ///
+    /// ```swift
+    /// let response = HTTPResponse(statusCode: 200, headerFields: [("Set-Cookie", "a=1; Expires=Wed, 21 Oct 2026 07:28:00 GMT"),
+    ///                                                             ("Set-Cookie", "b=2")], url: url)
+    /// response.values(forHeader: "set-cookie")   // both lines, in order
+    /// ```
+    public init(statusCode: Int, headerFields: [(name: String, value: String)], body: Data = Data(), url: URL,
+                isMocked: Bool = false) {
+        self.init(statusCode: statusCode, headers: ResponseHeaders(fields: headerFields), body: body, isMocked: isMocked,
+                  origin: RequestOrigin(method: .get, url: url, redactor: .default), expectations: ResponseExpectations())
+    }
+
     /// A response to `origin`'s request; its ``url`` is the origin's.
     init(statusCode: Int, headers: ResponseHeaders, body: Data, isMocked: Bool,
          origin: RequestOrigin, expectations: ResponseExpectations, metrics: TransferMetrics? = nil,
@@ -82,9 +97,29 @@ public struct HTTPResponse: Sendable {
         return copy  // without `stream`: an error or a log must not keep a transfer alive
     }
 
-    /// The value of a header, looked up ignoring case; `nil` when absent. Raw, like ``headers``.
+    /// The value of a header, looked up ignoring case; `nil` when absent. A header sent more than
+    /// once gives its values joined with `", "`; see ``values(forHeader:)`` to keep them apart.
+    /// Raw, like ``headers``.
     public func value(forHeader name: String) -> String? {
         headerBlock.value(for: name)
+    }
+
+    /// Every value of a header, looked up ignoring case: one per line the server sent, in order,
+    /// never joined. Empty when the header is absent.
+    ///
+    /// For the headers a comma cannot split: `Set-Cookie` (its `Expires` date holds a comma),
+    /// and `Link`, `Vary` or `WWW-Authenticate` lines read one by one.
+    ///
+    /// ```swift
+    /// for cookie in response.values(forHeader: "Set-Cookie") { print(cookie) }
+    /// // session=abc; Expires=Wed, 21 Oct 2026 07:28:00 GMT; Path=/
+    /// // theme=dark; Path=/
+    /// ```
+    ///
+    /// A mocked response gives each line its mock named: a sidecar header whose value is an array
+    /// of strings (record mode writes one for a repeated header), or ``MockResponse``'s `headerFields`.
+    public func values(forHeader name: String) -> [String] {
+        headerBlock.values(for: name)
     }
 
     /// How much of a failing response's body an error keeps in ``NetworkError/Context/response``: 64 KB.

@@ -2,7 +2,8 @@ import Foundation
 
 /// What the response must satisfy, resolved from the request's and the provider's settings.
 struct ResponseExpectations: Sendable {
-    var acceptableStatusCodes: Range<Int> = 200..<300
+    /// The statuses that pass validation, resolved once (``StatusCodes/resolved(request:requestRange:provider:)``).
+    var acceptableStatuses = StatusCodes.success
     var decoder: JSONDecoder = JSONDecoder()
     var keyPath: String?
     var errorBodyType: (any ServerErrorBody.Type)?

@@ -10,8 +10,21 @@ import Synchronization
 final class ResponseHeaders: Sendable {
     /// `Name: value` lines as received, each ended by `\n` (the CR removed).
     private let raw: [UInt8]
-    /// The headers a mock gave as a dictionary, or `nil` for headers received as lines.
-    private let given: [String: String]?
+    /// The headers a mock gave, or `nil` for headers received as lines. One reference, so that a
+    /// response received (the hot path) is no larger for what only mocks use.
+    private let given: Given?
+
+    /// Headers given rather than received: a dictionary, or lines one by one (a name may repeat),
+    /// with the dictionary they join into.
+    private final class Given: Sendable {
+        let dictionary: [String: String]
+        let fields: [(name: String, value: String)]?
+
+        init(dictionary: [String: String], fields: [(name: String, value: String)]?) {
+            self.dictionary = dictionary
+            self.fields = fields
+        }
+    }
     /// The dictionary built from `raw` by the first reader. Two readers racing may both build it;
     /// the first stored wins and both return that one.
     private let parsed = AtomicLazyReference<Parsed>()
@@ -29,12 +42,22 @@ final class ResponseHeaders: Sendable {
 
     init(_ dictionary: [String: String]) {
         raw = []
-        given = dictionary
+        given = Given(dictionary: dictionary, fields: nil)
+    }
+
+    /// Header lines given one by one, in order; a name may repeat (two `Set-Cookie` lines).
+    init(fields: [(name: String, value: String)]) {
+        raw = []
+        var joined: [String: String] = [:]
+        for field in fields {
+            if let existing = joined[field.name] { joined[field.name] = existing + ", " + field.value } else { joined[field.name] = field.value }
+        }
+        given = Given(dictionary: joined, fields: fields)
     }
 
     /// Every header by the name the server used; repeated headers joined with `", "`.
     var dictionary: [String: String] {
-        if let given { return given }
+        if let given { return given.dictionary }
         if let cached = parsed.load() { return cached.dictionary }
         var result: [String: String] = [:]
         forEachLine { name, value in
@@ -50,9 +73,13 @@ final class ResponseHeaders: Sendable {
     /// ``dictionary`` is built (which keeps `X-A` and `x-a` apart, as the server spelled them).
     func value(for name: String) -> String? {
         if let given {
+            if let fields = given.fields {
+                let values = fields.lazy.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
+                return values.isEmpty ? nil : values.joined(separator: ", ")
+            }
             // Made from a dictionary (a mock's headers): no lines to read.
-            if let exact = given[name] { return exact }
-            return given.first { $0.key.equalsIgnoringASCIICase(name) }?.value
+            if let exact = given.dictionary[name] { return exact }
+            return given.dictionary.first { $0.key.equalsIgnoringASCIICase(name) }?.value
         }
         var found: String?
         forEachLine { lineName, value in
@@ -61,6 +88,41 @@ final class ResponseHeaders: Sendable {
             found = found.map { $0 + ", " + text } ?? text
         }
         return found
+    }
+
+    /// Every value of one header, ignoring the case of its name: one per line, in the order
+    /// received, never joined (a `Set-Cookie` date holds a comma). Empty when absent.
+    func values(for name: String) -> [String] {
+        if let given {
+            if let fields = given.fields { return fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value) }
+            // A dictionary (a mock's headers): one value per key; the exact spelling first.
+            let dictionary = given.dictionary
+            var values = dictionary[name].map { [$0] } ?? []
+            for key in dictionary.keys.sorted() where key != name && key.equalsIgnoringASCIICase(name) { values.append(dictionary[key] ?? "") }
+            return values
+        }
+        var found: [String] = []
+        forEachLine { lineName, value in
+            guard lineName.elementsEqualIgnoringASCIICase(name.utf8) else { return }
+            found.append(String(decoding: value, as: UTF8.self))
+        }
+        return found
+    }
+
+    /// Every header by the name as sent, each with all its values in order: what record mode
+    /// writes, so that a replayed mock keeps each `Link` and `Vary` line.
+    var valuesByName: [String: [String]] {
+        var result: [String: [String]] = [:]
+        if let fields = given?.fields {
+            for field in fields { result[field.name, default: []].append(field.value) }
+        } else if let given {
+            for (name, value) in given.dictionary { result[name] = [value] }
+        } else {
+            forEachLine { name, value in
+                result[String(decoding: name, as: UTF8.self), default: []].append(String(decoding: value, as: UTF8.self))
+            }
+        }
+        return result
     }
 
     private func forEachLine(_ body: (ArraySlice<UInt8>, ArraySlice<UInt8>) -> Void) {

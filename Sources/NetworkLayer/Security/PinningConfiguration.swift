@@ -26,8 +26,11 @@ struct PinningConfiguration: Sendable {
             for certificate in rule.certificates {
                 pins += try Self.pins(of: certificate, in: certificatesDirectory)
             }
-            guard !pins.isEmpty else {
-                throw .invalidCertificate(.init(reason: "a pinning rule has no pins; give public-key hashes or certificates"))
+            // Enforced pins fail closed: a rule without any would pin nothing. Pins that are not
+            // enforced may be none (`configurePinningWith(certificates: [], isEnabled: false)`: off).
+            guard !pins.isEmpty || !isEnabled else {
+                throw .invalidCertificate(.init(reason: "a pinning rule has no pins; give public-key hashes or certificates "
+                                                + "(or pass isEnabled: false to turn pinning off)"))
             }
             var hosts: [String]?
             if let patterns = rule.hosts {

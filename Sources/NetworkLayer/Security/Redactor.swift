@@ -23,6 +23,25 @@ struct Redactor: Sendable {
     /// Fragments that make any header or query name look secret.
     static let secretFragments = ["token", "secret", "password", "passwd", "apikey", "api-key", "api_key",
                                   "auth", "session", "credential", "cookie", "signature"]
+    /// Standard header names (lowercased) that hold one of ``secretFragments`` and are public by
+    /// design, so the fragments do not make them look secret (a name declared secret still is):
+    /// - `Access-Control-Allow-Credentials`: a CORS flag, `true`.
+    /// - `WWW-Authenticate`, `Proxy-Authenticate` (RFC 9110) and RFC 8053's
+    ///   `Optional-WWW-Authenticate` and `Authentication-Control`: challenges a server sends to
+    ///   anyone who has not authenticated (scheme, realm, an error code, a nonce); no credential,
+    ///   and what a 401 or 407 is debugged with.
+    /// - `Signature-Input` and `Accept-Signature` (RFC 9421): which parts of a message are signed,
+    ///   with which key id and algorithm; the parameters, not the signature.
+    ///
+    /// Still secret by their names: `Authorization` and `Proxy-Authorization` (credentials),
+    /// `Cookie` and `Set-Cookie` (sessions), `Authentication-Info` and `Proxy-Authentication-Info`
+    /// (Digest's `rspauth` is computed from the password's hash, so it lets the password be
+    /// guessed offline), `Signature` (a signed request can be replayed while it is valid, like a
+    /// presigned URL), and every other name with a fragment (`X-Auth-Token`, `X-CSRF-Token`).
+    static let publicHeaderNames: Set<String> = [
+        "access-control-allow-credentials", "www-authenticate", "proxy-authenticate", "optional-www-authenticate",
+        "authentication-control", "signature-input", "accept-signature",
+    ]
 
     static let `default` = Redactor()
 
@@ -37,7 +56,8 @@ struct Redactor: Sendable {
     /// Whether the list of secret-looking header names matches `name` (the safety net alone).
     static func looksSecret(header name: String) -> Bool {
         let lower = name.lowercased()
-        return secretHeaderNames.contains(lower) || secretFragments.contains { lower.contains($0) }
+        return secretHeaderNames.contains(lower)
+            || (!publicHeaderNames.contains(lower) && secretFragments.contains { lower.contains($0) })
     }
 
     /// Whether the list of secret-looking query names matches `name` (the safety net alone).
@@ -101,8 +121,9 @@ struct Redactor: Sendable {
         return Array(Set(secrets + secrets.map { $0.trimmingCharacters(in: .whitespaces) }).filter { $0.count >= 4 })
     }
 
-    /// Each value, plus its percent-encoded form (as in a query string) and its JSON-escaped forms
-    /// (as Foundation and as an ASCII-only encoder such as Python's write it), longest first, so
+    /// Each value, plus its percent-encoded form (as in a query string), its JSON-escaped forms
+    /// (as Foundation and as an ASCII-only encoder such as Python's write it) and its forms with
+    /// control characters escaped (as the log shows server text), longest first, so
     /// that scrubbing a long secret is not defeated by a shorter one inside it.
     static func withEchoedForms(_ values: [String]) -> [String] {
         var forms = Set(values)
@@ -111,6 +132,9 @@ struct Redactor: Sendable {
             forms.insert(jsonEscaped(value, asciiOnly: false))
             forms.insert(jsonEscaped(value, asciiOnly: true))
             forms.insert(jsonEscaped(value, asciiOnly: false).replacingOccurrences(of: "/", with: "\\/"))
+            // As the log shows a value holding control characters: escaped (the same text for any other).
+            forms.insert(value.escapingControlCharacters)
+            forms.insert(value.escapingControlCharactersInBody)
         }
         return forms.sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
     }

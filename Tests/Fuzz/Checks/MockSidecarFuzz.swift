@@ -15,10 +15,21 @@ enum MockSidecarFuzz {
     /// The sidecar's shape, without its rules.
     private struct Shape: Decodable {
         var statusCode: Int?
-        var headers: [String: String]?
+        var headers: [String: HeaderValue]?
         var delay: Double?
         var error: String?
         var eventDelay: Double?
+    }
+
+    /// A header's value: a string, or an array of strings (a header sent more than once).
+    private enum HeaderValue: Decodable {
+        case one(String)
+        case lines([String])
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let value = try? container.decode(String.self) { self = .one(value) } else { self = .lines(try container.decode([String].self)) }
+        }
     }
 
     static func check(_ data: Data) throws(FuzzFailure) {

@@ -9,7 +9,8 @@ import Foundation
 /// with optional spaces or tabs around it, and a second, different one refuses the response; the
 /// kept block holds exactly the kept lines; the body counts as compressed exactly when the latest
 /// response names a `Content-Encoding` other than `identity`. Then the headers read the same whichever way they are
-/// asked (`value(for:)` in any case of the name, before and after the dictionary is built).
+/// asked (`value(for:)` in any case of the name, before and after the dictionary is built), and
+/// `values(for:)` gives each line of that name apart, in order.
 enum ResponseHeadersFuzz {
     static func check(_ data: Data) throws(FuzzFailure) {
         var block = ResponseHeaderBlock()
@@ -82,10 +83,18 @@ enum ResponseHeadersFuzz {
             guard let name = String(validating: field.name, as: UTF8.self) else { continue }
             spellings.formUnion([name, String(decoding: lowered(field.name), as: UTF8.self), name.uppercased()])
         }
+        func expectedLines(_ name: String) -> [String] {
+            fields.filter { lowered($0.name) == lowered(Array(name.utf8)) }.map { String(decoding: $0.value, as: UTF8.self) }
+        }
         for spelling in spellings {
             try require(headers.value(for: spelling) == expected(spelling),
                         "value(for: \(spelling.debugDescription)) is \(String(describing: headers.value(for: spelling))), not \(String(describing: expected(spelling)))")
+            try require(headers.values(for: spelling) == expectedLines(spelling),
+                        "values(for: \(spelling.debugDescription)) is \(headers.values(for: spelling)), not \(expectedLines(spelling))")
         }
+        var byName: [String: [String]] = [:]
+        for field in fields { byName[String(decoding: field.name, as: UTF8.self), default: []].append(String(decoding: field.value, as: UTF8.self)) }
+        try require(headers.valuesByName == byName, "valuesByName is \(headers.valuesByName), not \(byName)")
         var exact: [String: String] = [:]
         for field in fields {
             let name = String(decoding: field.name, as: UTF8.self)

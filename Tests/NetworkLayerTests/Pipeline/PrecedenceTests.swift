@@ -112,12 +112,14 @@ struct PrecedenceTests {
         #expect(names(resolved.interceptors.request) == ["r"])
     }
 
-    @Test("acceptable statuses: the request's, else the provider's, else 200..<300")
+    @Test("acceptable statuses: the request's set, else its range, else the provider's set (by default its range), else 200..<300")
     func statuses() {
-        #expect(resolve(SettingProvider()).expectations.acceptableStatusCodes == 200..<300)
+        #expect(resolve(SettingProvider()).expectations.acceptableStatuses == StatusCodes(200..<300))
         let provider = SettingProvider(acceptableStatusCodes: 200..<400)
-        #expect(resolve(provider).expectations.acceptableStatusCodes == 200..<400)
-        #expect(resolve(provider) { $0.acceptableStatusCodes = 200..<201 }.expectations.acceptableStatusCodes == 200..<201)
+        #expect(resolve(provider).expectations.acceptableStatuses == StatusCodes(200..<400))
+        #expect(resolve(provider) { $0.acceptableStatusCodes = 200..<201 }.expectations.acceptableStatuses == StatusCodes(200..<201))
+        let both = resolve(provider) { $0.acceptableStatusCodes = 200..<201; $0.acceptableStatuses = StatusCodes(200..<300, 304) }
+        #expect(both.expectations.acceptableStatuses == StatusCodes(200..<300, 304))
     }
 
     @Test("decoder and encoder: the request's, else the provider's")

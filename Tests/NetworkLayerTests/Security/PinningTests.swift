@@ -87,6 +87,43 @@ struct PinningTests {
         }
     }
 
+    @Test("configurePinningWith(certificates: [], isEnabled: false) turns pinning off: the interceptor refused before gets through")
+    func emptyDisabledPinningTurnsPinningOff() async throws {
+        try await withInterceptor { interceptor in
+            let net = makeTLSManager()
+            try net.configurePinning([PinningRule(publicKeyHashes: [try pin(of: "TestIntermediateCA.pem")])], isEnabled: true)
+            let refused = await networkError { try await net.perform(TestRequest<Echo>(interceptor.provider(host: "localhost"), "/echo")) }
+            guard case .invalidCertificate = refused else { Issue.record("got \(String(describing: refused))"); return }
+
+            try net.configurePinningWith(certificates: [], isEnabled: false)
+            #expect(net.settings.withLock { $0.pinning } == nil)
+            _ = try await net.perform(TestRequest<Echo>(interceptor.provider(host: "localhost"), "/echo"))
+            // Rules without pins, not enforced, are off too.
+            try net.configurePinning([PinningRule(publicKeyHashes: []), PinningRule(certificates: [])], isEnabled: false)
+            #expect(net.settings.withLock { $0.pinning } == nil)
+        }
+    }
+
+    @Test("isEnabled: true with no pins is refused (it would pin nothing), and the enforced pins stay in force")
+    func enabledPinningWithoutPinsFailsClosed() async throws {
+        try await withInterceptor { interceptor in
+            let net = makeTLSManager()
+            try net.configurePinning([PinningRule(publicKeyHashes: [try pin(of: "TestIntermediateCA.pem")])], isEnabled: true)
+            for attempt in [{ try net.configurePinningWith(certificates: [], isEnabled: true) },
+                            { try net.configurePinning([PinningRule(publicKeyHashes: [])], isEnabled: true) }] {
+                #expect {
+                    try attempt()
+                } throws: { error in
+                    guard case .invalidCertificate(let context) = error as? NetworkError else { return false }
+                    return context.reason?.contains("has no pins") == true && context.reason?.contains("isEnabled: false") == true
+                }
+            }
+            let error = await networkError { try await net.perform(TestRequest<Echo>(interceptor.provider(host: "localhost"), "/echo")) }
+            guard case .invalidCertificate = error else { Issue.record("got \(String(describing: error))"); return }
+            #expect(interceptor.recordedBytes().isEmpty)
+        }
+    }
+
     @Test("A redirect to a peer without the pinned key is refused before anything is sent to it")
     func redirectToAPeerWithoutThePinnedKeyIsRefusedBeforeSending() async throws {
         try await withLegitServer { legit in

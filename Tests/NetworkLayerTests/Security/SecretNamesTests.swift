@@ -181,4 +181,79 @@ struct SecretNamesTests {
         #expect(log.text.contains("\"args\""), "the preview was logged")
         #expect(!log.all.contains(where: SecretForms(key).appears))
     }
+
+    // MARK: The name rules and standard headers
+
+    /// Standard headers whose names hold a word the name rules look for (auth, credential,
+    /// signature) and whose values are public by design, with a value each as servers send it.
+    static let publicStandardHeaders: KeyValuePairs<String, String> = [
+        "Access-Control-Allow-Credentials": "true",
+        "WWW-Authenticate": #"Bearer realm="api", error="invalid_token""#,
+        "Proxy-Authenticate": #"Basic realm="proxy""#,
+        "Optional-WWW-Authenticate": #"Digest realm="api", nonce="n0nce-public""#,
+        "Authentication-Control": #"Digest location-when-unauthenticated="https://example.com/login""#,
+        "Signature-Input": #"sig1=("@method" "@authority");created=1618884473;keyid="test-key-rsa-pss""#,
+        "Accept-Signature": #"sig1=("@method" "@target-uri");keyid="test-key-rsa-pss""#,
+    ]
+
+    /// Standard and common headers that carry a secret, still redacted by their names alone.
+    static let secretStandardHeaders: KeyValuePairs<String, String> = [
+        "Authorization": "Bearer nlsecret-authorization",
+        "Proxy-Authorization": "Basic nlsecret-proxy-authorization",
+        "Cookie": "sid=nlsecret-cookie",
+        "Set-Cookie": "sid=nlsecret-set-cookie; Path=/",
+        "Authentication-Info": #"rspauth="nlsecret-rspauth", nextnonce="x""#,
+        "Proxy-Authentication-Info": #"rspauth="nlsecret-proxy-rspauth""#,
+        "Signature": "sig1=:nlsecret-signature:",
+        "X-Auth-Token": "nlsecret-x-auth-token",
+        "X-CSRF-Token": "nlsecret-csrf",
+        "X-Api-Key": "nlsecret-api-key",
+    ]
+
+    @Test("Standard public headers whose names hold auth, credential or signature are not redacted by the name rules, in any case")
+    func publicStandardHeadersAreNotRedacted() async throws {
+        for (name, _) in Self.publicStandardHeaders {
+            for spelling in [name, name.lowercased(), name.uppercased()] {
+                #expect(!Redactor.looksSecret(header: spelling), "\(spelling)")
+            }
+        }
+        let server = try await TestServer.shared()
+        let log = LogCollector()
+        let entries = LogEntryCollector()
+        let query = Self.publicStandardHeaders.map { "h=" + ParameterValue.percentEncode("\($0.key): \($0.value)") }
+        _ = try await makeManager(log: log, entries: entries)
+            .perform(TestRequest<JSONValue>(server.provider(), "/response-headers?" + query.joined(separator: "&")))
+        let response = try #require(entries.all.first { $0.phase == .response && $0.level == .info })
+        for (name, value) in Self.publicStandardHeaders {
+            #expect(log.text.contains("  \(name): \(value)\n"), "\(name) in \(log.text)")
+            #expect(response.headers.contains(.init(name: name, value: value)), "\(name) in \(response.headers)")
+        }
+    }
+
+    @Test("Secret standard headers stay redacted by their names alone: Authorization, Cookie, Set-Cookie, Authentication-Info, Signature…")
+    func secretStandardHeadersStayRedacted() async throws {
+        let server = try await TestServer.shared()
+        let log = LogCollector()
+        let entries = LogEntryCollector()
+        let query = Self.secretStandardHeaders.map { "h=" + ParameterValue.percentEncode("\($0.key): \($0.value)") }
+        let response = try await makeManager(log: log, entries: entries)
+            .perform(TestRequest<JSONValue>(server.provider(), "/response-headers?" + query.joined(separator: "&")))
+        #expect(response["headers"]?[0]?[0]?.stringValue == "Authorization", "the server sent them")
+        for (name, _) in Self.secretStandardHeaders {
+            #expect(Redactor.looksSecret(header: name), "\(name)")
+            // (The values themselves are in the request's query and the echoed body: only the header lines are looked at.)
+            #expect(log.text.contains("  \(name): <redacted>\n"), "\(name) in \(log.text)")
+            #expect(entries.all.contains { $0.phase == .response && $0.headers.contains(.init(name: name, value: "<redacted>")) }, "\(name)")
+        }
+    }
+
+    @Test("A public standard header declared secret by the user is redacted all the same: the declaration is a fact")
+    func declaredPublicHeaderIsRedacted() async throws {
+        let server = try await TestServer.shared()
+        let log = LogCollector()
+        let net = makeManager(log: log)
+        net.redactedHeaderNames = ["www-authenticate"]
+        _ = try await net.perform(TestRequest<JSONValue>(server.provider(), "/response-headers?h=WWW-Authenticate%3A%20Bearer"))
+        #expect(log.text.contains("  WWW-Authenticate: <redacted>\n"), "\(log.text)")
+    }
 }

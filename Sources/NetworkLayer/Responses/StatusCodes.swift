@@ -1,0 +1,112 @@
+/// A set of HTTP status codes, made of ranges and single codes: the statuses a request accepts.
+///
+/// ```swift
+/// request.acceptableStatuses = StatusCodes(200..<300, 304)      // 2xx and "not modified"
+/// request.acceptableStatuses = [200...299, 404]                  // an array literal works too
+/// struct Catalog: ServiceProvider {
+///     var acceptableStatuses: StatusCodes { StatusCodes(200..<300, 304) }
+///     // ...
+/// }
+/// ```
+///
+/// Which set applies, from the first that is set: the request's ``BaseRequest/acceptableStatuses``,
+/// the request's ``BaseRequest/acceptableStatusCodes``, the provider's
+/// ``ServiceProvider/acceptableStatuses`` (whose default is the provider's
+/// ``ServiceProvider/acceptableStatusCodes``, `200..<300` unless changed). The request wins over
+/// the provider, and on each the set wins over the range. Empty ranges add nothing; codes are any
+/// `Int`, so a set can be as wide as a caller wants.
+public struct StatusCodes: Sendable, Hashable, CustomStringConvertible, ExpressibleByArrayLiteral {
+    /// The first (lowest) range, or `nil` for an empty set.
+    private let head: ClosedRange<Int>?
+    /// The ranges after `head`, sorted, none overlapping or adjacent; `nil` when there are none
+    /// (the usual one-range set holds no array: copying it retains nothing).
+    private let tail: [ClosedRange<Int>]?
+
+    /// `200..<300`: the statuses that count as success unless a request or provider says otherwise.
+    public static let success = StatusCodes(200..<300)
+
+    /// The statuses of `members`: status codes (`304`) and ranges (`200..<300`, `200...299`).
+    public init(_ members: any StatusCodeExpression...) {
+        self.init(members)
+    }
+
+    /// The statuses of `members`, as the variadic `init(_:)` takes them, from an array.
+    public init(_ members: [any StatusCodeExpression]) {
+        var ranges = members.compactMap(\.statusCodeRange).sorted { $0.lowerBound < $1.lowerBound }
+        // Merged where they overlap or touch, so that each code is in one range and equal sets compare equal.
+        var merged: [ClosedRange<Int>] = []
+        for range in ranges {
+            if let last = merged.last, range.lowerBound <= last.upperBound || range.lowerBound == last.upperBound &+ 1 {
+                merged[merged.count - 1] = last.lowerBound...max(last.upperBound, range.upperBound)
+            } else {
+                merged.append(range)
+            }
+        }
+        ranges = merged
+        head = ranges.first
+        tail = ranges.count > 1 ? Array(ranges.dropFirst()) : nil
+    }
+
+    /// The statuses of one range, such as a request's ``BaseRequest/acceptableStatusCodes``.
+    public init(_ range: Range<Int>) {
+        head = range.statusCodeRange
+        tail = nil
+    }
+
+    /// The statuses of an array literal's members: `[200..<300, 304]`.
+    public init(arrayLiteral members: any StatusCodeExpression...) {
+        self.init(members)
+    }
+
+    /// Whether `statusCode` is in the set.
+    public func contains(_ statusCode: Int) -> Bool {
+        guard let head else { return false }
+        if head.contains(statusCode) { return true }
+        guard let tail else { return false }
+        return tail.contains { $0.contains(statusCode) }
+    }
+
+    /// The set's ranges, lowest first, merged where they touch.
+    public var ranges: [ClosedRange<Int>] {
+        guard let head else { return [] }
+        return [head] + (tail ?? [])
+    }
+
+    /// The ranges as an error message names them: `200-299, 304`.
+    public var description: String {
+        guard head != nil else { return "none" }
+        return ranges.map { $0.lowerBound == $0.upperBound ? "\($0.lowerBound)" : "\($0.lowerBound)-\($0.upperBound)" }.joined(separator: ", ")
+    }
+
+    /// Which statuses a response is checked against: the request's set, else its range, else the
+    /// provider's set (by default the provider's range). The request wins over the provider, and
+    /// the set over the range. Decided here, once per request.
+    static func resolved(request statuses: StatusCodes?, requestRange: Range<Int>?,
+                         provider: any ServiceProvider) -> StatusCodes {
+        if let statuses { return statuses }
+        if let requestRange { return StatusCodes(requestRange) }
+        return provider.acceptableStatuses
+    }
+}
+
+/// A status code or a range of them, as ``StatusCodes`` takes them: `Int` (`304`), `Range<Int>`
+/// (`200..<300`) and `ClosedRange<Int>` (`200...299`).
+public protocol StatusCodeExpression: Sendable {
+    /// The codes as one closed range; `nil` when there are none (an empty range).
+    var statusCodeRange: ClosedRange<Int>? { get }
+}
+
+extension Int: StatusCodeExpression {
+    /// This code alone.
+    public var statusCodeRange: ClosedRange<Int>? { self...self }
+}
+
+extension Range: StatusCodeExpression where Bound == Int {
+    /// The range's codes, `nil` when it is empty.
+    public var statusCodeRange: ClosedRange<Int>? { isEmpty ? nil : lowerBound...(upperBound - 1) }
+}
+
+extension ClosedRange: StatusCodeExpression where Bound == Int {
+    /// The range's codes.
+    public var statusCodeRange: ClosedRange<Int>? { self }
+}

@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""Loopback HTTP/1.1 server that counts its connections, for the connection-limit and idle-timeout
+tests of issue 25's second phase (Python 3 standard library only).
+
+    python3 connection_server.py [--port 0]
+
+Same launch contract as test_server.py: it listens on 127.0.0.1 only, prints exactly one line
+``PORT <n>`` once it listens, and serves HTTP/1.1 with keep-alive until SIGTERM/SIGINT or until
+its stdin reaches EOF (give it a pipe as stdin and keep the write end open).
+
+A connection counts from its first request that is not to /stats (so that asking for the numbers
+does not change them) until it closes. Endpoints (any method):
+
+  /hold?ms=<n>      answers after n milliseconds (default 200), so that concurrent requests
+                    overlap: {"connection": <its number>, "open": <connections open now>}
+  /stats            {"open": <open now>, "peak": <most open at once>, "accepted": <connections
+                    counted>, "requests": <requests counted>, "closes": [{"connection": n,
+                    "by": "client" | "server", "idleSeconds": <from the end of its last response
+                    to the close>, "requests": <requests it carried>}, ...]}
+  /stats/reset      forgets the peak, the counts and the closes (connections open stay open and
+                    count again from their next request); answers as /stats did before
+  /close            answers, then closes the connection itself ("by": "server")
+  anything else     404 {"error": "not found"}
+
+Set CONNECTION_SERVER_VERBOSE=1 for a log of connections on stderr.
+"""
+
+import argparse
+import http.server
+import json
+import os
+import signal
+import socketserver
+import sys
+import threading
+import time
+
+VERBOSE = os.environ.get("CONNECTION_SERVER_VERBOSE") == "1"
+
+
+def log(message):
+    if VERBOSE:
+        print(f"connection_server: {message}", file=sys.stderr, flush=True)
+
+
+class Counts:
+    """The numbers /stats reports, behind one lock."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.reset()
+
+    def reset(self):
+        self.open = 0
+        self.peak = 0
+        self.accepted = 0
+        self.requests = 0
+        self.closes = []
+        self.generation = getattr(self, "generation", 0) + 1
+
+    def snapshot(self):
+        return {"open": self.open, "peak": self.peak, "accepted": self.accepted, "requests": self.requests,
+                "closes": list(self.closes)}
+
+
+class Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256  # hundreds of concurrent connects must not overflow the backlog
+
+    def __init__(self, port):
+        super().__init__(("127.0.0.1", port), Handler)
+        self.counts = Counts()
+        self.numbers = 0
+        self.numbers_lock = threading.Lock()
+
+    def server_bind(self):
+        socketserver.TCPServer.server_bind(self)  # no reverse DNS lookup
+        self.server_name, self.server_port = self.server_address[:2]
+
+    def next_number(self):
+        with self.numbers_lock:
+            self.numbers += 1
+            return self.numbers
+
+    def handle_error(self, request, client_address):
+        if not isinstance(sys.exc_info()[1], OSError):
+            super().handle_error(request, client_address)
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "ConnectionServer/1.0"
+
+    def version_string(self):
+        return self.server_version
+
+    def log_message(self, format, *args):
+        pass
+
+    def setup(self):
+        super().setup()
+        self.number = self.server.next_number()
+        self.counted_generation = None  # the Counts generation this connection is counted in
+        self.carried = 0
+        self.last_response_end = time.monotonic()
+        self.closed_by = "server"
+        log(f"connection {self.number} accepted")
+
+    def handle_one_request(self):
+        super().handle_one_request()
+        if not getattr(self, "raw_requestline", b""):
+            self.closed_by = "client"  # EOF where a request line would start: the client closed
+
+    def finish(self):
+        counts = self.server.counts
+        with counts.lock:
+            if self.counted_generation == counts.generation:
+                counts.open -= 1
+                counts.closes.append({"connection": self.number, "by": self.closed_by,
+                                      "idleSeconds": round(time.monotonic() - self.last_response_end, 3),
+                                      "requests": self.carried})
+        log(f"connection {self.number} closed by the {self.closed_by}")
+        super().finish()
+
+    def __getattr__(self, name):
+        if name.startswith("do_"):
+            return self.dispatch
+        raise AttributeError(name)
+
+    def count(self):
+        counts = self.server.counts
+        with counts.lock:
+            if self.counted_generation != counts.generation:
+                self.counted_generation = counts.generation
+                counts.open += 1
+                counts.accepted += 1
+                counts.peak = max(counts.peak, counts.open)
+            counts.requests += 1
+            self.carried += 1
+            return counts.open
+
+    def dispatch(self):
+        length = int(self.headers.get("Content-Length", "0") or 0)
+        if length:
+            self.rfile.read(length)
+        path, _, query = self.path.partition("?")
+        counts = self.server.counts
+        if path == "/stats":
+            with counts.lock:
+                self.send_json(200, counts.snapshot())
+            return
+        if path == "/stats/reset":
+            with counts.lock:
+                before = counts.snapshot()
+                counts.reset()
+            self.send_json(200, before)
+            return
+        open_now = self.count()
+        if path == "/hold":
+            milliseconds = 200
+            for item in query.split("&"):
+                if item.startswith("ms="):
+                    milliseconds = max(0, min(60000, int(item[3:] or 0)))
+            time.sleep(milliseconds / 1000)
+            self.send_json(200, {"connection": self.number, "open": open_now})
+        elif path == "/close":
+            self.close_connection = True
+            self.send_json(200, {"connection": self.number, "open": open_now}, close=True)
+        else:
+            self.send_json(404, {"error": "not found"})
+
+    def send_json(self, status, value, close=False):
+        body = json.dumps(value).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        if close:
+            self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(body)
+        self.wfile.flush()
+        self.last_response_end = time.monotonic()
+
+
+def wait_for_stdin_eof(on_eof):
+    try:
+        while os.read(0, 65536):
+            pass
+    except OSError:
+        pass
+    on_eof()
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Loopback HTTP/1.1 server that counts its connections.")
+    parser.add_argument("--port", type=int, default=0, help="0 lets the kernel choose")
+    args = parser.parse_args()
+    server = Server(args.port)
+
+    def stop(*_):
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    threading.Thread(target=wait_for_stdin_eof, args=(stop,), daemon=True).start()
+    print(f"PORT {server.server_address[1]}", flush=True)
+    server.serve_forever(poll_interval=0.1)
+    server.server_close()
+
+
+if __name__ == "__main__":
+    main()
