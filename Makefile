@@ -1,7 +1,7 @@
 # The commands the README promises. Each installs what the system lacks first (make deps).
 SWIFT ?= swift
 
-.PHONY: tsan asan deps build test demo demo-check examples-check docs fuzz bench stress clean
+.PHONY: tsan asan deps build test demo demo-github demo-chat demo-check examples-check docs fuzz bench stress clean
 
 ## deps: install the system packages the library and its tests need (apt-get as root; otherwise prints the command)
 deps:
@@ -10,7 +10,7 @@ deps:
 build: deps
 	$(SWIFT) build
 
-## test: the whole test suite against real servers on 127.0.0.1, then the demo's default run and the
+## test: the whole test suite against real servers on 127.0.0.1, then the demos' runs (scripts/check-demo.sh) and the
 ##       separate example packages (skipped, with a line saying so, when their dependencies cannot be fetched)
 # One test at a time (--no-parallel): several tests assert latencies (cancellation within 100 ms,
 # a timeout within its bound) or memory bounds, which a 2-core machine running 200 other tests and
@@ -26,9 +26,21 @@ demo: deps
 	$(SWIFT) build --product ITunesSearch
 	$$($(SWIFT) build --show-bin-path)/ITunesSearch $(ARGS)
 
-## demo-check: runs the demo and checks that it printed the log and the mocked result
+## demo-github: Examples/GitHubClient, a GitHub-style client (Link pagination, ETag/304, rate limit, errors), against a
+##              mock GitHub (ARGS="--verbose" for the log, ARGS="--live" for api.github.com, ARGS="--help")
+demo-github: deps
+	$(SWIFT) build --product GitHubClient
+	$$($(SWIFT) build --show-bin-path)/GitHubClient $(ARGS)
+
+## demo-chat: Examples/ChatClient, an OpenAI-style chat answer streamed token by token from a mock (Ctrl-C or
+##            ARGS="--timeout 1" stop it; ARGS="--host http://127.0.0.1:11434" for a local server, ARGS="--help")
+demo-chat: deps
+	$(SWIFT) build --product ChatClient
+	$$($(SWIFT) build --show-bin-path)/ChatClient $(ARGS)
+
+## demo-check: runs the demos and checks what they printed (scripts/check-demo.sh)
 demo-check:
-	@scripts/check-demo.sh
+	@SWIFT="$(SWIFT)" scripts/check-demo.sh
 
 ## examples-check: builds and runs Examples/SwiftLogBridge (its own package, depending on swift-log) in .build-examples/
 examples-check:

@@ -41,6 +41,23 @@ let package = Package(
             dependencies: ["NetworkLayer"],
             path: "Examples/ITunesSearch"
         ),
+        // The examples (`make demo-github`, `make demo-chat`): programs to copy, answered from mocks
+        // by default, built by `make test` and checked by scripts/check-demo.sh. Warnings are errors:
+        // an example that warns teaches the warning.
+        .executableTarget(
+            name: "GitHubClient",
+            dependencies: ["NetworkLayer"],
+            path: "Examples/GitHubClient",
+            exclude: ["README.md"],
+            swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]
+        ),
+        .executableTarget(
+            name: "ChatClient",
+            dependencies: ["NetworkLayer"],
+            path: "Examples/ChatClient",
+            exclude: ["README.md", "MockResponses"],
+            swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]
+        ),
         // The public API as users write it, in a module of its own, warnings as errors. Built, never run.
         .executableTarget(
             name: "APICheck",

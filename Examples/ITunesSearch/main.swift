@@ -1,17 +1,16 @@
 import Foundation
 import NetworkLayer
 
-// ITunesSearch [artist] [--limit N] [--live] [--host URL] [--stream]
+// ITunesSearch [artist] [--limit N] [--live] [--host URL]
 //
 // By default it answers from MockResponses/ITunesSearchMockedResponse.json (mock mode) and
 // shows the verbose log. --live asks itunes.apple.com; --host sends the request to any server.
-// --stream streams a chat-style answer token by token from MockResponses/ChatCompletionStream.sse
-// (see ChatStream.swift).
+// The streaming chat that `--stream` used to show is an example of its own: Examples/ChatClient
+// (`make demo-chat`).
 
 var artist = "Dream Theater"
 var limit = 3
 var live = false
-var streams = false
 var provider = ITunesServiceProvider()
 
 var arguments = CommandLine.arguments.dropFirst()
@@ -20,7 +19,7 @@ while let argument = arguments.popFirst() {
     case "--live":
         live = true
     case "--stream":
-        streams = true
+        fail("the streaming chat is an example of its own now: make demo-chat (Examples/ChatClient)")
     case "--limit":
         guard let value = arguments.popFirst().flatMap(Int.init) else { fail("--limit needs a number") }
         limit = value
@@ -34,7 +33,7 @@ while let argument = arguments.popFirst() {
         provider.port = url.port
         live = true
     case "--help", "-h":
-        print("usage: ITunesSearch [artist] [--limit N] [--live] [--host URL] [--stream]")
+        print("usage: ITunesSearch [artist] [--limit N] [--live] [--host URL]")
         exit(0)
     default:
         artist = argument
@@ -51,19 +50,6 @@ Net.isVerbose = true  // the default in a debug build only: the demo shows its l
 // Any logger can receive the entries the same way (swift-log, os_log, a file).
 Net.logHandler = { entry in print(entry, terminator: "") }
 Net.areMocksEnabled = !live
-if streams {
-    let chat = ChatProvider(host: provider.host == "itunes.apple.com" ? "api.example.com" : provider.host,
-                            httpScheme: provider.httpScheme, port: provider.port)
-    if !live { print("Mock mode: streaming from \(Net.mockResponsesDirectory.path)/ChatCompletionStream.sse") }
-    do {
-        try await streamChat(prompt: "Hello", provider: chat)
-        exit(0)
-    } catch {
-        print("\nStream failed: \(error.localizedDescription)")
-        exit(1)
-    }
-}
-
 print(live ? "Searching \(provider.httpScheme)://\(provider.host) for \"\(artist)\"…"
            : "Mock mode: answering from \(Net.mockResponsesDirectory.path)/ITunesSearchMockedResponse.json")
 
