@@ -468,6 +468,9 @@ final class CurlTransfer: @unchecked Sendable {
     func result(for code: CURLcode) -> Result<HTTPResponse, NetworkError> {
         if let failure = uploadFailure(for: code) { return .failure(failure) }
         if code != CURLE_OK || malformedResponse != nil || exceededMaximumSize || exceededDecompressionLimit != nil {
+            // What the download received is in the file before anyone looks at it (a resume
+            // continues from its size), not in stdio's buffer until `deinit` closes it.
+            if let downloadFile { fflush(downloadFile) }
             return .failure(CurlErrorMapping.error(for: code, message: handle.message(for: code), facts: facts(for: code),
                                                    request: request))
         }
