@@ -64,7 +64,9 @@ final class ResolvedRequest: Sendable {
     /// Whether mocks answer this request (the provider's choice, else the manager's).
     let isMocked: Bool
     let mockedResponseFilename: String?
-    let mockResponsesDirectory: URL
+    /// Where mock files are read from, for a mocked request; `nil` for a live one (the default,
+    /// a file URL under the working directory, costs ~8 k instructions to make).
+    let mockResponsesDirectory: URL?
     /// Record mode's directory, for a live request.
     let mockRecordingDirectory: URL?
     /// The request's log, `nil` when logging is off.
@@ -103,7 +105,7 @@ final class ResolvedRequest: Sendable {
          redirectPolicy: RedirectPolicy, interceptors: Interceptors, options: TransferOptions,
          expectations: ResponseExpectations, validator: (@Sendable (HTTPResponse) throws -> Void)?,
          streamKind: StreamKind?, downloadDestination: URL?, resumesDownloads: Bool, progress: ProgressReporter?, isMocked: Bool,
-         mockedResponseFilename: String?, mockResponsesDirectory: URL, mockRecordingDirectory: URL?, log: NetworkLog?) {
+         mockedResponseFilename: String?, mockResponsesDirectory: URL?, mockRecordingDirectory: URL?, log: NetworkLog?) {
         self.requestClass = requestClass
         self.provider = provider
         self.location = location
@@ -217,7 +219,7 @@ extension BaseRequest {
             progress: onProgress.map { ProgressReporter(report: $0, finish: progressFinished) },
             isMocked: isMocked,
             mockedResponseFilename: mockedResponseFilename,
-            mockResponsesDirectory: settings.mockResponsesDirectory,
+            mockResponsesDirectory: isMocked ? settings.mockResponsesDirectory : nil,
             mockRecordingDirectory: isMocked ? nil : settings.mockRecordingDirectory,
             log: NetworkLog(settings: settings, mocked: isMocked))
     }
