@@ -73,8 +73,9 @@ extension RequestPipeline {
     /// token is still refreshed for the next request, and this one fails saying so.
     private nonisolated(nonsending) func refreshToken(after outcome: RequestOutcome, of hop: PreparedRequest,
                                                       state: inout State) async throws(NetworkError) -> Retry? {
-        guard case .response(let response) = outcome, response.statusCode == 401, !state.hasRefreshed,
-              let source = resolved.authentication?.refreshableSource, let stale = state.credentials?.token else { return nil }
+        // The response last: binding it copies it (a retain per reference), which most requests need not pay.
+        guard !state.hasRefreshed, let source = resolved.authentication?.refreshableSource, let stale = state.credentials?.token,
+              case .response(let response) = outcome, response.statusCode == 401 else { return nil }
         resolved.log?.retry("401: refreshing the token, then retrying once", of: hop)
         state.hasRefreshed = true
         _ = try await source.token(replacing: stale)

@@ -53,7 +53,7 @@ struct RequestPipeline {
                 download = newDownload()
                 current = next
             case .result:
-                return try finish(outcome, download: download)
+                return try finish(consume outcome, download: download)
             case .retry(let retry):
                 if retry.resumeOffset == nil {
                     download?.discard()
@@ -101,8 +101,7 @@ struct RequestPipeline {
     /// The step after `outcome`: the redirect policy's first, then the retry chain's.
     private nonisolated(nonsending) func next(after outcome: RequestOutcome, of attempt: PreparedRequest, hop: PreparedRequest,
                                               download: PendingDownload?, state: inout State) async throws(NetworkError) -> Step {
-        if case .response(let response) = outcome,
-           let next = try follow(response, from: hop, of: attempt, redirects: &state.redirects) {
+        if let next = try follow(outcome, from: hop, of: attempt, redirects: &state.redirects) {
             return .redirect(next)
         }
         guard let retry = try await decide(after: outcome, of: attempt, hop: hop, download: download, state: &state) else {
@@ -177,12 +176,13 @@ struct RequestPipeline {
         }
     }
 
-    /// The next hop when `response` is a redirect the policy follows; `nil` when it is the
+    /// The next hop when `outcome` is a redirect the policy follows; `nil` when it is the
     /// response. Throws when the redirect cannot be followed (too many, not http(s), a secret in
     /// the URL for another origin, a streamed body a 307/308 would send again).
-    private func follow(_ response: HTTPResponse, from hop: PreparedRequest, of attempt: PreparedRequest,
+    private func follow(_ outcome: RequestOutcome, from hop: PreparedRequest, of attempt: PreparedRequest,
                         redirects: inout Int) throws(NetworkError) -> PreparedRequest? {
-        guard Self.isRedirect(response.statusCode), let location = response.redirectLocation else { return nil }
+        guard case .response(let response) = outcome, Self.isRedirect(response.statusCode),
+              let location = response.redirectLocation else { return nil }
         let policy = resolved.redirectPolicy
         if case .none = policy { return nil }
         guard redirects < policy.limit else {
@@ -218,8 +218,8 @@ struct RequestPipeline {
     }
 
     /// The outcome as the request's result: a response (a download moved into place), or the failure.
-    private func finish(_ outcome: RequestOutcome, download: PendingDownload?) throws(NetworkError) -> HTTPResponse {
-        switch outcome {
+    private func finish(_ outcome: consuming RequestOutcome, download: PendingDownload?) throws(NetworkError) -> HTTPResponse {
+        switch consume outcome {  // moved out: a copy of a response retains each of its references
         case .failure(let error):
             download?.discard()
             throw error
