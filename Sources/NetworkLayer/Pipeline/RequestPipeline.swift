@@ -147,23 +147,41 @@ struct RequestPipeline {
     nonisolated(nonsending) func adapt(_ request: PreparedRequest) async throws(NetworkError) -> PreparedRequest {
         let interceptors = resolved.interceptors
         var outgoing = request.outgoing()
-        func run(_ hook: String, _ adapt: (inout OutgoingRequest) async throws -> Void) async throws(NetworkError) {
-            do {
-                try await adapt(&outgoing)
-            } catch {
-                throw .thrown(error, by: hook, request: request.redactedDescription)
-            }
-            if let problem = outgoing.problem() {
-                throw .invalidRequest(.init(request: request.redactedDescription, reason: "\(hook) \(problem)"))
-            }
-        }
-        for interceptor in interceptors.manager { try await run(Self.name(of: interceptor), interceptor.adapt) }
+        for interceptor in interceptors.manager { try await adapt(&outgoing, by: interceptor, of: request) }
         if outgoing.isHome {
-            for interceptor in interceptors.provider { try await run(Self.name(of: interceptor), interceptor.adapt) }
-            try await run("the provider's adapt(_:)", resolved.provider.adapt)
+            for interceptor in interceptors.provider { try await adapt(&outgoing, by: interceptor, of: request) }
+            // Called directly, not through a closure like the interceptors' (a context allocated
+            // and two more async frames per request): every request goes through it.
+            do {
+                try await resolved.provider.adapt(&outgoing)
+            } catch {
+                throw .thrown(error, by: "the provider's adapt(_:)", request: request.redactedDescription)
+            }
+            try Self.check(outgoing, adaptedBy: "the provider's adapt(_:)", of: request)
         }
-        for interceptor in interceptors.request { try await run(Self.name(of: interceptor), interceptor.adapt) }
+        for interceptor in interceptors.request { try await adapt(&outgoing, by: interceptor, of: request) }
         return request.adapted(outgoing)
+    }
+
+    /// `outgoing` after `interceptor`'s `adapt`; what it throws, or sets that cannot be sent, is
+    /// the request's error, naming the interceptor.
+    private nonisolated(nonsending) func adapt(_ outgoing: inout OutgoingRequest, by interceptor: any RequestInterceptor,
+                                               of request: PreparedRequest) async throws(NetworkError) {
+        do {
+            try await interceptor.adapt(&outgoing)
+        } catch {
+            throw .thrown(error, by: Self.name(of: interceptor), request: request.redactedDescription)
+        }
+        try Self.check(outgoing, adaptedBy: Self.name(of: interceptor), of: request)
+    }
+
+    /// Fails with ``NetworkError/invalidRequest(_:)`` when what `hook` changed in `outgoing` cannot
+    /// be sent. The hook's name is made only then.
+    private static func check(_ outgoing: OutgoingRequest, adaptedBy hook: @autoclosure () -> String,
+                              of request: PreparedRequest) throws(NetworkError) {
+        if let problem = outgoing.problem() {
+            throw .invalidRequest(.init(request: request.redactedDescription, reason: "\(hook()) \(problem)"))
+        }
     }
 
     /// One hop through the transport, as an outcome; a download's body goes to `download`, which
