@@ -129,7 +129,7 @@ final class CurlEngine: @unchecked Sendable {
 
     /// A configured transfer for `request`, on a pooled easy handle when one is free.
     /// - Parameter streaming: deliver the response at its headers, its body through a ``StreamBody``.
-    func makeTransfer(for plan: TransferPlan, download: PendingDownload? = nil) throws(NetworkError) -> CurlTransfer {
+    func makeTransfer(for plan: consuming TransferPlan, download: PendingDownload? = nil) throws(NetworkError) -> CurlTransfer {
         let handle: CurlEasyHandle
         // A stream sets its receive buffer's size (CURLOPT_BUFFERSIZE), which libcurl 7.88 refuses
         // ("bad argument") on a handle that still holds a buffer from an aborted transfer, even

@@ -16,6 +16,7 @@ struct TransferPlan {
     init(_ request: PreparedRequest) {
         self.request = request
         streaming = request.resolved.streamKind != nil
+        body = request.body ?? (request.method == .post || request.method == .put || request.method == .patch ? .bytes(Data()) : nil)
         let options = request.resolved.options
         guard options.unixSocketPath != nil || options.cookieJar != nil || options.clientCertificate != nil else {
             self.options = options  // as they are: most requests have none of them
@@ -56,11 +57,9 @@ struct TransferPlan {
     }
 
     /// The body libcurl sends: the request's, or an empty one for `POST`, `PUT` and `PATCH`
-    /// without one (so that they carry `Content-Length: 0`).
-    var body: PreparedBody? {
-        if let body = request.body { return body }
-        return request.method == .post || request.method == .put || request.method == .patch ? .bytes(Data()) : nil
-    }
+    /// without one (so that they carry `Content-Length: 0`). Decided in `init`: the header list
+    /// and the method's configuration both read it (three method comparisons each time).
+    let body: PreparedBody?
 
     // MARK: Headers
 

@@ -157,7 +157,8 @@ public final class NetworkManager: Sendable {
 
     /// Where a request's hops go: the mocks, or libcurl.
     private func transport(for resolved: ResolvedRequest) -> any Transport {
-        resolved.isMocked ? MockTransport(store: MockStore(directory: resolved.mockResponsesDirectory), registry: mocks) : CurlTransport()
+        guard let directory = resolved.mockResponsesDirectory else { return CurlTransport() }
+        return MockTransport(store: MockStore(directory: directory), registry: mocks)
     }
 
     /// A stream is watched (the log tells its end; record mode writes its body as it is read); in

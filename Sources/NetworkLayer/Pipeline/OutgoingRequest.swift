@@ -76,17 +76,21 @@ public struct OutgoingRequest: Sendable {
     private(set) var isModified = false
     /// Whether the URL is still at the provider's origin.
     private(set) var isHome: Bool
-    /// Decides which names are secret when ``setHeader(_:_:)`` is not told.
-    let redactor: Redactor
+    /// Decides which names are secret when ``setHeader(_:_:)`` is not told: the request's.
+    var redactor: Redactor { request.redactor }
 
-    init(of request: PreparedRequest, headers: [(name: String, value: String)], body: Data?, bodyLength: Int?,
-         redactor: Redactor) {
+    /// `request` as interceptors and the provider's `adapt(_:)` see it, unchanged.
+    init(of request: PreparedRequest) {
         self.request = request
         method = request.method
-        headerList = headers
-        self.body = body
-        self.bodyLength = bodyLength
-        self.redactor = redactor
+        headerList = request.headers
+        switch request.body {
+        case .bytes(let data)?: (body, bodyLength) = (data, data.count)
+        case .file(_, let size)?: (body, bodyLength) = (nil, Int(clamping: size))
+        case .multipart?: (body, bodyLength) = (nil, nil)
+        case .stream(let upload)?: (body, bodyLength) = (nil, upload.length.map { Int(clamping: $0) })
+        case nil: (body, bodyLength) = (nil, 0)
+        }
         timeout = request.timeout
         isHome = request.isHome
     }

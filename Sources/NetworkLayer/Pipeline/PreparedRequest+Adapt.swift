@@ -2,18 +2,7 @@ import Foundation
 
 extension PreparedRequest {
     /// The request as interceptors and the provider's `adapt(_:)` see it.
-    func outgoing() -> OutgoingRequest {
-        let body: Data?
-        let length: Int?
-        switch self.body {
-        case .bytes(let data)?: (body, length) = (data, data.count)
-        case .file(_, let size)?: (body, length) = (nil, Int(clamping: size))
-        case .multipart?: (body, length) = (nil, nil)
-        case .stream(let upload)?: (body, length) = (nil, upload.length.map { Int(clamping: $0) })
-        case nil: (body, length) = (nil, 0)
-        }
-        return OutgoingRequest(of: self, headers: headers, body: body, bodyLength: length, redactor: redactor)
-    }
+    func outgoing() -> OutgoingRequest { OutgoingRequest(of: self) }
 
     /// This request with what the interceptors changed (checked by ``OutgoingRequest/problem()``
     /// as each of them returned): the names they declared secret join the redaction rules, and

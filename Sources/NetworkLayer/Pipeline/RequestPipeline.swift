@@ -53,7 +53,7 @@ struct RequestPipeline {
                 download = newDownload()
                 current = next
             case .result:
-                return try finish(outcome, download: download)
+                return try finish(consume outcome, download: download)
             case .retry(let retry):
                 if retry.resumeOffset == nil {
                     download?.discard()
@@ -101,8 +101,7 @@ struct RequestPipeline {
     /// The step after `outcome`: the redirect policy's first, then the retry chain's.
     private nonisolated(nonsending) func next(after outcome: RequestOutcome, of attempt: PreparedRequest, hop: PreparedRequest,
                                               download: PendingDownload?, state: inout State) async throws(NetworkError) -> Step {
-        if case .response(let response) = outcome,
-           let next = try follow(response, from: hop, of: attempt, redirects: &state.redirects) {
+        if let next = try follow(outcome, from: hop, of: attempt, redirects: &state.redirects) {
             return .redirect(next)
         }
         guard let retry = try await decide(after: outcome, of: attempt, hop: hop, download: download, state: &state) else {
@@ -148,23 +147,41 @@ struct RequestPipeline {
     nonisolated(nonsending) func adapt(_ request: PreparedRequest) async throws(NetworkError) -> PreparedRequest {
         let interceptors = resolved.interceptors
         var outgoing = request.outgoing()
-        func run(_ hook: String, _ adapt: (inout OutgoingRequest) async throws -> Void) async throws(NetworkError) {
-            do {
-                try await adapt(&outgoing)
-            } catch {
-                throw .thrown(error, by: hook, request: request.redactedDescription)
-            }
-            if let problem = outgoing.problem() {
-                throw .invalidRequest(.init(request: request.redactedDescription, reason: "\(hook) \(problem)"))
-            }
-        }
-        for interceptor in interceptors.manager { try await run(Self.name(of: interceptor), interceptor.adapt) }
+        for interceptor in interceptors.manager { try await adapt(&outgoing, by: interceptor, of: request) }
         if outgoing.isHome {
-            for interceptor in interceptors.provider { try await run(Self.name(of: interceptor), interceptor.adapt) }
-            try await run("the provider's adapt(_:)", resolved.provider.adapt)
+            for interceptor in interceptors.provider { try await adapt(&outgoing, by: interceptor, of: request) }
+            // Called directly, not through a closure like the interceptors' (a context allocated
+            // and two more async frames per request): every request goes through it.
+            do {
+                try await resolved.provider.adapt(&outgoing)
+            } catch {
+                throw .thrown(error, by: "the provider's adapt(_:)", request: request.redactedDescription)
+            }
+            try Self.check(outgoing, adaptedBy: "the provider's adapt(_:)", of: request)
         }
-        for interceptor in interceptors.request { try await run(Self.name(of: interceptor), interceptor.adapt) }
+        for interceptor in interceptors.request { try await adapt(&outgoing, by: interceptor, of: request) }
         return request.adapted(outgoing)
+    }
+
+    /// `outgoing` after `interceptor`'s `adapt`; what it throws, or sets that cannot be sent, is
+    /// the request's error, naming the interceptor.
+    private nonisolated(nonsending) func adapt(_ outgoing: inout OutgoingRequest, by interceptor: any RequestInterceptor,
+                                               of request: PreparedRequest) async throws(NetworkError) {
+        do {
+            try await interceptor.adapt(&outgoing)
+        } catch {
+            throw .thrown(error, by: Self.name(of: interceptor), request: request.redactedDescription)
+        }
+        try Self.check(outgoing, adaptedBy: Self.name(of: interceptor), of: request)
+    }
+
+    /// Fails with ``NetworkError/invalidRequest(_:)`` when what `hook` changed in `outgoing` cannot
+    /// be sent. The hook's name is made only then.
+    private static func check(_ outgoing: OutgoingRequest, adaptedBy hook: @autoclosure () -> String,
+                              of request: PreparedRequest) throws(NetworkError) {
+        if let problem = outgoing.problem() {
+            throw .invalidRequest(.init(request: request.redactedDescription, reason: "\(hook()) \(problem)"))
+        }
     }
 
     /// One hop through the transport, as an outcome; a download's body goes to `download`, which
@@ -177,12 +194,13 @@ struct RequestPipeline {
         }
     }
 
-    /// The next hop when `response` is a redirect the policy follows; `nil` when it is the
+    /// The next hop when `outcome` is a redirect the policy follows; `nil` when it is the
     /// response. Throws when the redirect cannot be followed (too many, not http(s), a secret in
     /// the URL for another origin, a streamed body a 307/308 would send again).
-    private func follow(_ response: HTTPResponse, from hop: PreparedRequest, of attempt: PreparedRequest,
+    private func follow(_ outcome: RequestOutcome, from hop: PreparedRequest, of attempt: PreparedRequest,
                         redirects: inout Int) throws(NetworkError) -> PreparedRequest? {
-        guard Self.isRedirect(response.statusCode), let location = response.redirectLocation else { return nil }
+        guard case .response(let response) = outcome, Self.isRedirect(response.statusCode),
+              let location = response.redirectLocation else { return nil }
         let policy = resolved.redirectPolicy
         if case .none = policy { return nil }
         guard redirects < policy.limit else {
@@ -218,8 +236,8 @@ struct RequestPipeline {
     }
 
     /// The outcome as the request's result: a response (a download moved into place), or the failure.
-    private func finish(_ outcome: RequestOutcome, download: PendingDownload?) throws(NetworkError) -> HTTPResponse {
-        switch outcome {
+    private func finish(_ outcome: consuming RequestOutcome, download: PendingDownload?) throws(NetworkError) -> HTTPResponse {
+        switch consume outcome {  // moved out: a copy of a response retains each of its references
         case .failure(let error):
             download?.discard()
             throw error

@@ -64,7 +64,9 @@ final class ResolvedRequest: Sendable {
     /// Whether mocks answer this request (the provider's choice, else the manager's).
     let isMocked: Bool
     let mockedResponseFilename: String?
-    let mockResponsesDirectory: URL
+    /// Where mock files are read from, for a mocked request; `nil` for a live one (the default,
+    /// a file URL under the working directory, costs ~8 k instructions to make).
+    let mockResponsesDirectory: URL?
     /// Record mode's directory, for a live request.
     let mockRecordingDirectory: URL?
     /// The request's log, `nil` when logging is off.
@@ -103,7 +105,7 @@ final class ResolvedRequest: Sendable {
          redirectPolicy: RedirectPolicy, interceptors: Interceptors, options: TransferOptions,
          expectations: ResponseExpectations, validator: (@Sendable (HTTPResponse) throws -> Void)?,
          streamKind: StreamKind?, downloadDestination: URL?, resumesDownloads: Bool, progress: ProgressReporter?, isMocked: Bool,
-         mockedResponseFilename: String?, mockResponsesDirectory: URL, mockRecordingDirectory: URL?, log: NetworkLog?) {
+         mockedResponseFilename: String?, mockResponsesDirectory: URL?, mockRecordingDirectory: URL?, log: NetworkLog?) {
         self.requestClass = requestClass
         self.provider = provider
         self.location = location
@@ -145,6 +147,16 @@ final class ResolvedRequest: Sendable {
 }
 
 extension BaseRequest {
+    /// The manager's secret names with the header and query item names the provider and the
+    /// request declare. Most declare none: the manager's are then taken as they are (uniting,
+    /// folding and merging four empty sets costs ~500 instructions).
+    private static func secretNames(manager: SecretNames, provider: (headers: Set<String>, queryItems: Set<String>),
+                                    request: (headers: Set<String>, queryItems: Set<String>)) -> SecretNames {
+        if provider.headers.isEmpty, provider.queryItems.isEmpty, request.headers.isEmpty, request.queryItems.isEmpty { return manager }
+        return manager.union(SecretNames(headers: provider.headers.union(request.headers),
+                                         queryItems: provider.queryItems.union(request.queryItems)))
+    }
+
     /// The request as it will run under `settings`: every setting of the request, its provider
     /// and the manager resolved once, the request's over the provider's over the manager's.
     ///
@@ -199,8 +211,9 @@ extension BaseRequest {
             jsonEncoder: jsonEncoder ?? provider.jsonEncoder,
             additionalHeaders: additionalHeaders,
             authentication: requiresAuthentication ? provider.authentication : nil,
-            secretNames: settings.redactor.names.union(SecretNames(headers: provider.secretHeaderNames.union(secretHeaderNames),
-                                                                   queryItems: provider.secretQueryItemNames.union(secretQueryItemNames))),
+            secretNames: Self.secretNames(manager: settings.redactor.names,
+                                          provider: (provider.secretHeaderNames, provider.secretQueryItemNames),
+                                          request: (secretHeaderNames, secretQueryItemNames)),
             timeout: explicitTimeout ?? timeouts?.request ?? settings.timeouts.request ?? Timeouts.defaultRequest,
             retryPolicy: retryPolicy ?? provider.retryPolicy,
             redirectPolicy: redirectPolicy ?? provider.redirectPolicy ?? settings.redirectPolicy,
@@ -220,7 +233,7 @@ extension BaseRequest {
             progress: onProgress.map { ProgressReporter(report: $0, finish: progressFinished) },
             isMocked: isMocked,
             mockedResponseFilename: mockedResponseFilename,
-            mockResponsesDirectory: settings.mockResponsesDirectory,
+            mockResponsesDirectory: isMocked ? settings.mockResponsesDirectory : nil,
             mockRecordingDirectory: isMocked ? nil : settings.mockRecordingDirectory,
             log: NetworkLog(settings: settings, mocked: isMocked))
     }

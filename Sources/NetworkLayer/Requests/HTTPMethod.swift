@@ -48,7 +48,11 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CaseIterable {
 
     /// Why this method cannot be sent, or `nil` when it is an RFC 9110 token.
     var problem: String? {
-        if !rawValue.isEmpty, rawValue.utf8.allSatisfy(HeaderFields.isTokenByte) { return nil }
+        // Read as contiguous bytes (every native string is): the UTF-8 view's iterator costs ~80
+        // instructions a byte, and every request's method is checked.
+        let isToken = rawValue.utf8.withContiguousStorageIfAvailable { !$0.isEmpty && $0.allSatisfy(HeaderFields.isTokenByte) }
+            ?? (!rawValue.isEmpty && rawValue.utf8.allSatisfy(HeaderFields.isTokenByte))
+        if isToken { return nil }
         return "the method \"\(HeaderFields.printable(rawValue))\" is not a valid HTTP method "
             + "(an RFC 9110 token: letters, digits and !#$%&'*+-.^_`|~ only)"
     }
