@@ -40,37 +40,37 @@ struct RequestPipeline {
         while true {
             hop = current
             let outcome = await send(current, download: download)
-            let step: Step
+            // Whatever fails from here leaves no temporary file behind (a resumed download keeps
+            // its file across attempts, so a failed retry must remove it too).
             do throws(NetworkError) {
-                step = try await next(after: outcome, of: attempt, hop: current, download: download, state: &state)
+                switch try await next(after: outcome, of: attempt, hop: current, download: download, state: &state) {
+                case .redirect(let next):
+                    download?.discard()
+                    download = newDownload()
+                    current = next
+                case .result:
+                    return try finish(consume outcome, download: download)
+                case .retry(let retry):
+                    if retry.resumeOffset == nil {
+                        download?.discard()
+                        download = newDownload()
+                    }
+                    try await wait(retry, after: outcome, of: current, state.attempt)
+                    state.attempt += 1
+                    if let fresh = try await resolved.authentication?.credentials(), fresh.token != state.credentials?.token {
+                        state.credentials = fresh
+                        prepared = try resolved.prepare(providerHeaders: providerHeaders, credentials: fresh)
+                    }
+                    var next = prepared.limited(to: remainingTime)
+                    if let offset = retry.resumeOffset, let validator = download?.validator {
+                        next = next.resuming(from: offset, ifRange: validator)
+                    }
+                    attempt = try await adapt(next)
+                    current = attempt
+                }
             } catch {
                 download?.discard()
                 throw error
-            }
-            switch step {
-            case .redirect(let next):
-                download?.discard()
-                download = newDownload()
-                current = next
-            case .result:
-                return try finish(consume outcome, download: download)
-            case .retry(let retry):
-                if retry.resumeOffset == nil {
-                    download?.discard()
-                    download = newDownload()
-                }
-                try await wait(retry, after: outcome, of: current, state.attempt)
-                state.attempt += 1
-                if let fresh = try await resolved.authentication?.credentials(), fresh.token != state.credentials?.token {
-                    state.credentials = fresh
-                    prepared = try resolved.prepare(providerHeaders: providerHeaders, credentials: fresh)
-                }
-                var next = prepared.limited(to: remainingTime)
-                if let offset = retry.resumeOffset, let validator = download?.validator {
-                    next = next.resuming(from: offset, ifRange: validator)
-                }
-                attempt = try await adapt(next)
-                current = attempt
             }
         }
     }

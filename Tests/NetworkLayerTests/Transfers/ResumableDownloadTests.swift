@@ -85,6 +85,27 @@ struct ResumableDownloadTests {
         }
     }
 
+    @Test("When the resumed attempt cannot be made (its interceptor throws), the partial file is removed")
+    func failedResumeLeavesNothing() async throws {
+        struct FailsSecondAttempt: RequestInterceptor {
+            let calls = Counter()
+            struct Refused: Error {}
+            func adapt(_ request: inout OutgoingRequest) async throws {
+                if calls.increment() > 1 { throw Refused() }
+            }
+        }
+        try await withTestServer { server in
+            let directory = try temporaryDirectory()
+            let request = DownloadRequest(server.provider(), "/resumable/refused-resume?size=\(Self.size)&cut=0.6",
+                                          to: directory.appendingPathComponent("file.bin"))
+            request.resumesDownloads = true
+            request.interceptors = [FailsSecondAttempt()]
+            let outcome = await FaultOutcome { () throws(NetworkError) in try await makeManager().perform(request) }
+            #expect(outcome.error?.underlyingError is FailsSecondAttempt.Refused, "\(outcome)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "a partial file was left")
+        }
+    }
+
     @Test("A response without a validator cannot be resumed: If-Range would have nothing to ask with")
     func noValidator() async throws {
         try await withTestServer { server in
