@@ -617,3 +617,7 @@ func fetchItemsOnEngine(pages: Int) async throws -> [Item] {
 }
 let engineTask = Task(executorPreference: NetworkManager.engineExecutor) { try await fetchItemsOnEngine(pages: 2).count }
 engineTask.cancel()
+
+// MARK: - The library's version (issue 27)
+
+let networkLayerVersion: String = NetworkLayerInfo.version   // "2.0.0"; the User-Agent says NetworkLayer/<version>

@@ -334,7 +334,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// The library's name and version, not libcurl's: a server (and whoever reads its logs) has no
     /// use for the exact libcurl underneath, which would tell an attacker which of its known flaws
     /// to try. It is also 15 bytes less that libcurl 7.88 formats one at a time on every request.
-    static let userAgent = "NetworkLayer/1.0"
+    static let userAgent = "NetworkLayer/\(NetworkLayerInfo.version)"
 
     // MARK: Receiving (engine thread)
 
