@@ -1,7 +1,7 @@
 # The commands the README promises. Each installs what the system lacks first (make deps).
 SWIFT ?= swift
 
-.PHONY: tsan asan deps build test demo demo-check examples-check docs fuzz bench stress clean
+.PHONY: tsan asan deps build test demo demo-check examples-check docs api-check fuzz bench stress clean
 
 ## deps: install the system packages the library and its tests need (apt-get as root; otherwise prints the command)
 deps:
@@ -38,6 +38,11 @@ examples-check:
 ##       errors, into .build/docs/NetworkLayer.doccarchive
 docs: deps
 	@SWIFT="$(SWIFT)" scripts/docs.sh
+
+## api-check: the public API against the last release (.ci/api-baseline): a breaking change fails unless
+##            CHANGELOG.md's top entry is a new major version (see CONTRIBUTING.md); needs no network
+api-check: deps
+	@SWIFT="$(SWIFT)" scripts/api-check.sh
 
 ## fuzz: the libFuzzer targets of Tests/Fuzz (JSON decoder vs Foundation, response headers, Retry-After,
 ##       parameter encoding, mock sidecars, redirect origins, server-sent events), FUZZ_SECONDS each (default 40); fails on any crash or difference
