@@ -71,13 +71,17 @@ if [[ -n $top_version ]] && is_major_over "$top_version" "$base_version"; then
     echo "$breaks"
     exit 0
 fi
+if [[ -n $top_version ]]; then
+    top="CHANGELOG.md's top entry is $top_version, not a new major version over $base_version"
+else
+    top="CHANGELOG.md's top entry names no version (## [Unreleased] without a 'Next release: X.Y.Z' line)"
+fi
 echo "$breaks" >&2
 cat >&2 <<MSG
-make api-check: the public API breaks $count time(s) since $base_version ($short) (${took}s), and
-CHANGELOG.md's top entry is ${top_version:-not a version} (Unreleased without a 'Next release:' line, or not a
-new major version over $base_version).
-Either keep the old spelling working (add the new one beside it, deprecate the old), or, if
-the break is meant, say so in CHANGELOG.md: under ## [Unreleased], a line 'Next release: $(( ${base_version%%.*} + 1 )).0.0'
-and the change with its migration line. See CONTRIBUTING.md, "Versions".
+make api-check: FAILED (${took}s): the public API breaks $count time(s) since $base_version ($short), and
+$top.
+Either keep the old spelling working (add the new one beside it, deprecate the old one), or, if
+the break is meant, say so in CHANGELOG.md: under ## [Unreleased], 'Next release: $(( ${base_version%%.*} + 1 )).0.0',
+and the change with its Migration line. See CONTRIBUTING.md, "Versions".
 MSG
 exit 1
