@@ -10,7 +10,7 @@ import TestScheduling
 /// the request before.
 @Suite("Reused transfer handles", .sharing)
 struct HandleReuseTests {
-    @Test("Requests of every kind, alternating on one pooled handle, each see only their own method, body, headers, credentials, target, limits, progress and TLS settings")
+    @Test("Requests of every kind, alternating on one pooled handle, each see only their own method, body, headers, credentials, target, limits, progress and TLS settings", .measuring)
     func everyKindSeesOnlyItsOwnState() async throws {
         let server = try await TestServer.shared()
         let net = makeManager()
