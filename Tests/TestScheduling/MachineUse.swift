@@ -57,12 +57,15 @@ public struct MachineUse: SuiteTrait, TestTrait, TestScoping {
             return
         }
         await MachineLock.shared.acquire(kind)
+        if kind == .measuring { PausedWhileMeasuring.pause() }
         do {
             try await MachineLock.$heldByThisTask.withValue(true) { try await function() }
         } catch {
+            if kind == .measuring { PausedWhileMeasuring.resume() }
             MachineLock.shared.release(kind)
             throw error
         }
+        if kind == .measuring { PausedWhileMeasuring.resume() }
         MachineLock.shared.release(kind)
     }
 }
@@ -147,5 +150,25 @@ final class MachineLock: @unchecked Sendable {
             }
         }
         return granted
+    }
+}
+
+/// Work outside the test process that a measuring test stops while it runs: the process groups
+/// named in `NETWORKLAYER_PAUSE_WHILE_MEASURING` (comma-separated), which get SIGSTOP when a
+/// measuring test starts and SIGCONT when it ends. CI sets it to the groups of the builds it runs
+/// in the background at low priority during a test run (`.ci/run`), so that what a measuring test
+/// measures is the library, not a compiler beside it. Unset, nothing is paused.
+enum PausedWhileMeasuring {
+    static let processGroups: [pid_t] = (ProcessInfo.processInfo.environment["NETWORKLAYER_PAUSE_WHILE_MEASURING"] ?? "")
+        .split(separator: ",")
+        .compactMap { pid_t($0.trimmingCharacters(in: .whitespaces)) }
+        .filter { $0 > 1 }
+
+    static func pause() {
+        for group in processGroups { _ = kill(-group, SIGSTOP) }
+    }
+
+    static func resume() {
+        for group in processGroups { _ = kill(-group, SIGCONT) }
     }
 }

@@ -75,7 +75,7 @@ struct LogEntryTests {
         try await withTestServer { server in
             let net = makeManager()
             net.isVerbose = false
-            let before = NetworkLog.created  // `make test` runs one test at a time
+            let before = NetworkLog.created  // .measuring: no other test creates logs meanwhile
             _ = try await net.perform(TestRequest<Echo>(server.provider(), "/echo"))
             #expect(NetworkLog.created == before)
             let entries = LogEntryCollector()
