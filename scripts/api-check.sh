@@ -46,12 +46,19 @@ is_major_over() {
     (( new[0] > old[0] )) || (( new[0] == 0 && old[0] == 0 && new[1] > old[1] ))
 }
 
+# The last release's API, once extracted, is kept outside the clone, by commit and toolchain: it
+# cannot change, and extracting it means building that commit (a minute or more). CI clones afresh
+# every time; a machine that ran the check once skips that build from then on.
+toolchain=$("$SWIFT" --version 2>/dev/null | head -1 | tr -c 'A-Za-z0-9.\n' '-' | tr -s '-')
+cache=${NETWORKLAYER_API_BASELINE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/networklayer/api-baseline}/$toolchain  # SwiftPM adds the commit
+mkdir -p "$cache" 2>/dev/null || cache=
+
 short=${base_commit:0:7}
 mkdir -p .build
 log=.build/api-check.log
 echo "make api-check: the public API against $base_version ($short), the last release"
 start=$(date +%s)
-"$SWIFT" package diagnose-api-breaking-changes "$base_commit" --products NetworkLayer >"$log" 2>&1
+"$SWIFT" package diagnose-api-breaking-changes "$base_commit" --products NetworkLayer ${cache:+--baseline-dir "$cache"} >"$log" 2>&1
 code=$?
 took=$(( $(date +%s) - start ))
 breaks=$(grep -a "API breakage:" "$log" | sed 's/^[^A]*API breakage: /  /')

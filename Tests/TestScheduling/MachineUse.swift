@@ -23,7 +23,8 @@ import Testing
 ///
 /// Under `swift test --no-parallel` every test runs alone anyway and the lock is never contended.
 /// The lock is the process's (this module is linked once into the test executable), so it spans
-/// every test target.
+/// every test target. Work outside the process can be stopped while a measuring test runs too:
+/// see ``PausedWhileMeasuring``.
 public struct MachineUse: SuiteTrait, TestTrait, TestScoping {
     public enum Kind: Sendable, Equatable {
         /// Runs alongside the other sharing tests; steps aside while a measuring test runs.
@@ -32,6 +33,7 @@ public struct MachineUse: SuiteTrait, TestTrait, TestScoping {
         case measuring
     }
 
+    /// Whether the test measures (runs alone) or shares the machine.
     public let kind: Kind
 
     /// How many sharing test cases run at once: four per core.
@@ -40,6 +42,8 @@ public struct MachineUse: SuiteTrait, TestTrait, TestScoping {
     /// Inherited by every test of a suite (and of its nested suites).
     public var isRecursive: Bool { true }
 
+    /// The trait that takes the lock for one test case, or `nil` for a suite and for a trait
+    /// another one of the test's overrides.
     public func scopeProvider(for test: Test, testCase: Test.Case?) -> MachineUse? {
         // Once per test case (never around a whole suite, which would hold the lock while its
         // tests wait), and only from the trait that decides: a measuring one wherever it was
@@ -49,6 +53,7 @@ public struct MachineUse: SuiteTrait, TestTrait, TestScoping {
         return kind == (measures ? .measuring : .sharing) ? self : nil
     }
 
+    /// Runs the test case once the machine can be had as `kind` says, and gives it back after.
     public func provideScope(for test: Test, testCase: Test.Case?,
                              performing function: @Sendable () async throws -> Void) async throws {
         // A test of a suite inside a suite gets both suites' traits: the outer one holds the lock.
