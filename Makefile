@@ -1,7 +1,7 @@
 # The commands the README promises. Each installs what the system lacks first (make deps).
 SWIFT ?= swift
 
-.PHONY: tsan asan deps build test demo demo-github demo-chat demo-check examples-check docs fuzz bench stress clean
+.PHONY: tsan asan deps build test demo demo-github demo-chat demo-check examples-check docs api-check fuzz bench stress clean
 
 ## deps: install the system packages the library and its tests need (apt-get as root; otherwise prints the command)
 deps:
@@ -12,12 +12,12 @@ build: deps
 
 ## test: the whole test suite against real servers on 127.0.0.1, then the demos' runs (scripts/check-demo.sh) and the
 ##       separate example packages (skipped, with a line saying so, when their dependencies cannot be fetched)
-# One test at a time (--no-parallel): several tests assert latencies (cancellation within 100 ms,
-# a timeout within its bound) or memory bounds, which a 2-core machine running 200 other tests and
-# their servers at once cannot measure honestly. The run takes about a minute and a half.
+# In parallel, as plain `swift test` runs it: the tests that assert latencies or memory bounds are
+# marked `.measuring` and run alone, the others `.sharing`, eight at a time on two cores (see
+# CONTRIBUTING.md, "Tests that measure"). The run takes about two minutes here (`--no-parallel`: three).
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --no-parallel
+	$(SWIFT) test --skip-build
 	@$(MAKE) --no-print-directory demo-check
 	@$(MAKE) --no-print-directory examples-check
 
@@ -50,6 +50,11 @@ examples-check:
 ##       errors, into .build/docs/NetworkLayer.doccarchive
 docs: deps
 	@SWIFT="$(SWIFT)" scripts/docs.sh
+
+## api-check: the public API against the last release (.ci/api-baseline): a breaking change fails unless
+##            CHANGELOG.md's top entry is a new major version (see CONTRIBUTING.md); needs no network
+api-check: deps
+	@SWIFT="$(SWIFT)" scripts/api-check.sh
 
 ## fuzz: the libFuzzer targets of Tests/Fuzz (JSON decoder vs Foundation, response headers, Retry-After,
 ##       parameter encoding, mock sidecars, redirect origins, server-sent events, the response cache), FUZZ_SECONDS each (default 40); fails on any crash or difference

@@ -73,7 +73,14 @@ let package = Package(
         ),
         .testTarget(
             name: "NetworkLayerTests",
-            dependencies: ["NetworkLayer", "FastJSON", "StreamMemoryProbe", "DiskWriteProbe", "RequestProbe", "CacheProbe"]
+            dependencies: ["NetworkLayer", "FastJSON", "StreamMemoryProbe", "DiskWriteProbe", "RequestProbe", "CacheProbe", "TestScheduling"]
+        ),
+        // How a test uses the machine: `.measuring` tests run alone, `.sharing` ones alongside each
+        // other (Tests/TestScheduling/MachineUse.swift). One module for every test target, so that
+        // its lock is the whole test process's.
+        .target(
+            name: "TestScheduling",
+            path: "Tests/TestScheduling"
         ),
         // One streamed download per process, for the peak resident size of a whole process
         // ("Stream backpressure": 1 GB to a slow reader stays under 64 MB).
@@ -111,13 +118,13 @@ let package = Package(
         ),
         .testTarget(
             name: "FastJSONTests",
-            dependencies: ["FastJSON", "JSONMemoryProbe"]
+            dependencies: ["FastJSON", "JSONMemoryProbe", "TestScheduling"]
         ),
         // The fuzz targets' checks (Tests/Fuzz/Checks), replayed over their seeds and every saved
         // failing input; `make fuzz` builds the same checks into a libFuzzer binary (Tests/Fuzz).
         .testTarget(
             name: "FuzzRegressionTests",
-            dependencies: ["NetworkLayer", "FastJSON"],
+            dependencies: ["NetworkLayer", "FastJSON", "TestScheduling"],
             path: "Tests/Fuzz",
             exclude: ["Package.swift", "README.md", "Entry", "Corpus"],
             sources: ["Checks", "Regressions"]

@@ -12,15 +12,24 @@ out=.build/docs
 mkdir -p .build
 log=.build/docs-symbol-graph.log
 
+# dump-symbol-graph builds the library (not the tests), then extracts a graph for every module,
+# including the two SwiftPM synthesizes to run the tests (NetworkLayerPackageTests,
+# NetworkLayerPackageDiscoveredTests). Those exist only once the tests were built (`make test`),
+# so on a fresh clone their extraction fails and the command exits non-zero although every graph
+# the docs need was written. Those two failures, and only those, are not ours to mind.
+stamp=.build/docs-symbol-graph.stamp
+touch "$stamp"
 if ! "$SWIFT" package dump-symbol-graph --minimum-access-level public >"$log" 2>&1; then
-    cat "$log" >&2
-    echo "make docs: could not extract the symbol graphs" >&2
-    exit 1
+    if grep "^error: " "$log" | grep -qv "^error: Failed to emit symbol graph for 'NetworkLayerPackage\(Discovered\)\?Tests': Couldn't load module"; then
+        cat "$log" >&2
+        echo "make docs: could not extract the symbol graphs" >&2
+        exit 1
+    fi
 fi
 graphs=$(sed -n 's/^Files written to //p' "$log" | tail -1)
-if [ -z "$graphs" ] || [ ! -f "$graphs/NetworkLayer.symbols.json" ]; then
+if [ -z "$graphs" ] || [ ! "$graphs/NetworkLayer.symbols.json" -nt "$stamp" ]; then
     cat "$log" >&2
-    echo "make docs: no NetworkLayer symbol graph found" >&2
+    echo "make docs: this run wrote no NetworkLayer symbol graph" >&2
     exit 1
 fi
 rm -rf "$out"

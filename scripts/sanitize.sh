@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # The test suite under a sanitizer: `scripts/sanitize.sh thread` (make tsan, run by CI) or
 # `scripts/sanitize.sh address` (make asan, run by CI). Fails on a failing test or on any sanitizer report.
-# Builds in .build-<sanitizer>; runs one test at a time, like `make test`.
+# Builds in .build-<sanitizer>, then runs the suite in parallel like `make test` (the tests that
+# measure run alone: `.measuring`, see CONTRIBUTING.md). `--build-only` builds and stops, so that CI
+# can build a sanitizer suite while something else runs and run it later without building again.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-sanitizer=${1:?usage: scripts/sanitize.sh thread|address}
+sanitizer=${1:?usage: scripts/sanitize.sh thread|address [--build-only]}
 SWIFT=${SWIFT:-swift}
+scratch=.build-$sanitizer
 
 # The tests that assert the process's peak RSS: the sanitizers' shadow memory inflates it. Add a
 # new memory-bound test here (by its function or suite name) when it cannot hold under a sanitizer.
@@ -15,9 +18,19 @@ skip='DecodingMemoryTests|gigabyteToSlowReader|gigabyteInAProcessOfItsOwn|largeU
 
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-echo "== swift test --sanitize=$sanitizer (build in .build-$sanitizer)"
+# The test product and what it depends on (the library, the probes the tests start), not the demo,
+# APICheck or the stress runner: `make test` builds those, and nothing here runs them.
+echo "== swift build --product NetworkLayerPackageTests --sanitize=$sanitizer (in $scratch)"
+if ! $SWIFT build --product NetworkLayerPackageTests --sanitize="$sanitizer" --scratch-path "$scratch" >"$out" 2>&1; then
+    grep -a "error:" "$out" | head -20
+    tail -20 "$out"
+    echo "--sanitize=$sanitizer: the suite did not build"
+    exit 1
+fi
+[[ ${2:-} == --build-only ]] && { echo "--sanitize=$sanitizer: built ($(grep -a "complete!" "$out" | tail -1))"; exit 0; }
+echo "== swift test --sanitize=$sanitizer --skip-build (in $scratch)"
 TSAN_OPTIONS="suppressions=$PWD/scripts/tsan.supp" LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp" \
-    $SWIFT test --sanitize="$sanitizer" --scratch-path ".build-$sanitizer" --skip "$skip" --no-parallel >"$out" 2>&1
+    $SWIFT test --sanitize="$sanitizer" --scratch-path "$scratch" --skip-build --skip "$skip" >"$out" 2>&1
 code=$?
 summary=$(grep -a "Test run with" "$out" | tail -1 | sed 's/^[^T]*//')
 reports=$(grep -ac "WARNING: ThreadSanitizer\|ERROR: AddressSanitizer\|ERROR: LeakSanitizer" "$out")

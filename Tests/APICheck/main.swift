@@ -763,3 +763,6 @@ print(identities.map(\.description), identities[0] == identities[1], Set(identit
 let describedProvider: any CustomStringConvertible & CustomDebugStringConvertible & CustomReflectable = github
 let describedCertificate: any CustomStringConvertible & CustomDebugStringConvertible & CustomReflectable = identities[0]
 print(describedProvider.description, describedProvider.customMirror.children.count, describedCertificate.debugDescription)
+// MARK: - The library's version (issue 27)
+
+let networkLayerVersion: String = NetworkLayerInfo.version   // "2.0.0"; the User-Agent says NetworkLayer/<version>

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import FastJSON
 
 // The container APIs called directly, as hand-written `init(from:)` code calls them: a probe type
@@ -54,7 +55,7 @@ private func expectSameRecording(_ json: String, sourceLocation: SourceLocation 
     }
 }
 
-@Suite("FastJSONDecoder containers match JSONDecoder's")
+@Suite("FastJSONDecoder containers match JSONDecoder's", .sharing)
 struct FastJSONContainerTests {
     static let object = #"{"int":1,"neg":-7,"big":18446744073709551615,"double":2.5,"string":"s","bool":true,"null":null,"# +
         #""array":[1,"two",null,{"x":1},[3]],"object":{"a":1,"b":{"c":[true]}},"super":{"int":42},"dup":1,"dup":2}"#
@@ -318,7 +319,7 @@ struct FastJSONContainerTests {
     }
 }
 
-@Suite("FastJSONDecoder entry points")
+@Suite("FastJSONDecoder entry points", .sharing)
 struct FastJSONEntryPointTests {
     @Test("Stands in only for a plain JSONDecoder with default options")
     func standIn() {

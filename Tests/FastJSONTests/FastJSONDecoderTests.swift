@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import FastJSON
 
 // Every test decodes the same bytes with Foundation's `JSONDecoder()` and with `FastJSONDecoder`
@@ -113,7 +114,7 @@ private struct IntKeyedDictionaries: Codable, Equatable {
 
 // MARK: - Tests
 
-@Suite("FastJSONDecoder matches JSONDecoder")
+@Suite("FastJSONDecoder matches JSONDecoder", .sharing)
 struct FastJSONDecoderTests {
     @Test("Structs, nested structs, arrays of structs, optionals")
     func structs() {

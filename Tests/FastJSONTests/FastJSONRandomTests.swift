@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import FastJSON
 
 // Randomized differential tests: documents generated from a seed (so a failure reproduces), in
@@ -268,7 +269,7 @@ private struct DocumentGenerator {
     }
 }
 
-@Suite("FastJSONDecoder matches JSONDecoder on random documents")
+@Suite("FastJSONDecoder matches JSONDecoder on random documents", .sharing)
 struct FastJSONRandomTests {
     @Test("Random records, valid and with one defect each", arguments: 0..<4)
     func records(batch: UInt64) {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import FastJSON
 
 // The top level of a document that is an object or an array: FastJSON builds its tape only when
@@ -88,7 +89,7 @@ private struct Pair: Decodable, Equatable {
     let b: String
 }
 
-@Suite("FastJSONDecoder at the top level of a container matches JSONDecoder")
+@Suite("FastJSONDecoder at the top level of a container matches JSONDecoder", .sharing)
 struct FastJSONTopLevelTests {
     static let documents = [
         #"{"values": [1, 2], "count": 3, "name": "n", "a": 1, "b": "x"}"#, #"[1, 2, 3]"#, #"[]"#, #"{}"#,

@@ -112,7 +112,7 @@ struct TransferPlan {
     /// The library's name and version, not libcurl's: a server (and whoever reads its logs) has no
     /// use for the exact libcurl underneath, which would tell an attacker which of its known flaws
     /// to try.
-    static let userAgent = "NetworkLayer/1.0"
+    static let userAgent = "NetworkLayer/\(NetworkLayerInfo.version)"
 
     /// What `CURLOPT_ACCEPT_ENCODING ""` would offer: every encoding this libcurl decodes, in
     /// libcurl's order (`deflate, gzip, br, zstd` with all of them built in).

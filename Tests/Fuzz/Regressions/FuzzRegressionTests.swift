@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TestScheduling
 
 /// The fuzz targets' checks (`make fuzz`), replayed in the normal suite over every seed input and
 /// every input a fuzzing run once failed on, so what was found stays fixed.
-@Suite("Fuzz inputs replayed")
+@Suite("Fuzz inputs replayed", .sharing)
 struct FuzzRegressionTests {
     @Test("Every seed and every saved failing input of a fuzz target passes its check",
           arguments: FuzzTargets.all.map(\.name))

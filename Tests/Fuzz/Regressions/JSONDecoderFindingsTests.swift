@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import FastJSON
 
 /// What the json-decoder fuzz target found, stated as behaviour.
-@Suite("Fuzz findings: the JSON decoder")
+@Suite("Fuzz findings: the JSON decoder", .sharing)
 struct JSONDecoderFindingsTests {
     /// Foundation refuses these as Double and Float (its zero check reads the last `count % 4`
     /// bytes backwards and meets the exponent's digit first) and accepts the others.

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// What the parameters fuzz target found, stated as behaviour.
-@Suite("Fuzz findings: parameters")
+@Suite("Fuzz findings: parameters", .sharing)
 struct ParametersFindingsTests {
     /// JSONSerialization, which read an `Encodable` form body back before, drops U+FEFF at the
     /// start of a string and after an escape.

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// What the response-headers fuzz target found, stated as behaviour.
-@Suite("Fuzz findings: response headers")
+@Suite("Fuzz findings: response headers", .sharing)
 struct ResponseHeaderFindingsTests {
     @Test("A Content-Length of two numbers (\"12 34\") is no length at all, not the first number")
     func contentLengthOfTwoNumbers() throws {

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// What the retry-after fuzz target found, stated as behaviour.
-@Suite("Fuzz findings: Retry-After")
+@Suite("Fuzz findings: Retry-After", .sharing)
 struct RetryAfterFindingsTests {
     @Test("A Retry-After count of seconds beyond Int64 milliseconds waits maximumDelay instead of trapping",
           arguments: ["10000000000000000", "99999999999999999999", String(repeating: "9", count: 400), "  123456789012345678901234 "])

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// A slow server and a fast sequence: the library asks the sequence for its next chunk only
@@ -8,7 +9,7 @@ import Testing
 ///
 /// Memory is measured as ``StreamBackpressureTests`` does: the peak resident set size, sampled
 /// every 2 ms, over the size before the upload started.
-@Suite("Streamed upload backpressure", .serialized)
+@Suite("Streamed upload backpressure", .serialized, .sharing)
 struct StreamUploadBackpressureTests {
     @Test("The sequence never runs more than the bound plus one chunk ahead of what libcurl took, nor far ahead of what a slow server read")
     func producerStaysWithinTheBound() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// Cancelling the task that performs a request with a streamed body stops the transfer and the
@@ -7,7 +8,7 @@ import Testing
 /// slow) or slow to produce. Measured from the cancel to the sequence's iterator being released
 /// and to the connection leaving the kernel's TCP table, within 100 ms plus the time the
 /// measuring and libcurl threads waited for a core (see ``withCoreWaits(_:)``).
-@Suite("Streamed upload cancellation", .serialized)
+@Suite("Streamed upload cancellation", .serialized, .measuring)
 struct StreamUploadCancellationTests {
     static let bound: Duration = .milliseconds(100)
 

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// A streamed body that goes wrong fails its request with a clear error and never reaches the
 /// server complete: a sequence that throws (the caller's error kept), one that produces more or
 /// fewer bytes than its declared length, a body sent a second time.
-@Suite("Streamed upload failures")
+@Suite("Streamed upload failures", .sharing)
 struct StreamUploadFailureTests {
     @Test("A sequence that throws fails the request with that error as underlyingError, and the server gets no complete body")
     func sequenceThrows() async throws {

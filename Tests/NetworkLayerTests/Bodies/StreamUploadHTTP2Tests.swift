@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// Over HTTP/2 (hypercorn, TLS) a streamed body goes in DATA frames, without chunked encoding,
 /// and the transfer's pauses for want of bytes and its resumptions work as on HTTP/1.1.
-@Suite("Streamed upload bodies over HTTP/2")
+@Suite("Streamed upload bodies over HTTP/2", .sharing)
 struct StreamUploadHTTP2Tests {
-    @Test("A body of unknown length, produced slower than it is sent, arrives whole over HTTP/2 in plain DATA frames")
+    @Test("A body of unknown length, produced slower than it is sent, arrives whole over HTTP/2 in plain DATA frames", .measuring)
     func unknownLength() async throws {
         try await withH2UploadServer { server in
             let chunks = PatternChunks(total: 2 << 20, chunkSize: 64 << 10, pause: .milliseconds(2))

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// The log, the structured entries and copy-as-curl describe a streamed body by its length and
 /// never show its bytes (which do not exist when the request is logged, and would be a leak if
 /// they did); copy-as-curl reads the body from stdin, saying so.
-@Suite("Streamed upload bodies in the log and copy-as-curl")
+@Suite("Streamed upload bodies in the log and copy-as-curl", .sharing)
 struct StreamUploadLoggingTests {
     static let canary = "CANARY-BODY-0d9f"
 

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// In mock mode the mock reads a streamed body whole, as a server would: a producer never waits
 /// forever for its chunks to be taken, the recorded request holds the bytes (the first 1 MB), and
 /// a sequence that throws or breaks its declared length fails as it would live.
-@Suite("Streamed upload bodies in mock mode")
+@Suite("Streamed upload bodies in mock mode", .sharing)
 struct StreamUploadMockTests {
     /// A provider's port with nothing listening: any network attempt fails with `.reachability`.
     let port = try! closedPort()

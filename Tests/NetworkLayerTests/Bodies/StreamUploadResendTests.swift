@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// A sequence is read once, so a request with a streamed body is sent once: the retry policy
 /// does not apply to it, a 307 or 308 redirect (which keeps the body) and a 401 after which the
 /// token was refreshed fail with a clear error instead of sending an empty or partial body. A
 /// 303 (which drops the body) is followed.
-@Suite("Streamed upload bodies are sent once")
+@Suite("Streamed upload bodies are sent once", .sharing)
 struct StreamUploadResendTests {
     @Test("A 307 or 308 redirect fails with .transport naming the status, keeping the redirect response; the target gets nothing")
     func bodyKeepingRedirect() async throws {

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// `body = .stream(sequence, length:)` sends what the sequence produces while it is sent:
 /// with `Content-Length` when the length is known, chunked when it is not, byte for byte (the
 /// server's SHA-256 of what it read against the test's own).
-@Suite("Streamed upload bodies")
+@Suite("Streamed upload bodies", .sharing)
 struct StreamUploadTests {
     @Test("A known length is sent with Content-Length, and exactly the sequence's bytes arrive")
     func knownLength() async throws {

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// The `Cache-Control` parser (RFC 9111 section 5.2, RFC 9110 list syntax): examples, then
 /// properties over random directive lists.
-@Suite("Cache-Control parsing")
+@Suite("Cache-Control parsing", .sharing)
 struct CacheControlParsingTests {
     typealias Directive = CacheControl.Directive
 

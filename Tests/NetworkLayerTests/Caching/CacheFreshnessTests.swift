@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// RFC 9111 section 4.2: how long a stored response is fresh, and how old it is.
-@Suite("Cache freshness (RFC 9111 §4.2)")
+@Suite("Cache freshness (RFC 9111 §4.2)", .sharing)
 struct CacheFreshnessTests {
     @Test("max-age: fresh until its age passes max-age, then validated")
     func maxAge() {

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// RFC 9111 section 4.4: a successful unsafe request invalidates what it may have changed.
-@Suite("Cache invalidation (RFC 9111 §4.4)")
+@Suite("Cache invalidation (RFC 9111 §4.4)", .sharing)
 struct CacheInvalidationTests {
     static let target = "http://example.com:8080/items/1"
 

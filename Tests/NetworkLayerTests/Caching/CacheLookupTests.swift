@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// RFC 9111 section 4 and 5.2.1: when a stored response answers a request, under each
 /// ``CachePolicy`` and the request's own `Cache-Control` directives.
-@Suite("Cache lookup: policies and request directives")
+@Suite("Cache lookup: policies and request directives", .sharing)
 struct CacheLookupTests {
     /// A bench holding one response: fresh for 100 s, with an ETag and a Last-Modified, stored at start.
     static func stored(_ extra: [String: String] = [:]) -> CacheBench {

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// RFC 9111 sections 4.3.3 to 4.3.5 and RFC 5861: a 304 freshens a stored response, a HEAD
 /// updates one, and stale-if-error serves one after a failure.
-@Suite("Cache revalidation: 304, HEAD, stale-if-error")
+@Suite("Cache revalidation: 304, HEAD, stale-if-error", .sharing)
 struct CacheRevalidationTests {
     static func stale(_ headers: CacheHeaderLines) -> CacheBench {
         let bench = CacheBench()

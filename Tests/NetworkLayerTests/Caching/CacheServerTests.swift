@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// The cache tests' server (Tests/Servers/cache_server.py) does what phase 2's tests will rely on:
 /// it counts every request per path, answers validators with 304, fails on demand, and answers
 /// POST with Location. Checked with the manager as it is today (no cache), so every request
 /// reaches it.
-@Suite("The cache tests' server")
+@Suite("The cache tests' server", .sharing)
 struct CacheServerTests {
     struct Echo: Decodable, Sendable {}
 

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// RFC 9111 section 3: what may be stored, and which of its header fields.
-@Suite("Cache storability (RFC 9111 §3)")
+@Suite("Cache storability (RFC 9111 §3)", .sharing)
 struct CacheStorabilityTests {
     @Test("Heuristically cacheable statuses are stored without explicit freshness; others need it",
           arguments: [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501])

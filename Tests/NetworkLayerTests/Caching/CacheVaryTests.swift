@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// RFC 9111 section 4.1: stored variants are selected by the request headers `Vary` names.
-@Suite("Cache Vary (RFC 9111 §4.1)")
+@Suite("Cache Vary (RFC 9111 §4.1)", .sharing)
 struct CacheVaryTests {
     static let varying: CacheHeaderLines = [("Cache-Control", "max-age=5000"), ("Vary", "Foo")]
 

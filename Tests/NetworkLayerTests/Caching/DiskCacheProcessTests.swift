@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// Two processes share one disk cache directory (Tests/CacheProbe, a process of its own each).
-@Suite("Disk cache shared between processes")
+@Suite("Disk cache shared between processes", .sharing)
 struct DiskCacheProcessTests {
     struct Report: Decodable, Sendable {
         let stored: Int

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// The disk tier: files and permissions, damage, limits, sharing a directory.
-@Suite("Disk cache storage")
+@Suite("Disk cache storage", .sharing)
 struct DiskCacheStorageTests {
     /// A disk cache in a new temporary directory, removed when `body` ends.
     static func withDisk<T>(limit: Int = 1 << 20, _ name: String = #function,

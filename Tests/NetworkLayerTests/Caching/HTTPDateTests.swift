@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// HTTP dates (RFC 9110 section 5.6.7) as the cache reads `Date`, `Expires` and `Last-Modified`.
-@Suite("HTTP dates")
+@Suite("HTTP dates", .sharing)
 struct HTTPDateTests {
     static let now: Double = 1_700_000_000
 

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// The memory tier: bounded by its limit under any load, least recently used evicted first.
-@Suite("Memory cache storage")
+@Suite("Memory cache storage", .sharing)
 struct MemoryCacheStorageTests {
     static func response(_ url: String, bodySize: Int = 100, headers: CacheHeaderLines = [("Cache-Control", "max-age=1000")]) -> StoredResponse {
         let urlKey = CacheKeys.url(url)!, partition = CacheKeys.partition(of: CacheBench.get(url: url))!

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// Reading libcurl's cookie list (Netscape lines, whose values servers chose) and matching cookies
 /// to URLs for `cookies(for:)`.
-@Suite("Cookie lines and matching")
+@Suite("Cookie lines and matching", .sharing)
 struct CookieParsingTests {
     @Test("A Netscape line reads into a Cookie: host-only, subdomains, HttpOnly, Secure, expiry, tabs in the value")
     func lines() {

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// Cookies through libcurl's cookie engine, shared among one manager's transfers, against httpbin
 /// and the Unix-socket server (for a host name that is not localhost).
-@Suite("Cookies")
+@Suite("Cookies", .sharing)
 struct CookieTests {
     private func manager(_ storage: CookieStorage = .inMemory, log: LogCollector? = nil) -> NetworkManager {
         let net = makeManager(log: log)

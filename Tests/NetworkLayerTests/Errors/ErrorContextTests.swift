@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// Errors keep what failed: the failing response (status, headers, body up to 64 KB) for every
 /// error a response caused, and the application's own error as `underlyingError`.
-@Suite("Errors keep what failed")
+@Suite("Errors keep what failed", .sharing)
 struct ErrorContextTests {
     @Test("A 401's WWW-Authenticate header is reachable from the error (httpbin)")
     func unauthorizedKeepsTheChallenge() async throws {

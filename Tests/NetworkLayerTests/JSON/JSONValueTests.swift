@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// `JSONValue`: untyped JSON as a response type, in `params` and in `.json` bodies.
-@Suite("Untyped JSON")
+@Suite("Untyped JSON", .sharing)
 struct JSONValueTests {
     /// The two decoders a response may go through: the library's own (a default `JSONDecoder`)
     /// and Foundation's (a decoder with an option the library's cannot stand in for).

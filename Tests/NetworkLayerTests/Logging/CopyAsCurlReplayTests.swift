@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// Copy-as-curl renders the transfer plan libcurl is given: replayed with the real `curl` binary
 /// against the same echo server, each request reaches the server exactly as the library sent it:
 /// the same request line, the same headers in the same order (`User-Agent` and `Accept-Encoding`
 /// included), the same body bytes, the same HTTP version.
-@Suite("Copy-as-curl replays what was sent")
+@Suite("Copy-as-curl replays what was sent", .sharing)
 struct CopyAsCurlReplayTests {
     /// Where a case's server listens.
     enum Place: Sendable { case tcp, tls, unixSocket, proxy }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// Copy-as-curl must not be a way around the redirect rules: replayed with real values,
@@ -7,7 +8,7 @@ import Testing
 /// So a command that carries a secret header does not follow redirects, and says why in a
 /// trailing comment; one without secret headers follows them as the library does. A stream's
 /// command asks for what the library asks for (no compression) and bounds what it bounds (silence).
-@Suite("Copy-as-curl: redirects, streams and time limits")
+@Suite("Copy-as-curl: redirects, streams and time limits", .sharing)
 struct CopyAsCurlTests {
     static let key = "nlCurlKey^6f2"
 

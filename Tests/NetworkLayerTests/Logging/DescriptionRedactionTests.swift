@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// What a user prints is redacted (issue 28): `print(error.context?.response)`,
@@ -13,7 +14,7 @@ import Testing
 /// field) to a real server that echoes all of it back, in its body and in its headers; then every
 /// public value the library handed out, or that holds a URL, a header or a credential, is turned
 /// into text every way Swift does it, and no secret may appear in any of them.
-@Suite("Redacted descriptions")
+@Suite("Redacted descriptions", .sharing)
 struct DescriptionRedactionTests {
     static let token = "nlDescToken7f3a"
     static let apiKey = "nlDescApiKey2c9e"

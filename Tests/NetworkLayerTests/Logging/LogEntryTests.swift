@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// The structured log (`logEntryHandler`): one `NetworkLogEntry` per event, summaries at info,
 /// bodies at debug, failures at error, redacted exactly as the text log, and nothing built when
 /// both logs are off.
-@Suite("Structured log entries")
+@Suite("Structured log entries", .sharing)
 struct LogEntryTests {
     @Test("A live request gives a request and a response entry at info, and their bodies at debug, under one request id")
     func liveRequest() async throws {
@@ -69,12 +70,12 @@ struct LogEntryTests {
         }
     }
 
-    @Test("With both logs off no log is created, and setting only the entry handler turns logging on")
+    @Test("With both logs off no log is created, and setting only the entry handler turns logging on", .measuring)
     func nothingBuiltWhenOff() async throws {
         try await withTestServer { server in
             let net = makeManager()
             net.isVerbose = false
-            let before = NetworkLog.created  // `make test` runs one test at a time
+            let before = NetworkLog.created  // .measuring: no other test creates logs meanwhile
             _ = try await net.perform(TestRequest<Echo>(server.provider(), "/echo"))
             #expect(NetworkLog.created == before)
             let entries = LogEntryCollector()

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// The verbose log: what it shows, what it hides, and silence when it is off.
-@Suite("The text log")
+@Suite("The text log", .sharing)
 struct LoggingTests {
     @Test("A live request logs its request line and headers, then the response, both under one request id")
     func liveRequestLogsRequestLineHeadersAndResponse() async throws {
@@ -57,7 +58,7 @@ struct LoggingTests {
         }
     }
 
-    @Test("With isVerbose off nothing is written and no log is even built; turning it on works at once")
+    @Test("With isVerbose off nothing is written and no log is even built; turning it on works at once", .measuring)
     func nothingIsWrittenWhenNotVerbose() async throws {
         let log = LogCollector()
         try await withTestServer { server in

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// Server text never reaches a terminal raw: the control characters a hostile server puts in its
 /// status line, header names and values, bodies and error messages are escaped in the text log,
 /// in every text of the log entries and in error descriptions.
-@Suite("Server text in the log", .sharedServers(faultModes: [.serve]))
+@Suite("Server text in the log", .sharedServers(faultModes: [.serve]), .sharing)
 struct ServerTextEscapingTests {
     /// The control characters in `text` that may not be there: every one but, where `body` allows
     /// it, tab and line feed. C1 counts (U+009B is CSI to some terminals).
@@ -134,7 +135,7 @@ struct ServerTextEscapingTests {
     }
 }
 
-@Suite("Control character escaping")
+@Suite("Control character escaping", .sharing)
 struct ControlCharacterEscapingTests {
     @Test("Text without control characters comes back as it is; every C0, DEL and C1 character is escaped")
     func escapesEveryControlCharacter() {

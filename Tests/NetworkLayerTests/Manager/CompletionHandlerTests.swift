@@ -1,11 +1,12 @@
 import Dispatch
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// `performRequest(request:completion:)` calls its completion exactly once, on the manager's
 /// `completionQueue`, which needs no run loop.
-@Suite("Completion handler")
+@Suite("Completion handler", .sharing)
 struct CompletionHandlerTests {
     @Test("On success the completion runs exactly once, on Net.completionQueue, with the decoded value")
     func successOnce() async throws {

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// One engine serves every request: hundreds in flight at once each get their own answer.
-@Suite("Concurrency")
+@Suite("Concurrency", .sharing)
 struct ConcurrencyTests {
     @Test("200 requests in parallel are each answered with their own parameter")
     func twoHundredInParallel() async throws {
@@ -66,7 +67,7 @@ struct ConcurrencyTests {
         #expect(results.allSatisfy { $0.received == ["\($0.index)"] })
     }
 
-    @Test("A slow request does not hold up fast ones running beside it")
+    @Test("A slow request does not hold up fast ones running beside it", .measuring)
     func slowDoesNotBlockFast() async throws {
         let provider = try await TestServer.shared().provider()
         let slow = Task { try await Net.perform(TestRequest<DelayBody>(provider, "/delay/5")) }

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// `NetworkManager.engineExecutor`: a task that prefers it runs on the libcurl thread, between
 /// rounds of I/O, and everything a request does (concurrency, streams with backpressure,
 /// uploads, cancellation, timeouts, completion handlers) works there as on the global pool; the
 /// engine still sleeps when there is nothing to do, and tasks without the preference are untouched.
-@Suite("Engine executor", .serialized)
+@Suite("Engine executor", .serialized, .measuring)
 struct EngineExecutorTests {
     @Test("Code in a task preferring the engine executor runs on the libcurl thread, before and after each request")
     func runsOnEngineThread() async throws {

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// A request built on the main actor, by a subclass written as a user would write it, is
 /// performed without blocking the main actor.
 
-@Suite("Requests built on the main actor")
+@Suite("Requests built on the main actor", .sharing)
 struct MainActorTests {
     @Test("A subclass built in a @MainActor function is performed")
     @MainActor

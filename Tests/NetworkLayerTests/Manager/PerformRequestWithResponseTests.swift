@@ -1,11 +1,12 @@
 import Dispatch
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// `performRequestWithResponse(request:completion:)`: the completion-handler API with the
 /// `HTTPResponse` beside the value.
-@Suite("Completion handler with the response")
+@Suite("Completion handler with the response", .sharing)
 struct PerformRequestWithResponseTests {
     @Test("On success the completion runs exactly once, on the completion queue, with the value and its response")
     func success() async throws {

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
-@Suite("Smoke test")
+@Suite("Smoke test", .sharing)
 struct SmokeTests {
     @Test("A GET reaches a loopback server with its query")
     func getEchoesOverLoopback() async throws {

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// A request's `timeout` ends it with `.timeOut`; cancelling its `Task` or its handle ends it
 /// with `.cancelled`, promptly, and stops the transfer.
-@Suite("Timeout and cancellation")
+@Suite("Timeout and cancellation", .measuring)
 struct TimeoutAndCancellationTests {
     // The requests below run in tasks on a `DedicatedExecutor`, so what is measured is the
     // library, not how long a busy cooperative pool takes to resume the test.

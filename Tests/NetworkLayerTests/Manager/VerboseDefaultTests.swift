@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// `isVerbose` follows the app's build configuration (issue 28): on in a debug build, as the
@@ -10,7 +11,7 @@ import Testing
 /// the same probe with `swift build -c release` once per run (its own scratch path,
 /// `.build-release-probe/`, about 15 s the first time, seconds after) and runs it: the only honest
 /// way to see what `#if DEBUG` gives when the library is compiled as a release build compiles it.
-@Suite("The verbose log's default")
+@Suite("The verbose log's default", .sharing)
 struct VerboseDefaultTests {
     /// Whether this test binary, and so the library and probe built with it, is a debug build.
     static let thisBuildIsDebug: Bool = {

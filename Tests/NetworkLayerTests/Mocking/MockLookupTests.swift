@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// Which mock answers a request: the request's `mockedResponseFilename`, then the `METHOD/path`
 /// file; none is `.mockNotFound` naming every place looked in.
-@Suite("Mock lookup")
+@Suite("Mock lookup", .sharing)
 struct MockLookupTests {
     /// A provider whose port has nothing listening: any network attempt fails with `.reachability`.
     let offline = TestProvider(host: "127.0.0.1", httpScheme: .http, port: try! closedPort())

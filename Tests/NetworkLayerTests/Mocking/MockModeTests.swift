@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// Mock mode: answers from files, through the same validation as live responses, with no network.
-@Suite("Mock mode")
+@Suite("Mock mode", .sharing)
 struct MockModeTests {
     /// A provider whose port has nothing listening: any network attempt fails with `.reachability`.
     let offline = TestProvider(host: "127.0.0.1", httpScheme: .http, port: try! closedPort())

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// Mocks written in code (`net.mocks.register`): by request class, by method and path, as a
 /// sequence; checked before mock files, answered through the same path as a live response.
-@Suite("Mocks in code")
+@Suite("Mocks in code", .sharing)
 struct MockRegistryTests {
     /// A provider whose port has nothing listening: any network attempt fails with `.reachability`.
     let offline = TestProvider(host: "127.0.0.1", httpScheme: .http, port: try! closedPort())
@@ -176,7 +177,7 @@ struct MockRegistryTests {
         #expect(raw.isMocked)
     }
 
-    @Test("A delay is waited for; longer than the request's timeout it times out at the timeout")
+    @Test("A delay is waited for; longer than the request's timeout it times out at the timeout", .measuring)
     func delayIsHonoured() async throws {
         let net = mockManager()
         net.mocks.register(.get, "/slow", .data(Data("{}".utf8), delay: .milliseconds(300)))
@@ -189,7 +190,7 @@ struct MockRegistryTests {
         #expect(waited >= .milliseconds(200) && waited < .seconds(10))
     }
 
-    @Test("A delay below zero or above an hour, or a status outside 100...599, is .invalidRequest at once",
+    @Test("A delay below zero or above an hour, or a status outside 100...599, is .invalidRequest at once", .measuring,
           arguments: [MockResponse.data(Data(), delay: .seconds(-1)), .json(1, delay: .seconds(3601)),
                       .json(1, delay: .seconds(Int64.max)), .status(99), .status(600), .status(-1), .status(Int.max),
                       .json(1, status: Int.min)])

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// Sidecars (`<name>.meta.json`): failures instead of answers, and every value checked, because a
 /// sidecar is input from outside the program and a hostile number must never trap.
-@Suite("Mock sidecars")
+@Suite("Mock sidecars", .sharing)
 struct MockSidecarTests {
     /// A provider whose port has nothing listening: any network attempt fails with `.reachability`.
     let offline = TestProvider(host: "127.0.0.1", httpScheme: .http, port: try! closedPort())
@@ -67,7 +68,7 @@ struct MockSidecarTests {
         #expect(elapsed >= .milliseconds(300))
     }
 
-    @Test("A sidecar error whose delay exceeds the request's timeout times out at the timeout")
+    @Test("A sidecar error whose delay exceeds the request's timeout times out at the timeout", .measuring)
     func sidecarErrorDelayBeyondTheTimeoutTimesOut() async throws {
         let mocks = try MockDirectory()
         defer { mocks.remove() }
@@ -114,7 +115,7 @@ struct MockSidecarTests {
     static let hostileDelays = ["-1", "-0.001", "3600.001", "86400", "1e16", "1e308", "1.7976931348623157e308",
                                 "1e400", "-1e400", "\"NaN\"", "\"Infinity\"", "\"0.5\"", "true", "[]", "99999999999999999999999"]
 
-    @Test("A hostile sidecar delay is .invalidRequest naming the sidecar, at once and without a trap", arguments: hostileDelays)
+    @Test("A hostile sidecar delay is .invalidRequest naming the sidecar, at once and without a trap", .measuring, arguments: hostileDelays)
     func hostileDelayIsAClearError(delay: String) async throws {
         let mocks = try MockDirectory()
         defer { mocks.remove() }

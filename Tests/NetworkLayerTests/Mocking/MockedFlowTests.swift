@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// Whole flows run against mocks exactly as against a server: a token refresh after a mocked
 /// 401, a retry policy after mocked 503s, the provider's `adapt(_:)` on each attempt.
-@Suite("Flows against mocks")
+@Suite("Flows against mocks", .sharing)
 struct MockedFlowTests {
     /// A provider whose port has nothing listening: any network attempt fails with `.reachability`.
     let port = try! closedPort()

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// The requests a manager answered in mock mode (`net.mocks.requests`): what would have gone
 /// out, with the real values a test must check, and a redacted description.
-@Suite("Recorded requests")
+@Suite("Recorded requests", .sharing)
 struct RecordedRequestTests {
     /// A provider's port with nothing listening: any network attempt fails with `.reachability`.
     let port = try! closedPort()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// One page of `/pages/<n>`.
@@ -22,7 +23,7 @@ func nextLink(in response: HTTPResponse) -> URL? {
     return nil
 }
 
-@Suite("Requests for a full URL")
+@Suite("Requests for a full URL", .sharing)
 struct AbsoluteURLTests {
     @Test("A Link-header pagination walk: each next page is requested by its absolute URL, with the provider's credentials")
     func paginationWalk() async throws {

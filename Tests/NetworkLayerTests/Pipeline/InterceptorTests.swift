@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// Signs each attempt in the query string, as presigned-URL APIs want: `X-Expires`, then
@@ -97,7 +98,7 @@ struct Rewriter: RequestInterceptor {
     func adapt(_ request: inout OutgoingRequest) async throws { change(&request) }
 }
 
-@Suite("Interceptors: adapt each attempt, decide each retry")
+@Suite("Interceptors: adapt each attempt, decide each retry", .sharing)
 struct InterceptorTests {
     @Test("A signer in the query (method, path, sorted query, body) passes a server that recomputes the HMAC; a wrong key is refused")
     func querySignature() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// A body that is Base64 text, decoded by a request's parser (its `Decodable` conformance is
@@ -14,7 +15,7 @@ struct Base64Text: Decodable, Sendable, Equatable {
     }
 }
 
-@Suite("Parsers per request")
+@Suite("Parsers per request", .sharing)
 struct ParserTests {
     @Test("A Base64 parser turns a text body into the value")
     func base64() async throws {

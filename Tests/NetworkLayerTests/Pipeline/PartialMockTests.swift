@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
-@Suite("Catch-all and partial mocks")
+@Suite("Catch-all and partial mocks", .sharing)
 struct PartialMockTests {
     static let api = TestProvider(host: "api.example.com", httpScheme: .https)
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// A provider that sets every setting a provider can, for the precedence table.
@@ -30,7 +31,7 @@ struct RequestError: ServerErrorBody { var message: String? }
 /// Every row of the precedence table (request › provider › manager › default), proved on the one
 /// function that resolves them (`BaseRequest.resolved(with:)`): each test sets the row at every
 /// level and takes them away one by one.
-@Suite("Settings resolve once: request › provider › manager › default")
+@Suite("Settings resolve once: request › provider › manager › default", .sharing)
 struct PrecedenceTests {
     func resolve(_ provider: SettingProvider, _ configure: (TestRequest<Echo>) -> Void = { _ in },
                  manager: (inout Settings) -> Void = { _ in }) -> ResolvedRequest {

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
-@Suite("Redirect policies")
+@Suite("Redirect policies", .sharing)
 struct RedirectPolicyTests {
     static let statuses = [301, 302, 303, 307, 308]
 

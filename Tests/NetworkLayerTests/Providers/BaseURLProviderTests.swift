@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// `BaseURLProvider`: a provider from one URL. Scheme, host, port and base path come from it;
 /// user information, a query, a fragment, another scheme or no host are refused, naming the part
 /// and never showing a credential; requests through it reach a real server with its headers and
 /// authentication.
-@Suite("A provider from a base URL")
+@Suite("A provider from a base URL", .sharing)
 struct BaseURLProviderTests {
     struct Parts: Sendable, CustomTestStringConvertible {
         let url: String

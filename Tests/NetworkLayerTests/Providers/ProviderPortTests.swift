@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// The port trap of issue 28: `var port: Int { 8765 }` used to compile as a property of its own
 /// beside the requirement `var port: Int? { get }`, and every request went to port 80. Now the
 /// provider's own `port` is the requirement's witness, whether it is an `Int` or an `Int?`,
 /// computed or stored, and a `port` of any other type does not compile.
-@Suite("The provider's port")
+@Suite("The provider's port", .sharing)
 struct ProviderPortTests {
     /// The first declaration a new user writes: a computed `Int`.
     struct ComputedIntPort: ServiceProvider {

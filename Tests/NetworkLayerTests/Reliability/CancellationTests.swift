@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 extension Reliability {
@@ -15,7 +16,7 @@ extension Reliability {
     /// is not what gets measured. The completion handler goes through the manager's detached
     /// task on that shared pool and then through its completion queue, so its bound is 1 s:
     /// still far from the 10 s the servers would take.
-    @Suite("Cancellation", .sharedServers(faultModes: [.serve, .backlog, .stallTLS]))
+    @Suite("Cancellation", .sharedServers(faultModes: [.serve, .backlog, .stallTLS]), .sharing)
     struct CancellationTests {
         /// Where the request is when it is cancelled.
         enum Stage: String, Sendable, CaseIterable, CustomTestStringConvertible {

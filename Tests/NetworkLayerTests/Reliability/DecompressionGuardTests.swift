@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 extension Reliability {
     /// The default decompression guard: a compressed body that expands more than 100 times past
     /// 16 MiB is refused as a bomb, in every encoding libcurl decodes, while ordinary compressed
     /// JSON and small bodies pass; the guard can be raised, removed, or set per request.
-    @Suite("Decompression guard")
+    @Suite("Decompression guard", .sharing)
     struct DecompressionGuardTests {
         static let bombSize = 50 * 1024 * 1024
 

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 extension Reliability {
     /// A server that refuses, hangs, stalls, drips, closes, resets or sends broken HTTP: every
     /// request ends in the precise `NetworkError` within its timeout plus 250 ms, the error says
     /// what happened, and the next request on the same manager succeeds.
-    @Suite("Server faults", .sharedServers(faultModes: [.serve, .refuse, .backlog]))
+    @Suite("Server faults", .sharedServers(faultModes: [.serve, .refuse, .backlog]), .sharing)
     struct FaultInjectionTests {
         /// One way for a server to misbehave, and what the library must make of it.
         struct Fault: Sendable, CustomTestStringConvertible {

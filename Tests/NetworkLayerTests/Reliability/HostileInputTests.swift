@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 extension Reliability {
@@ -10,7 +11,7 @@ extension Reliability {
     /// zero connections accepted proves nothing was sent, not even a connection opened. A form
     /// that the library does not refuse would reach that server (every hostile host below still
     /// names 127.0.0.1 and the server's port), so the count would show it.
-    @Suite("Hostile input")
+    @Suite("Hostile input", .sharing)
     struct HostileInputTests {
         /// A hostile request, described for the test report.
         struct Form: Sendable, CustomTestStringConvertible {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 extension Reliability {
@@ -11,7 +12,7 @@ extension Reliability {
     /// gigabytes) and a case measures up to three times, keeping the smallest growth: a real leak
     /// or unbounded buffer shows in every attempt, a neighbour's allocation rarely in three.
     /// These tests run one at a time so that they do not measure one another.
-    @Suite("Bounded memory", .serialized)
+    @Suite("Bounded memory", .serialized, .measuring)
     struct MemoryBoundTests {
         static let bound = 32 << 20
         static let limit = 1 << 20

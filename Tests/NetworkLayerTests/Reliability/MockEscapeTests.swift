@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 extension Reliability {
@@ -11,7 +12,7 @@ extension Reliability {
     /// a request that read it would succeed. "Nothing outside read" is checked by the kernel:
     /// an inotify watch on `outside/` and on the files in it reports any open or read, by anyone,
     /// including through a symbolic link.
-    @Suite("Mock directory escapes")
+    @Suite("Mock directory escapes", .sharing)
     struct MockEscapeTests {
         struct Escape: Sendable, CustomTestStringConvertible {
             enum Expectation: Sendable {

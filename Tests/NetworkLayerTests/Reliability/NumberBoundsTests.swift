@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 extension Reliability {
     /// Every number from a server (Retry-After, Content-Length) or from a caller (timeouts, retry
     /// delays and counts, size limits, ports, key paths) is bounded where it enters: a value or a
     /// clear `NetworkError`, never a trap.
-    @Suite("Numbers from servers and callers")
+    @Suite("Numbers from servers and callers", .sharing)
     struct NumberBoundsTests {
         /// Retry-After values a hostile or broken server may send.
         static let hostileRetryAfter = [
@@ -18,7 +19,7 @@ extension Reliability {
 
         static let fastPolicy = RetryPolicy(maximumAttempts: 2, baseDelay: .milliseconds(5), maximumDelay: .milliseconds(50))
 
-        @Test("A hostile Retry-After from a live server never traps: the retry waits at most the policy's cap",
+        @Test("A hostile Retry-After from a live server never traps: the retry waits at most the policy's cap", .measuring,
               arguments: hostileRetryAfter.filter { !$0.contains("\u{0000}") })
         func hostileRetryAfterFromTheServer(value: String) async throws {
             try await withFaultServer { server in
@@ -181,7 +182,7 @@ extension Reliability {
             }
         }
 
-        @Test("Property: random numeric text in Content-Length and Retry-After from a live server never traps")
+        @Test("Property: random numeric text in Content-Length and Retry-After from a live server never traps", .measuring)
         func randomNumericHeadersFromTheServer() async throws {
             let seed = UInt64.random(in: 0...UInt64.max)
             var random = SeededRandom(seed: seed)

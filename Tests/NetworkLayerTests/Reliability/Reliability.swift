@@ -1,4 +1,5 @@
 import Testing
+import TestScheduling
 
 /// The reliability and security suites: a broken or hostile server, or hostile input from the
 /// caller, cannot crash the library, hang it, leak through it or make it lose track of a request.
@@ -10,5 +11,5 @@ import Testing
 /// A check the library does not pass yet is wrapped in `withKnownIssue` naming the bug: the
 /// suite stays green, and once the bug is fixed Swift Testing reports the known issue as not
 /// recorded, so the wrapper comes off.
-@Suite("Reliability")
+@Suite("Reliability", .sharing)
 enum Reliability {}

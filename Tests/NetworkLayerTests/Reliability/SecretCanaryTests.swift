@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 extension Reliability {
@@ -14,7 +15,7 @@ extension Reliability {
     /// run meanwhile and may write to standard error too: everything read from the pipe is
     /// copied on to the real standard error at once, so their output is not lost, and only
     /// this suite's canaries, which no other test uses, are looked for in it.
-    @Suite("Secret canaries")
+    @Suite("Secret canaries", .sharing)
     struct SecretCanaryTests {
         static let bearer = "nlCanaryBearer5e21a"
         static let cookie = "nlCanaryCookie8b3f0"

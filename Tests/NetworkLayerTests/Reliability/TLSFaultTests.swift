@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 extension Reliability {
@@ -8,7 +9,7 @@ extension Reliability {
     ///
     /// The servers are `test_server.py` with the certificates of `Certificates/` (the ones the
     /// pinning suite uses), recording what they receive; the manager trusts the test CA.
-    @Suite("TLS faults", .sharedServers(faultModes: [.serve], legitimateTLS: true))
+    @Suite("TLS faults", .sharedServers(faultModes: [.serve], legitimateTLS: true), .sharing)
     struct TLSFaultTests {
         struct CertificateFault: Sendable, CustomTestStringConvertible {
             let certificate: String

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// Header names are compared the way HTTP compares them: ASCII letters ignoring case, every other
 /// byte exactly. One comparison serves request headers, response headers and redirects.
-@Suite("Header names compared ignoring ASCII case")
+@Suite("Header names compared ignoring ASCII case", .sharing)
 struct ASCIICaseTests {
     /// The reference: ASCII upper-case letters folded to lower case, nothing else touched.
     static func folded(_ bytes: [UInt8]) -> [UInt8] {

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// `ServiceProvider.adapt(_:)`: the last look at every attempt before it is sent.
-@Suite("Adapting the outgoing request")
+@Suite("Adapting the outgoing request", .sharing)
 struct AdaptTests {
     @Test("An HMAC-SHA256 over method, path and JSON body, computed in adapt, matches what the server received")
     func signatureMatchesWhatTheServerReceived() async throws {

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// A provider's `basePath` is joined to every endpoint with exactly one slash.
-@Suite("Base path")
+@Suite("Base path", .sharing)
 struct BasePathTests {
     @Test("The base path is joined to the endpoint without a double or missing slash, however either is written",
           arguments: [

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TestScheduling
 
 /// The test support's own SHA-256 and HMAC, against the published vectors: the signing tests
 /// trust it to recompute a server-received signature.
-@Suite("Test support: SHA-256 and HMAC-SHA256")
+@Suite("Test support: SHA-256 and HMAC-SHA256", .sharing)
 struct HMACSHA256Tests {
     @Test("SHA-256 matches the FIPS 180-4 examples", arguments: [
         ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// The provider's `createHTTPHeaders()`, then the request's `additionalHeaders`, which override
 /// by case-insensitive name. Headers that could split or truncate the header block are refused
 /// before any connection.
-@Suite("Headers")
+@Suite("Headers", .sharing)
 struct HeaderTests {
     /// The values the server received under `name`, ignoring case, in order.
     private func received(_ name: String, in echo: Echo) -> [String] {

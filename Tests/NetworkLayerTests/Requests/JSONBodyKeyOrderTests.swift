@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// JSON bodies from an `Encodable` are the same bytes every time: the provider's default encoder
 /// writes keys sorted (issue 28: Foundation's encoder on Linux wrote `{"name":…,"age":…}` in one
 /// run and `{"age":…,"name":…}` in the next). An encoder of the user's own is used as it is.
-@Suite("JSON body key order")
+@Suite("JSON body key order", .sharing)
 struct JSONBodyKeyOrderTests {
     /// Many keys, declared out of order, one of them an object with keys of its own.
     struct WideRecord: Encodable, Sendable {

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// `params` of POST, PUT, PATCH and DELETE requests become a JSON body with
 /// `Content-Type: application/json` (or, with `parameterEncoding`, a form body or the query).
 /// `/echo` sends back the exact bytes it received. Bodies given explicitly (`body:`) are
 /// ``RequestBodyTests``; params in the query of GET, HEAD and OPTIONS are ``QueryEncodingTests``.
-@Suite("Params sent as the body")
+@Suite("Params sent as the body", .sharing)
 struct ParamsBodyTests {
     static let bodyMethods: [HTTPMethod] = [.post, .put, .patch, .delete]
 

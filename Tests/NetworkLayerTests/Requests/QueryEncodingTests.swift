@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// `params` of GET, HEAD and OPTIONS requests become the query, percent-encoded per RFC 3986.
 /// `/echo` reports both the raw query text it received and Python's decoding of it (`args`).
-@Suite("Query encoding")
+@Suite("Query encoding", .sharing)
 struct QueryEncodingTests {
     static let trickyValues = [
         "a b", "a&b", "a=b", "a+b", "a#b", "a/b", "a?b", "100%", "%20 is not a space", "a;b,c:d@e$f!g'h(i)j*k",

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// Bodies given explicitly with `body:` (JSON, form, multipart, file, raw data), as the server
 /// received them. Params that become a body are ``ParamsBodyTests``.
-@Suite("Explicit request bodies")
+@Suite("Explicit request bodies", .sharing)
 struct RequestBodyTests {
     @Test(".json(_:) encodes an Encodable with the provider's encoder, or the request's")
     func encodableBodyIsJSONWithTheProvidersEncoder() async throws {

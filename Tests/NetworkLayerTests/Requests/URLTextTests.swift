@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// A request carries its URL as text and parses it only when someone reads `url`. That is safe
 /// only for text `URL(string:)` takes exactly as written: `URLText.isPlainHTTP` must accept no
 /// other, and every other URL still goes through `URL(string:)` when the request is prepared.
-@Suite("URL text without Foundation's parser")
+@Suite("URL text without Foundation's parser", .sharing)
 struct URLTextTests {
     /// Pieces that make texts on both sides of the line: the usual ones, and valid and broken
     /// escapes, a second `#`, characters Foundation re-encodes, IPv6 brackets, ports out of range,

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// The URL is `scheme://host[:port]` + `endpoint`. A host, port or endpoint that cannot form a
 /// valid URL is `.invalidRequest` before anything is sent.
-@Suite("URL validation")
+@Suite("URL validation", .sharing)
 struct URLValidationTests {
     struct BadProvider: Sendable, CustomTestStringConvertible {
         let host: String

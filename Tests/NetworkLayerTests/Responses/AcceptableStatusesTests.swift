@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// Which statuses pass validation: `StatusCodes` (ranges and single codes) on the request and the
 /// provider, beside the older `acceptableStatusCodes` range. The request wins over the provider,
 /// and on each the set wins over the range; every row of that precedence against a real server.
-@Suite("Acceptable statuses")
+@Suite("Acceptable statuses", .sharing)
 struct AcceptableStatusesTests {
     /// A provider that declares only the range (as every provider written before the set existed).
     struct RangeProvider: ServiceProvider {

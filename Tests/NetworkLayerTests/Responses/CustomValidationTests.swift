@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// A provider's own rules: the acceptable statuses it widens (and a request narrows again), and a
 /// `parseAndValidate` override that reuses the default steps (`validateStatus(acceptable:)` and
 /// `decode(_:)`) and throws errors of its own. A request's `validator` is ``ValidatorTests``.
-@Suite("A provider's own validation")
+@Suite("A provider's own validation", .sharing)
 struct CustomValidationTests {
     @Test("A provider's parseAndValidate can reuse validateStatus(acceptable:) and decode(_:)")
     func overrideReusesTheDefaultSteps() async throws {

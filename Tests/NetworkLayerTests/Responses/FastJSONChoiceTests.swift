@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// Issue 12: the library's JSON decoder (FastJSON) can be turned off for a manager
 /// (`Net.usesFastJSONDecoder = false`) or for one provider (`usesFastJSONDecoder` returning
 /// `false`), so that a Foundation upgrade can never silently change decoding in production.
 /// Which decoder ran is read from the type of the `Decoder` a value is handed.
-@Suite("Choosing the JSON decoder")
+@Suite("Choosing the JSON decoder", .sharing)
 struct FastJSONChoiceTests {
     /// A manager in mock mode answering `/value` with `{"value": 7}` and `/failure` with a 500 and the same body.
     func manager() -> NetworkManager {

@@ -1,9 +1,10 @@
 import FastJSON
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
-@Suite("Decoding at a key path")
+@Suite("Decoding at a key path", .sharing)
 struct KeyPathDecodingTests {
     /// A value or an error, as a caller can observe it: the error's case and coding path.
     private static func outcome<T: Decodable & Equatable>(_ decode: () throws -> KeyPathDecoding.Value<T>) -> String {

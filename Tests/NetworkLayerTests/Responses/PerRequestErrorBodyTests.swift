@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// `BaseRequest.errorBodyType`: the error body a failing response is decoded as, chosen per request.
-@Suite("Error body type per request")
+@Suite("Error body type per request", .sharing)
 struct PerRequestErrorBodyTests {
     @Test("A request declares the error body its endpoint sends, on a provider without one")
     func requestDeclaresIt() async throws {

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// A header sent more than once: `values(forHeader:)` gives each line, in order, never joined
 /// (a `Set-Cookie` date holds a comma), for live and mocked responses; `value(forHeader:)` and
 /// `headers` keep their joined answers.
-@Suite("Repeated response headers")
+@Suite("Repeated response headers", .sharing)
 struct RepeatedHeaderTests {
     /// The lines the server sends, in order: two Set-Cookie with dates, two Link, two Vary, one other.
     static let lines: [(name: String, value: String)] = [

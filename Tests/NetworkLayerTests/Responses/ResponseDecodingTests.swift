@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// The body decoded as the request's response type: `Data`, `String` in its charset,
 /// `EmptyResponse`, JSON with the provider's or the request's decoder, at a key path, and the
 /// typed error body of a failing response.
-@Suite("Decoding the response body")
+@Suite("Decoding the response body", .sharing)
 struct ResponseDecodingTests {
     @Test("A Data response is the raw body")
     func dataResponseIsTheRawBody() async throws {

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// The header block looks for a bare CR, LF or NUL eight bytes at a time: wherever such a byte
 /// sits in a line of any length, the line is refused, and the bytes just around them are not.
-@Suite("Response header lines, byte by byte")
+@Suite("Response header lines, byte by byte", .sharing)
 struct ResponseHeaderBlockTests {
     static func verdict(_ line: [UInt8]) -> ResponseHeaderBlock.Verdict {
         var block = ResponseHeaderBlock()

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// The ``HTTPResponse`` a provider's `parseAndValidate` and a caller of `performWithResponse`
 /// receive: status, headers, body, URL. A provider's own validation is ``CustomValidationTests``;
 /// decoding the body is ``ResponseDecodingTests``.
-@Suite("The HTTPResponse")
+@Suite("The HTTPResponse", .sharing)
 struct ResponseTests {
     @Test("The response carries the status, the headers (looked up ignoring case), the body and the URL")
     func responseParts() async throws {

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// The default `parseAndValidate`: 2xx decodes the body; 401 and 403 are `.unauthorizedAccess`,
 /// 404 `.notFound`, 408 and 504 `.timeOut`, any other status `.apiError` with the status and the response.
 /// `/status/<code>` answers with that status and the body `{"status": <code>}`.
-@Suite("Status mapping")
+@Suite("Status mapping", .sharing)
 struct StatusMappingTests {
     @Test("A 2xx response is decoded", arguments: [200, 201, 202, 203, 206, 299])
     func successDecodes(_ code: Int) async throws {

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// `BaseRequest.validator`: a request's own check of a response with an acceptable status,
 /// before the provider's `parseAndValidate`.
-@Suite("Validating per request")
+@Suite("Validating per request", .sharing)
 struct ValidatorTests {
     @Test("A validator's own error reaches the caller as underlyingError, with the response it refused")
     func customErrorIsKept() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// Client certificates (mutual TLS) against a server that requires one (Python's ssl with
@@ -7,7 +8,7 @@ import Testing
 /// refused without one and with one of another CA; a bad file, password or key is a precise
 /// `.invalidCertificate` before any connection; the password is never shown; a connection made
 /// with one certificate never serves a request with another, or none.
-@Suite("Client certificates (mutual TLS)")
+@Suite("Client certificates (mutual TLS)", .sharing)
 struct ClientCertificateTests {
     /// Every form a right certificate can take, by name.
     static func forms(_ files: ClientCertificateFiles) -> [(String, ClientCertificate)] {

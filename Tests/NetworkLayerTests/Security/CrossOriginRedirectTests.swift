@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// Credentials, secret headers and cookies go only to the origin (scheme, host, port) the
 /// request was made for. A redirect anywhere else leaves them behind, HTTPS → HTTP does even on
 /// the same host, and a server cannot smuggle a credential across in its `Location`. The servers
 /// record every byte they receive, so "nothing reached it" is read from the server itself.
-@Suite("Credentials stay at their origin")
+@Suite("Credentials stay at their origin", .sharing)
 struct CrossOriginRedirectTests {
     static let bearer = "nlOriginBearer~5c2"
     static let apiKey = "nlOriginKey^8d1"

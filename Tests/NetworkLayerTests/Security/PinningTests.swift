@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
-@Suite("Certificate pinning")
+@Suite("Certificate pinning", .sharing)
 struct PinningTests {
     static let fileForms: [CertificateModel] = [
         CertificateModel(filename: "Cert001", fileExtension: .der),

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// The SHA-256 the response cache keys and checks its entries with (OpenSSL's), against the
 /// FIPS 180-4 vectors and the plain-Swift reference of the request-signing tests.
-@Suite("SHA-256 digests")
+@Suite("SHA-256 digests", .sharing)
 struct SHA256DigestTests {
     @Test("FIPS 180-4 vectors")
     func vectors() {

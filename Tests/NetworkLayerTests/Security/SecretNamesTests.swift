@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// Secrets are facts carried with the request: whatever the authentication added and whatever
 /// the manager, the provider or the request declared is redacted in the log, the structured
 /// entries, copy-as-curl, errors and recorded sidecars, whatever its name; the list of
 /// secret-looking names is only a safety net.
-@Suite("Secrets carried with the request")
+@Suite("Secrets carried with the request", .sharing)
 struct SecretNamesTests {
     /// API-key header names real services use. The first ones no list of secret-looking names matches.
     static let apiKeyHeaderNames = ["Ocp-Apim-Subscription-Key", "Subscription-Key", "X-Riot-Token", "X-Goog-Api-Key",

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// The property behind every secret test: for random credentials (random characters, lengths
@@ -12,7 +13,7 @@ import Testing
 /// Each case is drawn from its own seed, printed with every failure; set
 /// `NETWORKLAYER_SECRET_SEED` to run the cases from another seed on (a failing seed reruns
 /// exactly that case first). A seed that ever found a leak joins ``regressionSeeds``.
-@Suite("Secrets over random redirects")
+@Suite("Secrets over random redirects", .sharing)
 struct SecretPropertyTests {
     static let cases = 100
 

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// Pins are checked only when libcurl runs on the very OpenSSL NetworkLayer was linked against;
 /// otherwise a pinned request fails closed, with nothing sent.
-@Suite("TLS backend check")
+@Suite("TLS backend check", .sharing)
 struct TLSBackendCheckTests {
     /// OpenSSL 3.0.11 as `OpenSSL_version_num()` writes it: 0xMNN00PP0.
     static let openSSL3011: UInt64 = 0x3000_00B0

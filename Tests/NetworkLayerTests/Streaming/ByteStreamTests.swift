@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// Bytes and lines as they arrive, and NDJSON, from a real server.
-@Suite("Byte streams, lines and JSON Lines")
+@Suite("Byte streams, lines and JSON Lines", .sharing)
 struct ByteStreamTests {
     @Test("ByteStream delivers every byte in order, in chunks")
     func bytes() async throws {

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// Server-sent events from a real server (sse_server.py): every parsing rule, as the network
 /// delivers it (lines, UTF-8 characters and CRLF pairs split across chunks), and every way a
 /// stream can end.
-@Suite("Event streams")
+@Suite("Event streams", .sharing)
 struct EventStreamTests {
     /// What /sse/rules must give, rule by rule (see RULES in sse_server.py).
     static let rulesEvents: [ServerSentEvent] = [
@@ -45,7 +46,7 @@ struct EventStreamTests {
         }
     }
 
-    @Test("perform returns at the headers, before the first event, and events arrive as the server writes them")
+    @Test("perform returns at the headers, before the first event, and events arrive as the server writes them", .measuring)
     func returnsAtHeaders() async throws {
         try await withSSEServer { server in
             let net = makeManager()
@@ -105,7 +106,7 @@ struct EventStreamTests {
         }
     }
 
-    @Test("A stream silent for longer than the timeout ends the loop with .timeOut; the timeout does not bound the whole stream")
+    @Test("A stream silent for longer than the timeout ends the loop with .timeOut; the timeout does not bound the whole stream", .measuring)
     func stall() async throws {
         try await withSSEServer { server in
             let net = makeManager()

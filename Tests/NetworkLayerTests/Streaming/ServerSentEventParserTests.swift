@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// The event-stream parser on its own: each WHATWG rule, and the property that the chunking of
 /// the bytes never changes the events.
-@Suite("Server-sent event parsing")
+@Suite("Server-sent event parsing", .sharing)
 struct ServerSentEventParserTests {
     static func events(_ text: String) throws -> [ServerSentEvent] {
         try parseEvents([Array(text.utf8)])

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// A fast server and a slow reader: the library buffers about 1 MB, pauses the transfer in
@@ -7,7 +8,7 @@ import Testing
 ///
 /// Memory is measured in a process of its own (``StreamMemoryProbe``): its whole peak resident
 /// size, which no other test running in parallel inflates.
-@Suite("Stream backpressure", .serialized)
+@Suite("Stream backpressure", .serialized, .sharing)
 struct StreamBackpressureTests {
     static let gigabyte = 1 << 30
 

@@ -1,11 +1,12 @@
 import Foundation
 import Synchronization
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// The buffer between the engine and the reader, on its own: the races between chunks arriving,
 /// the producer pausing and resuming, the reader draining, and either side ending the stream.
-@Suite("Stream buffer")
+@Suite("Stream buffer", .sharing)
 struct StreamBufferTests {
     @Test("Past the high-water mark the producer is paused; draining to the low-water mark resumes it once")
     func pauseAndResume() async throws {

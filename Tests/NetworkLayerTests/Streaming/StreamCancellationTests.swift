@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// Ending a stream early: leaving the loop, cancelling the reading task, dropping the stream.
 /// Each cancels the transfer and closes its connection, seen in the kernel's TCP table (not by
 /// asking the server), within 100 ms plus the time the libcurl thread and the measuring thread
 /// waited for a core (see ``withCoreWaits(_:)``: this machine has two cores shared with others).
-@Suite("Stream cancellation", .serialized)
+@Suite("Stream cancellation", .serialized, .measuring)
 struct StreamCancellationTests {
     static let bound: Duration = .milliseconds(100)
 

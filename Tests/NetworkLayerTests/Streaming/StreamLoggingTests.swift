@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// What the log says about a stream: the request, the status and headers when it opens, one
 /// line when it ends (items, bytes, duration, how it ended); event contents only in previews,
 /// redacted and cut like bodies.
-@Suite("Stream logging")
+@Suite("Stream logging", .sharing)
 struct StreamLoggingTests {
     /// Bytes of /sse/ticks' event `index` (no pad), as sse_server.py writes it.
     static func tickBytes(_ index: Int) -> Int {

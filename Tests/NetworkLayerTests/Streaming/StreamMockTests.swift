@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// Streams in mock mode: `<name>.sse`, `<name>.ndjson`, any other file for a ByteStream, the
 /// sidecar's `delay` before the headers and `eventDelay` between events or lines, and
 /// `MockResponse.events` in code. No network: the provider's port has nothing listening.
-@Suite("Mock streams")
+@Suite("Mock streams", .sharing)
 struct StreamMockTests {
     let offline = TestProvider(host: "127.0.0.1", httpScheme: .http, port: try! closedPort())
 
@@ -26,7 +27,7 @@ struct StreamMockTests {
 
         """
 
-    @Test("An .sse mock is read event by event: the sidecar's delay before the headers, its eventDelay between events")
+    @Test("An .sse mock is read event by event: the sidecar's delay before the headers, its eventDelay between events", .measuring)
     func sseMockWithDelays() async throws {
         let mocks = try MockDirectory()
         defer { mocks.remove() }
@@ -52,7 +53,7 @@ struct StreamMockTests {
         #expect(try events.dropLast().map { try $0.decode(Chunk.self).text }.joined() == "Hello world")
     }
 
-    @Test("Without an eventDelay an .sse mock is read at once, with the same events")
+    @Test("Without an eventDelay an .sse mock is read at once, with the same events", .measuring)
     func sseMockUnpaced() async throws {
         let mocks = try MockDirectory()
         defer { mocks.remove() }
@@ -112,7 +113,7 @@ struct StreamMockTests {
         #expect(filename.contains(mocks.url.appendingPathComponent("Nowhere.sse").path), "\(filename)")
     }
 
-    @Test("MockResponse.events answers an EventStream in code with exactly those events, paced by its eventDelay")
+    @Test("MockResponse.events answers an EventStream in code with exactly those events, paced by its eventDelay", .measuring)
     func eventsInCode() async throws {
         let net = makeManager(mocks: try temporaryDirectory())
         let sent = [ServerSentEvent(id: "a", data: "one"), ServerSentEvent(event: "delta", data: "two\nlines"),
@@ -127,7 +128,7 @@ struct StreamMockTests {
         for gap in gaps(arrivals) { #expect(gap >= .milliseconds(70), "\(gaps(arrivals))") }
     }
 
-    @Test("An eventDelay longer than the request's timeout ends the stream with .timeOut, as a silent server would")
+    @Test("An eventDelay longer than the request's timeout ends the stream with .timeOut, as a silent server would", .measuring)
     func eventDelayBeyondTimeout() async throws {
         let mocks = try MockDirectory()
         defer { mocks.remove() }

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// Record mode with streams: a live stream is written as the mock file its type reads
 /// (`.sse`, `.ndjson`, `.bin`) while it is read, and replays as the same items.
-@Suite("Recording streams")
+@Suite("Recording streams", .sharing)
 struct StreamRecordingTests {
     @Test("A live event stream is recorded as <name>.sse while it is read; replaying it in mock mode gives the same events")
     func recordThenReplayEvents() async throws {

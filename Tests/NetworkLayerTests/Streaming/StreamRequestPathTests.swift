@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// A stream goes the whole data path before it is handed over: status validation (a failing
 /// status keeps at most 64 KB of the body, decoded as the error body type), redirects, 401 →
 /// refresh → retry, the validator, the completion-handler API.
-@Suite("Stream request path")
+@Suite("Stream request path", .sharing)
 struct StreamRequestPathTests {
     @Test("A failing status throws before any event, with at most 64 KB of its body read for the error, then the transfer stops")
     func failingStatus() async throws {

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
-@Suite("Authentication")
+@Suite("Authentication", .sharing)
 struct AuthenticationTests {
     @Test("Bearer, basic, API-key header and query item, and token-source credentials reach the server")
     func eachKindOfCredentialReachesTheServer() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// A download whose file cannot be written ends with a clear `.transport` error, never a crash,
@@ -7,7 +8,7 @@ import Testing
 /// destination (an existing file survives) and the temporary file beside it is removed. Each
 /// download runs in `DiskWriteProbe`, a process whose files may not grow beyond a limit
 /// (RLIMIT_FSIZE), so the disk write really fails, part-way through, unprivileged.
-@Suite("Disk write failures during downloads")
+@Suite("Disk write failures during downloads", .sharing)
 struct DiskWriteFailureTests {
     @Test("With room for the whole body, the probe's download succeeds: the limit alone makes the others fail")
     func roomForTheWholeBodySucceeds() async throws {

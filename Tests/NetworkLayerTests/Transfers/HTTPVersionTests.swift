@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// A request that reads what the echo server received from its `x-echo` header.
@@ -18,7 +19,7 @@ struct VersionedProvider: ServiceProvider {
     var httpVersion: HTTPVersion?
 }
 
-@Suite("HTTP versions")
+@Suite("HTTP versions", .sharing)
 struct HTTPVersionTests {
     @Test(".automatic speaks HTTP/2 over TLS when offered; .http1_1 stays on HTTP/1.1 against the same server (hypercorn)")
     func overTLS() async throws {

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
-@Suite("Host overrides")
+@Suite("Host overrides", .sharing)
 struct HostOverrideTests {
     @Test("https://api.test:PORT reaches a server on 127.0.0.1 through the override: TLS checks api.test, the Host header says api.test, the log shows both")
     func throughTheOverride() async throws {

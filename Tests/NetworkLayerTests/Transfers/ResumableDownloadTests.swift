@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// What `/resumable-log/<key>` reports of one request.
@@ -9,7 +10,7 @@ struct ResumeLogEntry: Decodable, Sendable, Equatable {
     let status: Int
 }
 
-@Suite("Resumable downloads")
+@Suite("Resumable downloads", .sharing)
 struct ResumableDownloadTests {
     static let size = 200_000
 

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
-@Suite("Retries")
+@Suite("Retries", .sharing)
 struct RetryTests {
     func provider(_ server: TestServer, policy: RetryPolicy?) -> RetryingProvider {
         RetryingProvider(port: server.port, retryPolicy: policy)
@@ -102,7 +103,7 @@ struct RetryTests {
         }
     }
 
-    @Test("Cancellation stops the retry loop at once")
+    @Test("Cancellation stops the retry loop at once", .measuring)
     func cancellationStopsTheRetryLoopAtOnce() async throws {
         try await withTestServer { server in
             let policy = RetryPolicy(maximumAttempts: 5, baseDelay: .seconds(10))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// A backend with timeouts of its own.
@@ -10,7 +11,7 @@ struct TimedProvider: ServiceProvider {
     var timeouts: Timeouts?
 }
 
-@Suite("Connect, request and idle timeouts")
+@Suite("Connect, request and idle timeouts", .measuring)
 struct TimeoutsTests {
     @Test("A server that never accepts fails within connect + 1 s as .timeOut saying connect")
     func connect() async throws {

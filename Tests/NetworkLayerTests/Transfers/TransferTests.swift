@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
-@Suite("Downloads, uploads, limits, timings and copy-as-curl")
+@Suite("Downloads, uploads, limits, timings and copy-as-curl", .sharing)
 struct TransferTests {
     @Test("A 128 MB download streams to disk with flat memory and leaves no temporary file")
     func largeDownloadStreamsToDiskWithFlatMemory() async throws {

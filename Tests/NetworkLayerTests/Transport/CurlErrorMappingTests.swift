@@ -1,13 +1,14 @@
 import CCurl
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// The one place a libcurl result code becomes a ``NetworkError``: what the transfer observed
 /// (``CurlErrorMapping/Facts``) decides between errors the code alone cannot tell apart. The
 /// live paths to each are in ``TransportErrorTests``, ``PinningTests``, ``TransferTests`` and the
 /// reliability suites; these cases pin down the precedence and the texts the README quotes.
-@Suite("libcurl result codes to NetworkError")
+@Suite("libcurl result codes to NetworkError", .sharing)
 struct CurlErrorMappingTests {
     static func request(timeout: TimeInterval = 2.5) throws -> PreparedRequest {
         let request = TestRequest<Data>(TestProvider(host: "127.0.0.1", httpScheme: .http, port: 9), "/x", timeout: timeout)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// A pooled easy handle keeps its options from one plain GET to the next (only the URL, the
@@ -7,9 +8,9 @@ import Testing
 /// request after another, every kind in turn, on the handle the pool hands back each time (it
 /// is last in, first out): each request is sent and received with its own state and nothing of
 /// the request before.
-@Suite("Reused transfer handles")
+@Suite("Reused transfer handles", .sharing)
 struct HandleReuseTests {
-    @Test("Requests of every kind, alternating on one pooled handle, each see only their own method, body, headers, credentials, target, limits, progress and TLS settings")
+    @Test("Requests of every kind, alternating on one pooled handle, each see only their own method, body, headers, credentials, target, limits, progress and TLS settings", .measuring)
     func everyKindSeesOnlyItsOwnState() async throws {
         let server = try await TestServer.shared()
         let net = makeManager()

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// An origin is scheme, host and port, read by libcurl's own URL parser and normalised: the unit
 /// the redirect rules keep credentials to. When in doubt two origins differ.
-@Suite("Origins")
+@Suite("Origins", .sharing)
 struct OriginTests {
     @Test("Spellings of one origin are equal: case, default ports, IPv6 forms", arguments: [
         ("http://api.example.com/a", "HTTP://API.Example.COM:80/b?c"),

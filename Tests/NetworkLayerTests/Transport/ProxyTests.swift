@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// Proxies through libcurl, against real ones: tinyproxy (forwarding and CONNECT, Basic
 /// credentials), mitmproxy (intercepting TLS), an HTTPS proxy with a CA of its own.
-@Suite("Proxies")
+@Suite("Proxies", .sharing)
 struct ProxyTests {
     static let proxyPassword = "pr0xy-Secr3t-9f"
 
@@ -284,7 +285,7 @@ struct ProxyTests {
 /// The environment variables curl reads. Each request that needs them is sent by a probe process
 /// whose environment is set when it is spawned (``RequestProbe``): the test process's own is never
 /// changed, so these tests run in parallel with any other.
-@Suite("Proxies from the environment")
+@Suite("Proxies from the environment", .sharing)
 struct EnvironmentProxyTests {
     @Test("By default the environment's http_proxy is used; .none ignores it; no_proxy sends a host direct")
     func environmentProxy() async throws {

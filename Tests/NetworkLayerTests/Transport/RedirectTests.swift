@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// Redirects are followed, at most 10, and only to http or https, as URLSession does.
 /// `/redirect/<n>` redirects n+1 times: through /redirect/n-1 ... /redirect/0, then to /echo.
-@Suite("Redirects")
+@Suite("Redirects", .sharing)
 struct RedirectTests {
     @Test("A chain of redirects is followed to the end; the response's URL is the final one")
     func followed() async throws {

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// Failures below HTTP: the host cannot be reached, the connection breaks, the answer is not
 /// HTTP or not the expected JSON. Each keeps libcurl's error and says what happened; none
 /// leaves the manager unable to run the next request.
-@Suite("Transport errors")
+@Suite("Transport errors", .sharing)
 struct TransportErrorTests {
     @Test("A refused connection is .reachability, with curl's error kept")
     func connectionRefused() async throws {

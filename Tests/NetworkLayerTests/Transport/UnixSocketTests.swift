@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// A provider with a `unixSocketPath` talks to a local daemon (Docker Engine, containerd) over
 /// its socket: the provider's host and scheme still form the URL and the Host header.
-@Suite("Unix sockets")
+@Suite("Unix sockets", .sharing)
 struct UnixSocketTests {
     @Test("A request goes over the provider's socket, with the provider's host in the URL and the Host header")
     func requestOverTheSocket() async throws {
