@@ -63,6 +63,33 @@ final class ResponseHeaders: Sendable {
         return found
     }
 
+    /// Every line as received, in order (a mock's dictionary sorted by name): what the response
+    /// cache stores.
+    var lines: [(name: String, value: String)] {
+        if let given { return given.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) } }
+        var lines: [(name: String, value: String)] = []
+        forEachLine { name, value in
+            lines.append((name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
+        }
+        return lines
+    }
+
+    /// A block of `lines` (a stored response's): a line whose name or value holds a CR, an LF or
+    /// a NUL is left out, so that no line can forge another.
+    convenience init(lines: [(name: String, value: String)]) {
+        var raw: [UInt8] = []
+        raw.reserveCapacity(lines.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 3 })
+        for line in lines {
+            let forges = { (text: String) in text.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 } }
+            guard !line.name.isEmpty, !forges(line.name), !line.name.utf8.contains(UInt8(ascii: ":")), !forges(line.value) else { continue }
+            raw += line.name.utf8
+            raw += ": ".utf8
+            raw += line.value.utf8
+            raw.append(UInt8(ascii: "\n"))
+        }
+        self.init(raw: raw)
+    }
+
     private func forEachLine(_ body: (ArraySlice<UInt8>, ArraySlice<UInt8>) -> Void) {
         var start = raw.startIndex
         while start < raw.endIndex {
