@@ -12,12 +12,16 @@ func makeCachingManager(_ cache: ResponseCache = .memory(limit: 8 << 20), log: L
 /// `GET path` of the cache server as text, with its response.
 final class CachedText: BaseRequest<String> {
     init(_ server: CacheServer, _ path: String, method: HTTPMethod = .get, headers: [String: String] = [:],
-         policy: CachePolicy? = nil, provider: (any ServiceProvider)? = nil) {
+         policy: CachePolicy? = nil, provider: (any ServiceProvider)? = nil, anyStatus: Bool = false) {
         super.init(serviceProvider: provider ?? server.provider(), endpoint: path)
         httpMethod = method
         additionalHeaders = headers
         cachePolicy = policy
         timeout = 10
+        if anyStatus {
+            acceptableStatusCodes = 100..<600
+            redirectPolicy = RedirectPolicy.none
+        }
     }
 }
 
@@ -27,6 +31,12 @@ extension NetworkManager {
               policy: CachePolicy? = nil) async throws -> (text: String, status: CacheStatus?) {
         let (text, response) = try await performWithResponse(CachedText(server, path, headers: headers, policy: policy))
         return (text, response.cacheStatus)
+    }
+
+    /// The response to `GET path`, whatever its status (redirects not followed).
+    func response(_ server: CacheServer, _ path: String, method: HTTPMethod = .get, headers: [String: String] = [:],
+                  policy: CachePolicy? = nil) async throws -> HTTPResponse {
+        try await performWithResponse(CachedText(server, path, method: method, headers: headers, policy: policy, anyStatus: true)).response
     }
 }
 
