@@ -17,7 +17,7 @@ final class ResponseCacheStore: Sendable {
     /// The setting it was made for.
     let configuration: ResponseCache
     /// Where the disk work runs, in order; `nil` for a memory cache.
-    private let queue: DispatchQueue?
+    let queue: DispatchQueue?
     /// The opened engine, or why it could not be opened; `nil` until the queue has opened it.
     private let opened = Protected<Result<HTTPCache, NetworkError>?>(nil)
     /// The URLs being revalidated in the background (stale-while-revalidate): one at a time each.
