@@ -47,14 +47,14 @@ struct CachingTransport<Network: Transport>: Transport {
         let policy = caching.policy
         switch try await caching.store.perform({ $0.lookup(request, policy: policy, now: Date()) }) {
         case .fresh(let stored):
-            attemptLine?.write(hop, note: "answered from the cache (HIT), not sent")
+            attemptLine?.write(hop, note: "answered from the cache: HIT, not sent")
             return HTTPResponse(cached: stored, status: .hit, for: hop)
         case .stale(let stored, let revalidation):
             if let revalidation, let conditional = hop.addingValidators(revalidation.headers) {
-                attemptLine?.write(hop, note: "answered from the cache (STALE, stale-while-revalidate), revalidated in the background")
+                attemptLine?.write(hop, note: "answered from the cache: STALE (stale-while-revalidate), revalidated in the background")
                 revalidateInBackground(conditional, request: request)
             } else {
-                attemptLine?.write(hop, note: "answered from the cache (STALE), not sent")
+                attemptLine?.write(hop, note: "answered from the cache: STALE, not sent")
             }
             return HTTPResponse(cached: stored, status: .stale, for: hop)
         case .unavailable(let reason):
@@ -189,7 +189,8 @@ struct CachingTransport<Network: Transport>: Transport {
         if !HTTPCache.safeMethods.contains(method), (200...399).contains(response.statusCode) {
             let (status, url) = (response.statusCode, hop.urlText)
             let (location, contentLocation) = (response.value(forHeader: "Location"), response.value(forHeader: "Content-Location"))
-            _ = try await caching.store.perform {
+            // The response stands whatever the cache can do: it was sent and answered.
+            _ = try? await caching.store.perform {
                 $0.invalidate(method: method, statusCode: status, url: url, location: location, contentLocation: contentLocation)
             }
         }

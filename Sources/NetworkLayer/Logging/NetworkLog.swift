@@ -55,7 +55,7 @@ struct NetworkLog: Sendable {
     private var mockMark: String { mocked ? " [MOCK]" : "" }
 
     /// The request's attempt line. `cacheNote` says what the response cache did instead of
-    /// sending it ("answered from the cache (HIT), not sent"), when it did.
+    /// sending it ("answered from the cache: HIT, not sent"), when it did.
     func request(_ request: PreparedRequest, curl: String? = nil, cacheNote: String? = nil) {
         // The request's own rules: the manager's, plus the names its provider's adapt(_:) declared secret.
         let redactor = request.redactor

@@ -25,8 +25,8 @@ struct LiveCacheLogTests {
             #expect(responses[2].split(separator: "\n")[0].hasSuffix(" [STALE]"))
             #expect(responses[3].split(separator: "\n")[0].hasSuffix(" [REVALIDATED]"))
             #expect(attempts[0].contains("$ curl") && !attempts[0].contains("from the cache"))
-            #expect(attempts[1].contains("(answered from the cache (HIT), not sent)") && !attempts[1].contains("$ curl"))
-            #expect(attempts[2].contains("answered from the cache (STALE)"))
+            #expect(attempts[1].contains("(answered from the cache: HIT, not sent)") && !attempts[1].contains("$ curl"))
+            #expect(attempts[2].contains("(answered from the cache: STALE, not sent)"))
             #expect(attempts[3].contains("If-None-Match: \"l\""), "the revalidation shows what went out")
         }
     }

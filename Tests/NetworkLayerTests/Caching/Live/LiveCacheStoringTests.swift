@@ -95,11 +95,14 @@ struct LiveCacheStoringTests {
         try await withCacheServer { server in
             try await server.configure("/me", ["headers": [["Cache-Control", "max-age=60"], ["X-Tenant-Key", "tenant-secret-value"],
                                                            ["Set-Cookie", "sid=cookie-secret-value"]], "body": "me {count}"])
-            for optIn in [false, true] {
+            // Authorization (a bearer token), or an API key in a header of its own: credentials either way.
+            let authentications: [Authentication] = [.bearer("bearer-secret-value"), .apiKey("bearer-secret-value", header: "X-Key")]
+            for (optIn, authentication) in [false, true].flatMap({ optIn in authentications.map { (optIn, $0) } }) {
                 let directory = temporaryCacheDirectory("authorized\(optIn)")
                 defer { try? FileManager.default.removeItem(at: directory) }
                 let net = makeCachingManager(.disk(directory: directory, limit: 4 << 20))
-                let provider = CachingAuthProvider(port: server.port, token: "bearer-secret-value", onDisk: optIn)
+                var provider = CachingAuthProvider(port: server.port, token: "bearer-secret-value", onDisk: optIn)
+                provider.authenticationOverride = authentication
                 let first = try await net.performWithResponse(CachedText(server, "/me", provider: provider)).response
                 let second = try await net.performWithResponse(CachedText(server, "/me", provider: provider)).response
                 #expect(first.cacheStatus == .miss && second.cacheStatus == .hit, "served from the cache either way (opt-in \(optIn))")
@@ -111,7 +114,7 @@ struct LiveCacheStoringTests {
                     }
                 }
             }
-            #expect(try await server.hits("/me") == 2)
+            #expect(try await server.hits("/me") == 4)
         }
     }
 
@@ -138,7 +141,8 @@ struct CachingAuthProvider: ServiceProvider {
     var port: Int?
     var token: String
     var onDisk = false
-    var authentication: Authentication? { .bearer(token) }
+    var authenticationOverride: Authentication?
+    var authentication: Authentication? { authenticationOverride ?? .bearer(token) }
     var secretHeaderNames: Set<String> { ["X-Tenant-Key"] }
     var cachesAuthorizedResponsesOnDisk: Bool { onDisk }
     func createHTTPHeaders() -> [String: String] { ["X-Tenant-Key": "tenant-secret-value"] }
