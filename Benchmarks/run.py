@@ -376,6 +376,8 @@ def client_command(client: str, scenario: Scenario, requests: int, nginx: Nginx,
         command += ["--cacert", str(CERTS / "TestCABundle.pem")]
     if scenario.http2:
         command += ["--http2"]
+    if scenario.cache:
+        command += ["--cache", scenario.cache]
     return namespace_prefix(scenario.https, client, work) + command
 
 

@@ -126,27 +126,25 @@ let path = url.percentEncodedPath + (url.percentEncodedQuery.map { "?\($0)" } ??
 Net.isVerbose = false
 if let cacert = options.cacert { Net.customCABundle = URL(fileURLWithPath: cacert) }
 
-/// The process's resident size in KB, from /proc/self/statm.
-func residentKilobytes() -> Int {
-    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
-    let fields = text.split(separator: " ")
-    guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
-    return pages * Int(sysconf(Int32(_SC_PAGESIZE))) / 1024
+enum Resident {
+    /// The process's resident size in KB, from /proc/self/statm.
+    static func kilobytes() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE))) / 1024
+    }
 }
 
 /// Scenario 8: the resident size after the first 1,000 timed hits, and the responses that were not hits.
 let residentAfterWarmUp = Atomic<Int>(0)
 let notHits = ByteCounter()
-var cacheDirectory: URL?
-switch options.cache {
-case "memory"?:
+let cacheDirectory = options.cache == "disk"
+    ? FileManager.default.temporaryDirectory.appendingPathComponent("bench-cache-\(ProcessInfo.processInfo.processIdentifier)") : nil
+if let cacheDirectory {
+    Net.cache = .disk(directory: cacheDirectory, limit: 64 << 20)
+} else if options.cache == "memory" {
     Net.cache = .memory(limit: 64 << 20)
-case "disk"?:
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-cache-\(ProcessInfo.processInfo.processIdentifier)")
-    cacheDirectory = directory
-    Net.cache = .disk(directory: directory, limit: 64 << 20)
-default:
-    break
 }
 
 let decodedBytes = ByteCounter()
@@ -201,7 +199,7 @@ runBlockingMain {
             if options.cache != nil {
                 let (body, response) = try await Net.performWithResponse(RawBodyRequest(server: server, path: path))
                 if response.cacheStatus != .hit { notHits.add(1) }
-                if index == 999 { residentAfterWarmUp.store(residentKilobytes(), ordering: .relaxed) }
+                if index == 999 { residentAfterWarmUp.store(Resident.kilobytes(), ordering: .relaxed) }
                 return Outcome.check(status: response.cacheStatus == .hit ? 200 : -1, bytes: body.count, options: options)
             }
             let body = try await Net.perform(RawBodyRequest(server: server, path: path))
@@ -217,7 +215,7 @@ runBlockingMain {
     var note: String?
     if options.cache != nil {
         let warm = residentAfterWarmUp.load(ordering: .relaxed)
-        note = "rss growth \(warm > 0 ? residentKilobytes() - warm : 0) KB after the first 1,000 hits; \(notHits.value) not hits"
+        note = "rss growth \(warm > 0 ? Resident.kilobytes() - warm : 0) KB after the first 1,000 hits; \(notHits.value) not hits"
         if let cacheDirectory { try? FileManager.default.removeItem(at: cacheDirectory) }
     }
     report(client: "networklayer", options, total, elapsed, note: note)

@@ -19,7 +19,7 @@ extension CacheRequest {
             headers.append((name: "Cookie", value: cookie))
             secretNames.insert("cookie")
         }
-        self.init(method: hop.method.rawValue, url: hop.urlText, headers: headers, secretHeaderNames: secretNames,
+        self.init(method: hop.method.rawValue, url: hop.urlText, headers: headers, foldedSecretHeaderNames: secretNames,
                   hasAuthorization: hop.isHome && hop.resolved.authentication != nil,
                   allowsDiskStorageWhenAuthorized: caching.storesAuthorizedResponsesOnDisk)
     }

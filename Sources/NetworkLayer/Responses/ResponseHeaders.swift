@@ -74,20 +74,28 @@ final class ResponseHeaders: Sendable {
         return lines
     }
 
-    /// A block of `lines` (a stored response's): a line whose name or value holds a CR, an LF or
-    /// a NUL is left out, so that no line can forge another.
-    convenience init(lines: [(name: String, value: String)]) {
+    /// The block of `lines` (a stored response's), as ``init(raw:)`` takes it: `Name: value`
+    /// lines each ended by `\n`. A line whose name is empty or holds a colon, or whose name or
+    /// value holds a CR, an LF or a NUL, is left out, so that no line can forge another.
+    static func block(_ lines: [(name: String, value: String)]) -> [UInt8] {
         var raw: [UInt8] = []
         raw.reserveCapacity(lines.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 3 })
         for line in lines {
-            let forges = { (text: String) in text.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 } }
-            guard !line.name.isEmpty, !forges(line.name), !line.name.utf8.contains(UInt8(ascii: ":")), !forges(line.value) else { continue }
-            raw += line.name.utf8
-            raw += ": ".utf8
-            raw += line.value.utf8
+            var name = line.name, value = line.value
+            let ok = name.withUTF8 { name in
+                value.withUTF8 { value in
+                    !name.isEmpty && !name.contains { $0 == 0x3A || $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+                        && !value.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+                }
+            }
+            guard ok else { continue }
+            name.withUTF8 { raw.append(contentsOf: $0) }
+            raw.append(UInt8(ascii: ":"))
+            raw.append(UInt8(ascii: " "))
+            value.withUTF8 { raw.append(contentsOf: $0) }
             raw.append(UInt8(ascii: "\n"))
         }
-        self.init(raw: raw)
+        return raw
     }
 
     private func forEachLine(_ body: (ArraySlice<UInt8>, ArraySlice<UInt8>) -> Void) {
