@@ -18,8 +18,8 @@ struct SHA256Digest: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The digest in `raw`, 32 bytes.
-    private init(digest raw: UnsafeRawBufferPointer) {
+    /// The digest in `raw`, which holds at least 32 bytes (the first 32 are read).
+    init(digest raw: UnsafeRawBufferPointer) {
         func word(_ index: Int) -> UInt64 { UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8 * index, as: UInt64.self)) }
         words = (word(0), word(1), word(2), word(3))
     }
@@ -53,8 +53,18 @@ struct SHA256Digest: Hashable, Sendable, CustomStringConvertible {
 
     /// Lowercase hexadecimal, 64 characters.
     var hex: String {
-        let digits = Array("0123456789abcdef".utf8)
-        return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
+        let digits: StaticString = "0123456789abcdef"
+        let words = [self.words.0, self.words.1, self.words.2, self.words.3]
+        return String(unsafeUninitializedCapacity: 64) { buffer in
+            var index = 0
+            for word in words {
+                for shift in stride(from: 60, through: 0, by: -4) {
+                    buffer[index] = digits.utf8Start[Int((word >> UInt64(shift)) & 0xF)]
+                    index += 1
+                }
+            }
+            return 64
+        }
     }
 
     var description: String { hex }
