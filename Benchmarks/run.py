@@ -69,6 +69,7 @@ class Scenario:
     https: bool = False
     http2: bool = False
     loadgen_seconds: float = 5.0
+    cache: str = ""               # NetworkLayer's response cache, "memory" or "disk" (scenario 8): nginx sees one request
 
     @property
     def throughput(self) -> bool:
@@ -102,6 +103,12 @@ SCENARIOS = [
              events=True, min_runs=5),
     Scenario("7", "s7", "7. 1 GiB streamed, counted per chunk", "/huge.bin", 1, 1, 1, "huge",
              stream=True, min_runs=5),
+    # The response cache (issue 26): the small GET of scenario 1, fresh for an hour, answered by the
+    # cache after one priming request. Compared with scenario 1 (a loopback request) in the targets.
+    Scenario("8", "s8-memory", "8. sequential small GET, hits of a memory cache", "/cached.json", 10_000, 1_000, 1,
+             "small", cache="memory", only=("networklayer",)),
+    Scenario("8", "s8-disk", "8d. sequential small GET, hits of a disk cache", "/cached.json", 10_000, 1_000, 1,
+             "small", cache="disk", only=("networklayer",)),
 ]
 
 # The clients, in the order they run and appear in the table.
@@ -229,7 +236,9 @@ class Nginx:
         # Counts connections and requests (read before and after each run).
         location = /nginx_status {{ stub_status; }}
         # The only logged URL: which protocol a client speaks (one probe request per client).
-        location = /probe.json {{ access_log {self.probe_log} probe; alias {www}/small.json; }}"""
+        location = /probe.json {{ access_log {self.probe_log} probe; alias {www}/small.json; }}
+        # Scenario 8: the small object, fresh for an hour (a response cache may answer it).
+        location = /cached.json {{ alias {www}/small.json; add_header Cache-Control "max-age=3600"; }}"""
         self.conf.write_text(f"""# Written by Benchmarks/run.py.
 worker_processes 1;
 daemon off;
@@ -367,6 +376,8 @@ def client_command(client: str, scenario: Scenario, requests: int, nginx: Nginx,
         command += ["--cacert", str(CERTS / "TestCABundle.pem")]
     if scenario.http2:
         command += ["--http2"]
+    if scenario.cache:
+        command += ["--cache", scenario.cache]
     return namespace_prefix(scenario.https, client, work) + command
 
 
@@ -456,7 +467,7 @@ def run_once(client: str, scenario: Scenario, requests: int, nginx: Nginx, fixtu
             problems.append(f"{requests - result['ok']} of {requests} failed")
         if result["bytes"] != expected_bytes:
             problems.append(f"{result['bytes']} of {expected_bytes} bytes")
-        if served != requests:
+        if served != (1 if scenario.cache else requests):   # a cache scenario: only the priming request
             problems.append(f"server answered {served} requests")
         if scenario.to_file:
             written = work / f"download-{client}.bin"
@@ -593,6 +604,19 @@ def targets(results: dict) -> str:
         limit = 2.5 * BIG_SIZE / 1024 / 1024
         target(f"scenario 4 into memory: peak RSS {rss:.0f} MB (target < {limit:.0f} MB, 2.5× the body)",
                rss, limit, False)
+    # The response cache (issue 26): a hit costs at most a tenth of a loopback request (scenario 1),
+    # and 10,000 hits do not grow memory.
+    loopback = median("s1", "networklayer")
+    for label, kind in (("s8-memory", "memory"), ("s8-disk", "disk")):
+        hits = median(label, "networklayer")
+        if hits and loopback:
+            target(f"scenario 8 ({kind} cache): a hit costs {loopback / hits:.3f} of a loopback request "
+                   f"({1e6 / hits:.1f} µs against {1e6 / loopback:.1f} µs; target ≤ 0.1)", loopback / hits, 0.1, False)
+        for run in results.get((label, "networklayer"), [])[:1]:
+            growth = re.search(r"rss growth (-?\d+) KB", run.note or "")
+            if growth:
+                target(f"scenario 8 ({kind} cache): resident size {int(growth.group(1)):+d} KB from the 1,000th hit to the last "
+                       "(target ≤ 1024 KB)", int(growth.group(1)), 1024, False)
     # Streaming (issue 14): no numeric target (issue 16 asks for no regression), so ratios only.
     for label, title in (("s6", "6 (100,000 events)"), ("s7", "7 (1 GiB stream)")):
         nl = median(label, "networklayer")
@@ -639,7 +663,7 @@ def machine() -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer requests, one run each (a smoke run)")
-    parser.add_argument("--scenarios", default="1,2,3,4,5,6,7", help="which scenarios, e.g. 1,2 (default: all)")
+    parser.add_argument("--scenarios", default="1,2,3,4,5,6,7,8", help="which scenarios, e.g. 1,2 (default: all)")
     parser.add_argument("--clients", default=",".join(CLIENTS),
                         help=f"which clients (default: {','.join(CLIENTS)}; curl is the C client)")
     parser.add_argument("--runs", type=int, help="runs per client and scenario (default 3, --quick 1)")

@@ -662,8 +662,7 @@ print(ITunesSearchRequest(artist: "Dream Theater", limit: 3).customMirror.childr
       ShopProvider.tokens.customMirror.children.count)
 checkPipelineAPI(nextLinkURL: URL(string: "https://api.github.com/repos?page=2")!)
 
-// MARK: - HTTP caching (issue 26; phase 1: the settings' types. Net.cache, request.cachePolicy and
-// the rest of the issue's spelling come with the pipeline wiring)
+// MARK: - HTTP caching (issue 26): the settings' types here; the issue's whole block in Caching.swift
 
 let cacheSettings: [ResponseCache] = [
     .memory(limit: 32 << 20),
@@ -766,3 +765,4 @@ print(describedProvider.description, describedProvider.customMirror.children.cou
 // MARK: - The library's version (issue 27)
 
 let networkLayerVersion: String = NetworkLayerInfo.version   // "2.0.0"; the User-Agent says NetworkLayer/<version>
+try await checkCachingAPI(cachesDirectory: URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("api-cache"))

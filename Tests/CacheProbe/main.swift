@@ -11,6 +11,8 @@ import Foundation
 //   churn <directory> <limit> <worker> <iterations>   stores, looks up and invalidates 40 shared URLs at random
 // and prints one line of JSON: {"stored", "served", "wrong"}, "wrong" counting served bodies that
 // are not their URL's.
+//   net   <directory> <limit> <url>                   one GET of url through Net with Net.cache = .disk(directory, limit),
+// printing {"status": "hit" | "miss" | ..., "body": the body as text}.
 
 #if DEBUG
 @testable import NetworkLayer
@@ -26,6 +28,34 @@ func url(_ index: Int) -> String { "http://example.com/shared/\(index)" }
 func prefix(_ url: String) -> Data { Data("body of \(url) ".utf8) }
 
 let arguments = CommandLine.arguments
+
+/// A provider for a full URL: its rules are the defaults.
+struct ProbeProvider: ServiceProvider {
+    var host: String
+    var httpScheme: HTTPScheme = .http
+    var port: Int?
+}
+
+if arguments.count == 5, arguments[1] == "net", let limit = Int(arguments[3]), let url = URL(string: arguments[4]), let host = url.host {
+    Net.isVerbose = false
+    Net.cache = .disk(directory: URL(fileURLWithPath: arguments[2], isDirectory: true), limit: limit)
+    let request = BaseRequest<String>(serviceProvider: ProbeProvider(host: host, port: url.port), url: url)
+    let semaphore = DispatchSemaphore(value: 0)
+    Task.detached {
+        do {
+            let (body, response) = try await Net.performWithResponse(request)
+            let report = ["status": response.cacheStatus.map { "\($0)" } ?? "none", "body": body]
+            print(String(decoding: try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys]), as: UTF8.self))
+        } catch {
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            exit(1)
+        }
+        semaphore.signal()
+    }
+    semaphore.wait()
+    exit(0)
+}
+
 guard arguments.count >= 5, let limit = Int(arguments[3]), let count = Int(arguments[4]) else {
     FileHandle.standardError.write(Data("usage: CacheProbe store|read|churn <directory> <limit> <count> [iterations]\n".utf8))
     exit(2)

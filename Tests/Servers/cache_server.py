@@ -39,6 +39,7 @@ Any other path is a resource. Without a configuration it answers 200 with
   fail              {"status": 503 | 500 | ... | "close", "count": n}: the next n requests
                     (-1: all) get that status (with an empty body and Cache-Control: no-store) or a
                     closed connection, before the configured response; counted like any other
+  gzip              true: the body is sent gzip-compressed, with Content-Encoding: gzip
   date              false: no Date header (by default every response has one, now)
   delay             seconds to wait before answering
 
@@ -50,6 +51,7 @@ Set CACHE_SERVER_VERBOSE=1 for an access log on stderr.
 
 import argparse
 import email.utils
+import gzip
 import http.server
 import json
 import os
@@ -227,6 +229,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.send(304, keep, date=config.get("date", True))
 
         body = config.get("body", f"{parsed.path} #{{count}}").replace("{count}", str(count)).encode()
+        if config.get("gzip"):
+            body = gzip.compress(body)
+            lines.append(("Content-Encoding", "gzip"))
         self.send(status, lines, body, date=config.get("date", True))
 
     def not_modified(self, etag, last_modified):

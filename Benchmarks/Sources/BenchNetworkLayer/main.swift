@@ -17,6 +17,12 @@
 // show the body's size, so a stream whose events and data add up counts as the fixture's bytes
 // (nginx counts the request). `--stream` (scenario 7) asks for `ByteStream` and adds up each
 // `Data` chunk's size without keeping it.
+//
+// `--cache memory|disk` (scenario 8) gives `Net` a response cache (64 MB in memory, or 64 MB in a new
+// temporary directory), primes it with one request before the clock starts, and checks that every
+// timed response is a hit (`response.cacheStatus == .hit`): the scenario measures what a hit costs.
+// It also reads the resident size after the first 1,000 timed hits and after the last one, and
+// reports the growth in its result line's note (`rss growth <n> KB`).
 import BenchSupport
 import Foundation
 import NetworkLayer
@@ -120,12 +126,41 @@ let path = url.percentEncodedPath + (url.percentEncodedQuery.map { "?\($0)" } ??
 Net.isVerbose = false
 if let cacert = options.cacert { Net.customCABundle = URL(fileURLWithPath: cacert) }
 
+enum Resident {
+    /// The process's resident size in KB, from /proc/self/statm.
+    static func kilobytes() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE))) / 1024
+    }
+}
+
+/// Scenario 8: the resident size after the first 1,000 timed hits, and the responses that were not hits.
+let residentAfterWarmUp = Atomic<Int>(0)
+let notHits = ByteCounter()
+let cacheDirectory = options.cache == "disk"
+    ? FileManager.default.temporaryDirectory.appendingPathComponent("bench-cache-\(ProcessInfo.processInfo.processIdentifier)") : nil
+if let cacheDirectory {
+    Net.cache = .disk(directory: cacheDirectory, limit: 64 << 20)
+} else if options.cache == "memory" {
+    Net.cache = .memory(limit: 64 << 20)
+}
+
 let decodedBytes = ByteCounter()
 let decodingServer = CountingBenchServer(server: server, expectedBytes: options.expectBytes, receivedBytes: decodedBytes)
 
 runBlockingMain {
+    if options.cache != nil {
+        do {
+            _ = try await Net.perform(RawBodyRequest(server: server, path: path))  // the one miss: primes the cache
+        } catch {
+            printError("priming the cache failed: \(error)\n")
+            exit(1)
+        }
+    }
     let executor: (any TaskExecutor)? = options.engineExecutor ? NetworkManager.engineExecutor : nil
-    let (tally, elapsed) = await withTaskExecutorPreference(executor) { await runRequests(options) { _ in
+    let (tally, elapsed) = await withTaskExecutorPreference(executor) { await runRequests(options) { index in
         do {
             if options.decode {
                 // The provider has checked the status and that the body had exactly the expected size
@@ -161,6 +196,12 @@ runBlockingMain {
                 let file = try await Net.perform(FileDownloadRequest(server: server, path: path, destination: output))
                 return Outcome.check(status: 200, bytes: Int(file.size), options: options)
             }
+            if options.cache != nil {
+                let (body, response) = try await Net.performWithResponse(RawBodyRequest(server: server, path: path))
+                if response.cacheStatus != .hit { notHits.add(1) }
+                if index == 999 { residentAfterWarmUp.store(Resident.kilobytes(), ordering: .relaxed) }
+                return Outcome.check(status: response.cacheStatus == .hit ? 200 : -1, bytes: body.count, options: options)
+            }
             let body = try await Net.perform(RawBodyRequest(server: server, path: path))
             // `Net.perform` throws for any status outside 200..<300; the server only answers 200.
             return Outcome.check(status: 200, bytes: body.count, options: options)
@@ -171,5 +212,11 @@ runBlockingMain {
 
     var total = tally
     if options.decode { total.bytes = decodedBytes.value }
-    report(client: "networklayer", options, total, elapsed)
+    var note: String?
+    if options.cache != nil {
+        let warm = residentAfterWarmUp.load(ordering: .relaxed)
+        note = "rss growth \(warm > 0 ? Resident.kilobytes() - warm : 0) KB after the first 1,000 hits; \(notHits.value) not hits"
+        if let cacheDirectory { try? FileManager.default.removeItem(at: cacheDirectory) }
+    }
+    report(client: "networklayer", options, total, elapsed, note: note)
 }

@@ -20,6 +20,8 @@ import Glibc
 ///     --expect-items N     with --decode: the number of items each decoded array must have;
 ///                          with --events: the number of events the stream must have
 ///     --expect-data N      with --events: the total UTF-8 bytes of the events' `data` fields (a checksum)
+///     --cache KIND         NetworkLayer only: a response cache, `memory` or `disk` (scenario 8); one request
+///                          primes it before the clock starts, and every timed request must be a hit
 public struct Options: Sendable {
     public var url = ""
     public var requests = 1
@@ -36,6 +38,7 @@ public struct Options: Sendable {
     public var expectBytes: Int?
     public var expectItems: Int?
     public var expectData: Int?
+    public var cache: String?
 
     /// Parses `CommandLine.arguments`; prints the usage and exits with status 2 when they are wrong.
     public static func parse(_ arguments: [String] = CommandLine.arguments) -> Options {
@@ -66,6 +69,9 @@ public struct Options: Sendable {
             case "--expect-bytes": options.expectBytes = number(flag)
             case "--expect-items": options.expectItems = number(flag)
             case "--expect-data": options.expectData = number(flag)
+            case "--cache":
+                options.cache = value(flag)
+                if options.cache != "memory" && options.cache != "disk" { usage("--cache is memory or disk") }
             default: usage("unknown argument \(flag)")
             }
         }
@@ -79,7 +85,7 @@ public struct Options: Sendable {
             error: \(problem)
             usage: \(CommandLine.arguments.first ?? "bench") --url URL [--requests N] [--concurrency C] [--decode]
                    [--decode-object] [--output FILE] [--stream] [--events] [--cacert FILE] [--http2] [--label NAME]
-                   [--expect-bytes N] [--expect-items N] [--expect-data N]
+                   [--expect-bytes N] [--expect-items N] [--expect-data N] [--cache memory|disk]
 
             """
         printError(text)

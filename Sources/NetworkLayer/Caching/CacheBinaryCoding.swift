@@ -63,7 +63,7 @@ struct CacheBinaryReader {
     }
 
     mutating func digest() -> SHA256Digest? {
-        raw(SHA256Digest.byteCount).flatMap { SHA256Digest(bytes: $0) }
+        raw(SHA256Digest.byteCount).map { SHA256Digest(digest: $0) }
     }
 
     mutating func text16() -> String? {
@@ -78,9 +78,10 @@ struct CacheBinaryReader {
 
     private mutating func integer(count: Int) -> UInt64? {
         guard count <= remaining else { return nil }
+        defer { position += count }
+        if count == 8 { return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self)) }
         var value: UInt64 = 0
         for index in 0..<count { value |= UInt64(bytes[position + index]) << (8 * UInt64(index)) }
-        position += count
         return value
     }
 }

@@ -20,12 +20,17 @@ enum CacheKeys {
 
     /// The partition of a request: the digest of its secret headers' names and values.
     static func partition(of request: CacheRequest) -> SHA256Digest? {
-        let names = request.partitionNames
+        let secretNames = request.secretHeaderNames
         var pairs: [(String, String)] = []
         for line in request.headers {
-            let name = SecretNames.folded(line.name)
-            if names.contains(name) { pairs.append((name, line.value)) }
+            if line.name.equalsIgnoringASCIICase("authorization") {
+                pairs.append(("authorization", line.value))
+            } else if !secretNames.isEmpty, case let name = SecretNames.folded(line.name), secretNames.contains(name) {
+                pairs.append((name, line.value))
+            }
         }
+        // The usual request carries no credential: its partition is always the same digest.
+        guard !pairs.isEmpty else { return noCredentials }
         pairs.sort { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 < $1.1) }
         var bytes = Array("nl-cache-partition\u{0}".utf8)
         for (name, value) in pairs {
@@ -35,13 +40,19 @@ enum CacheKeys {
         return SHA256Digest.of(bytes)
     }
 
+    private static let variantPrefix = Array("nl-cache-variant\u{0}".utf8)
+
+    /// The partition of a request without credentials (computed once).
+    static let noCredentials = SHA256Digest.of(Array("nl-cache-partition\u{0}".utf8))
+
     /// The variant key of a request for a stored response whose `Vary` names `varyNames`
     /// (lowercased, sorted, without duplicates).
     static func variant(urlKey: SHA256Digest, partition: SHA256Digest, varyNames: [String],
                         headers: CacheHeaderLines) -> SHA256Digest? {
-        var bytes = Array("nl-cache-variant\u{0}".utf8)
-        bytes += urlKey.bytes
-        bytes += partition.bytes
+        var bytes = variantPrefix
+        bytes.reserveCapacity(bytes.count + 2 * SHA256Digest.byteCount + varyNames.count * 64)
+        urlKey.append(to: &bytes)
+        partition.append(to: &bytes)
         for name in varyNames {
             append(name, to: &bytes)
             if let value = CacheVary.selectingValue(of: name, in: headers) {

@@ -85,6 +85,9 @@ final class DiskCacheStorage: CacheStorage {
     private let lockDescriptor: Int32
     private let state = Protected(State())
     private let journalPath: String
+    /// The directory's path with a trailing `/`: an entry's path is this, its key in hex and the
+    /// suffix (made by concatenation on each read, not by URL methods).
+    private let entryPathPrefix: String
 
     /// Opens (creating it if needed) the cache in `directory`.
     /// - Throws: ``OpenError`` when the directory cannot be created or is not a directory, or the
@@ -93,6 +96,7 @@ final class DiskCacheStorage: CacheStorage {
         self.limit = max(0, limit)
         self.directory = directory.standardizedFileURL
         journalPath = self.directory.appendingPathComponent("index").path
+        entryPathPrefix = self.directory.path.hasSuffix("/") ? self.directory.path : self.directory.path + "/"
         try Self.makeDirectory(self.directory.path)
         let lockPath = self.directory.appendingPathComponent("lock").path
         let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
@@ -421,7 +425,7 @@ final class DiskCacheStorage: CacheStorage {
     // MARK: - Files
 
     private func entryPath(_ key: SHA256Digest) -> String {
-        directory.appendingPathComponent(key.hex + Self.entrySuffix).path
+        entryPathPrefix + key.hex + Self.entrySuffix
     }
 
     private func directoryNames() -> [String] {

@@ -67,7 +67,11 @@ final class HTTPCache: Sendable {
 
     /// Every stored variant of `urlKey`, from every tier.
     func candidates(urlKey: SHA256Digest) -> [Candidate] {
-        tiers.flatMap { tier in tier.summaries(forURL: urlKey).map { Candidate(summary: $0, tier: tier) } }
+        var candidates: [Candidate] = []
+        for tier in tiers {
+            for summary in tier.summaries(forURL: urlKey) { candidates.append(Candidate(summary: summary, tier: tier)) }
+        }
+        return candidates
     }
 
     /// The stored response the request selects (RFC 9111 section 4.1): among the variants stored
@@ -79,10 +83,16 @@ final class HTTPCache: Sendable {
         let matching = candidates.filter { candidate in
             guard candidate.summary.partition == partition else { return false }
             let names = candidate.summary.varyNames
+            // Without Vary the variant key digests only the URL key and the partition, which match:
+            // it is this request's key (no digest to compute on the usual hit).
+            if names.isEmpty { return true }
             if keys[names] == nil {
                 keys[names] = CacheKeys.variant(urlKey: urlKey, partition: partition, varyNames: names, headers: request.headers)
             }
             return keys[names] == candidate.summary.variantKey
+        }
+        if matching.count == 1 {
+            return matching[0].tier.load(urlKey: urlKey, variantKey: matching[0].summary.variantKey, now: now)
         }
         for candidate in matching.sorted(by: { $0.summary.dateValue > $1.summary.dateValue }) {
             if let response = candidate.tier.load(urlKey: urlKey, variantKey: candidate.summary.variantKey, now: now) {

@@ -95,10 +95,13 @@ enum HTTPDate {
         var atEnd: Bool { position == bytes.count }
 
         mutating func literal(_ text: String) -> Bool {
-            let expected = Array(text.utf8)
-            guard position + expected.count <= bytes.count else { return false }
-            for (offset, byte) in expected.enumerated() where lower(bytes[position + offset]) != byte { return false }
-            position += expected.count
+            // Byte by byte, no array of the text (a date is read against up to 19 names).
+            var offset = 0
+            for byte in text.utf8 {
+                guard position + offset < bytes.count, lower(bytes[position + offset]) == byte else { return false }
+                offset += 1
+            }
+            position += offset
             return true
         }
 

@@ -9,12 +9,21 @@ final class MemoryCacheStorage: CacheStorage {
     let limit: Int
     var isPersistent: Bool { false }
 
-    /// One entry in the recency list (most recent at `head`).
-    private struct Node {
-        var response: StoredResponse
-        var cost: Int
+    /// One entry in the recency list (most recent at `newest`). A class: moving an entry in the
+    /// list changes two links, not a copy of the stored response in and out of the dictionary.
+    private final class Node {
+        let response: StoredResponse
+        /// What a lookup needs without the response, made once.
+        let summary: CacheVariantSummary
+        let cost: Int
         var newer: SHA256Digest?
         var older: SHA256Digest?
+
+        init(response: StoredResponse, cost: Int) {
+            self.response = response
+            summary = response.summary
+            self.cost = cost
+        }
     }
 
     private struct State {
@@ -26,17 +35,16 @@ final class MemoryCacheStorage: CacheStorage {
         var oldest: SHA256Digest?
         var total = 0
 
-        mutating func unlink(_ key: SHA256Digest) {
-            guard let node = nodes[key] else { return }
+        mutating func unlink(_ node: Node) {
             if let newer = node.newer { nodes[newer]?.older = node.older } else { newest = node.older }
             if let older = node.older { nodes[older]?.newer = node.newer } else { oldest = node.newer }
-            nodes[key]?.newer = nil
-            nodes[key]?.older = nil
+            node.newer = nil
+            node.older = nil
         }
 
-        mutating func pushNewest(_ key: SHA256Digest) {
-            nodes[key]?.older = newest
-            nodes[key]?.newer = nil
+        mutating func pushNewest(_ node: Node, key: SHA256Digest) {
+            node.older = newest
+            node.newer = nil
             if let newest { nodes[newest]?.newer = key }
             newest = key
             if oldest == nil { oldest = key }
@@ -44,7 +52,7 @@ final class MemoryCacheStorage: CacheStorage {
 
         mutating func remove(_ key: SHA256Digest) {
             guard let node = nodes[key] else { return }
-            unlink(key)
+            unlink(node)
             nodes[key] = nil
             total -= node.cost
             let urlKey = node.response.urlKey
@@ -68,15 +76,17 @@ final class MemoryCacheStorage: CacheStorage {
 
     func summaries(forURL urlKey: SHA256Digest) -> [CacheVariantSummary] {
         state.withLock { state in
-            (state.variants[urlKey] ?? []).compactMap { state.nodes[$0]?.response.summary }
+            (state.variants[urlKey] ?? []).compactMap { state.nodes[$0]?.summary }
         }
     }
 
     func load(urlKey: SHA256Digest, variantKey: SHA256Digest, now: Double) -> StoredResponse? {
         state.withLock { state in
             guard let node = state.nodes[variantKey], node.response.urlKey == urlKey else { return nil }
-            state.unlink(variantKey)
-            state.pushNewest(variantKey)
+            if state.newest != variantKey {
+                state.unlink(node)
+                state.pushNewest(node, key: variantKey)
+            }
             return node.response
         }
     }
@@ -90,9 +100,10 @@ final class MemoryCacheStorage: CacheStorage {
             while state.total + cost > limit, let oldest = state.oldest {
                 state.remove(oldest)
             }
-            state.nodes[response.variantKey] = Node(response: response, cost: cost)
+            let node = Node(response: response, cost: cost)
+            state.nodes[response.variantKey] = node
             state.variants[response.urlKey, default: []].append(response.variantKey)
-            state.pushNewest(response.variantKey)
+            state.pushNewest(node, key: response.variantKey)
             state.total += cost
         }
         return true

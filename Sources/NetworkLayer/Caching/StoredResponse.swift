@@ -23,6 +23,11 @@ struct StoredResponse: Sendable {
     let responseTime: Double
     /// Its freshness facts, computed from the above.
     let freshness: CacheFreshness
+    /// ``headers`` without `Age`, as each serving hands them on (with its own `Age`), once as
+    /// lines and once as the header block a response reads: made when the response is stored
+    /// (or read from disk), not on every hit.
+    let servedLines: CacheHeaderLines
+    let servedBlock: [UInt8]
 
     init(urlKey: SHA256Digest, partition: SHA256Digest, variantKey: SHA256Digest, varyNames: [String],
          statusCode: Int, headers: CacheHeaderLines, body: Data, requestTime: Double, responseTime: Double) {
@@ -36,6 +41,8 @@ struct StoredResponse: Sendable {
         self.requestTime = requestTime
         self.responseTime = responseTime
         freshness = CacheFreshness(statusCode: statusCode, headers: headers, requestTime: requestTime, responseTime: responseTime)
+        servedLines = headers.filter { !$0.name.equalsIgnoringASCIICase("age") }
+        servedBlock = ResponseHeaders.block(servedLines)
     }
 
     /// The `Date` value used to tell the most recent of several stored responses.
@@ -50,9 +57,7 @@ struct StoredResponse: Sendable {
     /// The response as served at `now`: its `Age` replaced by the current age (RFC 9111 section 4).
     func served(now: Double) -> CachedResponse {
         let age = Int64(min(freshness.currentAge(now: now), Double(CacheControl.maximumDeltaSeconds)))
-        var lines = headers.filter { !$0.name.equalsIgnoringASCIICase("age") }
-        lines.append((name: "Age", value: String(age)))
-        return CachedResponse(statusCode: statusCode, headers: lines, body: body, age: age)
+        return CachedResponse(statusCode: statusCode, storedLines: servedLines, storedBlock: servedBlock, body: body, age: age)
     }
 
     /// A copy with other headers and times (a 304 or a HEAD updated it), or keyed for another variant.
@@ -63,10 +68,11 @@ struct StoredResponse: Sendable {
                        requestTime: requestTime ?? self.requestTime, responseTime: responseTime ?? self.responseTime)
     }
 
-    /// What it costs a tier to keep: the body, the header text, and a fixed overhead per line and
-    /// per entry, so that a flood of empty responses is bounded too.
+    /// What it costs a tier to keep: the body, the header text (twice: the lines and the block
+    /// served), and a fixed overhead per line and per entry, so that a flood of empty responses is
+    /// bounded too.
     var cost: Int {
-        headers.reduce(body.count + 512 + varyNames.reduce(0) { $0 + $1.utf8.count + 16 }) {
+        headers.reduce(body.count + servedBlock.count + 512 + varyNames.reduce(0) { $0 + $1.utf8.count + 16 }) {
             $0 + $1.name.utf8.count + $1.value.utf8.count + 32
         }
     }
@@ -85,10 +91,32 @@ struct CacheVariantSummary: Sendable {
 struct CachedResponse: Sendable {
     /// The status stored (a revalidated response keeps its 200).
     let statusCode: Int
-    /// The stored header lines, with `Age` set to ``age``.
-    let headers: CacheHeaderLines
+    /// The stored header lines without `Age`, and the same as a header block.
+    private let storedLines: CacheHeaderLines
+    private let storedBlock: [UInt8]
     /// The stored body.
     let body: Data
     /// Its current age in seconds (RFC 9111 section 4.2.3), as its `Age` says.
     let age: Int64
+
+    init(statusCode: Int, storedLines: CacheHeaderLines, storedBlock: [UInt8], body: Data, age: Int64) {
+        self.statusCode = statusCode
+        self.storedLines = storedLines
+        self.storedBlock = storedBlock
+        self.body = body
+        self.age = age
+    }
+
+    /// The stored header lines, with `Age` set to ``age`` (last).
+    var headers: CacheHeaderLines { storedLines + [(name: "Age", value: String(age))] }
+
+    /// ``headers`` as the header block a response reads (`Name: value` lines, each ended by `\n`).
+    var headerBlock: [UInt8] {
+        var block = storedBlock
+        block += "Age: \(age)\n".utf8
+        return block
+    }
+
+    /// The first value of a stored header (not `Age`).
+    func storedValue(named name: String) -> String? { storedLines.firstValue(named: name) }
 }

@@ -13,6 +13,7 @@ extension NetworkError: LocalizedError {
             summary = "The client certificate could not be used."
         case .invalidCertificate: summary = "The server's certificate was not trusted."
         case .serialization: summary = "The response could not be decoded."
+        case .notFound where isCacheUnavailable: summary = "Nothing in the response cache answers the request."
         case .notFound: summary = "The server found nothing at this address (404)."
         case .unauthorizedAccess: summary = "The server refused access."
         case .customUser(let description, _, _): return description
@@ -48,6 +49,9 @@ extension NetworkError: LocalizedError {
             return "Check the server's certificate chain, the host name, the custom CA bundle and the pinned keys."
         case .serialization:
             return "Check that the response type matches what the server sends."
+        case .notFound where isCacheUnavailable:
+            return "Nothing was sent. Load it once with the network first (another cache policy, or without only-if-cached), "
+                + "or handle this as being offline."
         case .notFound:
             return "Check the endpoint path and its parameters."
         case .unauthorizedAccess:

@@ -54,11 +54,13 @@ struct NetworkLog: Sendable {
     private var prefix: String { "[NetworkLayer #\(id)]" }
     private var mockMark: String { mocked ? " [MOCK]" : "" }
 
-    func request(_ request: PreparedRequest, curl: String? = nil) {
+    /// The request's attempt line. `cacheNote` says what the response cache did instead of
+    /// sending it ("answered from the cache: HIT, not sent"), when it did.
+    func request(_ request: PreparedRequest, curl: String? = nil, cacheNote: String? = nil) {
         // The request's own rules: the manager's, plus the names its provider's adapt(_:) declared secret.
         let redactor = request.redactor
         let secrets = redactor.secretValues(of: request)
-        let headline = "→ \(request.redactedDescription.escapingControlCharacters)\(mockMark)"
+        let headline = "→ \(request.redactedDescription.escapingControlCharacters)\(mockMark)" + (cacheNote.map { " (\($0))" } ?? "")
         let headers = request.headers.map { Self.header($0.name, redactor.redact(header: $0.name, value: $0.value)) }
         // The body: a summary line, then its preview or parts (unindented).
         var bodySummary: String?
@@ -120,7 +122,7 @@ struct NetworkLog: Sendable {
         let size = response.stream != nil ? "streaming"
             : response.downloadedFile.map { "\($0.size) bytes to \($0.url.path)" } ?? "\(response.body.count) bytes"
         let headline = "← \(response.statusCode) \(request.redactedDescription) in \(Self.milliseconds(elapsed)) ms, \(size)\(mockMark)"
-            .escapingControlCharacters
+            .escapingControlCharacters + Self.cacheMark(response.cacheStatus)
         // Names and values as the server sent them: escaped, so that none can command a terminal or forge a line.
         let headers = response.headers.sorted { $0.key < $1.key }
             .map { Self.header($0.key, redactor.redact(header: $0.key, value: $0.value)) }
@@ -142,7 +144,8 @@ struct NetworkLog: Sendable {
                                       isMocked: mocked, message: Redactor.scrub(headline, secrets: secrets),
                                       statusCode: response.statusCode, elapsed: elapsed, bytesSent: response.metrics?.bytesSent,
                                       bytesReceived: received, metrics: response.metrics,
-                                      headers: headers.map { .init(name: $0.name, value: Redactor.scrub($0.value, secrets: secrets)) }))
+                                      headers: headers.map { .init(name: $0.name, value: Redactor.scrub($0.value, secrets: secrets)) },
+                                      cacheStatus: response.cacheStatus))
             if let preview {
                 entrySink(NetworkLogEntry(phase: .response, level: .debug, requestID: id, method: request.method, url: url,
                                           isMocked: mocked,
@@ -150,6 +153,18 @@ struct NetworkLog: Sendable {
                                           statusCode: response.statusCode, elapsed: elapsed, bytesReceived: received,
                                           body: Redactor.scrub(preview, secrets: secrets)))
             }
+        }
+    }
+
+    /// ` [HIT]`, ` [REVALIDATED]`, ` [MISS]`, ` [STALE]`: where a response came from, when the
+    /// manager has a cache; empty without one.
+    static func cacheMark(_ status: CacheStatus?) -> String {
+        switch status {
+        case .hit?: " [HIT]"
+        case .revalidated?: " [REVALIDATED]"
+        case .miss?: " [MISS]"
+        case .stale?: " [STALE]"
+        case nil: ""
         }
     }
 

@@ -111,11 +111,16 @@ public struct NetworkLogEntry: Sendable, Equatable, CustomStringConvertible {
     public let curlCommand: String?
     /// Why the request failed (failures): the error's description.
     public let errorDescription: String?
+    /// Where the response came from when the manager has a response cache (response entries):
+    /// ``CacheStatus/hit``, ``CacheStatus/revalidated``, ``CacheStatus/miss`` or
+    /// ``CacheStatus/stale``, as the text log's `[HIT]` mark says; `nil` without a cache, and
+    /// for other phases.
+    public let cacheStatus: CacheStatus?
 
     init(phase: Phase, level: Level, requestID: Int, method: HTTPMethod, url: String, isMocked: Bool, message: String,
          statusCode: Int? = nil, elapsed: Duration? = nil, bytesSent: Int64? = nil, bytesReceived: Int64? = nil,
          metrics: TransferMetrics? = nil, headers: [Header] = [], body: String? = nil, curlCommand: String? = nil,
-         errorDescription: String? = nil) {
+         errorDescription: String? = nil, cacheStatus: CacheStatus? = nil) {
         self.phase = phase
         self.level = level
         self.requestID = requestID
@@ -132,6 +137,7 @@ public struct NetworkLogEntry: Sendable, Equatable, CustomStringConvertible {
         self.body = body
         self.curlCommand = curlCommand
         self.errorDescription = errorDescription
+        self.cacheStatus = cacheStatus
     }
 
     /// `[NetworkLayer #n] ` and the ``message``.

@@ -155,10 +155,12 @@ public final class NetworkManager: Sendable {
         }
     }
 
-    /// Where a request's hops go: the mocks, or libcurl.
+    /// Where a request's hops go: the mocks, or libcurl, behind the response cache when the
+    /// request has one.
     private func transport(for resolved: ResolvedRequest) -> any Transport {
-        guard let directory = resolved.mockResponsesDirectory else { return CurlTransport() }
-        return MockTransport(store: MockStore(directory: directory), registry: mocks)
+        if let directory = resolved.mockResponsesDirectory { return MockTransport(store: MockStore(directory: directory), registry: mocks) }
+        guard let caching = resolved.cache else { return CurlTransport() }
+        return CachingTransport(caching, wrapping: CurlTransport(), log: resolved.log)
     }
 
     /// A stream is watched (the log tells its end; record mode writes its body as it is read); in

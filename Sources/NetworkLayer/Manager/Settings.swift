@@ -38,6 +38,9 @@ struct Settings: Sendable {
         /// As the user set them, and checked (`nil` when empty).
         var hostOverrideNames: [String: String] = [:]
         var hostOverrides: HostOverrides?
+        var responseCache = ResponseCache.none
+        /// The cache for ``responseCache``; `nil` for `.none`.
+        var responseCacheStore: ResponseCacheStore?
     }
 
     /// Never mutated: a change makes a new one, so a request's copy never sees a later change.

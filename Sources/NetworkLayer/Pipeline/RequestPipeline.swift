@@ -34,7 +34,8 @@ struct RequestPipeline {
         hop = prepared
         if let log = resolved.log, !resolved.isMocked { Self.logRouting(of: prepared, to: log) }
         var attempt = try await adapt(prepared)
-        resolved.log?.request(attempt, curl: CurlCommand.render(TransferPlan(attempt), redactingSecrets: true))
+        // With a cache, the cache step writes this line: only it knows whether the request goes out.
+        if resolved.cache == nil { resolved.log?.request(attempt, curl: CurlCommand.render(TransferPlan(attempt), redactingSecrets: true)) }
         var current = attempt
         var download = newDownload()
         while true {

@@ -71,6 +71,8 @@ final class ResolvedRequest: Sendable {
     let mockRecordingDirectory: URL?
     /// The request's log, `nil` when logging is off.
     let log: NetworkLog?
+    /// How it uses the manager's response cache; `nil` without one, and in mock mode.
+    let cache: RequestCaching?
 
     /// A provider's `scheme://host[:port][/basePath]`, as it declared them (checked when a URL is built).
     struct Location: Sendable {
@@ -105,7 +107,8 @@ final class ResolvedRequest: Sendable {
          redirectPolicy: RedirectPolicy, interceptors: Interceptors, options: TransferOptions,
          expectations: ResponseExpectations, validator: (@Sendable (HTTPResponse) throws -> Void)?,
          streamKind: StreamKind?, downloadDestination: URL?, resumesDownloads: Bool, progress: ProgressReporter?, isMocked: Bool,
-         mockedResponseFilename: String?, mockResponsesDirectory: URL?, mockRecordingDirectory: URL?, log: NetworkLog?) {
+         mockedResponseFilename: String?, mockResponsesDirectory: URL?, mockRecordingDirectory: URL?, log: NetworkLog?,
+         cache: RequestCaching? = nil) {
         self.requestClass = requestClass
         self.provider = provider
         self.location = location
@@ -135,6 +138,7 @@ final class ResolvedRequest: Sendable {
         self.mockResponsesDirectory = mockResponsesDirectory
         self.mockRecordingDirectory = mockRecordingDirectory
         self.log = log
+        self.cache = cache
     }
 
     /// The endpoint as written, or the full URL's text: what names the request before its URL exists.
@@ -182,6 +186,12 @@ extension BaseRequest {
     /// | response size | `maximumResponseSize` | | `maximumResponseSize` | no limit |
     /// | decompression | `decompressionLimit` | | `decompressionLimit` | `.standard` |
     /// | pins, CA bundle, cookies, host overrides | | | the manager's | none |
+    /// | response cache | | | `cache` | `.none` |
+    /// | cache policy | `cachePolicy` | `cachePolicy` | | `.useProtocol` |
+    /// | authorized responses on disk | | `cachesAuthorizedResponsesOnDisk` | | `false` (memory only) |
+    ///
+    /// The cache is left out (`nil`) in mock mode; streams, downloads and uploads streamed from a
+    /// sequence, a file or a multipart form go around it (``RequestCaching/isBypassed``).
     final func resolved(with settings: Settings = Settings()) -> ResolvedRequest {
         let provider = serviceProvider  // read once: each read of the property is a checked access and a copy
         let isMocked = provider.areMocksEnabled ?? settings.areMocksEnabled
@@ -197,6 +207,7 @@ extension BaseRequest {
         options.idleTimeout = timeouts?.idle ?? settings.timeouts.idle
         options.httpVersion = provider.httpVersion ?? settings.httpVersion
         options.hostOverrides = settings.hostOverrides
+        let streamKind = StreamKind(for: Response.self)
         return ResolvedRequest(
             requestClass: type(of: self),
             provider: provider,
@@ -227,7 +238,7 @@ extension BaseRequest {
                 errorBodyType: errorBodyType ?? provider.errorBodyType,
                 usesFastJSONDecoder: provider.usesFastJSONDecoder && settings.usesFastJSONDecoder),
             validator: validator,
-            streamKind: StreamKind(for: Response.self),
+            streamKind: streamKind,
             downloadDestination: downloadDestination,
             resumesDownloads: resumesDownloads,
             progress: onProgress.map { ProgressReporter(report: $0, finish: progressFinished) },
@@ -235,6 +246,11 @@ extension BaseRequest {
             mockedResponseFilename: mockedResponseFilename,
             mockResponsesDirectory: isMocked ? settings.mockResponsesDirectory : nil,
             mockRecordingDirectory: isMocked ? nil : settings.mockRecordingDirectory,
-            log: NetworkLog(settings: settings, mocked: isMocked))
+            log: NetworkLog(settings: settings, mocked: isMocked),
+            cache: isMocked ? nil : settings.responseCacheStore.map { store in
+                RequestCaching(store: store, policy: cachePolicy ?? provider.cachePolicy ?? .useProtocol,
+                               storesAuthorizedResponsesOnDisk: provider.cachesAuthorizedResponsesOnDisk,
+                               isBypassed: streamKind != nil || downloadDestination != nil || body?.isUpload == true)
+            })
     }
 }

@@ -255,6 +255,27 @@ public protocol ServiceProvider: Sendable {
     /// var httpVersion: HTTPVersion? { .http1_1 }
     /// ```
     var httpVersion: HTTPVersion? { get }
+
+    /// How this backend's requests use the manager's response cache (``NetworkManager/cache``);
+    /// `nil` (the default) means ``CachePolicy/useProtocol``, RFC 9111. A request's own
+    /// ``BaseRequest/cachePolicy`` wins. No effect while the manager has no cache.
+    ///
+    /// ```swift
+    /// var cachePolicy: CachePolicy? { .returnCacheElseLoad }   // a catalogue that rarely changes
+    /// ```
+    var cachePolicy: CachePolicy? { get }
+
+    /// Whether responses to this backend's requests that carry credentials (`Authorization`, or
+    /// whatever its ``authentication`` adds) may be stored in a disk cache. Default `false`: they
+    /// are kept in memory only, so that one user's data is not left on disk after the process
+    /// ends. Either way the credentials themselves are never written to disk (entries are keyed
+    /// by their SHA-256 digest), and a stored response is only ever served to a request carrying
+    /// the same credentials.
+    ///
+    /// ```swift
+    /// var cachesAuthorizedResponsesOnDisk: Bool { true }   // a single-user desktop app
+    /// ```
+    var cachesAuthorizedResponsesOnDisk: Bool { get }
 }
 
 extension ServiceProvider where Port == Int? {
@@ -299,6 +320,8 @@ extension ServiceProvider {
     public var timeouts: Timeouts? { nil }
     public var httpVersion: HTTPVersion? { nil }
     public var clientCertificate: ClientCertificate? { nil }
+    public var cachePolicy: CachePolicy? { nil }
+    public var cachesAuthorizedResponsesOnDisk: Bool { false }
 }
 
 /// The default coders: `JSONDecoder` and `JSONEncoder` are `Sendable`, and safe to share once configured.

@@ -207,6 +207,18 @@ open class BaseRequest<Response: Decodable & Sendable> {
     /// (``NetworkManager/redirectPolicy``, by default ``RedirectPolicy/follow(maximum:)``).
     @exclusivity(unchecked) public var redirectPolicy: RedirectPolicy?
 
+    /// How this request uses the manager's response cache (``NetworkManager/cache``); `nil` uses
+    /// the provider's ``ServiceProvider/cachePolicy``, else ``CachePolicy/useProtocol`` (RFC 9111).
+    /// No effect while the manager has no cache.
+    ///
+    /// ```swift
+    /// request.cachePolicy = .returnCacheDontLoad   // offline: what is stored, or an error
+    /// ```
+    ///
+    /// The request's own `Cache-Control` header (`no-cache`, `no-store`, `max-age`, `max-stale`,
+    /// `min-fresh`, `only-if-cached`) is honoured under ``CachePolicy/useProtocol``.
+    @exclusivity(unchecked) public var cachePolicy: CachePolicy?
+
     /// Turns the response into the value, instead of the provider's `parseAndValidate` (JSON
     /// decoding): for a body that is not JSON (bytes, text, CSV, protobuf). Default `nil`.
     ///

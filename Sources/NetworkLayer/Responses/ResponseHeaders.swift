@@ -125,6 +125,44 @@ final class ResponseHeaders: Sendable {
         return result
     }
 
+    /// Every line as received, in order (a mock's dictionary sorted by name): what the response
+    /// cache stores.
+    var lines: [(name: String, value: String)] {
+        if let given {
+            if let fields = given.fields { return fields.map { (name: $0.name, value: $0.value) } }
+            return given.dictionary.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+        }
+        var lines: [(name: String, value: String)] = []
+        forEachLine { name, value in
+            lines.append((name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
+        }
+        return lines
+    }
+
+    /// The block of `lines` (a stored response's), as ``init(raw:)`` takes it: `Name: value`
+    /// lines each ended by `\n`. A line whose name is empty or holds a colon, or whose name or
+    /// value holds a CR, an LF or a NUL, is left out, so that no line can forge another.
+    static func block(_ lines: [(name: String, value: String)]) -> [UInt8] {
+        var raw: [UInt8] = []
+        raw.reserveCapacity(lines.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 3 })
+        for line in lines {
+            var name = line.name, value = line.value
+            let ok = name.withUTF8 { name in
+                value.withUTF8 { value in
+                    !name.isEmpty && !name.contains { $0 == 0x3A || $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+                        && !value.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+                }
+            }
+            guard ok else { continue }
+            name.withUTF8 { raw.append(contentsOf: $0) }
+            raw.append(UInt8(ascii: ":"))
+            raw.append(UInt8(ascii: " "))
+            value.withUTF8 { raw.append(contentsOf: $0) }
+            raw.append(UInt8(ascii: "\n"))
+        }
+        return raw
+    }
+
     private func forEachLine(_ body: (ArraySlice<UInt8>, ArraySlice<UInt8>) -> Void) {
         var start = raw.startIndex
         while start < raw.endIndex {

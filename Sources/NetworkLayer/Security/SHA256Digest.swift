@@ -12,9 +12,16 @@ struct SHA256Digest: Hashable, Sendable, CustomStringConvertible {
     /// The digest of `bytes`, or `nil` when OpenSSL fails (never silently a zero digest, which
     /// would make every key equal).
     static func of(_ bytes: UnsafeRawBufferPointer) -> SHA256Digest? {
-        var out = [UInt8](repeating: 0, count: byteCount)
-        let ok = out.withUnsafeMutableBufferPointer { nl_sha256(bytes.baseAddress, bytes.count, $0.baseAddress) }
-        return ok == 1 ? SHA256Digest(bytes: out) : nil
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: byteCount) { out -> SHA256Digest? in
+            guard nl_sha256(bytes.baseAddress, bytes.count, out.baseAddress) == 1 else { return nil }
+            return SHA256Digest(digest: UnsafeRawBufferPointer(out))
+        }
+    }
+
+    /// The digest in `raw`, which holds at least 32 bytes (the first 32 are read).
+    init(digest raw: UnsafeRawBufferPointer) {
+        func word(_ index: Int) -> UInt64 { UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8 * index, as: UInt64.self)) }
+        words = (word(0), word(1), word(2), word(3))
     }
 
     static func of(_ bytes: [UInt8]) -> SHA256Digest? {
@@ -28,22 +35,36 @@ struct SHA256Digest: Hashable, Sendable, CustomStringConvertible {
     /// A digest read back from 32 bytes (a cache file); `nil` for any other count.
     init?(bytes: some Collection<UInt8>) {
         guard bytes.count == Self.byteCount else { return nil }
-        var words: [UInt64] = [0, 0, 0, 0]
-        for (index, byte) in bytes.enumerated() {
-            words[index / 8] = words[index / 8] << 8 | UInt64(byte)
-        }
-        self.words = (words[0], words[1], words[2], words[3])
+        self = Array(bytes).withUnsafeBytes { SHA256Digest(digest: $0) }
     }
 
     /// The 32 bytes.
     var bytes: [UInt8] {
-        [words.0, words.1, words.2, words.3].flatMap { word in (0..<8).map { UInt8(truncatingIfNeeded: word >> (56 - 8 * $0)) } }
+        var bytes: [UInt8] = []
+        append(to: &bytes)
+        return bytes
+    }
+
+    /// Appends the 32 bytes to `array` (no array of its own in between).
+    func append(to array: inout [UInt8]) {
+        var bigEndian = (words.0.bigEndian, words.1.bigEndian, words.2.bigEndian, words.3.bigEndian)
+        withUnsafeBytes(of: &bigEndian) { array.append(contentsOf: $0) }
     }
 
     /// Lowercase hexadecimal, 64 characters.
     var hex: String {
-        let digits = Array("0123456789abcdef".utf8)
-        return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
+        let digits: StaticString = "0123456789abcdef"
+        let words = [self.words.0, self.words.1, self.words.2, self.words.3]
+        return String(unsafeUninitializedCapacity: 64) { buffer in
+            var index = 0
+            for word in words {
+                for shift in stride(from: 60, through: 0, by: -4) {
+                    buffer[index] = digits.utf8Start[Int((word >> UInt64(shift)) & 0xF)]
+                    index += 1
+                }
+            }
+            return 64
+        }
     }
 
     var description: String { hex }

@@ -23,6 +23,8 @@ struct SettingProvider: ServiceProvider {
     var unixSocketPath: String?
     var timeouts: Timeouts?
     var httpVersion: HTTPVersion?
+    var cachePolicy: CachePolicy?
+    var cachesAuthorizedResponsesOnDisk = false
 }
 
 struct ProviderError: ServerErrorBody { var message: String? }
@@ -209,5 +211,52 @@ struct PrecedenceTests {
         #expect(resolved.options.customCABundle == bundle)
         #expect(resolved.options.cookieJar === jar)
         #expect(resolve(SettingProvider()).options.pinning == nil)
+    }
+
+    @Test("response cache: the manager's, none in mock mode")
+    func responseCache() throws {
+        let store = try #require(ResponseCacheStore(.memory(limit: 1 << 20)))
+        let withCache: (inout Settings) -> Void = { $0.responseCacheStore = store }
+        #expect(resolve(SettingProvider()).cache == nil)
+        #expect(resolve(SettingProvider(), manager: withCache).cache?.store === store)
+        #expect(resolve(SettingProvider(), manager: { withCache(&$0); $0.areMocksEnabled = true }).cache == nil)
+        #expect(resolve(SettingProvider(areMocksEnabled: true), manager: withCache).cache == nil)
+    }
+
+    @Test("cache policy: the request's, else the provider's, else .useProtocol")
+    func cachePolicy() throws {
+        let store = try #require(ResponseCacheStore(.memory(limit: 1 << 20)))
+        let withCache: (inout Settings) -> Void = { $0.responseCacheStore = store }
+        let provider = SettingProvider(cachePolicy: .returnCacheElseLoad)
+        #expect(resolve(SettingProvider(), manager: withCache).cache?.policy == .useProtocol)
+        #expect(resolve(provider, manager: withCache).cache?.policy == .returnCacheElseLoad)
+        #expect(resolve(provider, { $0.cachePolicy = .reloadIgnoringCache }, manager: withCache).cache?.policy == .reloadIgnoringCache)
+    }
+
+    @Test("authorized responses on disk: the provider's opt-in, else memory only")
+    func authorizedOnDisk() throws {
+        let store = try #require(ResponseCacheStore(.memory(limit: 1 << 20)))
+        let withCache: (inout Settings) -> Void = { $0.responseCacheStore = store }
+        #expect(resolve(SettingProvider(), manager: withCache).cache?.storesAuthorizedResponsesOnDisk == false)
+        #expect(resolve(SettingProvider(cachesAuthorizedResponsesOnDisk: true), manager: withCache).cache?.storesAuthorizedResponsesOnDisk == true)
+    }
+
+    @Test("the cache is bypassed by streams, downloads and uploads from a sequence, a file or a form; not by bytes or JSON")
+    func cacheBypass() throws {
+        let store = try #require(ResponseCacheStore(.memory(limit: 1 << 20)))
+        var settings = Settings()
+        settings.responseCacheStore = store
+        func bypassed<Response>(_ request: BaseRequest<Response>) -> Bool? { request.resolved(with: settings).cache?.isBypassed }
+        let provider = SettingProvider()
+        #expect(bypassed(TestRequest<Echo>(provider, "/x")) == false)
+        #expect(bypassed(TestRequest<ByteStream>(provider, "/x")) == true)
+        #expect(bypassed(TestRequest<EventStream>(provider, "/x")) == true)
+        #expect(bypassed(DownloadRequest(provider, "/x", to: URL(fileURLWithPath: "/tmp/x"))) == true)
+        let file = URL(fileURLWithPath: "/tmp/upload")
+        #expect(bypassed(BodyRequest<Echo>(provider, "/x", body: .file(file, contentType: "image/png"))) == true)
+        #expect(bypassed(BodyRequest<Echo>(provider, "/x", body: .multipart(MultipartFormData().text("a", "b")))) == true)
+        #expect(bypassed(BodyRequest<Echo>(provider, "/x", body: .stream(AsyncStream<Data> { $0.finish() }, length: nil))) == true)
+        #expect(bypassed(BodyRequest<Echo>(provider, "/x", body: .data(Data("x".utf8), contentType: "text/plain"))) == false)
+        #expect(bypassed(BodyRequest<Echo>(provider, "/x", body: .json(object: ["a": 1]))) == false)
     }
 }

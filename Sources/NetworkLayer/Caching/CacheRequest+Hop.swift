@@ -1,0 +1,58 @@
+import Foundation
+
+extension CacheRequest {
+    /// What the cache knows of `hop`: its method, its URL as libcurl gets it, and every header
+    /// the server will receive: the hop's own, then those libcurl adds as the transfer plan says
+    /// (`User-Agent`, `Accept-Encoding`), then the `Cookie` the manager's cookie store sends, if
+    /// any. `Vary` selects on these, so a response stored for `Accept-Encoding: gzip` or one
+    /// session's cookies is not served to a request that sent something else.
+    ///
+    /// Secret headers (the hop's secret names, and `Cookie`) key the stored responses by digest
+    /// and are never written to disk. The hop carries credentials when it goes to the provider's
+    /// own origin with the provider's ``Authentication``, or has an `Authorization` header: its
+    /// responses then stay in memory unless the provider opts in to disk.
+    init(_ hop: PreparedRequest, caching: RequestCaching) {
+        let plan = TransferPlan(hop)
+        var headers = hop.headers + plan.addedHeaders
+        var secretNames = hop.secrets.headers
+        if let jar = plan.options.cookieJar, let cookie = jar.cookieHeader(for: hop.url) {
+            headers.append((name: "Cookie", value: cookie))
+            secretNames.insert("cookie")
+        }
+        self.init(method: hop.method.rawValue, url: hop.urlText, headers: headers, foldedSecretHeaderNames: secretNames,
+                  hasAuthorization: hop.isHome && hop.resolved.authentication != nil,
+                  allowsDiskStorageWhenAuthorized: caching.storesAuthorizedResponsesOnDisk)
+    }
+}
+
+extension PreparedRequest {
+    /// The same hop with the cache's validators added (`If-None-Match`, `If-Modified-Since`);
+    /// `nil` when one of them could not be sent (a stored value damaged on disk).
+    func addingValidators(_ validators: CacheHeaderLines) -> PreparedRequest? {
+        for line in validators {
+            do throws(NetworkError) {
+                try HeaderFields.validate(name: line.name, value: line.value)
+            } catch {
+                return nil
+            }
+        }
+        let conditional = PreparedRequest(method: method, urlText: urlText, headers: headers + validators, body: body,
+                                          timeout: timeout, resolved: resolved, secrets: secrets,
+                                          adaptedHeaderNames: adaptedHeaderNames, redirectedFrom: redirectedFrom, isHome: isHome)
+        conditional.shareParsedURL(of: self)
+        return conditional
+    }
+}
+
+extension CookieJar {
+    /// The `Cookie` header libcurl sends from this store to `url` now, or `nil` when no cookie
+    /// applies: the cookies whose domain, path, expiry and `Secure` flag allow it, longest path
+    /// first (then by name, so that the same cookies always give the same text).
+    func cookieHeader(for url: URL, at now: Date = Date()) -> String? {
+        guard let lines = try? lines() else { return nil }
+        let cookies = lines.compactMap(Cookie.init(netscapeLine:)).filter { $0.applies(to: url, at: now) }
+        guard !cookies.isEmpty else { return nil }
+        return cookies.sorted { ($0.path.count, $1.name) > ($1.path.count, $0.name) }
+            .map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
+    }
+}

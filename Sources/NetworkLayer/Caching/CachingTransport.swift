@@ -1,0 +1,218 @@
+import Foundation
+import Synchronization
+
+/// The response cache as a step of the pipeline: it wraps the transport that sends each hop, as
+/// OkHttp's `CacheInterceptor` sits inside its retry-and-follow-up loop. Every hop of every
+/// attempt passes through it, so a cached `301`/`308` is followed from the cache, each hop of a
+/// redirect is stored under its own URL, an unsafe method's hop invalidates what it changed, and
+/// the redirect policy, the token refresh, the retry chain, validation and decoding see a cached
+/// response exactly as they see one from the network.
+///
+/// For each hop, what ``HTTPCache/lookup(_:policy:now:)`` decides:
+/// - fresh: the stored response, ``CacheStatus/hit``, nothing sent;
+/// - stale but allowed (`max-stale`, the policies that accept stale, `stale-while-revalidate`):
+///   the stored response, ``CacheStatus/stale`` (with `stale-while-revalidate` the hop also goes
+///   out in the background, conditionally, to refresh the stored copy);
+/// - needs validation: the hop goes out with `If-None-Match` / `If-Modified-Since` added; a `304`
+///   freshens the stored response, which is handed on with its stored status (`200`) as
+///   ``CacheStatus/revalidated``; any other answer is stored and handed on as ``CacheStatus/miss``;
+/// - miss: the hop goes out unchanged; what comes back is stored if it may be, ``CacheStatus/miss``;
+/// - unavailable (``CachePolicy/returnCacheDontLoad``, `only-if-cached`): the request fails with
+///   ``NetworkError/notFound(_:)``, nothing sent.
+///
+/// A transport failure, or a `500`, `502`, `503` or `504`, is answered with a stored response its
+/// `stale-if-error` allows (``CacheStatus/stale``). A `304` to a request the cache did not make
+/// conditional (the caller's own `If-None-Match`) passes through untouched. The cache sees the
+/// headers libcurl will send besides the hop's own (`User-Agent`, `Accept-Encoding`, the cookie
+/// store's `Cookie`), so that `Vary` selects on what the server really received.
+struct CachingTransport<Network: Transport>: Transport {
+    let caching: RequestCaching
+    /// The transport that sends what the cache does not answer.
+    let network: Network
+    /// The attempt line of the request's log, written by the first hop (which alone knows whether
+    /// the request went out); `nil` when logging is off.
+    private let attemptLine: AttemptLine?
+
+    init(_ caching: RequestCaching, wrapping network: Network, log: NetworkLog?) {
+        self.caching = caching
+        self.network = network
+        attemptLine = log.map(AttemptLine.init)
+    }
+
+    nonisolated(nonsending) func send(_ hop: PreparedRequest, download: PendingDownload?) async throws(NetworkError) -> HTTPResponse {
+        // A GET with a body (params sent as JSON) is keyed by its URL alone: it would be answered
+        // for another body.
+        guard !caching.isBypassed, !(hop.method == .get && hop.body != nil) else { return try await bypass(hop, download: download) }
+        let request = CacheRequest(hop, caching: caching)
+        let policy = caching.policy
+        switch try await caching.store.perform({ $0.lookup(request, policy: policy, now: Date()) }) {
+        case .fresh(let stored):
+            attemptLine?.write(hop, note: "answered from the cache: HIT, not sent")
+            return HTTPResponse(cached: stored, status: .hit, for: hop)
+        case .stale(let stored, let revalidation):
+            if let revalidation, let conditional = hop.addingValidators(revalidation.headers) {
+                attemptLine?.write(hop, note: "answered from the cache: STALE (stale-while-revalidate), revalidated in the background")
+                revalidateInBackground(conditional, request: request)
+            } else {
+                attemptLine?.write(hop, note: "answered from the cache: STALE, not sent")
+            }
+            return HTTPResponse(cached: stored, status: .stale, for: hop)
+        case .unavailable(let reason):
+            attemptLine?.write(hop, note: "not sent: only the cache may answer it")
+            throw .notInCache(hop, reason, policy: policy)
+        case .needsValidation(let validation):
+            guard let conditional = hop.addingValidators(validation.headers) else { return try await fetch(hop, request: request) }
+            return try await validate(hop, sending: conditional, request: request)
+        case .miss:
+            return try await fetch(hop, request: request)
+        }
+    }
+
+    // MARK: Through the network
+
+    /// The hop sent unchanged; its answer stored if it may be, ``CacheStatus/miss``.
+    private nonisolated(nonsending) func fetch(_ hop: PreparedRequest, request: CacheRequest) async throws(NetworkError) -> HTTPResponse {
+        attemptLine?.write(hop)
+        let (outcome, requestTime) = await exchange(hop)
+        var response = try await answerFailure(outcome, request: request, hop: hop)
+        guard response.cacheStatus == nil else { return response }  // stale-if-error answered
+        try await store(response, for: request, requestTime: requestTime)
+        response.cacheStatus = .miss
+        return response
+    }
+
+    /// The hop sent with the cache's validators: a `304` gives the stored response back,
+    /// freshened, ``CacheStatus/revalidated``.
+    private nonisolated(nonsending) func validate(_ hop: PreparedRequest, sending conditional: PreparedRequest,
+                                                  request: CacheRequest) async throws(NetworkError) -> HTTPResponse {
+        attemptLine?.write(conditional)
+        let deadline = Date().addingTimeInterval(hop.timeout)
+        let (outcome, requestTime) = await exchange(conditional)
+        var response = try await answerFailure(outcome, request: request, hop: hop)
+        guard response.cacheStatus == nil else { return response }  // stale-if-error answered
+        guard response.statusCode == 304 else {
+            try await store(response, for: request, requestTime: requestTime)
+            response.cacheStatus = .miss
+            return response
+        }
+        let lines = response.headerLines
+        let responseTime = Date()
+        let revalidation = try await caching.store.perform {
+            $0.freshen(notModified: lines, for: request, requestTime: requestTime, responseTime: responseTime, now: responseTime)
+        }
+        switch revalidation {
+        case .revalidated(let stored):
+            return HTTPResponse(cached: stored, status: .revalidated, for: hop, metrics: response.metrics)
+        case .noMatch:
+            // The 304 names a version the cache does not hold: ask again, without validators.
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0 else {
+                throw .timeOut(.init(request: hop.redactedDescription,
+                                     reason: "the timeout elapsed after a 304 that matched no stored response"))
+            }
+            return try await fetch(hop.limited(to: remaining), request: request)
+        }
+    }
+
+    /// One exchange with the network, and when it started.
+    private nonisolated(nonsending) func exchange(_ hop: PreparedRequest) async -> (RequestOutcome, Date) {
+        let requestTime = Date()
+        do throws(NetworkError) {
+            return (.response(try await network.send(hop, download: nil)), requestTime)
+        } catch {
+            return (.failure(error), requestTime)
+        }
+    }
+
+    /// The response of `outcome`, or, after a transport failure or a `500`, `502`, `503` or `504`,
+    /// a stored response its `stale-if-error` allows (``CacheStatus/stale``); else the failure.
+    private nonisolated(nonsending) func answerFailure(_ outcome: RequestOutcome, request: CacheRequest,
+                                                       hop: PreparedRequest) async throws(NetworkError) -> HTTPResponse {
+        let failure: CacheFailure
+        switch outcome {
+        case .response(let response) where [500, 502, 503, 504].contains(response.statusCode):
+            failure = .status(response.statusCode)
+        case .response(let response):
+            return response
+        case .failure(.transport), .failure(.timeOut), .failure(.reachability):
+            failure = .transport
+        case .failure(let error):
+            throw error
+        }
+        let policy = caching.policy
+        if let stale = try await caching.store.perform({ $0.staleResponse(for: request, policy: policy, after: failure, now: Date()) }) {
+            hop.resolved.log?.note("the network failed (\(RequestPipeline.cause(of: outcome))): a stale stored response answers (stale-if-error)",
+                                   of: hop)
+            return HTTPResponse(cached: stale, status: .stale, for: hop)
+        }
+        return try outcome.get()
+    }
+
+    /// Hands a response from the network to the cache: stored if it may be, or used to update or
+    /// invalidate what is stored (a HEAD, an unsafe method).
+    private nonisolated(nonsending) func store(_ response: HTTPResponse, for request: CacheRequest, requestTime: Date) async throws(NetworkError) {
+        let (status, lines, body, responseTime) = (response.statusCode, response.headerLines, response.body, Date())
+        _ = try await caching.store.perform {
+            $0.store(statusCode: status, headers: lines, body: body, for: request, requestTime: requestTime, responseTime: responseTime)
+        }
+    }
+
+    /// stale-while-revalidate: the hop with validators, sent without anyone waiting; its answer
+    /// freshens (a `304`) or replaces the stored response. One at a time per URL and cache.
+    private func revalidateInBackground(_ conditional: PreparedRequest, request: CacheRequest) {
+        let (network, store) = (self.network, caching.store)
+        guard store.beginRevalidation(of: request.keyURL) else { return }
+        Task.detached {
+            defer { store.endRevalidation(of: request.keyURL) }
+            let requestTime = Date()
+            guard let response = try? await network.send(conditional, download: nil) else { return }
+            let (status, lines, body, responseTime) = (response.statusCode, response.headerLines, response.body, Date())
+            _ = try? await store.perform { cache in
+                if status == 304 {
+                    _ = cache.freshen(notModified: lines, for: request, requestTime: requestTime, responseTime: responseTime, now: responseTime)
+                } else {
+                    cache.store(statusCode: status, headers: lines, body: body, for: request, requestTime: requestTime, responseTime: responseTime)
+                }
+            }
+        }
+    }
+
+    // MARK: Around the cache
+
+    /// A request the cache stays out of (a stream, a download, an upload, a GET with a body):
+    /// sent as it is, ``CacheStatus/miss``; an unsafe method's success still invalidates its URL
+    /// and the same-origin `Location` and `Content-Location` (RFC 9111 section 4.4).
+    private nonisolated(nonsending) func bypass(_ hop: PreparedRequest, download: PendingDownload?) async throws(NetworkError) -> HTTPResponse {
+        attemptLine?.write(hop)
+        var response = try await network.send(hop, download: download)
+        let method = hop.method.rawValue
+        if !HTTPCache.safeMethods.contains(method), (200...399).contains(response.statusCode) {
+            let (status, url) = (response.statusCode, hop.urlText)
+            let (location, contentLocation) = (response.value(forHeader: "Location"), response.value(forHeader: "Content-Location"))
+            // The response stands whatever the cache can do: it was sent and answered.
+            _ = try? await caching.store.perform {
+                $0.invalidate(method: method, statusCode: status, url: url, location: location, contentLocation: contentLocation)
+            }
+        }
+        response.cacheStatus = .miss
+        return response
+    }
+}
+
+/// A request's attempt line, written once: by the first hop, the only one the log shows going
+/// out (as it was before the cache), saying whether the cache answered it instead.
+final class AttemptLine: Sendable {
+    private let log: NetworkLog
+    private let written = Atomic<Bool>(false)
+
+    init(_ log: NetworkLog) {
+        self.log = log
+    }
+
+    /// Writes the line for `hop` unless it was written: what goes out, with its copy-as-curl
+    /// command, or, with a `note`, what the cache did instead.
+    func write(_ hop: PreparedRequest, note: String? = nil) {
+        guard !written.exchange(true, ordering: .relaxed) else { return }
+        log.request(hop, curl: note == nil ? CurlCommand.render(TransferPlan(hop), redactingSecrets: true) : nil, cacheNote: note)
+    }
+}

@@ -1,0 +1,106 @@
+import Dispatch
+import Foundation
+
+/// A manager's response cache as its requests use it: the engine (``HTTPCache``) for one
+/// ``ResponseCache`` setting, opened once, with its file work kept off Swift's cooperative pool.
+///
+/// - A memory cache opens at once, and its work (a lookup under a lock, a store) runs inline on
+///   the request's task: it never waits for I/O.
+/// - A disk cache does blocking file work: opening it reads the index (and may rebuild it from
+///   every entry), a lookup reads an entry's file, a store writes one and takes the directory's
+///   `flock`. All of that runs on one serial dispatch queue of its own, the open first: no
+///   cooperative thread ever waits for the disk, and the queue's order makes a removal requested
+///   before a request starts happen before that request's lookup. A directory that cannot be
+///   opened fails each request with ``NetworkError/invalidRequest(_:)`` saying why, before
+///   anything is sent.
+final class ResponseCacheStore: Sendable {
+    /// The setting it was made for.
+    let configuration: ResponseCache
+    /// Where the disk work runs, in order; `nil` for a memory cache.
+    let queue: DispatchQueue?
+    /// The opened engine, or why it could not be opened; `nil` until the queue has opened it.
+    private let opened = Protected<Result<HTTPCache, NetworkError>?>(nil)
+    /// The URLs being revalidated in the background (stale-while-revalidate): one at a time each.
+    private let revalidating = Protected<Set<String>>([])
+
+    /// The store for `configuration`; `nil` for ``ResponseCache/none``. A disk cache starts
+    /// opening on its queue at once; this call does not wait for it.
+    init?(_ configuration: ResponseCache) {
+        self.configuration = configuration
+        switch configuration {
+        case .none:
+            return nil
+        case .memory:
+            queue = nil
+            opened.withLock { $0 = Self.open(configuration) }
+        case .disk:
+            let queue = DispatchQueue(label: "NetworkLayer.response-cache")
+            self.queue = queue
+            queue.async { [opened] in
+                let result = Self.open(configuration)
+                opened.withLock { $0 = result }
+            }
+        }
+    }
+
+    /// The engine for `configuration`, or the error that says why it cannot be opened.
+    private static func open(_ configuration: ResponseCache) -> Result<HTTPCache, NetworkError> {
+        do {
+            guard let cache = try HTTPCache.make(configuration) else {
+                return .failure(.invalidRequest(.init(reason: "the response cache is off")))
+            }
+            return .success(cache)
+        } catch {
+            let reason = (error as? DiskCacheStorage.OpenError)?.description ?? "\(error)"
+            return .failure(.invalidRequest(.init(
+                reason: "the response cache could not be opened (\(HeaderFields.printable(reason))); "
+                    + "give Net.cache a directory this process can create and write, or set Net.cache = .none",
+                underlyingError: error)))
+        }
+    }
+
+    /// Runs `work` with the engine: inline for a memory cache, on the queue for a disk cache
+    /// (the task waits without holding a thread).
+    /// - Throws: ``NetworkError/invalidRequest(_:)`` when the disk cache could not be opened.
+    nonisolated(nonsending) func perform<T: Sendable>(_ work: @escaping @Sendable (HTTPCache) -> T) async throws(NetworkError) -> T {
+        guard let queue else { return work(try engine()) }
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, NetworkError>, Never>) in
+            queue.async {
+                continuation.resume(returning: Result { () throws(NetworkError) in work(try self.engine()) })
+            }
+        }
+        return try result.get()
+    }
+
+    /// Runs `work` with the engine without waiting for it (a disk cache's work is queued behind
+    /// what is already queued); nothing happens when the cache could not be opened.
+    func enqueue(_ work: @escaping @Sendable (HTTPCache) -> Void) {
+        guard let queue else {
+            if let cache = try? engine() { work(cache) }
+            return
+        }
+        queue.async {
+            if let cache = try? self.engine() { work(cache) }
+        }
+    }
+
+    /// The opened engine. On the queue (or for a memory cache) it is always there.
+    private func engine() throws(NetworkError) -> HTTPCache {
+        guard let result = opened.withLock({ $0 }) else {
+            throw .invalidRequest(.init(reason: "the response cache is not open yet"))
+        }
+        return try result.get()
+    }
+}
+
+extension ResponseCacheStore {
+    /// Whether a background revalidation of `url` may start now (none is running): marks it running.
+    func beginRevalidation(of url: String) -> Bool {
+        revalidating.withLock { $0.insert(url).inserted }
+    }
+
+    /// The background revalidation of `url` ended.
+    func endRevalidation(of url: String) {
+        _ = revalidating.withLock { $0.remove(url) }
+    }
+}
