@@ -158,8 +158,10 @@ final class CurlTransfer: @unchecked Sendable {
         var httpVersion: HTTPVersion
         var connectTimeout: TimeInterval?
         var idleTimeout: TimeInterval?
-        /// The host overrides' identity: their list stays alive while the settings holding it do.
-        var hostOverrides: ObjectIdentifier?
+        /// The host overrides, held: `CURLOPT_CONNECT_TO` points at their list, which must live as
+        /// long as the handle keeps the option (an identifier alone could match a later set made
+        /// at the freed one's address, and the handle would route by the freed list).
+        var hostOverrides: HostOverrides?
         /// The client certificate's identity number (0 for none): its bytes and password are options.
         var clientIdentity: Int
 
@@ -172,7 +174,7 @@ final class CurlTransfer: @unchecked Sendable {
             httpVersion = options.httpVersion
             connectTimeout = options.connectTimeout
             idleTimeout = options.idleTimeout
-            hostOverrides = options.hostOverrides.map(ObjectIdentifier.init)
+            hostOverrides = options.hostOverrides
             self.clientIdentity = clientIdentity
         }
 
@@ -182,7 +184,7 @@ final class CurlTransfer: @unchecked Sendable {
             self.isHTTPS == isHTTPS && customCABundle == options.customCABundle && proxy == options.proxy
                 && unixSocketPath == options.unixSocketPath && usesCookies == (options.cookieJar != nil)
                 && httpVersion == options.httpVersion && connectTimeout == options.connectTimeout
-                && idleTimeout == options.idleTimeout && hostOverrides == options.hostOverrides.map(ObjectIdentifier.init)
+                && idleTimeout == options.idleTimeout && hostOverrides === options.hostOverrides
                 && self.clientIdentity == clientIdentity
         }
     }
