@@ -9,7 +9,10 @@ Same launch contract as test_server.py: it listens on 127.0.0.1 only, prints exa
 its stdin reaches EOF (give it a pipe as stdin and keep the write end open).
 
 A connection counts from its first request that is not to /stats (so that asking for the numbers
-does not change them) until it closes. Endpoints (any method):
+does not change them) until it closes. A connection the client closed counts as closed from then,
+even if its thread has not read the end yet: before a new connection is counted, the open ones are
+looked at (a peek for the end of the stream), so that a client closing one connection and opening
+another at once is never seen with both open. Endpoints (any method):
 
   /hold?ms=<n>      answers after n milliseconds (default 200), so that concurrent requests
                     overlap: {"connection": <its number>, "open": <connections open now>}
@@ -29,13 +32,28 @@ import argparse
 import http.server
 import json
 import os
+import select
 import signal
+import socket
 import socketserver
 import sys
 import threading
 import time
 
 VERBOSE = os.environ.get("CONNECTION_SERVER_VERBOSE") == "1"
+
+
+def peer_closed(sock):
+    """Whether the client closed `sock` (the end of the stream is waiting to be read)."""
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+        if not readable:
+            return False
+        return sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+    except (BlockingIOError, InterruptedError):
+        return False
+    except (OSError, ValueError):
+        return True
 
 
 def log(message):
@@ -51,12 +69,29 @@ class Counts:
         self.reset()
 
     def reset(self):
+        self.live = set()  # the handlers of the connections counted as open
         self.open = 0
         self.peak = 0
         self.accepted = 0
         self.requests = 0
         self.closes = []
         self.generation = getattr(self, "generation", 0) + 1
+
+    def close(self, handler, by):
+        """Counts `handler`'s connection closed (once). Call with the lock held."""
+        if handler not in self.live:
+            return
+        self.live.discard(handler)
+        self.open -= 1
+        self.closes.append({"connection": handler.number, "by": by,
+                            "idleSeconds": round(time.monotonic() - handler.last_response_end, 3),
+                            "requests": handler.carried})
+
+    def settle(self):
+        """Counts closed the open connections whose client already closed them. Lock held."""
+        for handler in list(self.live):
+            if peer_closed(handler.connection):
+                self.close(handler, "client")
 
     def snapshot(self):
         return {"open": self.open, "peak": self.peak, "accepted": self.accepted, "requests": self.requests,
@@ -115,10 +150,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         counts = self.server.counts
         with counts.lock:
             if self.counted_generation == counts.generation:
-                counts.open -= 1
-                counts.closes.append({"connection": self.number, "by": self.closed_by,
-                                      "idleSeconds": round(time.monotonic() - self.last_response_end, 3),
-                                      "requests": self.carried})
+                counts.close(self, self.closed_by)
         log(f"connection {self.number} closed by the {self.closed_by}")
         super().finish()
 
@@ -131,7 +163,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         counts = self.server.counts
         with counts.lock:
             if self.counted_generation != counts.generation:
+                counts.settle()
                 self.counted_generation = counts.generation
+                counts.live.add(self)
                 counts.open += 1
                 counts.accepted += 1
                 counts.peak = max(counts.peak, counts.open)

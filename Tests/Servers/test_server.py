@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Loopback HTTP(S) server for the Swift test suite (Python 3 standard library only).
 
-    python3 test_server.py [--port 0] [--tls-cert FILE --tls-key FILE [--tls-chain FILE]]
-                           [--record FILE] [--tls-max-version TLSv1_1]
+    python3 test_server.py [--port 0] [--host 127.0.0.1|::1] [--tls-cert FILE --tls-key FILE
+                           [--tls-chain FILE]] [--record FILE] [--tls-max-version TLSv1_1]
 
-It listens on 127.0.0.1 only, prints exactly one line ``PORT <n>`` to stdout once it
+It listens on 127.0.0.1 only (or ::1 with --host ::1), prints exactly one line ``PORT <n>`` to stdout once it
 is listening, and serves HTTP/1.1 with keep-alive until SIGTERM/SIGINT or until its
 stdin reaches EOF. The stdin rule keeps it from outliving the test process that
 started it: give it a pipe as stdin and keep the write end open. Started with stdin
@@ -159,8 +159,10 @@ class TestServer(http.server.ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 128  # dozens of simultaneous connects must not overflow the backlog
 
-    def __init__(self, port, tls_context=None, recorder=None):
-        super().__init__(("127.0.0.1", port), Handler)
+    def __init__(self, port, tls_context=None, recorder=None, host="127.0.0.1"):
+        if ":" in host:
+            self.address_family = socket.AF_INET6
+        super().__init__((host, port), Handler)
         self.tls_context = tls_context
         self.recorder = recorder
         self._count = 0
@@ -849,6 +851,7 @@ def wait_for_stdin_eof(on_eof):
 def main():
     parser = argparse.ArgumentParser(description="Loopback HTTP(S) server for tests.")
     parser.add_argument("--port", type=int, default=0, help="0 lets the kernel choose")
+    parser.add_argument("--host", default="127.0.0.1", choices=["127.0.0.1", "::1"], help="the loopback address to listen on")
     parser.add_argument("--tls-cert", help="PEM certificate (may include the chain)")
     parser.add_argument("--tls-key", help="PEM private key")
     parser.add_argument("--tls-chain", help="PEM intermediates to send after the certificate")
@@ -862,7 +865,7 @@ def main():
 
     tls_context = make_tls_context(args) if args.tls_cert else None
     recorder = Recorder(args.record) if args.record else None
-    server = TestServer(args.port, tls_context, recorder)
+    server = TestServer(args.port, tls_context, recorder, host=args.host)
 
     def stop(*_):
         # shutdown() blocks until serve_forever() returns, so it cannot run on the main

@@ -19,6 +19,7 @@ CURLcode nl_easy_setopt_data_callback(CURL *handle, CURLoption option, curl_writ
 CURLcode nl_easy_setopt_xferinfo_callback(CURL *handle, curl_xferinfo_callback value);
 CURLcode nl_easy_setopt_ssl_ctx_callback(CURL *handle, curl_ssl_ctx_callback value);
 CURLcode nl_easy_setopt_seek_callback(CURL *handle, curl_seek_callback value);
+CURLcode nl_easy_setopt_prereq_callback(CURL *handle, curl_prereq_callback value);
 
 // MARK: - Easy handle information
 

@@ -46,15 +46,16 @@ final class CurlEasyHandle: @unchecked Sendable {
         maximumConnectionAge = nil
     }
 
-    /// Empties the error buffer, for a transfer on a handle that keeps its options.
-    /// Sets how long an unused connection may be reused (`CURLOPT_MAXAGE_CONN`), in seconds;
-    /// `nil` for libcurl's 118 s. Only a change costs a call.
+    /// Sets how long an unused connection may be reused (`CURLOPT_MAXAGE_CONN`: libcurl refuses
+    /// one unused for more than this many whole seconds); `nil` for libcurl's 118 s. Only a change
+    /// costs a call.
     func setMaximumConnectionAge(_ seconds: Int?) {
         guard seconds != maximumConnectionAge else { return }
         _ = nl_easy_setopt_long(raw, CURLOPT_MAXAGE_CONN, seconds ?? 118)
         maximumConnectionAge = seconds
     }
 
+    /// Empties the error buffer, for a transfer on a handle that keeps its options.
     func clearErrorBuffer() {
         errorBuffer[0] = 0
     }
@@ -102,6 +103,11 @@ final class CurlEasyHandle: @unchecked Sendable {
 
     func set(_ option: CURLoption, sslContextCallback: curl_ssl_ctx_callback) throws(NetworkError) {
         try check(nl_easy_setopt_ssl_ctx_callback(raw, sslContextCallback), option)
+    }
+
+    /// CURLOPT_PREREQFUNCTION, which has a forwarder of its own (its callback type is unique).
+    func setPrerequestCallback(_ callback: curl_prereq_callback) throws(NetworkError) {
+        try check(nl_easy_setopt_prereq_callback(raw, callback), CURLOPT_PREREQFUNCTION)
     }
 
     /// CURLOPT_SEEKFUNCTION, which has a forwarder of its own (its callback type is unique).

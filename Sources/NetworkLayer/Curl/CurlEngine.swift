@@ -62,8 +62,10 @@ final class CurlEngine: @unchecked Sendable {
 
     /// Transfers libcurl is working on, by easy handle. Engine thread only.
     @exclusivity(unchecked) private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
-    /// The transfers among them whose silence the engine times: streams, and complete responses with an idle timeout. Engine thread only.
-    @exclusivity(unchecked) private var streaming: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    /// The transfers among them with a deadline the engine keeps: streams and complete responses
+    /// with an idle timeout (their silence), and under connection limits every one with a timeout
+    /// (libcurl does not time a transfer while it waits for a free connection). Engine thread only.
+    @exclusivity(unchecked) private var watched: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     /// The connection caches in use, with how many transfers use each. Engine thread only.
     @exclusivity(unchecked) private var caches: [ConnectionCacheKey: (cache: CurlShare, users: Int)] = [:]
     @exclusivity(unchecked) private var newestPinGeneration = 0
@@ -74,9 +76,15 @@ final class CurlEngine: @unchecked Sendable {
     /// The limits every manager set last (``NetworkManager/connectionLimits``), applied to the
     /// engine when it starts and whenever they change.
     static let connectionLimits = Protected(ConnectionLimits.unlimited)
-    /// How long an unused connection stays open, in whole seconds (`CURLOPT_MAXAGE_CONN`); `nil`
-    /// for libcurl's 118 s. Engine thread only.
+    /// How long an unused connection stays open, in whole seconds; `nil` for libcurl's 118 s.
+    /// Engine thread only.
     @exclusivity(unchecked) private var idleSeconds: Int?
+    /// The limits in force (engine thread), and whether they limit the number of connections:
+    /// then a transfer may wait for one, and the engine keeps its timeout.
+    @exclusivity(unchecked) private var limits = ConnectionLimits.unlimited
+    @exclusivity(unchecked) private var limitsConnections = false
+    /// Closes unused connections at the idle time while other transfers run. Engine thread only.
+    private let pruner = IdleConnectionPruner()
     /// Since when no transfer is running: once the idle time has passed, the unused connections
     /// are closed. Engine thread only.
     @exclusivity(unchecked) private var idleSince: ContinuousClock.Instant?
@@ -117,12 +125,23 @@ final class CurlEngine: @unchecked Sendable {
     }
 
     /// `limits` on the multi handle: 0 means no limit to libcurl. Engine thread.
+    ///
+    /// New limits start new connection caches (as ``closeIdleConnections()`` does): libcurl makes
+    /// room for a connection by closing one unused connection, so a cache already over a new
+    /// limit would stay over it by as many. Connections in use finish their transfers, then close.
     private func applyLimits(_ limits: ConnectionLimits) {
+        if limits.perHost != self.limits.perHost || limits.total != self.limits.total {
+            epoch += 1
+            releaseUnusedCaches()
+        }
         func bounded(_ value: Int?) -> Int { value.map { min(max($0, 1), Int(Int32.max)) } ?? 0 }
         _ = nl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, bounded(limits.perHost))
         _ = nl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, bounded(limits.total))
         // A NaN or negative idle time is none; within 0...10⁹ s it fits an Int by far.
         idleSeconds = limits.idleTimeout.flatMap { $0.isNaN ? nil : Int(min(max($0, 0), 1e9).rounded(.up)) }
+        if idleSeconds == nil { pruner.removeAll() }
+        self.limits = limits
+        limitsConnections = limits.perHost != nil || limits.total != nil
     }
 
     // MARK: Any thread
@@ -253,7 +272,7 @@ final class CurlEngine: @unchecked Sendable {
             // timeouts still end them.
             _ = curl_multi_perform(multi, &stillRunning)
             collectFinished()
-            let wait = min(expireSilentStreams(), closeIdleConnectionsWhenDue())
+            let wait = min(expireDeadlines(), closeIdleConnectionsWhenDue())
             // What this thread submitted itself (tasks resumed by completions, their transfers)
             // did not wake it: go round again instead of sleeping.
             if inbox.withLock({ $0.hasWork }) { continue }
@@ -261,27 +280,33 @@ final class CurlEngine: @unchecked Sendable {
         }
     }
 
-    /// Closes the unused connections once no transfer has run for the idle time
-    /// (``ConnectionLimits/idleTimeout``); returns how long the engine may sleep (ms) before that.
+    /// Closes the connections unused for the idle time (``ConnectionLimits/idleTimeout``): while
+    /// transfers run, through the pruner (within a second of it); once none has run for that
+    /// long, every unused one at once. Returns how long the engine may sleep (ms) before it looks again.
     private func closeIdleConnectionsWhenDue() -> Int32 {
-        guard let idleSeconds, active.isEmpty else {
+        guard let idleSeconds else {
             idleSince = nil
             return 1000
+        }
+        let pruning = pruner.isIdle ? 1000 : pruner.prune(idleSeconds: idleSeconds, multi: multi)
+        guard active.isEmpty else {
+            idleSince = nil
+            return pruning
         }
         let now = ContinuousClock.now
         guard let since = idleSince else {
             idleSince = now
-            return Int32(clamping: idleSeconds * 1000 + 1)
+            return min(pruning, Int32(clamping: idleSeconds * 1000 + 1))
         }
         let due = since + .seconds(idleSeconds)
         guard due <= now else {
             let (seconds, attoseconds) = (due - now).components
-            return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+            return min(pruning, Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1))
         }
         epoch += 1
         releaseUnusedCaches()
         idleSince = .now + .seconds(1_000_000_000)  // closed: nothing to do until a transfer runs again
-        return 1000
+        return pruning
     }
 
     private func takeInbox() -> Inbox {
@@ -303,8 +328,9 @@ final class CurlEngine: @unchecked Sendable {
             complete(transfer, with: .failure(error.describingRequest(transfer.request.redactedDescription)))
             return
         }
-        // Connections unused for longer than the idle time are not reused (and closed when found).
-        transfer.handle.setMaximumConnectionAge(idleSeconds)
+        // Connections unused for the idle time are not reused (and closed when found): libcurl
+        // counts whole seconds and refuses above the option's value.
+        transfer.handle.setMaximumConnectionAge(idleSeconds.map { max($0 - 1, 0) })
         let code = curl_multi_add_handle(multi, transfer.handle.raw)
         guard code == CURLM_OK else {
             let message = String(cString: curl_multi_strerror(code))
@@ -314,7 +340,12 @@ final class CurlEngine: @unchecked Sendable {
             return
         }
         active[transfer.handle.raw] = transfer
-        if transfer.stream != nil || transfer.idleTimeout != nil { streaming[transfer.handle.raw] = transfer }
+        if limitsConnections, transfer.stream == nil, case let milliseconds = transfer.timeoutMilliseconds, milliseconds > 0 {
+            transfer.timeoutDeadline = .now + .milliseconds(milliseconds)
+        }
+        if transfer.stream != nil || transfer.idleTimeout != nil || transfer.timeoutDeadline != nil {
+            watched[transfer.handle.raw] = transfer
+        }
     }
 
     /// Lets a paused transfer go on. libcurl may call its write callback before this returns,
@@ -333,13 +364,24 @@ final class CurlEngine: @unchecked Sendable {
     /// CURLPAUSE_CONT: receive and send both go on (a macro Swift does not import).
     private static let pauseContinue = Int32(CURLPAUSE_RECV_CONT | CURLPAUSE_SEND_CONT)
 
-    /// Fails the streams whose deadline passed; returns how long the engine may sleep (ms)
-    /// before the next deadline, at most a second.
-    private func expireSilentStreams() -> Int32 {
-        guard !streaming.isEmpty else { return 1000 }
+    /// Fails the transfers whose deadline passed (a silence, or a timeout that ran out while the
+    /// transfer waited for a connection); returns how long the engine may sleep (ms) before the
+    /// next deadline, at most a second.
+    private func expireDeadlines() -> Int32 {
+        guard !watched.isEmpty else { return 1000 }
         let now = ContinuousClock.now
         var next = now + .seconds(1)
-        for transfer in streaming.values {
+        for transfer in watched.values {
+            if let deadline = transfer.timeoutDeadline {
+                // libcurl ends a transfer at its timeout, except one waiting for a free connection
+                // under the limits: a moment later, the engine ends it.
+                let backstop = deadline + Self.timeoutBackstop
+                if backstop <= now {
+                    finish(transfer, with: .failure(transfer.waitedForConnectionError(limits: limits)))
+                    continue
+                }
+                if backstop < next { next = backstop }
+            }
             guard let deadline = transfer.streamDeadline else { continue }
             if deadline <= now {
                 finish(transfer, with: .failure(transfer.silenceError()))
@@ -351,11 +393,16 @@ final class CurlEngine: @unchecked Sendable {
         return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
     }
 
+    /// How long after its timeout a transfer libcurl did not end (it waits for a connection) is
+    /// ended by the engine.
+    private static let timeoutBackstop = Duration.milliseconds(100)
+
     private func collectFinished() {
         var queued: Int32 = 0
         while let message = curl_multi_info_read(multi, &queued) {
-            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
-                  let transfer = active[easy] else { continue }
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+            if pruner.finish(easy, multi: multi) { continue }
+            guard let transfer = active[easy] else { continue }
             finish(transfer, with: transfer.result(for: message.pointee.data.result))
         }
     }
@@ -363,7 +410,7 @@ final class CurlEngine: @unchecked Sendable {
     /// Removes an active transfer from libcurl (stopping it if it still runs) and completes it.
     private func finish(_ transfer: CurlTransfer, with result: consuming Result<HTTPResponse, NetworkError>) {
         active[transfer.handle.raw] = nil
-        streaming[transfer.handle.raw] = nil
+        watched[transfer.handle.raw] = nil
         _ = curl_multi_remove_handle(multi, transfer.handle.raw)  // fails only for a handle not added
         complete(transfer, with: result)
     }
@@ -400,23 +447,27 @@ final class CurlEngine: @unchecked Sendable {
             let share = try jar.share(for: key)
             try transfer.handle.set(CURLOPT_SHARE, pointer: share.raw)
             transfer.cookieShare = share
+            if idleSeconds != nil { pruner.attached(share) }
             return
         }
         // One lookup of the key (this runs for every transfer).
         if let index = caches.index(forKey: key) {
             try transfer.handle.set(CURLOPT_SHARE, pointer: caches.values[index].cache.raw)
             caches.values[index].users += 1
+            if idleSeconds != nil { pruner.attached(caches.values[index].cache) }
         } else {
             let cache = try CurlShare()
             try transfer.handle.set(CURLOPT_SHARE, pointer: cache.raw)
             caches[key] = (cache, 1)
+            if idleSeconds != nil { pruner.attached(cache) }
         }
         transfer.cacheKey = key
         if caches.count > 2 { releaseUnusedCaches() }
     }
 
     private func detachCache(from transfer: CurlTransfer) {
-        if transfer.cookieShare != nil {
+        if let share = transfer.cookieShare {
+            if idleSeconds != nil { pruner.detached(share) }
             if let file = transfer.options.cookieJar?.file {
                 // Persisting is best effort: a file that cannot be written is not the request's failure.
                 try? CookieJar.flush(transfer.handle, to: file)
@@ -429,6 +480,7 @@ final class CurlEngine: @unchecked Sendable {
         transfer.cacheKey = nil
         // Detaching cannot fail for a handle that is not in the multi handle.
         try? transfer.handle.set(CURLOPT_SHARE, pointer: nil)
+        if idleSeconds != nil { pruner.detached(caches.values[index].cache) }
         caches.values[index].users -= 1
         if caches.values[index].users == 0 && !isCurrent(key) { caches.remove(at: index) }
     }

@@ -92,7 +92,8 @@ enum CurlErrorMapping {
             return .reachability(context("the host name could not be resolved"))
         case CURLE_COULDNT_CONNECT:
             return .reachability(context("the connection was refused or the network is unreachable"))
-        case CURLE_OPERATION_TIMEDOUT where !facts.connected && facts.connectTimeout != nil:
+        // The connect timeout, unless what was left of the request's own ran out first.
+        case CURLE_OPERATION_TIMEDOUT where !facts.connected && (facts.connectTimeout ?? .infinity) < request.timeout:
             return .timeOut(context("could not connect within the connect timeout of \(facts.connectTimeout?.compactText ?? "") s"))
         case CURLE_OPERATION_TIMEDOUT where facts.idleTimeout != nil && message.contains("too slow"):
             // libcurl's low-speed limit: less than 1 byte per second for the idle time.

@@ -63,7 +63,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// `errno` of the write to the download file that failed.
     private var diskWriteErrno: Int32 = 0
     @exclusivity(unchecked) private var bytesReceived: Int64 = 0
-    private let progress: ProgressReporter?
+    let progress: ProgressReporter?
     private var lastProgressReport = ContinuousClock.now
 
     /// Streaming responses (``ByteStream``, ``EventStream``, ``JSONLines``): the body goes to this
@@ -77,9 +77,18 @@ final class CurlTransfer: @unchecked Sendable {
     /// because its consumer is behind (a paused stream is not silent). Engine thread.
     var streamDeadline: ContinuousClock.Instant?
     /// How long a complete response may send nothing (``Timeouts/idle``): the engine fails the
-    /// transfer at `streamDeadline`, which every header line and body piece moves on. `nil`
-    /// without an idle timeout, and for a stream (whose silence its timeout bounds).
+    /// transfer at `streamDeadline`, armed once the request has a connection and is about to be
+    /// sent (waiting for a connection, or connecting, is not silence), and moved on by every
+    /// header line and body piece received and every body piece sent. `nil` without an idle
+    /// timeout, and for a stream (whose silence its timeout bounds).
     let idleTimeout: Duration?
+    /// The body bytes sent so far, as libcurl last reported them (the idle timeout's upload side).
+    private var bytesSentSoFar: Int64 = 0
+    /// `CURLOPT_TIMEOUT_MS` (0: none).
+    let timeoutMilliseconds: Int
+    /// When the engine ends the transfer if libcurl has not (it waits for a connection under
+    /// ``ConnectionLimits``); set by the engine, under limits only. Engine thread.
+    var timeoutDeadline: ContinuousClock.Instant?
 
     /// Configures `handle` as `plan` says. Throws if libcurl refuses an option.
     /// - Parameter download: a temporary file for the body, for downloads; a resumed one is
@@ -99,7 +108,7 @@ final class CurlTransfer: @unchecked Sendable {
         decompressionLimit = options.decompressionLimit
         progress = request.resolved.progress
         idleTimeout = plan.idleSeconds == nil ? nil : plan.options.idleTimeout.map { Duration.milliseconds(Int64(($0 * 1000).rounded(.up))) }
-        streamDeadline = idleTimeout.map { ContinuousClock.now + $0 }
+        timeoutMilliseconds = plan.timeoutMilliseconds
         headerList = try plan.curlHeaderList()
         // The two C resources last, each released if the other cannot be had: until every stored
         // property is set, a throwing init does not run `deinit`.
@@ -149,8 +158,10 @@ final class CurlTransfer: @unchecked Sendable {
         var httpVersion: HTTPVersion
         var connectTimeout: TimeInterval?
         var idleTimeout: TimeInterval?
-        /// The host overrides' identity: their list stays alive while the settings holding it do.
-        var hostOverrides: ObjectIdentifier?
+        /// The host overrides, held: `CURLOPT_CONNECT_TO` points at their list, which must live as
+        /// long as the handle keeps the option (an identifier alone could match a later set made
+        /// at the freed one's address, and the handle would route by the freed list).
+        var hostOverrides: HostOverrides?
         /// The client certificate's identity number (0 for none): its bytes and password are options.
         var clientIdentity: Int
 
@@ -163,7 +174,7 @@ final class CurlTransfer: @unchecked Sendable {
             httpVersion = options.httpVersion
             connectTimeout = options.connectTimeout
             idleTimeout = options.idleTimeout
-            hostOverrides = options.hostOverrides.map(ObjectIdentifier.init)
+            hostOverrides = options.hostOverrides
             self.clientIdentity = clientIdentity
         }
 
@@ -173,7 +184,7 @@ final class CurlTransfer: @unchecked Sendable {
             self.isHTTPS == isHTTPS && customCABundle == options.customCABundle && proxy == options.proxy
                 && unixSocketPath == options.unixSocketPath && usesCookies == (options.cookieJar != nil)
                 && httpVersion == options.httpVersion && connectTimeout == options.connectTimeout
-                && idleTimeout == options.idleTimeout && hostOverrides == options.hostOverrides.map(ObjectIdentifier.init)
+                && idleTimeout == options.idleTimeout && hostOverrides === options.hostOverrides
                 && self.clientIdentity == clientIdentity
         }
     }
@@ -209,7 +220,9 @@ final class CurlTransfer: @unchecked Sendable {
         // counts what actually arrives (after decompression). 0: no limit.
         try handle.set(CURLOPT_MAXFILESIZE_LARGE, offset: plan.maximumFileSize)
         // A stream's timeout is the engine's (streamDeadline): it bounds the silence, not the whole body.
-        try handle.set(CURLOPT_TIMEOUT_MS, plan.timeoutMilliseconds)
+        try handle.set(CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
+        // The idle timeout starts when the request is about to go (CurlTransfer+Idle.swift).
+        if idleTimeout != nil { try handle.set(CURLOPT_PREREQDATA, pointer: context) }
     }
 
     /// Every option but the per-request ones, on a reset handle.
@@ -227,6 +240,7 @@ final class CurlTransfer: @unchecked Sendable {
             // Less than 1 byte per second for that many seconds: "no data".
             try handle.set(CURLOPT_LOW_SPEED_LIMIT, 1)
             try handle.set(CURLOPT_LOW_SPEED_TIME, seconds)
+            try configureIdleTimeout(sendsBody: plan.body != nil, context: context)
         }
         if let overrides = options.hostOverrides { try handle.set(CURLOPT_CONNECT_TO, headers: try overrides.curlList()) }
         if plan.isHTTPS {
@@ -361,8 +375,13 @@ final class CurlTransfer: @unchecked Sendable {
         return true
     }
 
-    /// Passes progress on, at most every 100 ms (the end is reported by `result(for:)`).
+    /// Passes progress on, at most every 100 ms (the end is reported by `result(for:)`); body
+    /// bytes sent move the idle timeout's deadline on.
     fileprivate func reportProgress(received: Int64, expected: Int64, sent: Int64, toSend: Int64) {
+        if let idleTimeout, sent > bytesSentSoFar {
+            bytesSentSoFar = sent
+            streamDeadline = .now + idleTimeout
+        }
         guard let progress else { return }
         let now = ContinuousClock.now
         guard now - lastProgressReport >= .milliseconds(100) else { return }
@@ -550,7 +569,8 @@ private let curlWriteBody: curl_write_callback = { data, size, count, context in
     return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: length))
 }
 
-private let curlReportProgress: curl_xferinfo_callback = { context, downloadTotal, downloadNow, uploadTotal, uploadNow in
+/// Internal, not private: the idle timeout installs it too (CurlTransfer+Idle.swift).
+let curlReportProgress: curl_xferinfo_callback = { context, downloadTotal, downloadNow, uploadTotal, uploadNow in
     guard let context else { return 0 }
     Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
         .reportProgress(received: Int64(downloadNow), expected: Int64(downloadTotal), sent: Int64(uploadNow), toSend: Int64(uploadTotal))

@@ -5,7 +5,7 @@ import Synchronization
 /// The manager's host overrides, checked once when they are set: each `host:port` a request names
 /// is connected to another `host:port`, while the URL, the `Host` header, TLS (SNI and certificate
 /// verification), pins and cookies keep the name (libcurl's `CURLOPT_CONNECT_TO`).
-final class HostOverrides: Sendable {
+final class HostOverrides: Sendable, Equatable {
     /// One override, checked.
     struct Entry: Sendable, Equatable {
         let host: String
@@ -41,9 +41,15 @@ final class HostOverrides: Sendable {
         self.problem = problem
     }
 
-    /// The override for a URL's host and port, if any.
+    /// One set of overrides is the same as another only if it is that set: its list is what
+    /// libcurl holds.
+    static func == (lhs: HostOverrides, rhs: HostOverrides) -> Bool { lhs === rhs }
+
+    /// The override for a URL's host and port, if any. An IPv6 address matches with or without
+    /// its brackets (`URL.host` leaves them out).
     func target(host: String, port: Int) -> Entry? {
-        entries.first { $0.port == port && $0.host.lowercased() == host.lowercased() }
+        let name = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        return entries.first { $0.port == port && $0.host.lowercased() == name.lowercased() }
     }
 
     /// The list for libcurl.

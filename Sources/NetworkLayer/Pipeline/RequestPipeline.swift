@@ -117,8 +117,9 @@ struct RequestPipeline {
         let options = request.resolved.options
         if let overrides = options.hostOverrides, let host = request.url.host,
            case let port = request.url.port ?? (request.url.scheme == "https" ? 443 : 80), let target = overrides.target(host: host, port: port) {
-            log.note("\(HeaderFields.printable(host)):\(port) connects to \(target.targetHost):\(target.targetPort) (a host override); "
-                     + "TLS, pins and cookies go by \(HeaderFields.printable(host))", of: request)
+            // The override's own name (checked when set: letters, digits, '-', '.', or an IPv6 address in brackets).
+            log.note("\(target.host):\(port) connects to \(target.targetHost):\(target.targetPort) (a host override); "
+                     + "TLS, pins and cookies go by \(target.host)", of: request)
         }
         if options.unixSocketPath != nil, let note = TransferPlan(request).options.unpinnedSocketNote(for: request) {
             log.note(note, of: request)

@@ -29,6 +29,54 @@ struct TimeoutsTests {
         #expect(elapsed < .seconds(2), "\(elapsed)")
     }
 
+    @Test("The connect timeout applies to each attempt: three attempts at a server that never accepts take three connect timeouts")
+    func connectPerAttempt() async throws {
+        let blackhole = try BlackholeListener()
+        defer { blackhole.close() }
+        let log = LogCollector()
+        let net = makeManager(log: log)
+        let retrying = RetryingProvider(port: blackhole.port, retryPolicy: RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(50)))
+        net.timeouts = Timeouts(connect: 0.5, request: 20)
+        let started = ContinuousClock.now
+        let outcome = await FaultOutcome { () throws(NetworkError) in try await net.perform(TestRequest<Echo>(retrying, "/echo", timeout: 20)) }
+        let elapsed = started.duration(to: .now)
+        #expect(outcome.error?.context?.reason?.contains("could not connect within the connect timeout of 0.5 s") == true, "\(outcome)")
+        #expect(log.text.contains("attempt 2 of 3 failed"), "\(log.text)")
+        #expect(elapsed >= .milliseconds(1500) && elapsed < .seconds(5), "\(elapsed)")
+    }
+
+    @Test("The connect timeout applies to each redirect hop: a redirect to a server that never accepts fails saying connect")
+    func connectPerRedirectHop() async throws {
+        let blackhole = try BlackholeListener()
+        defer { blackhole.close() }
+        let server = try await TestServer.shared()
+        let net = makeManager()
+        net.timeouts = Timeouts(connect: 1)
+        let target = "http://127.0.0.1:\(blackhole.port)/echo".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let started = ContinuousClock.now
+        let outcome = await FaultOutcome { () throws(NetworkError) in
+            try await net.perform(TestRequest<Echo>(server.provider(), "/redirect-to?url=\(target)", timeout: 30))
+        }
+        #expect(outcome.error?.context?.reason?.contains("could not connect within the connect timeout of 1 s") == true, "\(outcome)")
+        #expect(started.duration(to: .now) < .seconds(3))
+    }
+
+    @Test("A request timeout shorter than the connect timeout ends the connect, and the error names the request timeout")
+    func requestTimeoutEndsTheConnect() async throws {
+        let blackhole = try BlackholeListener()
+        defer { blackhole.close() }
+        let net = makeManager()
+        net.timeouts = Timeouts(connect: 10, request: 1)
+        let started = ContinuousClock.now
+        let outcome = await FaultOutcome { () throws(NetworkError) in
+            try await net.perform(BaseRequest<Echo>(serviceProvider: TimedProvider(port: blackhole.port), endpoint: "/echo"))
+        }
+        #expect(outcome.error?.caseName == "timeOut", "\(outcome)")
+        #expect(outcome.error?.context?.reason?.contains("within the timeout of 1 s") == true,
+                "\(String(describing: outcome.error?.context?.reason))")
+        #expect(started.duration(to: .now) < .seconds(3))
+    }
+
     @Test("A response that sends nothing for the idle time fails as .timeOut saying no data for N s")
     func idle() async throws {
         let server = try await TestServer.shared()
@@ -44,6 +92,32 @@ struct TimeoutsTests {
         // A body that keeps coming is not idle, however long it takes in all.
         let steady = try await net.perform(TestRequest<Data>(server.provider(), "/slow-bytes/3000?chunk=1000&interval=0.4", timeout: 30))
         #expect(steady.count == 3000)
+    }
+
+    @Test("A slow upload is not idle: a body sent a piece every 400 ms arrives whole under an idle timeout of 1 s")
+    func slowUpload() async throws {
+        let server = try await TestServer.shared()
+        let net = makeManager()
+        net.timeouts = Timeouts(idle: 1)
+        let chunks = PatternChunks(total: 8_000, chunkSize: 1_000, pause: .milliseconds(400))
+        let echo = try await net.perform(BodyRequest<Echo>(server.provider(), "/echo", body: .stream(chunks, length: 8_000)))
+        #expect(echo.bodyLength == 8_000)
+        #expect(Data(base64Encoded: echo.bodyBase64) == Data(chunks.bytes))
+    }
+
+    @Test("An upload that stops sending for longer than the idle time fails as .timeOut saying no data")
+    func stalledUpload() async throws {
+        let server = try await TestServer.shared()
+        let net = makeManager()
+        net.timeouts = Timeouts(idle: 1)
+        let stalled = PatternChunks(total: 2_000, chunkSize: 1_000, pause: .seconds(4))
+        let started = ContinuousClock.now
+        let outcome = await FaultOutcome { () throws(NetworkError) in
+            try await net.perform(BodyRequest<Echo>(server.provider(), "/echo", body: .stream(stalled, length: 2_000)))
+        }
+        #expect(outcome.error?.caseName == "timeOut", "\(outcome)")
+        #expect(outcome.error?.context?.reason?.contains("no data for 1 s") == true, "\(String(describing: outcome.error?.context?.reason))")
+        #expect(started.duration(to: .now) < .seconds(3))
     }
 
     @Test("The whole-request timeout: the request's own wins, else the provider's, else the manager's, else 60 s")
