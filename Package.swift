@@ -112,7 +112,7 @@ let package = Package(
             dependencies: ["NetworkLayer"],
             path: "Tests/CacheProbe"
         ),
-        // One decoding-memory measurement per process (FastJSONTests' "Decoding memory", the README's figures).
+        // One decoding-memory measurement per process (FastJSONTests' "Decoding memory", the Reliability article's figures).
         .executableTarget(
             name: "JSONMemoryProbe",
             dependencies: ["FastJSON"],
