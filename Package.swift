@@ -65,6 +65,15 @@ let package = Package(
             path: "Tests/APICheck",
             swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]
         ),
+        // README.md's ```swift blocks, in order, as one program: main.swift is generated from the README by
+        // scripts/readme-check.py (`make readme-check`, the first step of `make test`), which points
+        // each block's errors at its line in README.md. Built with warnings as errors, never run.
+        .executableTarget(
+            name: "ReadmeCheck",
+            dependencies: ["NetworkLayer"],
+            path: "Tests/ReadmeCheck",
+            swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]
+        ),
         // The long reliability runs (`make stress`): soak, cancellation storm, leak check.
         .executableTarget(
             name: "NetworkLayerStress",
@@ -110,7 +119,7 @@ let package = Package(
             dependencies: ["NetworkLayer"],
             path: "Tests/CacheProbe"
         ),
-        // One decoding-memory measurement per process (FastJSONTests' "Decoding memory", the README's figures).
+        // One decoding-memory measurement per process (FastJSONTests' "Decoding memory", the Reliability article's figures).
         .executableTarget(
             name: "JSONMemoryProbe",
             dependencies: ["FastJSON"],

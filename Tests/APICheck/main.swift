@@ -1,4 +1,4 @@
-// The public API exactly as the issues and the README show it, compiled in a module of its own
+// The public API exactly as the issues and the documentation show it, compiled in a module of its own
 // with warnings as errors (`swift build` builds it; nothing runs it). If a change breaks what a
 // user writes, or makes it warn in Swift 6 mode, the build fails here.
 
@@ -367,7 +367,7 @@ ownRegistry.removeAll()
 print(registry.requests.last?.value(forHeader: "Authorization") ?? "", registry.requests.last?.description ?? "",
       MockRegistry.recordedRequestLimit, RecordedRequest.recordedBodyLimit)
 
-// The README's "Testing with mocks", outside a test target: the app's code, then the test's body
+// The Mock mode and testing article's "Testing with mocks", outside a test target: the app's code, then the test's body
 // (`#expect` as `check`).
 @MainActor final class ProfileModel {
     private let net: NetworkManager
@@ -446,7 +446,7 @@ Net.redactedQueryItemNames = ["session_hint"]
 let declaredHeaders: Set<String> = UploadTicketRequest(ticket: "t").secretHeaderNames.union(AzureProvider().secretHeaderNames)
 print(declaredHeaders, UploadTicketRequest(ticket: "t").secretQueryItemNames, AzureProvider().secretQueryItemNames,
       Net.redactedQueryItemNames)
-// Replayable with real values; with a secret header aboard it has no --location (see the README).
+// Replayable with real values; with a secret header aboard it has no --location (see the Logging and redaction article).
 print(try await Net.curlCommand(for: UploadTicketRequest(ticket: "t"), redactingSecrets: false))
 
 // MARK: - Bounded numbers and the decompression guard (issue 11)
@@ -573,7 +573,7 @@ final class UploadExportRequest: BaseRequest<EmptyResponse> {
         body = .stream(chunks, length: length)                    // Content-Length: length, or chunked when nil
     }
 }
-// The README's sample.
+// The Streaming responses article's sample.
 final class UploadExport: BaseRequest<EmptyResponse> {
     init(rows: some AsyncSequence<Data, any Error> & Sendable, size: Int?) {
         super.init(serviceProvider: ShopProvider(), endpoint: "/exports")

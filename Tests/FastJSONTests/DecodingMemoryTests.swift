@@ -5,7 +5,7 @@ import TestScheduling
 /// Issue 11, item 5: decoding a body never takes more memory than Foundation's `JSONDecoder` on the
 /// same body and type, valid or not, fitting the type or not; and a type that does not fit at the
 /// top level costs no parse of the body. Each decode runs in a process of its own
-/// (`DecodingMemory`), so the two figures are independent. The README's Reliability section has the
+/// (`DecodingMemory`), so the two figures are independent. The DocC article Reliability has the
 /// figures for 50 MB bodies (`Tests/JSONMemoryProbe`); these use 16 MB to keep the suite short.
 @Suite("Decoding memory", .serialized, .sharing)
 struct DecodingMemoryTests {

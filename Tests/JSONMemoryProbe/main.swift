@@ -7,7 +7,7 @@ import Foundation
 // FastJSON or Foundation's `JSONDecoder()`, and prints one line of JSON:
 // `{"baseline": bytes resident before decoding, "peak": the peak during it, "outcome": "value"
 // or the error's case, "reset": whether the peak was reset}`. Used by FastJSONTests' "Decoding
-// memory" suite and for the README's figures.
+// memory" suite and for the Reliability article's figures.
 
 /// An element of the array-of-objects body.
 struct Record: Decodable {

@@ -37,7 +37,7 @@ struct BenchServer: ServiceProvider {
 
 /// The same server, for the decoding scenario: the default validation and decoding, plus the body
 /// size check and byte count the raw-body path does on `Data` (a decoded `[Item]` has no size).
-/// This is the README's pattern for a provider with its own validation.
+/// This is the Getting started article's pattern for a provider with its own validation.
 struct CountingBenchServer: ServiceProvider {
     let server: BenchServer
     let expectedBytes: Int?

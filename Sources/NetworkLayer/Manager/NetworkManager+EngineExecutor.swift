@@ -8,8 +8,8 @@ extension NetworkManager {
     /// libcurl thread itself, between rounds of I/O, as code on a SwiftNIO event loop does: a
     /// response resumes the task where it arrived, and the next request is sent in the same round,
     /// without waking another thread. Measured on small requests, that halves the CPU time per
-    /// request when they are sequential and saves about a third at 32 in parallel (see the README's
-    /// Performance section).
+    /// request when they are sequential and saves about a third at 32 in parallel (see <doc:PerformanceAndMetrics>
+    /// and `Benchmarks/RESULTS.md`).
     ///
     /// The rule is an event loop's: **never block it.** While your code runs there, no transfer of
     /// any manager makes progress. Keep the work between two `await`s short; no synchronous file or

@@ -101,7 +101,7 @@ public protocol ServiceProvider: Sendable {
     /// Return `false` to have Foundation's `JSONDecoder` decode every response of this backend
     /// (values and error bodies), whatever the manager's ``NetworkManager/usesFastJSONDecoder``
     /// says; `true` leaves the choice to the manager. FastJSON gives the same results as a
-    /// default `JSONDecoder` and stands in only for one; see the README's "The JSON decoder".
+    /// default `JSONDecoder` and stands in only for one; see <doc:BodiesAndResponses>.
     ///
     /// ```swift
     /// struct LegacyProvider: ServiceProvider {

@@ -7,7 +7,7 @@ import TestScheduling
 /// The one place a libcurl result code becomes a ``NetworkError``: what the transfer observed
 /// (``CurlErrorMapping/Facts``) decides between errors the code alone cannot tell apart. The
 /// live paths to each are in ``TransportErrorTests``, ``PinningTests``, ``TransferTests`` and the
-/// reliability suites; these cases pin down the precedence and the texts the README quotes.
+/// reliability suites; these cases pin down the precedence and the texts the Reliability article quotes.
 @Suite("libcurl result codes to NetworkError", .sharing)
 struct CurlErrorMappingTests {
     static func request(timeout: TimeInterval = 2.5) throws -> PreparedRequest {

@@ -1,0 +1,176 @@
+// Generated from README.md by scripts/readme-check.py: do not edit (edit the README, then
+// run `make readme-check`). Every ```swift block of the README, in order, as one program;
+// built with warnings as errors (`make test` builds it first), never run.
+// Stand-ins for names the README uses without declaring them: StandIns.swift.
+
+// README.md:42: not compiled (Package.swift)
+
+#sourceLocation(file: "README.md", line: 64)
+import Foundation
+import NetworkLayer
+
+struct ITunesServiceProvider: ServiceProvider {
+    var host: String { "itunes.apple.com" }
+    var httpScheme: HTTPScheme { .https }
+    func createHTTPHeaders() -> [String: String] { ["Accept": "application/json"] }
+}
+
+struct LocalServiceProvider: ServiceProvider {
+    var host: String { "127.0.0.1" }
+    var httpScheme: HTTPScheme { .http }
+    var port: Int { 8080 }      // an Int, or an Int? (nil: the scheme's own, 443 or 80)
+}
+#sourceLocation()
+
+#sourceLocation(file: "README.md", line: 91)
+final class ITunesSearchRequest: BaseRequest<ITunesSearchResponse> {
+    init(artist: String, limit: Int) {
+        super.init(serviceProvider: ITunesServiceProvider(), endpoint: "/search")
+        params = ["term": artist, "limit": limit]      // the query of a GET, a JSON body of a POST
+        mockedResponseFilename = "ITunesSearchMockedResponse"
+    }
+}
+#sourceLocation()
+
+#sourceLocation(file: "README.md", line: 109)
+struct ITunesSearchResponse: Codable, Sendable {
+    let resultCount: Int?
+    let results: [ITunesArtistResult]?
+}
+
+struct ITunesArtistResult: Codable, Sendable {
+    let artistName: String?
+    let collectionName: String?
+    let collectionPrice: Double?
+    let isStreamable: Bool?
+}
+#sourceLocation()
+
+#sourceLocation(file: "README.md", line: 125)
+let response = try await Net.perform(ITunesSearchRequest(artist: "Dream Theater", limit: 3))  // throws NetworkError
+print(response.resultCount ?? 0)
+
+Net.performRequest(request: ITunesSearchRequest(artist: "Dream Theater", limit: 3)) { result in
+    switch result {                               // called once, on Net.completionQueue
+    case .success(let response): print(response.resultCount ?? 0)
+    case .failure(let error): print(error.localizedDescription, error.recoverySuggestion ?? "")
+    }
+}
+
+let (found, httpResponse) = try await Net.performWithResponse(ITunesSearchRequest(artist: "Rush", limit: 1))
+print(found.results?.first?.collectionName ?? "-", httpResponse.statusCode, httpResponse.value(forHeader: "ETag") ?? "-")
+#sourceLocation()
+
+#sourceLocation(file: "README.md", line: 150)
+Net.areMocksEnabled = true                                             // or per provider: var areMocksEnabled: Bool?
+Net.mockResponsesDirectory = URL(fileURLWithPath: "MockResponses")    // <name>.json, optional <name>.meta.json
+
+Net.mocks.register(.get, "/search", .json(ITunesSearchResponse(resultCount: 0, results: [])))  // in code, first
+Net.mocks.register(.post, "/login", [.status(401), .json(["token": "fresh"])])   // a sequence; the last repeats
+Net.mocks.register(.get, "/down", .failure(.reachability))                      // what the network does
+Net.mocks.registerFallback { request in request.method == .get ? .status(404) : nil }   // everything else
+print(Net.mocks.requests.last?.value(forHeader: "Accept") ?? "-")             // what would have been sent
+#sourceLocation()
+
+#sourceLocation(file: "README.md", line: 170)
+try Net.configurePinning([
+    PinningRule(hosts: ["api.example.com", "*.cdn.example.com"],
+                publicKeyHashes: ["sha256/igUZ/pLpqlvMToY6kxB7zsuw0oM15ImIGYxKvuz4AMI=",    // the issuing CA
+                                  "sha256/Ugp6QwOC53xPO1KZThUmjcL58aE18wuGkBeksOi4Hu4="]),  // a backup
+], isEnabled: true)
+let intermediate = CertificateModel(filename: "Intermediate", fileExtension: .pem)   // in Net.certificatesDirectory
+try Net.configurePinningWith(certificates: [intermediate], isEnabled: true)         // AMNetworkLayer's form
+#sourceLocation()
+
+#sourceLocation(file: "README.md", line: 188)
+struct ChatProvider: ServiceProvider {
+    var host: String { "api.openai.com" }
+    var httpScheme: HTTPScheme { .https }
+    var authentication: Authentication? { .bearer(ProcessInfo.processInfo.environment["OPENAI_API_KEY"] ?? "") }
+}
+
+struct ChatChunk: Decodable, Sendable {            // one event's data: {"choices":[{"delta":{"content":"Hi"}}]}
+    struct Choice: Decodable, Sendable { struct Delta: Decodable, Sendable { let content: String? }; let delta: Delta }
+    let choices: [Choice]
+}
+
+final class ChatCompletionStream: BaseRequest<EventStream> {
+    init(prompt: String) {
+        super.init(serviceProvider: ChatProvider(), endpoint: "/v1/chat/completions")
+        httpMethod = .post
+        params = ["model": "gpt-4o-mini", "stream": true, "messages": [["role": "user", "content": prompt]]]
+        mockedResponseFilename = "ChatCompletionStream"    // ChatCompletionStream.sse in mock mode
+    }
+}
+
+let events = try await Net.perform(ChatCompletionStream(prompt: "Hello"))
+for try await event in events {                     // ServerSentEvent: id, event, data, retry
+    if event.data == "[DONE]" { break }
+    print(try event.decode(ChatChunk.self).choices.first?.delta.content ?? "", terminator: "")
+}
+#sourceLocation()
+
+#sourceLocation(file: "README.md", line: 224)
+struct Signer: RequestInterceptor {
+    let key: String
+    func adapt(_ request: inout OutgoingRequest) async throws {
+        let timestamp = String(Int(Date().timeIntervalSince1970))
+        let body = String(decoding: request.body ?? Data(), as: UTF8.self)
+        let payload = [request.method.rawValue, request.url.path, timestamp, body].joined(separator: "\n")
+        request.setHeader("X-Timestamp", timestamp, secret: false)
+        request.setHeader("X-Signature", hmacSHA256(key: key, payload), secret: true)   // redacted everywhere
+    }
+}
+
+Net.interceptors = [Signer(key: "signing-key")]   // every request; a provider's `interceptors`: its origin only
+#sourceLocation()
+
+#sourceLocation(file: "README.md", line: 245)
+Net.cookieStorage = .inMemory     // off by default; .file(url) keeps them in curl's cookie-jar format
+Net.proxy = .http(URL(string: "http://proxy.corp:3128")!, excluding: ["localhost", ".internal"])  // default: .environment
+#sourceLocation()
+
+#sourceLocation(file: "README.md", line: 285)
+do {
+    _ = try await Net.perform(ITunesSearchRequest(artist: "Dream Theater", limit: 3))
+} catch .unauthorizedAccess {
+    print("sign in again")
+} catch {
+    print(error.localizedDescription, error.recoverySuggestion ?? "", error.statusCode ?? 0)
+}
+#sourceLocation()
+
+#sourceLocation(file: "README.md", line: 299)
+struct Inventory: ServiceProvider {
+    var host: String { "inventory.internal" }
+    var httpScheme: HTTPScheme { .http }
+    var port: Int { 8080 }                              // an Int: the port it names
+    var retryPolicy: RetryPolicy? { RetryPolicy() }     // 3 attempts: 408, 429, 500, 502–504, transport failures
+}
+struct Item: Codable, Sendable { let id: Int; let name: String }
+final class ItemsRequest: BaseRequest<[Item]> {
+    init() { super.init(serviceProvider: Inventory(), endpoint: "/items") }     // mock: GET/items.json
+}
+
+Net.isVerbose = false                                   // the text log: off in release builds already
+Net.logEntryHandler = { entry in                        // every event, redacted, as data: one line each
+    guard entry.level >= .info else { return }
+    print("request=\(entry.requestID) \(entry.phase.rawValue) \(entry.method.rawValue) \(entry.url) \(entry.statusCode ?? 0)")
+}
+// A service's working directory is not its package's: give the mock files an absolute place.
+Net.mockResponsesDirectory = URL(fileURLWithPath: "/srv/inventory/MockResponses", isDirectory: true)
+
+/// In a tool without `async` code, wait for the completion handler. It runs on Net.completionQueue,
+/// a private serial queue, so the waiting thread may block (never wait on that queue itself).
+func printItems() {
+    let done = DispatchSemaphore(value: 0)
+    Net.performRequest(request: ItemsRequest()) { result in
+        switch result {
+        case .success(let items): items.forEach { print($0.id, $0.name) }
+        case .failure(let error): print(error.localizedDescription)
+        }
+        done.signal()
+    }
+    done.wait()
+}
+#sourceLocation()
