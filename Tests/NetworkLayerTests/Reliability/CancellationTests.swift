@@ -59,7 +59,7 @@ extension Reliability {
             return request
         }
 
-        @Test("Cancelling the task ends the request with .cancelled within 250 ms, at every stage", arguments: Stage.allCases)
+        @Test("Cancelling the task ends the request with .cancelled within 250 ms, at every stage", .measuring, arguments: Stage.allCases)
         func cancellingTheTask(stage: Stage) async throws {
             try await Self.withServers(for: stage) { target, okServer in
                 let net = makeManager()
@@ -97,7 +97,7 @@ extension Reliability {
             }
         }
 
-        @Test("Cancelling the handle calls the completion exactly once, with .cancelled, at every stage", arguments: Stage.allCases)
+        @Test("Cancelling the handle calls the completion exactly once, with .cancelled, at every stage", .measuring, arguments: Stage.allCases)
         func cancellingTheHandle(stage: Stage) async throws {
             try await Self.withServers(for: stage) { target, okServer in
                 let net = makeManager()
