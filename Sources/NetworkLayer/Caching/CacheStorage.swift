@@ -31,7 +31,21 @@ protocol CacheStorage: AnyObject, Sendable {
 
     /// Removes everything.
     func removeAll()
+
+    /// ``summaries(forURL:)`` answered from memory, without waiting for a lock held by file work
+    /// and without reading or writing a file (a `stat` at most).
+    /// - Throws: ``CacheWouldBlock`` when that cannot be done.
+    func summariesWithoutBlocking(forURL urlKey: SHA256Digest) throws(CacheWouldBlock) -> [CacheVariantSummary]
+
+    /// ``load(urlKey:variantKey:now:)`` answered the same way.
+    /// - Throws: ``CacheWouldBlock`` when the response is not held decoded in memory, or the
+    ///   answer needs the directory's lock or a file read or written.
+    func loadWithoutBlocking(urlKey: SHA256Digest, variantKey: SHA256Digest, now: Double) throws(CacheWouldBlock) -> StoredResponse?
 }
+
+/// A tier cannot answer without file work or waiting for a lock: the caller asks again where it
+/// may block (a disk cache's queue).
+struct CacheWouldBlock: Error {}
 
 extension CacheStorage {
     /// The largest response it takes: a quarter of its limit, so that one response cannot

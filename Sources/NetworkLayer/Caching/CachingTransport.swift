@@ -45,7 +45,14 @@ struct CachingTransport<Network: Transport>: Transport {
         guard !caching.isBypassed, !(hop.method == .get && hop.body != nil) else { return try await bypass(hop, download: download) }
         let request = CacheRequest(hop, caching: caching)
         let policy = caching.policy
-        switch try await caching.store.perform({ $0.lookup(request, policy: policy, now: Date()) }) {
+        // A hit a disk cache holds decoded is answered here; anything needing file work goes to its queue.
+        let lookup: CacheLookup
+        if let answer = caching.store.lookupWithoutBlocking(request, policy: policy, now: Date()) {
+            lookup = answer
+        } else {
+            lookup = try await caching.store.perform { $0.lookup(request, policy: policy, now: Date()) }
+        }
+        switch lookup {
         case .fresh(let stored):
             attemptLine?.write(hop, note: "answered from the cache: HIT, not sent")
             return HTTPResponse(cached: stored, status: .hit, for: hop)

@@ -16,6 +16,14 @@ import Foundation
 ///   files the index does not know) are deleted when the directory is opened.
 /// - A limit of 0 stores nothing (and empties what an earlier, larger limit left).
 ///
+/// - Responses read recently are also kept decoded in memory (``hotLimit`` bytes at most), each
+///   with the identity of the file it was read from (device, inode, size, modification and
+///   change times). A hit whose file still has that identity is served from that copy after one
+///   `stat`, without reading, checking and decoding the file again; any replacement (a new inode,
+///   renamed into place), truncation or write changes the identity, and the file is read again.
+///   A copy is only trusted when the file's change time was before the clock tick of the read
+///   (as git treats a "racy" index entry), so that a write in the same tick cannot go unseen.
+///
 /// Thread-safe: one ``Protected`` lock around the state; file work happens under it.
 final class DiskCacheStorage: CacheStorage {
     let limit: Int
@@ -35,6 +43,83 @@ final class DiskCacheStorage: CacheStorage {
     static let pendingAccessLimit = 256
     /// Eviction makes room down to this fraction of the limit, so that it runs once per several stores.
     static let evictionTarget = 0.9
+    /// The most bytes (``StoredResponse/cost``) of decoded responses kept in memory: a quarter of
+    /// the limit, at most 4 MB.
+    let hotLimit: Int
+
+    /// What identifies the content of a file without reading it: any write changes the
+    /// modification and change times, any replacement the inode.
+    struct FileIdentity: Equatable {
+        let device: UInt64
+        let inode: UInt64
+        let size: Int
+        let modified: timespec
+        let changed: timespec
+
+        init(_ info: stat) {
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+            size = Int(info.st_size)
+            modified = info.st_mtim
+            changed = info.st_ctim
+        }
+
+        static func == (a: FileIdentity, b: FileIdentity) -> Bool {
+            a.device == b.device && a.inode == b.inode && a.size == b.size
+                && a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec == b.modified.tv_nsec
+                && a.changed.tv_sec == b.changed.tv_sec && a.changed.tv_nsec == b.changed.tv_nsec
+        }
+
+        /// Whether any later change to the file is bound to show in its times: it last changed
+        /// before the current tick of the coarse clock the kernel stamps files with (taken after
+        /// the file was read).
+        func isSettled(before tick: timespec) -> Bool {
+            func earlier(_ a: timespec) -> Bool { a.tv_sec < tick.tv_sec || (a.tv_sec == tick.tv_sec && a.tv_nsec < tick.tv_nsec) }
+            return earlier(modified) && earlier(changed)
+        }
+    }
+
+    /// A response read from its file, with the identity the file had.
+    private struct HotEntry {
+        let response: StoredResponse
+        let identity: FileIdentity
+        let path: String
+        let cost: Int
+        var lastUse: UInt64
+    }
+
+    /// The decoded responses kept in memory (see ``hotLimit``), by variant key.
+    private struct HotSet {
+        var entries: [SHA256Digest: HotEntry] = [:]
+        var total = 0
+        var uses: UInt64 = 0
+
+        mutating func remove(_ key: SHA256Digest) {
+            if let old = entries.removeValue(forKey: key) { total -= old.cost }
+        }
+
+        /// Keeps `entry`, evicting the least recently used ones down to three quarters of `limit`
+        /// when it would exceed it (a sort per several insertions, not a scan per insertion).
+        mutating func insert(_ entry: HotEntry, key: SHA256Digest, limit: Int) {
+            remove(key)
+            guard entry.cost <= limit / 4 else { return }
+            if total + entry.cost > limit {
+                let target = limit * 3 / 4 - entry.cost
+                for (old, value) in entries.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
+                    if total <= target { break }
+                    entries[old] = nil
+                    total -= value.cost
+                }
+            }
+            entries[key] = entry
+            total += entry.cost
+        }
+
+        mutating func nextUse() -> UInt64 {
+            uses &+= 1
+            return uses
+        }
+    }
 
     private struct Index {
         var records: [SHA256Digest: DiskCacheRecord] = [:]
@@ -75,6 +160,8 @@ final class DiskCacheStorage: CacheStorage {
         /// The latest access time given out: each later one is later still, so that the order of
         /// use is kept even within one tick of the clock.
         var latestAccess: Double = 0
+        /// Decoded responses, each with its file's identity.
+        var hot = HotSet()
 
         mutating func accessTime(_ now: Double) -> Double {
             latestAccess = max(now.isFinite ? now : 0, latestAccess.nextUp)
@@ -94,6 +181,7 @@ final class DiskCacheStorage: CacheStorage {
     ///   lock file cannot be opened.
     init(directory: URL, limit: Int) throws {
         self.limit = max(0, limit)
+        hotLimit = min(self.limit / 4, 4 << 20)
         self.directory = directory.standardizedFileURL
         journalPath = self.directory.appendingPathComponent("index").path
         entryPathPrefix = self.directory.path.hasSuffix("/") ? self.directory.path : self.directory.path + "/"
@@ -142,10 +230,53 @@ final class DiskCacheStorage: CacheStorage {
         }
     }
 
+    func summariesWithoutBlocking(forURL urlKey: SHA256Digest) throws(CacheWouldBlock) -> [CacheVariantSummary] {
+        let answer = state.withLockIfAvailable { state -> [CacheVariantSummary]? in
+            guard journalUnchanged(state) else { return nil }
+            return (state.index.variants[urlKey] ?? []).compactMap { state.index.records[$0]?.summary }
+        }
+        guard case .some(.some(let summaries)) = answer else { throw CacheWouldBlock() }
+        return summaries
+    }
+
+    /// From the decoded copy only (see ``hotLimit``), after a `stat` of the entry's file; no lock
+    /// file, no read, no index append (it throws when this access would fill the batch of pending
+    /// accesses). The index was checked by ``summariesWithoutBlocking(forURL:)`` an instant before:
+    /// an instance that replaced or removed this entry since changed its file, which the `stat` sees.
+    func loadWithoutBlocking(urlKey: SHA256Digest, variantKey: SHA256Digest, now: Double) throws(CacheWouldBlock) -> StoredResponse? {
+        enum Answer { case response(StoredResponse?), wouldBlock }
+        let answer = state.withLockIfAvailable { state -> Answer in
+            guard let record = state.index.records[variantKey], record.urlKey == urlKey else { return .response(nil) }
+            guard let hot = state.hot.entries[variantKey], hot.response.urlKey == urlKey,
+                  state.pendingAccess.count + 1 < Self.pendingAccessLimit else { return .wouldBlock }
+            var info = stat()
+            guard stat(hot.path, &info) == 0, FileIdentity(info) == hot.identity else { return .wouldBlock }
+            let use = state.hot.nextUse()
+            state.hot.entries[variantKey]?.lastUse = use
+            noteAccess(&state, variantKey, now: now)
+            return .response(hot.response)
+        }
+        guard case .response(let response) = answer else { throw CacheWouldBlock() }
+        return response
+    }
+
     func load(urlKey: SHA256Digest, variantKey: SHA256Digest, now: Double) -> StoredResponse? {
         state.withLock { state in
             refreshIfChanged(&state)
-            guard let record = state.index.records[variantKey], record.urlKey == urlKey else { return nil }
+            guard let record = state.index.records[variantKey], record.urlKey == urlKey else {
+                state.hot.remove(variantKey)
+                return nil
+            }
+            if let hot = state.hot.entries[variantKey] {
+                var info = stat()
+                if stat(hot.path, &info) == 0, FileIdentity(info) == hot.identity, hot.response.urlKey == urlKey {
+                    let use = state.hot.nextUse()
+                    state.hot.entries[variantKey]?.lastUse = use
+                    noteAccess(&state, variantKey, now: now)
+                    return hot.response
+                }
+                state.hot.remove(variantKey)
+            }
             let path = entryPath(variantKey)
             switch readEntry(path, variantKey: variantKey, urlKey: urlKey) {
             case .missing:
@@ -154,20 +285,31 @@ final class DiskCacheStorage: CacheStorage {
                 exclusively(&state) { state in
                     // Another process may have just replaced it: delete only what is still damaged.
                     if case .damaged = readEntry(path, variantKey: variantKey, urlKey: urlKey) {
+                        state.hot.remove(variantKey)
                         unlink(path)
                         state.index.remove(variantKey)
                         append(&state, [.remove(variantKey)])
                     }
                 }
                 return nil
-            case .entry(let response):
-                let time = state.accessTime(now)
-                state.index.records[variantKey]?.lastAccess = time
-                state.pendingAccess[variantKey] = time
-                if state.pendingAccess.count >= Self.pendingAccessLimit { exclusively(&state) { _ in } }
+            case .entry(let response, let identity, let tick):
+                if identity.isSettled(before: tick) {
+                    let entry = HotEntry(response: response, identity: identity, path: path, cost: response.cost,
+                                         lastUse: state.hot.nextUse())
+                    state.hot.insert(entry, key: variantKey, limit: hotLimit)
+                }
+                noteAccess(&state, variantKey, now: now)
                 return response
             }
         }
+    }
+
+    /// Marks a variant as just used; the accesses go to the index in batches.
+    private func noteAccess(_ state: inout State, _ variantKey: SHA256Digest, now: Double) {
+        let time = state.accessTime(now)
+        state.index.records[variantKey]?.lastAccess = time
+        state.pendingAccess[variantKey] = time
+        if state.pendingAccess.count >= Self.pendingAccessLimit { exclusively(&state) { _ in } }
     }
 
     @discardableResult
@@ -176,6 +318,7 @@ final class DiskCacheStorage: CacheStorage {
         return state.withLock { state in
             exclusively(&state) { state in
                 let path = entryPath(response.variantKey)
+                state.hot.remove(response.variantKey)
                 guard writeAtomically(file, to: path) else { return false }
                 let record = DiskCacheRecord(response, size: file.count, lastAccess: state.accessTime(now))
                 state.index.put(record)
@@ -192,6 +335,7 @@ final class DiskCacheStorage: CacheStorage {
             exclusively(&state) { state in
                 guard state.index.records[variantKey]?.urlKey == urlKey else { return }
                 unlink(entryPath(variantKey))
+                state.hot.remove(variantKey)
                 state.index.remove(variantKey)
                 append(&state, [.remove(variantKey)])
             }
@@ -205,6 +349,7 @@ final class DiskCacheStorage: CacheStorage {
                 guard !keys.isEmpty else { return }
                 for key in keys {
                     unlink(entryPath(key))
+                    state.hot.remove(key)
                     state.index.remove(key)
                 }
                 append(&state, keys.map { .remove($0) })
@@ -219,6 +364,7 @@ final class DiskCacheStorage: CacheStorage {
                     unlink(directory.appendingPathComponent(name).path)
                 }
                 state.index = Index()
+                state.hot = HotSet()
                 state.pendingAccess = [:]
                 writeSnapshot(&state)
             }
@@ -259,11 +405,15 @@ final class DiskCacheStorage: CacheStorage {
 
     /// Rereads the index when another instance changed it (a cheap `stat` when it did not).
     private func refreshIfChanged(_ state: inout State) {
+        if !journalUnchanged(state) { exclusively(&state) { _ in } }
+    }
+
+    /// Whether the index on disk is the one last read or written (one `stat`).
+    private func journalUnchanged(_ state: State) -> Bool {
         var info = stat()
-        let unchanged = stat(journalPath, &info) == 0 && state.journal.map {
+        return stat(journalPath, &info) == 0 && state.journal.map {
             $0.device == UInt64(info.st_dev) && $0.inode == UInt64(info.st_ino) && $0.size == Int(info.st_size)
         } == true
-        if !unchanged { exclusively(&state) { _ in } }
     }
 
     /// Brings the in-memory index up to the journal on disk. Holding the exclusive lock.
@@ -392,6 +542,7 @@ final class DiskCacheStorage: CacheStorage {
         for record in state.index.records.values.sorted(by: { $0.lastAccess < $1.lastAccess }) {
             if state.index.entryBytes + (state.journal?.size ?? 0) + removed.count * 48 <= target { break }
             unlink(entryPath(record.variantKey))
+            state.hot.remove(record.variantKey)
             state.index.remove(record.variantKey)
             removed.append(record.variantKey)
         }
@@ -418,7 +569,10 @@ final class DiskCacheStorage: CacheStorage {
             }
         }
         let missing = state.index.records.keys.filter { !present.contains($0) }
-        for key in missing { state.index.remove(key) }
+        for key in missing {
+            state.hot.remove(key)
+            state.index.remove(key)
+        }
         append(&state, missing.map { .remove($0) })
     }
 
@@ -435,7 +589,9 @@ final class DiskCacheStorage: CacheStorage {
     private enum EntryRead {
         case missing
         case damaged
-        case entry(StoredResponse)
+        /// The response, the identity of the file it was read from, and the coarse clock's time
+        /// after the read (see ``FileIdentity/isSettled(before:)``).
+        case entry(StoredResponse, FileIdentity, timespec)
     }
 
     /// An entry file read and checked: the digest of its content, and the keys it says it holds.
@@ -445,10 +601,13 @@ final class DiskCacheStorage: CacheStorage {
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0, info.st_size >= 0, Int(info.st_size) <= max(limit, 1 << 16),
-              let data = readRange(descriptor, from: 0, count: Int(info.st_size)), data.count == Int(info.st_size),
-              let response = DiskCacheEntry.decode(data), response.variantKey == variantKey, response.urlKey == urlKey
+              let data = readRange(descriptor, from: 0, count: Int(info.st_size)), data.count == Int(info.st_size)
         else { return .damaged }
-        return .entry(response)
+        var tick = timespec()
+        clock_gettime(CLOCK_REALTIME_COARSE, &tick)
+        guard let response = DiskCacheEntry.decode(data), response.variantKey == variantKey, response.urlKey == urlKey
+        else { return .damaged }
+        return .entry(response, FileIdentity(info), tick)
     }
 
     /// A whole file, when it is no larger than the limit allows an entry to be.

@@ -21,6 +21,24 @@ extension HTTPCache {
     /// Only GET requests are answered from the cache; a request with its own preconditions or a
     /// `Range` goes out unchanged (`.unavailable` when it may not use the network).
     func lookup(_ request: CacheRequest, policy: CachePolicy, now date: Date) -> CacheLookup {
+        do {
+            return try lookup(request, policy: policy, now: date, withoutBlocking: false)
+        } catch {
+            // Unreachable: only a lookup without blocking throws.
+            return .miss
+        }
+    }
+
+    /// The same answered from memory: without reading or writing a file (a `stat` at most) and
+    /// without waiting for a lock that file work holds, so that a disk cache's hit on a response
+    /// it holds decoded needs no hop to its queue.
+    /// - Throws: ``CacheWouldBlock`` when a tier cannot answer so; ask ``lookup(_:policy:now:)`` then.
+    func lookupWithoutBlocking(_ request: CacheRequest, policy: CachePolicy, now date: Date) throws(CacheWouldBlock) -> CacheLookup {
+        try lookup(request, policy: policy, now: date, withoutBlocking: true)
+    }
+
+    private func lookup(_ request: CacheRequest, policy: CachePolicy, now date: Date,
+                        withoutBlocking: Bool) throws(CacheWouldBlock) -> CacheLookup {
         let now = date.timeIntervalSince1970
         let directives = policy == .useProtocol ? request.cacheControl : CacheControl(directives: [])
         let networkForbidden = policy == .returnCacheDontLoad || directives.contains("only-if-cached")
@@ -31,9 +49,10 @@ extension HTTPCache {
         if directives.contains("no-store") { return network }
         guard let urlKey = CacheKeys.url(request.keyURL), let partition = CacheKeys.partition(of: request) else { return network }
 
-        let candidates = candidates(urlKey: urlKey)
+        let candidates = withoutBlocking ? try candidatesWithoutBlocking(urlKey: urlKey) : candidates(urlKey: urlKey)
         guard !candidates.isEmpty else { return network }
-        guard let stored = selected(from: candidates, urlKey: urlKey, partition: partition, request: request, now: now) else {
+        guard let stored = try selected(from: candidates, urlKey: urlKey, partition: partition, request: request, now: now,
+                                        withoutBlocking: withoutBlocking) else {
             // No variant for these selecting headers: the server may still say one of the others
             // is the one (RFC 9111 section 4.3.1), when it can answer at all.
             guard !networkForbidden else { return .unavailable(.nothingStored) }

@@ -74,11 +74,32 @@ final class HTTPCache: Sendable {
         return candidates
     }
 
+    /// The same without file work or waiting for a lock held by it (see ``CacheStorage``).
+    func candidatesWithoutBlocking(urlKey: SHA256Digest) throws(CacheWouldBlock) -> [Candidate] {
+        var candidates: [Candidate] = []
+        for tier in tiers {
+            for summary in try tier.summariesWithoutBlocking(forURL: urlKey) { candidates.append(Candidate(summary: summary, tier: tier)) }
+        }
+        return candidates
+    }
+
     /// The stored response the request selects (RFC 9111 section 4.1): among the variants stored
     /// with its credentials whose selecting headers match its own, the most recent by `Date`.
     /// A variant whose file turns out unreadable is skipped (its tier removed it).
     func selected(from candidates: [Candidate], urlKey: SHA256Digest, partition: SHA256Digest,
                   request: CacheRequest, now: Double) -> StoredResponse? {
+        // Loading where it may block never throws.
+        try? selected(from: candidates, urlKey: urlKey, partition: partition, request: request, now: now, withoutBlocking: false)
+    }
+
+    /// The same; `withoutBlocking`: from memory only (see ``CacheStorage``), throwing when a tier cannot.
+    func selected(from candidates: [Candidate], urlKey: SHA256Digest, partition: SHA256Digest,
+                  request: CacheRequest, now: Double, withoutBlocking: Bool) throws(CacheWouldBlock) -> StoredResponse? {
+        func load(_ candidate: Candidate) throws(CacheWouldBlock) -> StoredResponse? {
+            let (tier, variantKey) = (candidate.tier, candidate.summary.variantKey)
+            return withoutBlocking ? try tier.loadWithoutBlocking(urlKey: urlKey, variantKey: variantKey, now: now)
+                                   : tier.load(urlKey: urlKey, variantKey: variantKey, now: now)
+        }
         var keys: [[String]: SHA256Digest] = [:]
         let matching = candidates.filter { candidate in
             guard candidate.summary.partition == partition else { return false }
@@ -91,13 +112,9 @@ final class HTTPCache: Sendable {
             }
             return keys[names] == candidate.summary.variantKey
         }
-        if matching.count == 1 {
-            return matching[0].tier.load(urlKey: urlKey, variantKey: matching[0].summary.variantKey, now: now)
-        }
+        if matching.count == 1 { return try load(matching[0]) }
         for candidate in matching.sorted(by: { $0.summary.dateValue > $1.summary.dateValue }) {
-            if let response = candidate.tier.load(urlKey: urlKey, variantKey: candidate.summary.variantKey, now: now) {
-                return response
-            }
+            if let response = try load(candidate) { return response }
         }
         return nil
     }

@@ -91,6 +91,15 @@ final class MemoryCacheStorage: CacheStorage {
         }
     }
 
+    // Its lock is only ever held for memory work: waiting for it is not waiting for I/O.
+    func summariesWithoutBlocking(forURL urlKey: SHA256Digest) -> [CacheVariantSummary] {
+        summaries(forURL: urlKey)
+    }
+
+    func loadWithoutBlocking(urlKey: SHA256Digest, variantKey: SHA256Digest, now: Double) -> StoredResponse? {
+        load(urlKey: urlKey, variantKey: variantKey, now: now)
+    }
+
     @discardableResult
     func save(_ response: StoredResponse, now: Double) -> Bool {
         let cost = response.cost

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// A manager's response cache as its requests use it: the engine (``HTTPCache``) for one
 /// ``ResponseCache`` setting, opened once, with its file work kept off Swift's cooperative pool.
@@ -13,6 +14,9 @@ import Foundation
 ///   before a request starts happen before that request's lookup. A directory that cannot be
 ///   opened fails each request with ``NetworkError/invalidRequest(_:)`` saying why, before
 ///   anything is sent.
+/// - A disk cache's lookup that memory alone can answer (the index unchanged on disk, the response
+///   held decoded, its file unchanged: a `stat` each) runs inline when nothing is queued
+///   (``lookupWithoutBlocking(_:policy:now:)``): a hit does not hop to the queue and back.
 final class ResponseCacheStore: Sendable {
     /// The setting it was made for.
     let configuration: ResponseCache
@@ -22,6 +26,9 @@ final class ResponseCacheStore: Sendable {
     private let opened = Protected<Result<HTTPCache, NetworkError>?>(nil)
     /// The URLs being revalidated in the background (stale-while-revalidate): one at a time each.
     private let revalidating = Protected<Set<String>>([])
+    /// The work items queued and not yet finished: a lookup only runs inline when none are, so
+    /// that it still comes after everything asked for before it (a removal, a store).
+    private let queued = Atomic<Int>(0)
 
     /// The store for `configuration`; `nil` for ``ResponseCache/none``. A disk cache starts
     /// opening on its queue at once; this call does not wait for it.
@@ -64,12 +71,22 @@ final class ResponseCacheStore: Sendable {
     /// - Throws: ``NetworkError/invalidRequest(_:)`` when the disk cache could not be opened.
     nonisolated(nonsending) func perform<T: Sendable>(_ work: @escaping @Sendable (HTTPCache) -> T) async throws(NetworkError) -> T {
         guard let queue else { return work(try engine()) }
+        queued.add(1, ordering: .relaxed)
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, NetworkError>, Never>) in
             queue.async {
-                continuation.resume(returning: Result { () throws(NetworkError) in work(try self.engine()) })
+                let result = Result { () throws(NetworkError) in work(try self.engine()) }
+                self.queued.subtract(1, ordering: .releasing)
+                continuation.resume(returning: result)
             }
         }
         return try result.get()
+    }
+
+    /// ``HTTPCache/lookupWithoutBlocking(_:policy:now:)`` on this task, when the cache is open and
+    /// nothing is queued before it; `nil` when the lookup has to go through ``perform(_:)``.
+    func lookupWithoutBlocking(_ request: CacheRequest, policy: CachePolicy, now: Date) -> CacheLookup? {
+        guard queued.load(ordering: .acquiring) == 0, case .success(let cache)? = opened.withLock({ $0 }) else { return nil }
+        return try? cache.lookupWithoutBlocking(request, policy: policy, now: now)
     }
 
     /// Runs `work` with the engine without waiting for it (a disk cache's work is queued behind
@@ -79,8 +96,10 @@ final class ResponseCacheStore: Sendable {
             if let cache = try? engine() { work(cache) }
             return
         }
+        queued.add(1, ordering: .relaxed)
         queue.async {
             if let cache = try? self.engine() { work(cache) }
+            self.queued.subtract(1, ordering: .releasing)
         }
     }
 

@@ -30,4 +30,12 @@ final class Protected<Value>: @unchecked Sendable {
         defer { _ = pthread_mutex_unlock(mutex) }
         return try body(&value)
     }
+
+    /// Runs `body` with exclusive access to the value if the lock is free now; `nil`, without
+    /// waiting, when another thread holds it.
+    func withLockIfAvailable<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result? {
+        guard pthread_mutex_trylock(mutex) == 0 else { return nil }
+        defer { _ = pthread_mutex_unlock(mutex) }
+        return try body(&value)
+    }
 }

@@ -89,6 +89,49 @@ struct DiskCacheStorageTests {
         }
     }
 
+    @Test("A response read once is answered from memory while its file is unchanged; a file changed in place, replaced or removed is read again")
+    func decodedCopy() throws {
+        try Self.withDisk { (directory, disk, bench) throws in
+            bench.store(["Cache-Control": "max-age=1000"].lines, body: String(repeating: "b", count: 200))
+            let file = try Self.onlyEntry(directory)
+            // Nothing read yet: a lookup without blocking must go to the file.
+            #expect(throws: CacheWouldBlock.self) { try bench.cache.lookupWithoutBlocking(CacheBench.get(), policy: .useProtocol, now: bench.date) }
+            // A copy is only kept once the file's times are older than the clock tick of the read.
+            Thread.sleep(forTimeInterval: 0.05)
+            #expect(bench.lookup().kind == .fresh)
+            let quick = try bench.cache.lookupWithoutBlocking(CacheBench.get(), policy: .useProtocol, now: bench.date)
+            #expect(quick.kind == .fresh)
+            #expect(try #require(quick.served).text == String(repeating: "b", count: 200))
+
+            // Garbled in place (same inode, same size): the copy is not used, the file is read, found damaged, deleted.
+            var data = try Data(contentsOf: file)
+            data[data.count / 2] ^= 0x5A
+            try data.write(to: file)
+            #expect(throws: CacheWouldBlock.self) { try bench.cache.lookupWithoutBlocking(CacheBench.get(), policy: .useProtocol, now: bench.date) }
+            #expect(bench.lookup().kind == .miss)
+            #expect(!FileManager.default.fileExists(atPath: file.path))
+
+            // Stored again, read (the copy kept), then the file removed behind its back: not served from memory.
+            bench.store(["Cache-Control": "max-age=1000"].lines, body: "again")
+            Thread.sleep(forTimeInterval: 0.05)
+            #expect(try #require(bench.lookup().served).text == "again")
+            #expect(try bench.cache.lookupWithoutBlocking(CacheBench.get(), policy: .useProtocol, now: bench.date).kind == .fresh)
+            try FileManager.default.removeItem(at: try Self.onlyEntry(directory))
+            #expect(throws: CacheWouldBlock.self) { try bench.cache.lookupWithoutBlocking(CacheBench.get(), policy: .useProtocol, now: bench.date) }
+            #expect(bench.lookup().kind == .miss)
+
+            // Another instance replacing the response: the copy is not used.
+            bench.store(["Cache-Control": "max-age=1000"].lines, body: "first")
+            Thread.sleep(forTimeInterval: 0.05)
+            #expect(try #require(bench.lookup().served).text == "first")
+            let other = CacheBench(cache: HTTPCache(tiers: [try DiskCacheStorage(directory: directory, limit: 1 << 20)]))
+            other.store(["Cache-Control": "max-age=1000"].lines, body: "second")
+            #expect(throws: CacheWouldBlock.self) { try bench.cache.lookupWithoutBlocking(CacheBench.get(), policy: .useProtocol, now: bench.date) }
+            #expect(try #require(bench.lookup().served).text == "second")
+            _ = disk
+        }
+    }
+
     @Test("Another entry's file renamed into a variant's place is a miss, not the other response")
     func swappedFiles() throws {
         try Self.withDisk { (directory, _, bench) throws in
