@@ -11,7 +11,7 @@ struct ClientCertificateFiles: Sendable {
     func url(_ name: String) -> URL { directory.appendingPathComponent(name) }
 
     private static let made = Result { () throws -> ClientCertificateFiles in
-        let python = repositoryRoot.appendingPathComponent(".venv/bin/python")
+        let python = HTTPBinServer.python
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
             throw TestServerError(description: "\(python.path) is missing: run `make deps` to create the .venv with trustme")
         }

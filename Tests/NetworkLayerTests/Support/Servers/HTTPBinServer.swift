@@ -7,8 +7,8 @@ final class HTTPBinServer: Sendable {
     private let server: ServerProcess
     var port: Int { server.port }
 
-    /// The `.venv`'s Python, which has httpbin.
-    static let python = repositoryRoot.appendingPathComponent(".venv/bin/python")
+    /// The `.venv`'s Python, which has httpbin (the `.venv` made on first use if missing).
+    static let python = TestDependencies.installed(repositoryRoot.appendingPathComponent(".venv/bin/python"))
 
     private static let sharedServer = Result { () throws -> HTTPBinServer in try HTTPBinServer() }
 

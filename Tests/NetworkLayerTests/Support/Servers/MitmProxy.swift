@@ -8,7 +8,7 @@ final class MitmProxy: StoppableServer {
     private let directory: URL
     private let daemon: DaemonProcess
 
-    static let executable = repositoryRoot.appendingPathComponent(".venv/bin/mitmdump")
+    static let executable = TestDependencies.installed(repositoryRoot.appendingPathComponent(".venv/bin/mitmdump"))
 
     /// Starts mitmdump and waits until it listens (a few seconds). Blocks: call it off the cooperative pool.
     init(mode: String = "regular") throws {

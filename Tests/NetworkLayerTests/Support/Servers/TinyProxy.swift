@@ -10,6 +10,7 @@ final class TinyProxy: StoppableServer {
 
     /// Starts tinyproxy and waits until it listens. Blocks: call it off the cooperative pool.
     init(username: String? = nil, password: String? = nil) throws {
+        if !FileManager.default.isExecutableFile(atPath: "/usr/bin/tinyproxy") { try TestDependencies.install() }
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/tinyproxy") else {
             throw TestServerError(description: "tinyproxy is missing: run `make deps`")
         }
