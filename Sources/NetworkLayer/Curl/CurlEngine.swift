@@ -220,7 +220,7 @@ final class CurlEngine: @unchecked Sendable {
     /// Puts a handle back in the pool: reset, unless a plain transfer configured it (the next one
     /// keeps its options; see ``CurlTransfer/Baseline``), which only forgets its header list.
     private func recycle(_ handle: CurlEasyHandle) {
-        if handle.baseline == nil {
+        if !handle.hasBaseline {
             handle.reset()
         } else {
             do throws(NetworkError) {
@@ -311,8 +311,10 @@ final class CurlEngine: @unchecked Sendable {
 
     private func takeInbox() -> Inbox {
         inbox.withLock { inbox -> Inbox in
-            defer { inbox = Inbox() }
-            return inbox
+            // Swapped out, not copied and then replaced: a copy retains each of its arrays.
+            var taken = Inbox()
+            swap(&taken, &inbox)
+            return taken
         }
     }
 
