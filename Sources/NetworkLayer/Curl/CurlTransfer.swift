@@ -344,6 +344,15 @@ final class CurlTransfer: @unchecked Sendable {
         return receiveWhole(bytes) ? bytes.count : 0
     }
 
+    /// Something arrived or went: the idle timeout counts again from now. Out of line, and called
+    /// only with an idle timeout: `ContinuousClock.Instant` is a resilient type, and a function
+    /// that makes one looks its metadata up on entry (~70 instructions for each header line and
+    /// body piece of every response, most of which have no idle timeout).
+    @inline(never)
+    func restartIdleTimeout() {
+        if let idleTimeout { streamDeadline = .now + idleTimeout }
+    }
+
     /// Counts a piece of the body against the size limit; `false` when it goes over.
     func countReceived(_ count: Int) -> Bool {
         bytesReceived += Int64(count)
@@ -355,7 +364,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     private func receiveWhole(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        if let idleTimeout { streamDeadline = .now + idleTimeout }
+        if idleTimeout != nil { restartIdleTimeout() }
         bytesReceived += Int64(bytes.count)
         if let maximumResponseSize, bytesReceived > maximumResponseSize {
             exceededMaximumSize = true
@@ -399,7 +408,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// Keeps one header line for ``ResponseHeaders`` (parsed only if someone reads the headers).
     /// Returns `false` to stop a response whose headers are malformed in ways libcurl lets through.
     fileprivate func receiveHeaderLine(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
-        if let idleTimeout { streamDeadline = .now + idleTimeout }
+        if idleTimeout != nil { restartIdleTimeout() }
         switch headerBlock.receive(line) {
         case .accepted:
             // The blank line that ends a block: a stream's head goes to its caller now; a
