@@ -29,7 +29,20 @@ final class CurlEasyHandle: @unchecked Sendable {
     /// How the options were set since the last reset, when a plain transfer set them: the next
     /// plain transfer with the same baseline sets only its per-request options. `nil` for a fresh
     /// or reset handle, and after any other transfer (which the engine resets when it ends).
-    var baseline: CurlTransfer.Baseline?
+    /// Unchecked: one thread at a time uses a handle (see above), and the runtime's access checks
+    /// cost more than the comparison.
+    @exclusivity(unchecked) var baseline: CurlTransfer.Baseline? {
+        didSet { hasBaseline = baseline != nil }
+    }
+    /// Whether a plain transfer set the options (see ``baseline``): kept apart, because telling
+    /// whether the optional baseline holds a value takes ~40 instructions (its payload's spare bits).
+    @exclusivity(unchecked) private(set) var hasBaseline = false
+
+    /// Whether the options were set by a plain transfer whose baseline `options` over `isHTTPS`
+    /// make: compared in place (the baseline is a large value; a copy of it costs ~100 instructions).
+    func keepsBaseline(_ options: TransferOptions, isHTTPS: Bool, clientIdentity: Int) -> Bool {
+        hasBaseline && baseline?.matches(options, isHTTPS: isHTTPS, clientIdentity: clientIdentity) == true
+    }
     /// The `CURLOPT_MAXAGE_CONN` this handle has, `nil` for libcurl's default (118 s). Engine thread.
     private var maximumConnectionAge: Int?
 

@@ -220,7 +220,7 @@ final class CurlEngine: @unchecked Sendable {
     /// Puts a handle back in the pool: reset, unless a plain transfer configured it (the next one
     /// keeps its options; see ``CurlTransfer/Baseline``), which only forgets its header list.
     private func recycle(_ handle: CurlEasyHandle) {
-        if handle.baseline == nil {
+        if !handle.hasBaseline {
             handle.reset()
         } else {
             do throws(NetworkError) {
@@ -311,8 +311,10 @@ final class CurlEngine: @unchecked Sendable {
 
     private func takeInbox() -> Inbox {
         inbox.withLock { inbox -> Inbox in
-            defer { inbox = Inbox() }
-            return inbox
+            // Swapped out, not copied and then replaced: a copy retains each of its arrays.
+            var taken = Inbox()
+            swap(&taken, &inbox)
+            return taken
         }
     }
 
@@ -340,12 +342,19 @@ final class CurlEngine: @unchecked Sendable {
             return
         }
         active[transfer.handle.raw] = transfer
-        if limitsConnections, transfer.stream == nil, case let milliseconds = transfer.timeoutMilliseconds, milliseconds > 0 {
-            transfer.timeoutDeadline = .now + .milliseconds(milliseconds)
-        }
-        if transfer.stream != nil || transfer.idleTimeout != nil || transfer.timeoutDeadline != nil {
+        let hasDeadline = limitsConnections && transfer.stream == nil && transfer.timeoutMilliseconds > 0
+        if hasDeadline { setTimeoutDeadline(of: transfer) }
+        if transfer.stream != nil || transfer.idleTimeout != nil || hasDeadline {
             watched[transfer.handle.raw] = transfer
         }
+    }
+
+    /// The transfer's end if libcurl has not ended it (under ``ConnectionLimits``). Out of line:
+    /// `ContinuousClock.Instant` is a resilient type, whose metadata a function that makes or
+    /// tests one looks up on entry, and most transfers have no such deadline.
+    @inline(never)
+    private func setTimeoutDeadline(of transfer: CurlTransfer) {
+        transfer.timeoutDeadline = .now + .milliseconds(transfer.timeoutMilliseconds)
     }
 
     /// Lets a paused transfer go on. libcurl may call its write callback before this returns,

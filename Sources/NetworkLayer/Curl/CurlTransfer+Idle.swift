@@ -17,7 +17,7 @@ extension CurlTransfer {
 
     /// The request has a connection and is about to be sent: silence counts from now.
     fileprivate func requestStarts() {
-        if let idleTimeout { streamDeadline = .now + idleTimeout }
+        restartIdleTimeout()
     }
 
     /// The failure of a transfer the engine ended at its timeout: one that waited for a free

@@ -64,7 +64,9 @@ final class CurlTransfer: @unchecked Sendable {
     private var diskWriteErrno: Int32 = 0
     @exclusivity(unchecked) private var bytesReceived: Int64 = 0
     let progress: ProgressReporter?
-    private var lastProgressReport = ContinuousClock.now
+    /// When progress was last reported; set only for a transfer that reports it (reading the
+    /// clock costs ~90 instructions, which a transfer without progress need not pay).
+    private var lastProgressReport: ContinuousClock.Instant?
 
     /// Streaming responses (``ByteStream``, ``EventStream``, ``JSONLines``): the body goes to this
     /// bounded buffer instead of `body`, and `completion` gets the response as soon as its
@@ -74,8 +76,10 @@ final class CurlTransfer: @unchecked Sendable {
     var headDelivered = false
     /// When a stream that stays silent fails with a timeout: the request's timeout after the
     /// start (until the headers), then after each chunk; `nil` while the stream is paused
-    /// because its consumer is behind (a paused stream is not silent). Engine thread.
-    var streamDeadline: ContinuousClock.Instant?
+    /// because its consumer is behind (a paused stream is not silent). Engine thread, from
+    /// submission on, and never reentrantly: unchecked like the callbacks' state above (the
+    /// engine reads it for every running transfer in every round).
+    @exclusivity(unchecked) var streamDeadline: ContinuousClock.Instant?
     /// How long a complete response may send nothing (``Timeouts/idle``): the engine fails the
     /// transfer at `streamDeadline`, armed once the request has a connection and is about to be
     /// sent (waiting for a connection, or connecting, is not silence), and moved on by every
@@ -107,6 +111,7 @@ final class CurlTransfer: @unchecked Sendable {
         maximumResponseSize = options.maximumResponseSize
         decompressionLimit = options.decompressionLimit
         progress = request.resolved.progress
+        if progress != nil { lastProgressReport = .now }
         idleTimeout = plan.idleSeconds == nil ? nil : plan.options.idleTimeout.map { Duration.milliseconds(Int64(($0 * 1000).rounded(.up))) }
         timeoutMilliseconds = plan.timeoutMilliseconds
         headerList = try plan.curlHeaderList()
@@ -203,11 +208,11 @@ final class CurlTransfer: @unchecked Sendable {
         // and setting them again cost ~6 k instructions); any other starts from a reset handle.
         let isHTTPS = plan.isHTTPS
         let identity = clientIdentity?.number ?? 0
-        if isPlain, let kept = handle.baseline, kept.matches(options, isHTTPS: isHTTPS, clientIdentity: identity) {
+        if isPlain, handle.keepsBaseline(options, isHTTPS: isHTTPS, clientIdentity: identity) {
             handle.clearErrorBuffer()
             Self.keptConfigurations.add(1, ordering: .relaxed)
         } else {
-            if handle.baseline != nil { handle.reset() }
+            if handle.hasBaseline { handle.reset() }
             try configureEveryOption(plan, context: context)
             handle.baseline = isPlain ? Baseline(options, isHTTPS: isHTTPS, clientIdentity: identity) : nil
         }
@@ -339,6 +344,15 @@ final class CurlTransfer: @unchecked Sendable {
         return receiveWhole(bytes) ? bytes.count : 0
     }
 
+    /// Something arrived or went: the idle timeout counts again from now. Out of line, and called
+    /// only with an idle timeout: `ContinuousClock.Instant` is a resilient type, and a function
+    /// that makes one looks its metadata up on entry (~70 instructions for each header line and
+    /// body piece of every response, most of which have no idle timeout).
+    @inline(never)
+    func restartIdleTimeout() {
+        if let idleTimeout { streamDeadline = .now + idleTimeout }
+    }
+
     /// Counts a piece of the body against the size limit; `false` when it goes over.
     func countReceived(_ count: Int) -> Bool {
         bytesReceived += Int64(count)
@@ -350,7 +364,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     private func receiveWhole(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        if let idleTimeout { streamDeadline = .now + idleTimeout }
+        if idleTimeout != nil { restartIdleTimeout() }
         bytesReceived += Int64(bytes.count)
         if let maximumResponseSize, bytesReceived > maximumResponseSize {
             exceededMaximumSize = true
@@ -384,7 +398,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
         guard let progress else { return }
         let now = ContinuousClock.now
-        guard now - lastProgressReport >= .milliseconds(100) else { return }
+        if let last = lastProgressReport, now - last < .milliseconds(100) { return }
         lastProgressReport = now
         progress.report(TransferProgress(bytesSent: sent, totalBytesToSend: toSend > 0 ? toSend : request.body?.count,
                                          bytesReceived: priorBytes + received,
@@ -394,7 +408,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// Keeps one header line for ``ResponseHeaders`` (parsed only if someone reads the headers).
     /// Returns `false` to stop a response whose headers are malformed in ways libcurl lets through.
     fileprivate func receiveHeaderLine(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
-        if let idleTimeout { streamDeadline = .now + idleTimeout }
+        if idleTimeout != nil { restartIdleTimeout() }
         switch headerBlock.receive(line) {
         case .accepted:
             // The blank line that ends a block: a stream's head goes to its caller now; a
@@ -560,13 +574,18 @@ final class CurlTransfer: @unchecked Sendable {
 }
 
 // The C callbacks get their transfer back from the opaque pointer set in `configure`. The engine
-// keeps the transfer alive while libcurl may call them.
+// keeps the transfer alive while libcurl may call them (it holds it in `active` until the handle
+// is removed from the multi handle). That is also why the two callbacks of every response may use
+// `_withUnsafeGuaranteedRef`: it lends the transfer for the call without the retain and release
+// of `takeUnretainedValue()`, which is safe only while something else keeps it alive, as the
+// engine does here for the whole call.
 
 private let curlWriteBody: curl_write_callback = { data, size, count, context in
     let length = size * count
     guard let data, let context else { return 0 }  // 0 for a non-empty chunk aborts the transfer
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-    return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: length))
+    return Unmanaged<CurlTransfer>.fromOpaque(context)._withUnsafeGuaranteedRef {
+        $0.receiveBody(UnsafeRawBufferPointer(start: data, count: length))
+    }
 }
 
 /// Internal, not private: the idle timeout installs it too (CurlTransfer+Idle.swift).
@@ -586,8 +605,9 @@ private let curlReceiveHeader: curl_write_callback = { data, size, count, contex
     let length = size * count
     guard let data, let context else { return 0 }  // 0 for a non-empty chunk aborts the transfer
     let bytes = UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self)
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-    return transfer.receiveHeaderLine(UnsafeBufferPointer(start: bytes, count: length)) ? length : 0
+    return Unmanaged<CurlTransfer>.fromOpaque(context)._withUnsafeGuaranteedRef {
+        $0.receiveHeaderLine(UnsafeBufferPointer(start: bytes, count: length))
+    } ? length : 0
 }
 
 extension Duration {

@@ -14,7 +14,17 @@ extension NetworkError {
         /// request's `validator`), kept as it was: `error.underlyingError as? MyError`.
         public var underlyingError: (any Error)?
         /// The failing response's body, decoded as the request's or provider's `errorBodyType`.
-        public var serverError: (any ServerErrorBody)?
+        public var serverError: (any ServerErrorBody)? {
+            get { serverErrorBox?.body }
+            set { serverErrorBox = newValue.map(ServerErrorBox.init) }
+        }
+        // Two rare parts, boxed, so that an error stays small: every result, outcome and typed
+        // throw on the request's hot path carries room for a `NetworkError`, and moves it whole.
+        // ``serverError`` is an existential of a protocol that is not class-bound: stored inline,
+        // of a size unknown to the compiler, it made this context, every error, result and outcome
+        // a value copied through value witnesses. ``response`` inline made an error 400 bytes.
+        private var serverErrorBox: ServerErrorBox?
+        private var responseBox: ResponseBox?
         /// The response that caused the error, for every error a response caused: a failing
         /// status, a `validator` or `parseAndValidate` that refused it, a body that did not decode. Its status, headers (`WWW-Authenticate`, `Retry-After`) and the first
         /// ``HTTPResponse/errorBodyLimit`` bytes (64 KB) of its body. `nil` when no response
@@ -32,7 +42,10 @@ extension NetworkError {
         /// the query included (a next page's request needs it): the error's and the response's
         /// descriptions, `String(reflecting:)` and `dump` show the URL and headers redacted and
         /// the body by its size only.
-        public var response: HTTPResponse?
+        public var response: HTTPResponse? {
+            get { responseBox?.response }
+            set { responseBox = newValue.map(ResponseBox.init) }
+        }
 
         /// Whether an ``NetworkError/invalidCertificate(_:)`` is about this client's own
         /// certificate (mutual TLS) rather than the server's: its description and suggestion say so.
@@ -47,6 +60,18 @@ extension NetworkError {
             self.underlyingError = underlyingError
             self.response = response
         }
+    }
+
+    /// A decoded error body, held by reference (see ``Context/serverError``).
+    final class ServerErrorBox: Sendable {
+        let body: any ServerErrorBody
+        init(_ body: any ServerErrorBody) { self.body = body }
+    }
+
+    /// The response that caused an error, held by reference (see ``Context/response``).
+    final class ResponseBox: Sendable {
+        let response: HTTPResponse
+        init(_ response: HTTPResponse) { self.response = response }
     }
 
     /// The context the library attached, or `nil` for `generic`, `customUser` and `mockNotFound`.
@@ -115,5 +140,16 @@ extension NetworkError {
         case .validation(let c): return .validation(updated(c))
         case .generic, .customUser, .mockNotFound: return self
         }
+    }
+}
+
+extension NetworkError.Context: CustomReflectable {
+    /// The context's parts by their public names, as `dump` and `String(reflecting:)` showed them
+    /// before the rare parts were boxed: the boxes stay out of sight.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["request": request as Any, "reason": reason as Any, "statusCode": statusCode as Any,
+                                "underlyingError": underlyingError as Any, "serverError": serverError as Any,
+                                "response": response as Any, "concernsClientCertificate": concernsClientCertificate],
+               displayStyle: .struct)
     }
 }
