@@ -40,6 +40,11 @@ extension CurlTransfer {
             // Counted once taken: a paused chunk comes again when the transfer resumes.
             guard countReceived(bytes.count) else { return 0 }
             streamDeadline = streamTimeout.map { ContinuousClock.now + $0 }
+            // The reader gets the round's chunks together, with one wake-up, when it ends.
+            if !streamDeliveryDue {
+                streamDeliveryDue = true
+                if let streamEngine { streamEngine.deliverAtEndOfRound(self) } else { stream.deliver() }
+            }
             return bytes.count
         case .paused:
             streamDeadline = nil  // waiting for the consumer is not silence

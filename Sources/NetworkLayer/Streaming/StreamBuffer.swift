@@ -4,8 +4,16 @@ import Foundation
 /// thread, or a mock's task) and its consumer (the task iterating the stream).
 ///
 /// The producer offers chunks; past ``highWater`` buffered bytes it is told to pause (libcurl
-/// then keeps the chunk and stops reading the socket). The consumer takes chunks in order; when
-/// it has drained a paused buffer down to ``lowWater`` it asks the producer, once, to resume.
+/// then keeps the chunk and stops reading the socket). The consumer takes every chunk waiting
+/// in one call, in order (a batch: one wake-up and one lock for what arrived together); taking
+/// them empties the buffer, so a paused producer is asked, once, to resume while the consumer
+/// works through its batch. Ahead of the consumer there are then at most ``highWater`` bytes
+/// (and a chunk) here and as much again in the batch it holds.
+///
+/// The engine's producer (``offer(_:)``) does not wake a waiting consumer chunk by chunk: it
+/// calls ``deliver()`` once at the end of its round, so the chunks of one round of I/O go over
+/// with one wake-up. ``append(_:)`` (mocks) wakes the consumer at once.
+///
 /// Either side can end the stream: the producer with the end of the body or its failure, the
 /// consumer by cancelling (then the producer is told to stop, and buffered chunks are freed).
 ///
@@ -31,9 +39,10 @@ final class StreamBuffer: Sendable {
         var cancel: @Sendable () -> Void
     }
 
-    /// What the consumer gets for one call of ``next(isolation:)``.
+    /// What the consumer gets for one call of ``next(isolation:cancelled:)``.
     enum Taken: Sendable {
-        case chunk(Data)
+        /// Every chunk that was waiting, in order (at least one).
+        case chunks([Data])
         case finished
         case failed(NetworkError)
     }
@@ -45,7 +54,6 @@ final class StreamBuffer: Sendable {
 
     private struct State {
         var chunks: [Data] = []
-        var head = 0
         var buffered = 0
         var end: End?
         /// Whether the consumer was told the end (after that it only ever gets `.finished`).
@@ -59,32 +67,36 @@ final class StreamBuffer: Sendable {
         /// How often the producer was paused, for the tests and the log.
         var pauses = 0
 
-        mutating func popChunk() -> Data? {
-            guard head < chunks.count else { return nil }
-            let chunk = chunks[head]
-            chunks[head] = Data()
-            head += 1
-            buffered -= chunk.count
-            if head == chunks.count {
-                chunks.removeAll(keepingCapacity: true)
-                head = 0
-            } else if head >= 64, head * 2 >= chunks.count {
-                chunks.removeFirst(head)
-                head = 0
+        /// Every waiting chunk, or the end, or `nil` when there is neither; with the producer's
+        /// resume when taking the chunks unpaused it (to be called off the lock).
+        mutating func take() -> (Taken?, (@Sendable () -> Void)?) {
+            if !chunks.isEmpty {
+                var batch: [Data] = []
+                swap(&batch, &chunks)
+                buffered = 0
+                var resume: (@Sendable () -> Void)?
+                if producerPaused, !resumeRequested {
+                    resumeRequested = true
+                    resume = control?.resume
+                }
+                return (.chunks(batch), resume)
             }
-            return chunk
+            guard let end else { return (nil, nil) }
+            if endDelivered { return (.finished, nil) }
+            endDelivered = true
+            switch end {
+            case .finished: return (.finished, nil)
+            case .failed(let error): return (.failed(error), nil)
+            }
         }
     }
 
     /// About 1 MB ahead of the consumer; beyond it the producer pauses.
     let highWater: Int
-    /// A paused producer resumes once the consumer has drained the buffer to this.
-    let lowWater: Int
     private let state = Protected(State())
 
-    init(highWater: Int = 1 << 20, lowWater: Int = 256 << 10) {
+    init(highWater: Int = 1 << 20) {
         self.highWater = highWater
-        self.lowWater = min(lowWater, highWater)
     }
 
     /// Connects the producer. A stream the consumer already cancelled cancels the producer at once.
@@ -100,9 +112,11 @@ final class StreamBuffer: Sendable {
     // MARK: Producer
 
     /// Offers a chunk (copied when accepted). Engine thread, inside libcurl's write callback.
+    /// A waiting consumer is not woken here: the producer calls ``deliver()`` when its round of
+    /// I/O ends, for every chunk the round brought.
     ///
     /// Room is checked first and the copy made outside the lock, so a consumer's `next` never
-    /// waits for a 64 KB copy and a chunk the buffer pauses on (libcurl offers it again after the
+    /// waits for a copy and a chunk the buffer pauses on (libcurl offers it again after the
     /// resume) is not copied in vain. Only this thread adds chunks, so room found stays room.
     func offer(_ bytes: UnsafeRawBufferPointer) -> Offer {
         let refusal = state.withLock { state -> Offer? in
@@ -116,18 +130,26 @@ final class StreamBuffer: Sendable {
         }
         if let refusal { return refusal }
         let chunk = Data(bytes)
-        let (offer, waiter) = state.withLock { state -> (Offer, UnsafeContinuation<Taken, Never>?) in
-            guard state.end == nil else { return (.refused, nil) }
-            if let waiter = state.waiter {
-                state.waiter = nil
-                return (.accepted, waiter)
-            }
+        return state.withLock { state -> Offer in
+            guard state.end == nil else { return .refused }
             state.chunks.append(chunk)
             state.buffered += chunk.count
-            return (.accepted, nil)
+            return .accepted
         }
-        waiter?.resume(returning: .chunk(chunk))
-        return offer
+    }
+
+    /// Wakes a waiting consumer with every chunk offered since it last took: the producer's
+    /// call at the end of a round of I/O that offered chunks.
+    func deliver() {
+        let (waiter, taken, resume) = state.withLock { state -> (UnsafeContinuation<Taken, Never>?, Taken?, (@Sendable () -> Void)?) in
+            guard let waiter = state.waiter, !state.chunks.isEmpty else { return (nil, nil, nil) }
+            state.waiter = nil
+            let (taken, resume) = state.take()
+            return (waiter, taken, resume)
+        }
+        guard let waiter, let taken else { return }
+        waiter.resume(returning: taken)
+        resume?()
     }
 
     /// Appends a chunk whatever the buffer holds: for producers whose whole body is in memory
@@ -145,22 +167,23 @@ final class StreamBuffer: Sendable {
             state.buffered += chunk.count
             return (true, nil)
         }
-        waiter?.resume(returning: .chunk(chunk))
+        waiter?.resume(returning: .chunks([chunk]))
         return accepted
     }
 
     /// The body ended: completely (`failure` is `nil`) or with `failure`. The consumer gets the
     /// buffered chunks first. Later calls, and calls after the consumer cancelled, change nothing.
     func finish(_ failure: NetworkError?) {
-        let waiter = state.withLock { state -> UnsafeContinuation<Taken, Never>? in
+        let (waiter, taken) = state.withLock { state -> (UnsafeContinuation<Taken, Never>?, Taken?) in
             state.control = nil
             if state.end == nil { state.end = failure.map { .failed($0) } ?? .finished }
-            guard let waiter = state.waiter else { return nil }
+            guard let waiter = state.waiter else { return (nil, nil) }
             state.waiter = nil
-            return waiter
+            // The chunks of the last round, if not delivered yet, come before the end (the
+            // producer is gone: nothing to resume).
+            return (waiter, state.take().0)
         }
-        // A waiting consumer has taken every chunk already.
-        waiter?.resume(returning: takeEnd())
+        waiter?.resume(returning: taken ?? .finished)
     }
 
     /// The engine is about to resume a paused producer (`curl_easy_pause(CONT)`), which may
@@ -174,7 +197,7 @@ final class StreamBuffer: Sendable {
 
     // MARK: Consumer
 
-    /// The next chunk, the end (`.finished`) or the failure. Waits without blocking a thread;
+    /// Every chunk waiting (at least one), the end (`.finished`) or the failure. Waits without blocking a thread;
     /// cancelling the calling task cancels the stream and returns `.failed(.cancelled)`.
     func next(isolation: isolated (any Actor)? = #isolation, cancelled: @autoclosure @Sendable () -> NetworkError) async -> Taken {
         if Task.isCancelled { cancel(cancelled()) }
@@ -182,7 +205,7 @@ final class StreamBuffer: Sendable {
         return await withTaskCancellationHandler {
             await withUnsafeContinuation(isolation: isolation) { (continuation: UnsafeContinuation<Taken, Never>) in
                 let ready = state.withLock { state -> Bool in
-                    guard state.head < state.chunks.count || state.end != nil else {
+                    guard !state.chunks.isEmpty || state.end != nil else {
                         state.waiter = continuation
                         return false
                     }
@@ -195,33 +218,12 @@ final class StreamBuffer: Sendable {
         }
     }
 
-    /// A chunk or the end when one is ready, else `nil`; asks a paused producer to resume when
-    /// the buffer has drained to the low-water mark.
+    /// The waiting chunks or the end when there are any, else `nil`; asks a paused producer to
+    /// resume when it takes the chunks.
     private func take() -> Taken? {
-        let (taken, resume) = state.withLock { state -> (Taken?, (@Sendable () -> Void)?) in
-            if let chunk = state.popChunk() {
-                var resume: (@Sendable () -> Void)?
-                if state.producerPaused, !state.resumeRequested, state.buffered <= lowWater {
-                    state.resumeRequested = true
-                    resume = state.control?.resume
-                }
-                return (.chunk(chunk), resume)
-            }
-            guard let end = state.end else { return (nil, nil) }
-            if state.endDelivered { return (.finished, nil) }
-            state.endDelivered = true
-            switch end {
-            case .finished: return (.finished, nil)
-            case .failed(let error): return (.failed(error), nil)
-            }
-        }
+        let (taken, resume) = state.withLock { $0.take() }
         resume?()
         return taken
-    }
-
-    /// The end for a consumer that was waiting (so no chunk is buffered).
-    private func takeEnd() -> Taken {
-        take() ?? .finished
     }
 
     /// Ends the stream from the consumer's side: buffered chunks are dropped, a waiting `next`
@@ -235,7 +237,6 @@ final class StreamBuffer: Sendable {
             state.end = .failed(error)
             state.isCancelled = true
             state.chunks = []
-            state.head = 0
             state.buffered = 0
             let waiter = state.waiter
             state.waiter = nil

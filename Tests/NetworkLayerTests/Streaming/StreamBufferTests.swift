@@ -8,9 +8,9 @@ import TestScheduling
 /// the producer pausing and resuming, the reader draining, and either side ending the stream.
 @Suite("Stream buffer", .sharing)
 struct StreamBufferTests {
-    @Test("Past the high-water mark the producer is paused; draining to the low-water mark resumes it once")
+    @Test("Past the high-water mark the producer is paused; the reader taking the buffer resumes it once")
     func pauseAndResume() async throws {
-        let buffer = StreamBuffer(highWater: 100, lowWater: 40)
+        let buffer = StreamBuffer(highWater: 100)
         let resumes = Counter()
         buffer.setControl(.init(resume: { resumes.increment() }, cancel: {}))
         let chunk = [UInt8](repeating: 7, count: 30)
@@ -18,18 +18,38 @@ struct StreamBufferTests {
         for _ in 0..<5 { offers.append(chunk.withUnsafeBytes { buffer.offer($0) }) }
         #expect(offers == [.accepted, .accepted, .accepted, .accepted, .paused])  // 120 ≥ 100 after four
         #expect(buffer.pauseCount == 1)
-        for expected in [90, 60] {
-            guard case .chunk = await buffer.next(cancelled: .cancelled) else { Issue.record("no chunk"); return }
-            #expect(buffer.bufferedBytes == expected)
-            #expect(resumes.value == 0)
-        }
-        guard case .chunk = await buffer.next(cancelled: .cancelled) else { Issue.record("no chunk"); return }
-        #expect(buffer.bufferedBytes == 30)
+        #expect(buffer.bufferedBytes == 120)
+        #expect(resumes.value == 0)
+        guard case .chunks(let batch) = await buffer.next(cancelled: .cancelled) else { Issue.record("no chunks"); return }
+        #expect(batch.count == 4, "every waiting chunk in one batch")
+        #expect(buffer.bufferedBytes == 0)
         #expect(resumes.value == 1)
-        guard case .chunk = await buffer.next(cancelled: .cancelled) else { Issue.record("no chunk"); return }
+        #expect(chunk.withUnsafeBytes { buffer.offer($0) } == .accepted, "not paused again before the resume")
+        guard case .chunks(let next) = await buffer.next(cancelled: .cancelled) else { Issue.record("no chunks"); return }
+        #expect(next.count == 1)
         #expect(resumes.value == 1, "one resume per pause")
         buffer.willResume()
         #expect(chunk.withUnsafeBytes { buffer.offer($0) } == .accepted)
+    }
+
+    @Test("A waiting reader is woken by deliver() with every chunk offered before it, not by each offer")
+    func deliverWakesOncePerRound() async throws {
+        let buffer = StreamBuffer()
+        let woken = Counter()
+        let reader = Task {
+            let taken = await buffer.next(cancelled: .cancelled)
+            woken.increment()
+            return taken
+        }
+        try await Task.sleep(for: .milliseconds(50))  // the reader is waiting
+        let chunk = [UInt8](repeating: 1, count: 10)
+        for _ in 0..<3 { #expect(chunk.withUnsafeBytes { buffer.offer($0) } == .accepted) }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(woken.value == 0, "an offer alone does not wake the reader")
+        buffer.deliver()
+        guard case .chunks(let batch) = await reader.value else { Issue.record("no chunks"); return }
+        #expect(batch.count == 3)
+        #expect(buffer.bufferedBytes == 0)
     }
 
     @Test("A producer and a reader racing, with pauses, resumes and random cancels, deliver every byte once and in order")
@@ -38,7 +58,7 @@ struct StreamBufferTests {
             var random = SeededRandom(seed: seed)
             let total = Int.random(in: 0...400, using: &random)
             let cancelAfter = Bool.random(using: &random) ? Int.random(in: 0...total + 1, using: &random) : nil
-            let buffer = StreamBuffer(highWater: 64, lowWater: Int.random(in: 0...64, using: &random))
+            let buffer = StreamBuffer(highWater: Int.random(in: 1...64, using: &random))
             let resumed = DispatchSemaphore(value: 0)
             let producerStopped = Atomic<Bool>(false)
             buffer.setControl(.init(resume: { resumed.signal() }, cancel: {
@@ -53,8 +73,12 @@ struct StreamBufferTests {
                     let byte = UInt8(truncatingIfNeeded: next)
                     let chunk = [UInt8](repeating: byte, count: 1 + next % 9)
                     switch chunk.withUnsafeBytes({ buffer.offer($0) }) {
-                    case .accepted: next += 1
+                    case .accepted:
+                        next += 1
+                        // The end of a round of I/O, as the engine's: after each chunk or a few.
+                        if next % 3 != 1 { buffer.deliver() }
                     case .paused:
+                        buffer.deliver()  // the round ends with the pause
                         resumed.wait()
                         buffer.willResume()
                     case .refused: return
@@ -68,10 +92,14 @@ struct StreamBufferTests {
             while !ended {
                 if expected == cancelAfter { buffer.cancel(.cancelled) }
                 switch await buffer.next(cancelled: .cancelled) {
-                case .chunk(let chunk):
-                    #expect(chunk.count == 1 + expected % 9 && chunk.allSatisfy { $0 == UInt8(truncatingIfNeeded: expected) },
-                            "seed \(seed): chunk \(expected) wrong")
-                    expected += 1
+                case .chunks(let chunks):
+                    #expect(!chunks.isEmpty, "seed \(seed): an empty batch")
+                    for chunk in chunks {
+                        #expect(chunk.count == 1 + expected % 9 && chunk.allSatisfy { $0 == UInt8(truncatingIfNeeded: expected) },
+                                "seed \(seed): chunk \(expected) wrong")
+                        expected += 1
+                        if expected == cancelAfter { break }  // the rest of the batch goes with the cancel
+                    }
                     if Int.random(in: 0..<4, using: &random) == 0 { await Task.yield() }
                 case .finished:
                     #expect(cancelAfter == nil || cancelAfter! >= total, "seed \(seed): finished after a cancel at \(String(describing: cancelAfter)) of \(total), \(expected) received")
@@ -84,7 +112,7 @@ struct StreamBufferTests {
                 }
             }
             // After the end, only .finished.
-            if case .chunk = await buffer.next(cancelled: .cancelled) { Issue.record("seed \(seed): a chunk after the end") }
+            if case .chunks = await buffer.next(cancelled: .cancelled) { Issue.record("seed \(seed): a chunk after the end") }
         }
     }
 
