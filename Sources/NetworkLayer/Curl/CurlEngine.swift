@@ -455,7 +455,8 @@ final class CurlEngine: @unchecked Sendable {
         let completion = transfer.completion
         transfer.completion = nil
         detachCache(from: transfer)
-        recycle(transfer.handle)
+        // Not pooled: the handle holds the stream's 512 KB receive buffer, resident once a fast
+        // stream filled it, which a pooled handle would keep for small requests that never need it.
         completion?(outcome)
         if case .failure(let error) = outcome { stream.finish(error) } else { stream.finish(nil) }
     }
