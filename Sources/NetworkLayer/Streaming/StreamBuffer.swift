@@ -54,7 +54,10 @@ final class StreamBuffer: Sendable {
 
     private struct State {
         var chunks: [Data] = []
+        /// The bytes of `chunks`.
         var buffered = 0
+        /// The bytes the producer has accepted into the chunk it is filling (not in `chunks` yet).
+        var filling = 0
         var end: End?
         /// Whether the consumer was told the end (after that it only ever gets `.finished`).
         var endDelivered = false
@@ -91,12 +94,34 @@ final class StreamBuffer: Sendable {
         }
     }
 
+    /// The chunk the producer is filling with libcurl's pieces (at most 16 KB each): copied once,
+    /// into storage the reader will own, and handed over when full or when the round ends.
+    private struct OpenChunk {
+        var buffer: UnsafeMutableRawPointer?
+        var count = 0
+    }
+
     /// About 1 MB ahead of the consumer; beyond it the producer pauses.
     let highWater: Int
     private let state = Protected(State())
+    /// The producer's side (the engine thread's; its own lock, never contended, keeps the
+    /// class `Sendable`): the chunk being filled and where its storage comes from.
+    private let open = Protected(OpenChunk())
+    private let pool: StreamChunkPool
+    /// An open chunk holding less than this at the end of a round is copied out at its size (a
+    /// slow stream's few bytes do not keep a whole buffer each); its buffer stays for the next.
+    private let smallChunk: Int
 
-    init(highWater: Int = 1 << 20) {
+    /// - Parameter chunkSize: how large a chunk the producer's pieces are gathered into.
+    init(highWater: Int = 1 << 20, chunkSize: Int = 256 << 10) {
         self.highWater = highWater
+        let chunkSize = max(chunkSize, 1)
+        pool = StreamChunkPool(capacity: chunkSize, keptLimit: max(2 * highWater / chunkSize + 2, 4))
+        smallChunk = chunkSize / 8
+    }
+
+    deinit {
+        open.withLock { open in if let buffer = open.buffer { pool.give(buffer) } }
     }
 
     /// Connects the producer. A stream the consumer already cancelled cancels the producer at once.
@@ -111,36 +136,89 @@ final class StreamBuffer: Sendable {
 
     // MARK: Producer
 
-    /// Offers a chunk (copied when accepted). Engine thread, inside libcurl's write callback.
-    /// A waiting consumer is not woken here: the producer calls ``deliver()`` when its round of
-    /// I/O ends, for every chunk the round brought.
+    /// Offers a piece of the body (copied when accepted). Engine thread, inside libcurl's write
+    /// callback. Pieces are gathered into chunks of `chunkSize`; a waiting consumer is not woken
+    /// here: the producer calls ``deliver()`` when its round of I/O ends, which hands over the
+    /// chunk being filled too.
     ///
-    /// Room is checked first and the copy made outside the lock, so a consumer's `next` never
-    /// waits for a copy and a chunk the buffer pauses on (libcurl offers it again after the
-    /// resume) is not copied in vain. Only this thread adds chunks, so room found stays room.
+    /// Room is checked first and the copy made outside the buffer's lock, so a consumer's `next`
+    /// never waits for a copy and a piece the buffer pauses on (libcurl offers it again after the
+    /// resume) is not copied in vain. Only this thread adds bytes, so room found stays room.
     func offer(_ bytes: UnsafeRawBufferPointer) -> Offer {
         let refusal = state.withLock { state -> Offer? in
             guard state.end == nil else { return .refused }
-            guard state.buffered < highWater else {
+            guard state.buffered + state.filling < highWater else {
                 state.producerPaused = true
                 state.pauses += 1
                 return .paused
             }
+            state.filling += bytes.count
             return nil
         }
-        if let refusal { return refusal }
-        let chunk = Data(bytes)
-        return state.withLock { state -> Offer in
-            guard state.end == nil else { return .refused }
+        if let refusal {
+            if refusal == .refused { discardOpenChunk() }
+            return refusal
+        }
+        guard !bytes.isEmpty else { return .accepted }
+        var full: Data?
+        let copied = open.withLock { open -> Bool in
+            if open.count + bytes.count > pool.capacity, let buffer = open.buffer {
+                full = pool.data(owning: buffer, count: open.count)
+                open.buffer = nil
+                open.count = 0
+            }
+            guard bytes.count <= pool.capacity else { return false }
+            if open.buffer == nil { open.buffer = pool.take() }
+            guard let buffer = open.buffer, let source = bytes.baseAddress else { return false }
+            (buffer + open.count).copyMemory(from: source, byteCount: bytes.count)
+            open.count += bytes.count
+            return true
+        }
+        if let full { publish(full) }
+        // A piece larger than a chunk, or no memory for a new chunk: a chunk of its own.
+        if !copied { publish(Data(bytes)) }
+        // Accepted even if the consumer cancelled meanwhile: its cancel stops the transfer, and
+        // the next offer is refused.
+        return .accepted
+    }
+
+    /// Moves a chunk the producer filled into `chunks` (its bytes were counted as `filling`).
+    private func publish(_ chunk: Data) {
+        state.withLock { state in
+            state.filling -= chunk.count
+            guard state.end == nil else { return }
             state.chunks.append(chunk)
             state.buffered += chunk.count
-            return .accepted
         }
     }
 
-    /// Wakes a waiting consumer with every chunk offered since it last took: the producer's
-    /// call at the end of a round of I/O that offered chunks.
+    /// Publishes the chunk being filled, if it holds anything: its buffer when it is large, a
+    /// copy at its size when it is small (the buffer then stays for the next round).
+    private func publishOpenChunk() {
+        let chunk = open.withLock { open -> Data? in
+            guard let buffer = open.buffer, open.count > 0 else { return nil }
+            defer { open.count = 0 }
+            if open.count < smallChunk { return Data(bytes: buffer, count: open.count) }
+            open.buffer = nil
+            return pool.data(owning: buffer, count: open.count)
+        }
+        if let chunk { publish(chunk) }
+    }
+
+    /// Drops the chunk being filled (the stream ended on the consumer's side).
+    private func discardOpenChunk() {
+        let buffer = open.withLock { open -> UnsafeMutableRawPointer? in
+            defer { open = OpenChunk() }
+            return open.buffer
+        }
+        if let buffer { pool.give(buffer) }
+        state.withLock { $0.filling = 0 }
+    }
+
+    /// Hands the chunk being filled over and wakes a waiting consumer with every chunk offered
+    /// since it last took: the producer's call at the end of a round of I/O that offered pieces.
     func deliver() {
+        publishOpenChunk()
         let (waiter, taken, resume) = state.withLock { state -> (UnsafeContinuation<Taken, Never>?, Taken?, (@Sendable () -> Void)?) in
             guard let waiter = state.waiter, !state.chunks.isEmpty else { return (nil, nil, nil) }
             state.waiter = nil
@@ -174,6 +252,8 @@ final class StreamBuffer: Sendable {
     /// The body ended: completely (`failure` is `nil`) or with `failure`. The consumer gets the
     /// buffered chunks first. Later calls, and calls after the consumer cancelled, change nothing.
     func finish(_ failure: NetworkError?) {
+        // The producer's last call: what it was filling goes first.
+        publishOpenChunk()
         let (waiter, taken) = state.withLock { state -> (UnsafeContinuation<Taken, Never>?, Taken?) in
             state.control = nil
             if state.end == nil { state.end = failure.map { .failed($0) } ?? .finished }
@@ -255,8 +335,8 @@ final class StreamBuffer: Sendable {
     /// Whether the stream has ended (either side).
     var hasEnded: Bool { state.withLock { $0.end != nil } }
 
-    /// Bytes waiting for the consumer now.
-    var bufferedBytes: Int { state.withLock { $0.buffered } }
+    /// Bytes waiting for the consumer now (handed over, or in the chunk being filled).
+    var bufferedBytes: Int { state.withLock { $0.buffered + $0.filling } }
 
     /// How often the producer was told to pause.
     var pauseCount: Int { state.withLock { $0.pauses } }

@@ -20,13 +20,15 @@ struct StreamBufferTests {
         #expect(buffer.pauseCount == 1)
         #expect(buffer.bufferedBytes == 120)
         #expect(resumes.value == 0)
+        buffer.deliver()  // the round ends
         guard case .chunks(let batch) = await buffer.next(cancelled: .cancelled) else { Issue.record("no chunks"); return }
-        #expect(batch.count == 4, "every waiting chunk in one batch")
+        #expect(batch.reduce(0) { $0 + $1.count } == 120, "every waiting byte in one batch")
         #expect(buffer.bufferedBytes == 0)
         #expect(resumes.value == 1)
         #expect(chunk.withUnsafeBytes { buffer.offer($0) } == .accepted, "not paused again before the resume")
+        buffer.deliver()
         guard case .chunks(let next) = await buffer.next(cancelled: .cancelled) else { Issue.record("no chunks"); return }
-        #expect(next.count == 1)
+        #expect(next.reduce(0) { $0 + $1.count } == 30)
         #expect(resumes.value == 1, "one resume per pause")
         buffer.willResume()
         #expect(chunk.withUnsafeBytes { buffer.offer($0) } == .accepted)
@@ -48,8 +50,24 @@ struct StreamBufferTests {
         #expect(woken.value == 0, "an offer alone does not wake the reader")
         buffer.deliver()
         guard case .chunks(let batch) = await reader.value else { Issue.record("no chunks"); return }
-        #expect(batch.count == 3)
+        #expect(batch.reduce(0) { $0 + $1.count } == 30)
         #expect(buffer.bufferedBytes == 0)
+    }
+
+    @Test("A round's pieces are gathered into chunks of the chunk size, in order; a full chunk is handed over at once")
+    func piecesGatheredIntoChunks() async throws {
+        let buffer = StreamBuffer(chunkSize: 64)
+        for piece in 0..<5 {
+            #expect([UInt8](repeating: UInt8(piece), count: 30).withUnsafeBytes { buffer.offer($0) } == .accepted)
+        }
+        #expect(buffer.bufferedBytes == 150)
+        guard case .chunks(let full) = await buffer.next(cancelled: .cancelled) else { Issue.record("no chunks"); return }
+        #expect(full.map(\.count) == [60, 60], "the full chunks, before the round ends")
+        buffer.deliver()
+        guard case .chunks(let rest) = await buffer.next(cancelled: .cancelled) else { Issue.record("no chunks"); return }
+        #expect(rest.map(\.count) == [30])
+        let bytes = (full + rest).flatMap { [UInt8]($0) }
+        #expect(bytes == (0..<5).flatMap { [UInt8](repeating: UInt8($0), count: 30) })
     }
 
     @Test("A producer and a reader racing, with pauses, resumes and random cancels, deliver every byte once and in order")
@@ -57,16 +75,17 @@ struct StreamBufferTests {
         for seed in 0..<200 as Range<UInt64> {
             var random = SeededRandom(seed: seed)
             let total = Int.random(in: 0...400, using: &random)
-            let cancelAfter = Bool.random(using: &random) ? Int.random(in: 0...total + 1, using: &random) : nil
-            let buffer = StreamBuffer(highWater: Int.random(in: 1...64, using: &random))
+            let totalBytes = (0..<total).reduce(0) { $0 + 1 + $1 % 9 }
+            let cancelAfter = Bool.random(using: &random) ? Int.random(in: 0...totalBytes + 1, using: &random) : nil
+            let buffer = StreamBuffer(highWater: Int.random(in: 1...64, using: &random), chunkSize: Int.random(in: 1...40, using: &random))
             let resumed = DispatchSemaphore(value: 0)
             let producerStopped = Atomic<Bool>(false)
             buffer.setControl(.init(resume: { resumed.signal() }, cancel: {
                 producerStopped.store(true, ordering: .relaxed)
                 resumed.signal()
             }))
-            // The producer is a thread, as the engine's is: it offers byte i as chunk i, and
-            // waits for a resume when paused, as libcurl would.
+            // The producer is a thread, as the engine's is: it offers piece i, 1 + i % 9 copies of
+            // byte i, and waits for a resume when paused, as libcurl would.
             let producer = Thread {
                 var next = 0
                 while next < total, !producerStopped.load(ordering: .relaxed) {
@@ -75,7 +94,7 @@ struct StreamBufferTests {
                     switch chunk.withUnsafeBytes({ buffer.offer($0) }) {
                     case .accepted:
                         next += 1
-                        // The end of a round of I/O, as the engine's: after each chunk or a few.
+                        // The end of a round of I/O, as the engine's: after each piece or a few.
                         if next % 3 != 1 { buffer.deliver() }
                     case .paused:
                         buffer.deliver()  // the round ends with the pause
@@ -87,27 +106,36 @@ struct StreamBufferTests {
                 buffer.finish(nil)
             }
             producer.start()
-            var expected = 0
+            var piece = 0, offset = 0, received = 0
+            var cancelled = false
             var ended = false
             while !ended {
-                if expected == cancelAfter { buffer.cancel(.cancelled) }
+                if !cancelled, let cancelAfter, received >= cancelAfter {
+                    buffer.cancel(.cancelled)
+                    cancelled = true
+                }
                 switch await buffer.next(cancelled: .cancelled) {
                 case .chunks(let chunks):
-                    #expect(!chunks.isEmpty, "seed \(seed): an empty batch")
+                    #expect(!chunks.isEmpty && chunks.allSatisfy { !$0.isEmpty }, "seed \(seed): an empty batch or chunk")
                     for chunk in chunks {
-                        #expect(chunk.count == 1 + expected % 9 && chunk.allSatisfy { $0 == UInt8(truncatingIfNeeded: expected) },
-                                "seed \(seed): chunk \(expected) wrong")
-                        expected += 1
-                        if expected == cancelAfter { break }  // the rest of the batch goes with the cancel
+                        for byte in chunk {
+                            if byte != UInt8(truncatingIfNeeded: piece) {
+                                Issue.record("seed \(seed): byte \(received) is \(byte), expected \(UInt8(truncatingIfNeeded: piece))")
+                                return
+                            }
+                            received += 1
+                            offset += 1
+                            if offset == 1 + piece % 9 { piece += 1; offset = 0 }
+                        }
                     }
                     if Int.random(in: 0..<4, using: &random) == 0 { await Task.yield() }
                 case .finished:
-                    #expect(cancelAfter == nil || cancelAfter! >= total, "seed \(seed): finished after a cancel at \(String(describing: cancelAfter)) of \(total), \(expected) received")
-                    #expect(expected == total, "seed \(seed): \(expected) of \(total) chunks")
+                    #expect(!cancelled, "seed \(seed): finished after a cancel at \(String(describing: cancelAfter)) of \(totalBytes)")
+                    #expect(received == totalBytes, "seed \(seed): \(received) of \(totalBytes) bytes")
                     ended = true
                 case .failed(let error):
                     #expect(error.caseName == "cancelled")
-                    #expect(expected == cancelAfter, "seed \(seed)")
+                    #expect(cancelled, "seed \(seed)")
                     ended = true
                 }
             }
