@@ -174,7 +174,12 @@ final class StreamBuffer: Sendable {
             open.count += bytes.count
             return true
         }
-        if let full { publish(full) }
+        if let full {
+            // A full chunk goes to a waiting reader now, not at the end of the round: an idle
+            // reader starts on the first 256 KB of a fast stream instead of its first 1 MB.
+            publish(full)
+            wakeWaiter()
+        }
         // A piece larger than a chunk, or no memory for a new chunk: a chunk of its own.
         if !copied { publish(Data(bytes)) }
         // Accepted even if the consumer cancelled meanwhile: its cancel stops the transfer, and
@@ -219,6 +224,11 @@ final class StreamBuffer: Sendable {
     /// since it last took: the producer's call at the end of a round of I/O that offered pieces.
     func deliver() {
         publishOpenChunk()
+        wakeWaiter()
+    }
+
+    /// Resumes a waiting consumer with every chunk handed over, if there are any.
+    private func wakeWaiter() {
         let (waiter, taken, resume) = state.withLock { state -> (UnsafeContinuation<Taken, Never>?, Taken?, (@Sendable () -> Void)?) in
             guard let waiter = state.waiter, !state.chunks.isEmpty else { return (nil, nil, nil) }
             state.waiter = nil
