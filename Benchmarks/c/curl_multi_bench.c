@@ -182,9 +182,9 @@ static void setup(struct transfer *t) {
                            options.http2 ? (long)CURL_HTTP_VERSION_2TLS : (long)CURL_HTTP_VERSION_1_1),
           "CURLOPT_HTTP_VERSION");
     if (options.http2) check(curl_easy_setopt(t->easy, CURLOPT_PIPEWAIT, 1L), "CURLOPT_PIPEWAIT");
-    /* Streams: the receive buffer NetworkLayer gives a stream (CurlTransfer.streamBufferSize, 64 KB,
-       libcurl's default is 16 KB), so both read the body in the same chunks. */
-    if (options.stream || options.events) check(curl_easy_setopt(t->easy, CURLOPT_BUFFERSIZE, 65536L), "CURLOPT_BUFFERSIZE");
+    /* Streams: the receive buffer NetworkLayer gives a stream (CurlTransfer.streamBufferSize, 512 KB,
+       libcurl's default is 16 KB), so both read the socket in the same sizes. */
+    if (options.stream || options.events) check(curl_easy_setopt(t->easy, CURLOPT_BUFFERSIZE, 524288L), "CURLOPT_BUFFERSIZE");
     if (options.cacert) check(curl_easy_setopt(t->easy, CURLOPT_CAINFO, options.cacert), "CURLOPT_CAINFO");
 }
 

@@ -66,6 +66,8 @@ final class CurlEngine: @unchecked Sendable {
     /// with an idle timeout (their silence), and under connection limits every one with a timeout
     /// (libcurl does not time a transfer while it waits for a free connection). Engine thread only.
     @exclusivity(unchecked) private var watched: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    /// Streams that received chunks in this round, handed to their readers when it ends. Engine thread only.
+    @exclusivity(unchecked) private var dueDeliveries: [CurlTransfer] = []
     /// The connection caches in use, with how many transfers use each. Engine thread only.
     @exclusivity(unchecked) private var caches: [ConnectionCacheKey: (cache: CurlShare, users: Int)] = [:]
     @exclusivity(unchecked) private var newestPinGeneration = 0
@@ -164,7 +166,10 @@ final class CurlEngine: @unchecked Sendable {
         // The consumer reaches the transfer through the engine. This closes a cycle (buffer →
         // control → transfer → buffer) that the end of the stream breaks: both `finish` and
         // `cancel` drop the control.
-        transfer.stream?.setControl(.init(resume: { [self] in resume(transfer) }, cancel: { [self] in cancel(transfer) }))
+        if let stream = transfer.stream {
+            stream.setControl(.init(resume: { [self] in resume(transfer) }, cancel: { [self] in cancel(transfer) }))
+            transfer.streamEngine = self
+        }
         // A streamed body's producer starts now; its chunks resume the transfer when it paused for
         // want of bytes. The same cycle, broken by `stop()` when the transfer completes.
         transfer.upload?.start(resume: { [self] in resume(transfer) })
@@ -271,6 +276,7 @@ final class CurlEngine: @unchecked Sendable {
             // A failing multi_perform (out of memory) leaves the transfers in place; their own
             // timeouts still end them.
             _ = curl_multi_perform(multi, &stillRunning)
+            if !dueDeliveries.isEmpty { deliverStreamedChunks() }
             collectFinished()
             let wait = min(expireDeadlines(), closeIdleConnectionsWhenDue())
             // What this thread submitted itself (tasks resumed by completions, their transfers)
@@ -355,6 +361,22 @@ final class CurlEngine: @unchecked Sendable {
     @inline(never)
     private func setTimeoutDeadline(of transfer: CurlTransfer) {
         transfer.timeoutDeadline = .now + .milliseconds(transfer.timeoutMilliseconds)
+    }
+
+    /// Called by a stream's write callback for the first chunk of a round: the reader gets the
+    /// round's chunks when it ends (``deliverStreamedChunks()``). Engine thread.
+    func deliverAtEndOfRound(_ transfer: CurlTransfer) {
+        dueDeliveries.append(transfer)
+    }
+
+    /// Hands the streams' chunks of this round (from curl_multi_perform, and from the resumes
+    /// before it) to their readers: one wake-up per stream and round, not one per chunk.
+    private func deliverStreamedChunks() {
+        for transfer in dueDeliveries {
+            transfer.streamDeliveryDue = false
+            transfer.stream?.deliver()
+        }
+        dueDeliveries.removeAll(keepingCapacity: true)
     }
 
     /// Lets a paused transfer go on. libcurl may call its write callback before this returns,
@@ -442,7 +464,8 @@ final class CurlEngine: @unchecked Sendable {
         let completion = transfer.completion
         transfer.completion = nil
         detachCache(from: transfer)
-        recycle(transfer.handle)
+        // Not pooled: the handle holds the stream's 512 KB receive buffer, resident once a fast
+        // stream filled it, which a pooled handle would keep for small requests that never need it.
         completion?(outcome)
         if case .failure(let error) = outcome { stream.finish(error) } else { stream.finish(nil) }
     }

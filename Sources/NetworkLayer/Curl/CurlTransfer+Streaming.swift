@@ -8,9 +8,13 @@ import Foundation
 // `streamDeadline` instead of CURLOPT_TIMEOUT, so that it bounds the wait for the headers and
 // then the silence between chunks, not the whole stream.
 extension CurlTransfer {
-    /// libcurl's receive buffer for streams: fewer, larger chunks for a fast stream (each chunk is
-    /// a copy and a hand-over); a slow one still gets each chunk as soon as it arrives.
-    static let streamBufferSize = 64 << 10
+    /// libcurl's receive buffer for streams: fewer, larger reads of the socket for a fast stream
+    /// (512 KB against 64 KB: 0.43 → 0.31 s of system time for 1 GiB on loopback); a slow one
+    /// still gets each chunk as soon as it arrives. libcurl 7.88 hands the body to the write
+    /// callback in pieces of at most 16 KB (CURL_MAX_WRITE_SIZE) whatever this size. The buffer
+    /// is allocated per stream, but only the pages a read fills become resident: a stream of
+    /// small events keeps a few KB of it in memory.
+    static let streamBufferSize = 512 << 10
 
     /// The silence a stream may keep: the request's timeout, `nil` for none.
     var streamTimeout: Duration? {
@@ -40,6 +44,11 @@ extension CurlTransfer {
             // Counted once taken: a paused chunk comes again when the transfer resumes.
             guard countReceived(bytes.count) else { return 0 }
             streamDeadline = streamTimeout.map { ContinuousClock.now + $0 }
+            // The reader gets the round's chunks together, with one wake-up, when it ends.
+            if !streamDeliveryDue {
+                streamDeliveryDue = true
+                if let streamEngine { streamEngine.deliverAtEndOfRound(self) } else { stream.deliver() }
+            }
             return bytes.count
         case .paused:
             streamDeadline = nil  // waiting for the consumer is not silence

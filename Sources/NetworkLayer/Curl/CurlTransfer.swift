@@ -74,6 +74,12 @@ final class CurlTransfer: @unchecked Sendable {
     let stream: StreamBuffer?
     /// Whether the response headers went to `completion` already (streams only). Engine thread.
     var headDelivered = false
+    /// The engine that hands a stream's chunks to its reader at the end of each round of I/O
+    /// (streams only; set before the transfer starts).
+    var streamEngine: CurlEngine?
+    /// Whether chunks were offered to `stream` in this round and wait for the round's end to be
+    /// handed over. Engine thread.
+    var streamDeliveryDue = false
     /// When a stream that stays silent fails with a timeout: the request's timeout after the
     /// start (until the headers), then after each chunk; `nil` while the stream is paused
     /// because its consumer is behind (a paused stream is not silent). Engine thread, from

@@ -15,7 +15,8 @@ import Foundation
 /// ```
 ///
 /// - **Backpressure**: about 1 MB is buffered ahead of the loop; beyond that the transfer
-///   pauses until the loop catches up, so a fast server and a slow loop keep memory flat.
+///   pauses until the loop takes the buffered chunks (it takes all of them at once, so at most
+///   about 2 MB is ahead of it), so a fast server and a slow loop keep memory flat.
 /// - **Ending**: leaving the loop early (`break`, a thrown error), cancelling the task that
 ///   reads, or dropping the stream cancels the transfer and releases its connection. A stream
 ///   is read once: a second loop gets what the first left, and ending either ends the stream.

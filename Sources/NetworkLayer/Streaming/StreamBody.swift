@@ -58,21 +58,24 @@ final class StreamBody: Sendable {
     /// Whether items should be kept for the log's preview (only when a log would show it).
     var collectsPreviews: Bool { state.withLock { $0.observers.log?.showsBodies == true } }
 
-    /// The next chunk, `nil` at the end of the body. Counts and records it.
+    /// The chunks that arrived since the last call (at least one; waits for one), `nil` at the
+    /// end of the body. Counts and records them.
     ///
     /// - Throws: the transfer's failure; ``NetworkError/cancelled`` when the calling task is cancelled.
-    func next(isolation: isolated (any Actor)? = #isolation) async throws(NetworkError) -> Data? {
+    func next(isolation: isolated (any Actor)? = #isolation) async throws(NetworkError) -> [Data]? {
         let origin = self.origin
         let taken = await buffer.next(isolation: isolation, cancelled: .cancelled(.init(
             request: origin.description, reason: "the task reading the stream was cancelled")))
         switch taken {
-        case .chunk(let chunk):
+        case .chunks(let chunks):
+            var size: Int64 = 0
+            for chunk in chunks { size += Int64(chunk.count) }
             let recorder = state.withLock { state -> StreamRecorder? in
-                state.bytes += Int64(chunk.count)
+                state.bytes += size
                 return state.observers.recorder
             }
-            recorder?.write(chunk)
-            return chunk
+            if let recorder { for chunk in chunks { recorder.write(chunk) } }
+            return chunks
         case .finished:
             end(.finished)
             return nil
@@ -110,9 +113,12 @@ final class StreamBody: Sendable {
     /// keeps for its error. A failure while reading keeps what arrived.
     func collect(upTo limit: Int) async -> Data {
         var body = Data()
-        while body.count < limit {
-            guard let chunk = try? await next() else { break }
-            body.append(chunk.prefix(limit - body.count))
+        reading: while body.count < limit {
+            guard let chunks = try? await next() else { break }
+            for chunk in chunks {
+                body.append(chunk.prefix(limit - body.count))
+                if body.count >= limit { break reading }
+            }
         }
         cancel(because: "its status failed validation; the start of its body was kept for the error")
         return body
@@ -153,15 +159,16 @@ final class StreamIteration {
         if !isDone { body.cancel(because: "the loop over the stream ended before the stream did") }
     }
 
-    /// The next chunk, `nil` at the end; marks the iteration done at the end or a failure.
-    func next(isolation: isolated (any Actor)? = #isolation) async throws(NetworkError) -> Data? {
+    /// The chunks that arrived since the last call, `nil` at the end; marks the iteration done at
+    /// the end or a failure.
+    func next(isolation: isolated (any Actor)? = #isolation) async throws(NetworkError) -> [Data]? {
         guard !isDone else { return nil }
         do {
-            guard let chunk = try await body.next(isolation: isolation) else {
+            guard let chunks = try await body.next(isolation: isolation) else {
                 isDone = true
                 return nil
             }
-            return chunk
+            return chunks
         } catch {
             isDone = true
             throw error

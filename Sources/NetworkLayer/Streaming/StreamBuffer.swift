@@ -4,8 +4,16 @@ import Foundation
 /// thread, or a mock's task) and its consumer (the task iterating the stream).
 ///
 /// The producer offers chunks; past ``highWater`` buffered bytes it is told to pause (libcurl
-/// then keeps the chunk and stops reading the socket). The consumer takes chunks in order; when
-/// it has drained a paused buffer down to ``lowWater`` it asks the producer, once, to resume.
+/// then keeps the chunk and stops reading the socket). The consumer takes every chunk waiting
+/// in one call, in order (a batch: one wake-up and one lock for what arrived together); taking
+/// them empties the buffer, so a paused producer is asked, once, to resume while the consumer
+/// works through its batch. Ahead of the consumer there are then at most ``highWater`` bytes
+/// (and a chunk) here and as much again in the batch it holds.
+///
+/// The engine's producer (``offer(_:)``) does not wake a waiting consumer chunk by chunk: it
+/// calls ``deliver()`` once at the end of its round, so the chunks of one round of I/O go over
+/// with one wake-up. ``append(_:)`` (mocks) wakes the consumer at once.
+///
 /// Either side can end the stream: the producer with the end of the body or its failure, the
 /// consumer by cancelling (then the producer is told to stop, and buffered chunks are freed).
 ///
@@ -31,9 +39,10 @@ final class StreamBuffer: Sendable {
         var cancel: @Sendable () -> Void
     }
 
-    /// What the consumer gets for one call of ``next(isolation:)``.
+    /// What the consumer gets for one call of ``next(isolation:cancelled:)``.
     enum Taken: Sendable {
-        case chunk(Data)
+        /// Every chunk that was waiting, in order (at least one).
+        case chunks([Data])
         case finished
         case failed(NetworkError)
     }
@@ -45,8 +54,10 @@ final class StreamBuffer: Sendable {
 
     private struct State {
         var chunks: [Data] = []
-        var head = 0
+        /// The bytes of `chunks`.
         var buffered = 0
+        /// The bytes the producer has accepted into the chunk it is filling (not in `chunks` yet).
+        var filling = 0
         var end: End?
         /// Whether the consumer was told the end (after that it only ever gets `.finished`).
         var endDelivered = false
@@ -59,32 +70,58 @@ final class StreamBuffer: Sendable {
         /// How often the producer was paused, for the tests and the log.
         var pauses = 0
 
-        mutating func popChunk() -> Data? {
-            guard head < chunks.count else { return nil }
-            let chunk = chunks[head]
-            chunks[head] = Data()
-            head += 1
-            buffered -= chunk.count
-            if head == chunks.count {
-                chunks.removeAll(keepingCapacity: true)
-                head = 0
-            } else if head >= 64, head * 2 >= chunks.count {
-                chunks.removeFirst(head)
-                head = 0
+        /// Every waiting chunk, or the end, or `nil` when there is neither; with the producer's
+        /// resume when taking the chunks unpaused it (to be called off the lock).
+        mutating func take() -> (Taken?, (@Sendable () -> Void)?) {
+            if !chunks.isEmpty {
+                var batch: [Data] = []
+                swap(&batch, &chunks)
+                buffered = 0
+                var resume: (@Sendable () -> Void)?
+                if producerPaused, !resumeRequested {
+                    resumeRequested = true
+                    resume = control?.resume
+                }
+                return (.chunks(batch), resume)
             }
-            return chunk
+            guard let end else { return (nil, nil) }
+            if endDelivered { return (.finished, nil) }
+            endDelivered = true
+            switch end {
+            case .finished: return (.finished, nil)
+            case .failed(let error): return (.failed(error), nil)
+            }
         }
+    }
+
+    /// The chunk the producer is filling with libcurl's pieces (at most 16 KB each): copied once,
+    /// into storage the reader will own, and handed over when full or when the round ends.
+    private struct OpenChunk {
+        var buffer: UnsafeMutableRawPointer?
+        var count = 0
     }
 
     /// About 1 MB ahead of the consumer; beyond it the producer pauses.
     let highWater: Int
-    /// A paused producer resumes once the consumer has drained the buffer to this.
-    let lowWater: Int
     private let state = Protected(State())
+    /// The producer's side (the engine thread's; its own lock, never contended, keeps the
+    /// class `Sendable`): the chunk being filled and where its storage comes from.
+    private let open = Protected(OpenChunk())
+    private let pool: StreamChunkPool
+    /// An open chunk holding less than this at the end of a round is copied out at its size (a
+    /// slow stream's few bytes do not keep a whole buffer each); its buffer stays for the next.
+    private let smallChunk: Int
 
-    init(highWater: Int = 1 << 20, lowWater: Int = 256 << 10) {
+    /// - Parameter chunkSize: how large a chunk the producer's pieces are gathered into.
+    init(highWater: Int = 1 << 20, chunkSize: Int = 256 << 10) {
         self.highWater = highWater
-        self.lowWater = min(lowWater, highWater)
+        let chunkSize = max(chunkSize, 1)
+        pool = StreamChunkPool(capacity: chunkSize, keptLimit: max(2 * highWater / chunkSize + 2, 4))
+        smallChunk = chunkSize / 8
+    }
+
+    deinit {
+        open.withLock { open in if let buffer = open.buffer { pool.give(buffer) } }
     }
 
     /// Connects the producer. A stream the consumer already cancelled cancels the producer at once.
@@ -99,35 +136,108 @@ final class StreamBuffer: Sendable {
 
     // MARK: Producer
 
-    /// Offers a chunk (copied when accepted). Engine thread, inside libcurl's write callback.
+    /// Offers a piece of the body (copied when accepted). Engine thread, inside libcurl's write
+    /// callback. Pieces are gathered into chunks of `chunkSize`; a waiting consumer is not woken
+    /// here: the producer calls ``deliver()`` when its round of I/O ends, which hands over the
+    /// chunk being filled too.
     ///
-    /// Room is checked first and the copy made outside the lock, so a consumer's `next` never
-    /// waits for a 64 KB copy and a chunk the buffer pauses on (libcurl offers it again after the
-    /// resume) is not copied in vain. Only this thread adds chunks, so room found stays room.
+    /// Room is checked first and the copy made outside the buffer's lock, so a consumer's `next`
+    /// never waits for a copy and a piece the buffer pauses on (libcurl offers it again after the
+    /// resume) is not copied in vain. Only this thread adds bytes, so room found stays room.
     func offer(_ bytes: UnsafeRawBufferPointer) -> Offer {
         let refusal = state.withLock { state -> Offer? in
             guard state.end == nil else { return .refused }
-            guard state.buffered < highWater else {
+            guard state.buffered + state.filling < highWater else {
                 state.producerPaused = true
                 state.pauses += 1
                 return .paused
             }
+            state.filling += bytes.count
             return nil
         }
-        if let refusal { return refusal }
-        let chunk = Data(bytes)
-        let (offer, waiter) = state.withLock { state -> (Offer, UnsafeContinuation<Taken, Never>?) in
-            guard state.end == nil else { return (.refused, nil) }
-            if let waiter = state.waiter {
-                state.waiter = nil
-                return (.accepted, waiter)
+        if let refusal {
+            if refusal == .refused { discardOpenChunk() }
+            return refusal
+        }
+        guard !bytes.isEmpty else { return .accepted }
+        var full: Data?
+        let copied = open.withLock { open -> Bool in
+            if open.count + bytes.count > pool.capacity, let buffer = open.buffer {
+                full = pool.data(owning: buffer, count: open.count)
+                open.buffer = nil
+                open.count = 0
             }
+            guard bytes.count <= pool.capacity else { return false }
+            if open.buffer == nil { open.buffer = pool.take() }
+            guard let buffer = open.buffer, let source = bytes.baseAddress else { return false }
+            (buffer + open.count).copyMemory(from: source, byteCount: bytes.count)
+            open.count += bytes.count
+            return true
+        }
+        if let full {
+            // A full chunk goes to a waiting reader now, not at the end of the round: an idle
+            // reader starts on the first 256 KB of a fast stream instead of its first 1 MB.
+            publish(full)
+            wakeWaiter()
+        }
+        // A piece larger than a chunk, or no memory for a new chunk: a chunk of its own.
+        if !copied { publish(Data(bytes)) }
+        // Accepted even if the consumer cancelled meanwhile: its cancel stops the transfer, and
+        // the next offer is refused.
+        return .accepted
+    }
+
+    /// Moves a chunk the producer filled into `chunks` (its bytes were counted as `filling`).
+    private func publish(_ chunk: Data) {
+        state.withLock { state in
+            state.filling -= chunk.count
+            guard state.end == nil else { return }
             state.chunks.append(chunk)
             state.buffered += chunk.count
-            return (.accepted, nil)
         }
-        waiter?.resume(returning: .chunk(chunk))
-        return offer
+    }
+
+    /// Publishes the chunk being filled, if it holds anything: its buffer when it is large, a
+    /// copy at its size when it is small (the buffer then stays for the next round).
+    private func publishOpenChunk() {
+        let chunk = open.withLock { open -> Data? in
+            guard let buffer = open.buffer, open.count > 0 else { return nil }
+            defer { open.count = 0 }
+            if open.count < smallChunk { return Data(bytes: buffer, count: open.count) }
+            open.buffer = nil
+            return pool.data(owning: buffer, count: open.count)
+        }
+        if let chunk { publish(chunk) }
+    }
+
+    /// Drops the chunk being filled (the stream ended on the consumer's side).
+    private func discardOpenChunk() {
+        let buffer = open.withLock { open -> UnsafeMutableRawPointer? in
+            defer { open = OpenChunk() }
+            return open.buffer
+        }
+        if let buffer { pool.give(buffer) }
+        state.withLock { $0.filling = 0 }
+    }
+
+    /// Hands the chunk being filled over and wakes a waiting consumer with every chunk offered
+    /// since it last took: the producer's call at the end of a round of I/O that offered pieces.
+    func deliver() {
+        publishOpenChunk()
+        wakeWaiter()
+    }
+
+    /// Resumes a waiting consumer with every chunk handed over, if there are any.
+    private func wakeWaiter() {
+        let (waiter, taken, resume) = state.withLock { state -> (UnsafeContinuation<Taken, Never>?, Taken?, (@Sendable () -> Void)?) in
+            guard let waiter = state.waiter, !state.chunks.isEmpty else { return (nil, nil, nil) }
+            state.waiter = nil
+            let (taken, resume) = state.take()
+            return (waiter, taken, resume)
+        }
+        guard let waiter, let taken else { return }
+        waiter.resume(returning: taken)
+        resume?()
     }
 
     /// Appends a chunk whatever the buffer holds: for producers whose whole body is in memory
@@ -145,22 +255,25 @@ final class StreamBuffer: Sendable {
             state.buffered += chunk.count
             return (true, nil)
         }
-        waiter?.resume(returning: .chunk(chunk))
+        waiter?.resume(returning: .chunks([chunk]))
         return accepted
     }
 
     /// The body ended: completely (`failure` is `nil`) or with `failure`. The consumer gets the
     /// buffered chunks first. Later calls, and calls after the consumer cancelled, change nothing.
     func finish(_ failure: NetworkError?) {
-        let waiter = state.withLock { state -> UnsafeContinuation<Taken, Never>? in
+        // The producer's last call: what it was filling goes first.
+        publishOpenChunk()
+        let (waiter, taken) = state.withLock { state -> (UnsafeContinuation<Taken, Never>?, Taken?) in
             state.control = nil
             if state.end == nil { state.end = failure.map { .failed($0) } ?? .finished }
-            guard let waiter = state.waiter else { return nil }
+            guard let waiter = state.waiter else { return (nil, nil) }
             state.waiter = nil
-            return waiter
+            // The chunks of the last round, if not delivered yet, come before the end (the
+            // producer is gone: nothing to resume).
+            return (waiter, state.take().0)
         }
-        // A waiting consumer has taken every chunk already.
-        waiter?.resume(returning: takeEnd())
+        waiter?.resume(returning: taken ?? .finished)
     }
 
     /// The engine is about to resume a paused producer (`curl_easy_pause(CONT)`), which may
@@ -174,7 +287,7 @@ final class StreamBuffer: Sendable {
 
     // MARK: Consumer
 
-    /// The next chunk, the end (`.finished`) or the failure. Waits without blocking a thread;
+    /// Every chunk waiting (at least one), the end (`.finished`) or the failure. Waits without blocking a thread;
     /// cancelling the calling task cancels the stream and returns `.failed(.cancelled)`.
     func next(isolation: isolated (any Actor)? = #isolation, cancelled: @autoclosure @Sendable () -> NetworkError) async -> Taken {
         if Task.isCancelled { cancel(cancelled()) }
@@ -182,7 +295,7 @@ final class StreamBuffer: Sendable {
         return await withTaskCancellationHandler {
             await withUnsafeContinuation(isolation: isolation) { (continuation: UnsafeContinuation<Taken, Never>) in
                 let ready = state.withLock { state -> Bool in
-                    guard state.head < state.chunks.count || state.end != nil else {
+                    guard !state.chunks.isEmpty || state.end != nil else {
                         state.waiter = continuation
                         return false
                     }
@@ -195,33 +308,12 @@ final class StreamBuffer: Sendable {
         }
     }
 
-    /// A chunk or the end when one is ready, else `nil`; asks a paused producer to resume when
-    /// the buffer has drained to the low-water mark.
+    /// The waiting chunks or the end when there are any, else `nil`; asks a paused producer to
+    /// resume when it takes the chunks.
     private func take() -> Taken? {
-        let (taken, resume) = state.withLock { state -> (Taken?, (@Sendable () -> Void)?) in
-            if let chunk = state.popChunk() {
-                var resume: (@Sendable () -> Void)?
-                if state.producerPaused, !state.resumeRequested, state.buffered <= lowWater {
-                    state.resumeRequested = true
-                    resume = state.control?.resume
-                }
-                return (.chunk(chunk), resume)
-            }
-            guard let end = state.end else { return (nil, nil) }
-            if state.endDelivered { return (.finished, nil) }
-            state.endDelivered = true
-            switch end {
-            case .finished: return (.finished, nil)
-            case .failed(let error): return (.failed(error), nil)
-            }
-        }
+        let (taken, resume) = state.withLock { $0.take() }
         resume?()
         return taken
-    }
-
-    /// The end for a consumer that was waiting (so no chunk is buffered).
-    private func takeEnd() -> Taken {
-        take() ?? .finished
     }
 
     /// Ends the stream from the consumer's side: buffered chunks are dropped, a waiting `next`
@@ -235,7 +327,6 @@ final class StreamBuffer: Sendable {
             state.end = .failed(error)
             state.isCancelled = true
             state.chunks = []
-            state.head = 0
             state.buffered = 0
             let waiter = state.waiter
             state.waiter = nil
@@ -254,8 +345,8 @@ final class StreamBuffer: Sendable {
     /// Whether the stream has ended (either side).
     var hasEnded: Bool { state.withLock { $0.end != nil } }
 
-    /// Bytes waiting for the consumer now.
-    var bufferedBytes: Int { state.withLock { $0.buffered } }
+    /// Bytes waiting for the consumer now (handed over, or in the chunk being filled).
+    var bufferedBytes: Int { state.withLock { $0.buffered + $0.filling } }
 
     /// How often the producer was told to pause.
     var pauseCount: Int { state.withLock { $0.pauses } }

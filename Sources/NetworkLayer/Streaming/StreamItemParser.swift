@@ -31,15 +31,19 @@ extension StreamItemParser {
 /// The items of one iteration over a stream: chunks from the ``StreamIteration`` through a
 /// parser, handed out one at a time. What every stream's iterator is made of.
 ///
-/// A chunk is parsed into a batch of items at once (a 64 KB chunk of a token stream holds
-/// hundreds of events); the batch is then handed out from this value alone, without touching the
-/// stream's shared state. Items are moved out of the batch, not copied: it is kept in reverse
+/// The chunks that arrived since the last read are parsed into a batch of items at once (a
+/// chunk of a token stream holds hundreds of events); the batch is then handed out from this
+/// value alone, without touching the stream's shared state. Items are moved out of the batch, not copied: it is kept in reverse
 /// order and `popLast` takes the next one.
 struct StreamItems<Parser: StreamItemParser> {
     private let iteration: StreamIteration
     private var parser: Parser
     /// The items parsed and not handed out yet, the next one last.
     private var ready: [Parser.Item] = []
+    /// Chunks taken from the stream and not parsed yet, the next one last: a batch is taken
+    /// at once but parsed a chunk at a time, so that its items are handed out while they are
+    /// still in the cache, and the first before the rest are parsed.
+    private var unparsed: [Data] = []
     /// Where the parser appends the next chunk's items (empty between chunks, its capacity kept).
     private var parsed: [Parser.Item] = []
     /// A parse failure to throw once the items completed before it are handed out.
@@ -72,10 +76,18 @@ struct StreamItems<Parser: StreamItemParser> {
         while true {
             if let failure {
                 self.failure = nil
+                unparsed = []
                 throw iteration.fail(Self.error(for: failure, of: iteration.body))
             }
-            guard !iteration.done else { return nil }
-            let chunk = try await iteration.next(isolation: isolation)
+            var chunk = unparsed.popLast()
+            if chunk == nil {
+                guard !iteration.done else { return nil }
+                if let chunks = try await iteration.next(isolation: isolation) {
+                    unparsed.reserveCapacity(chunks.count)
+                    for taken in chunks.reversed() { unparsed.append(taken) }
+                    chunk = unparsed.popLast()
+                }
+            }
             do throws(StreamParseFailure) {
                 if let chunk {
                     try parser.feed(chunk: chunk, into: &parsed)
