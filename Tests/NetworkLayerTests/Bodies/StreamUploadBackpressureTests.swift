@@ -11,7 +11,8 @@ import TestScheduling
 /// every 2 ms, over the size before the upload started.
 @Suite("Streamed upload backpressure", .serialized, .sharing)
 struct StreamUploadBackpressureTests {
-    @Test("The sequence never runs more than the bound plus one chunk ahead of what libcurl took, nor far ahead of what a slow server read")
+    @Test("The sequence never runs more than the bound plus one chunk ahead of what libcurl took, nor far ahead of what a slow server read",
+          .measuring)
     func producerStaysWithinTheBound() async throws {
         try await withSSEServer { server in
             let chunkSize = 64 << 10
