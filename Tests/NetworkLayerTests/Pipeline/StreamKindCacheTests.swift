@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// `ResolvedRequest.streamKind(of:)` remembers the last type found not to stream: it must still
 /// tell every type apart whatever came before it.
-@Suite("The stream kind of a response type, with the non-streaming type remembered")
+@Suite("The stream kind of a response type, with the non-streaming type remembered", .sharing)
 struct StreamKindCacheTests {
     @Test("Streaming and plain types in turn keep their kinds")
     func alternating() {
