@@ -441,7 +441,8 @@ final class CurlEngine: @unchecked Sendable {
     /// Removes an active transfer from libcurl (stopping it if it still runs) and completes it.
     private func finish(_ transfer: CurlTransfer, with result: consuming Result<HTTPResponse, NetworkError>) {
         active[transfer.handle.raw] = nil
-        watched[transfer.handle.raw] = nil
+        // Most transfers are not watched: no hashing of the key to remove nothing.
+        if !watched.isEmpty { watched[transfer.handle.raw] = nil }
         _ = curl_multi_remove_handle(multi, transfer.handle.raw)  // fails only for a handle not added
         complete(transfer, with: result)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Everything one request will use, decided once when it starts from the request, its provider
 /// and the manager: the request's setting wins over the provider's, the provider's over the
@@ -207,7 +208,7 @@ extension BaseRequest {
         options.idleTimeout = timeouts?.idle ?? settings.timeouts.idle
         options.httpVersion = provider.httpVersion ?? settings.httpVersion
         options.hostOverrides = settings.hostOverrides
-        let streamKind = StreamKind(for: Response.self)
+        let streamKind = ResolvedRequest.streamKind(of: Response.self)
         return ResolvedRequest(
             requestClass: type(of: self),
             provider: provider,
@@ -252,5 +253,24 @@ extension BaseRequest {
                                storesAuthorizedResponsesOnDisk: provider.cachesAuthorizedResponsesOnDisk,
                                isBypassed: streamKind != nil || downloadDestination != nil || body?.isUpload == true)
             })
+    }
+}
+
+extension ResolvedRequest {
+    /// The last response type found not to stream (its metadata's address), or 0: most requests
+    /// of a process share a few such types, and `StreamKind(for:)`'s dynamic cast (a protocol
+    /// conformance lookup, ~285 instructions) would run for every request.
+    private static let lastNonStreamingType = Atomic<UInt>(0)
+
+    /// ``StreamKind(for:)``, skipping the cast when `type` is the last type found not to stream.
+    /// Type metadata lives as long as the process, so an address names one type for good.
+    static func streamKind(of type: Any.Type) -> StreamKind? {
+        let address = UInt(bitPattern: unsafeBitCast(type, to: UnsafeRawPointer.self))
+        if lastNonStreamingType.load(ordering: .relaxed) == address { return nil }
+        guard let kind = StreamKind(for: type) else {
+            lastNonStreamingType.store(address, ordering: .relaxed)
+            return nil
+        }
+        return kind
     }
 }
