@@ -85,7 +85,8 @@ final class StreamBody: Sendable {
         }
     }
 
-    /// Counts items (events, lines, values, chunks) delivered, with their previews when kept.
+    /// Counts items (events, lines, values, chunks) parsed from what arrived (a read may bring
+    /// more than the loop then takes), with their previews when kept.
     func note(items: Int, previews: [String] = []) {
         state.withLock { state in
             state.items += items
