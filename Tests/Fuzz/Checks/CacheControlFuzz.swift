@@ -43,7 +43,9 @@ enum CacheControlFuzz {
         let rendered = CacheControl(directives: wellFormed).rendered
         try require(CacheControl(rendered).directives == wellFormed, "\(wellFormed) rendered as \(rendered.debugDescription) parses differently")
 
-        if !texts.contains(where: { $0.contains("\"") }) {
+        // By byte: a quote followed by a combining mark is one Character, which a Character search
+        // for `"` does not find (a found input: `a="\u{352}…`).
+        if !lines.contains(where: { $0.contains(UInt8(ascii: "\"")) }) {
             try require(CacheControl(texts.joined(separator: ", ")).directives == parsed.directives, "joining the lines changed the directives")
         }
         for name in ["max-age", "max-stale", "min-fresh", "stale-if-error", "s-maxage"] {
