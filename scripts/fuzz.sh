@@ -98,5 +98,12 @@ Reproduce:  FUZZ_TARGET=<target> SWIFT_BACKTRACE=enable=no $binary <that file>
 Then save it as Tests/Fixtures/FuzzRegressions/<target>/<what-it-shows> (the suite replays every file
 there: FuzzRegressionTests), add a test stating the behaviour, and fix the code.
 MSG
+    # Last, where a CI log cut to its end still shows them: what failed and the input (libFuzzer's
+    # Base64 line; `base64 -d` makes the file again), since a CI machine's artifacts are gone.
+    for target in "${failed[@]}"; do
+        echo "  $target: $(grep -m1 -E 'failed its check|ERROR: (libFuzzer|AddressSanitizer)' "$scratch/$target.log" \
+            | cut -c1-300 || true)" >&2
+        echo "  $target input: $(grep -m1 '^Base64: ' "$scratch/$target.log" | cut -c1-2000 || echo '(none printed)')" >&2
+    done
     exit 1
 fi

@@ -117,12 +117,16 @@ enum CacheVary {
     /// each list member without the white space around it and with inner white space runs
     /// collapsed to one space (outside quoted strings), joined by `,`. `nil` when the header is
     /// absent, which only matches another request where it is absent.
+    ///
+    /// The lines are joined with `,` before they are split (RFC 9110 section 5.3: that is what
+    /// several lines of one field mean), so a quoted string one line leaves open goes on into the
+    /// next, as in the combined line; split line by line, a value could normalise to a string that
+    /// normalises to another, and a request sending the normalised value would not match.
     static func selectingValue(of name: String, in headers: CacheHeaderLines) -> String? {
         let lines = headers.values(named: name)
         guard !lines.isEmpty else { return nil }
-        var members: [[UInt8]] = []
-        for line in lines { members += listMembers(Array(line.utf8)) }
-        return members.map { String(decoding: $0, as: UTF8.self) }.joined(separator: ",")
+        return listMembers(Array(lines.joined(separator: ",").utf8))
+            .map { String(decoding: $0, as: UTF8.self) }.joined(separator: ",")
     }
 
     /// The members of a field line split at commas outside quoted strings, each trimmed, with

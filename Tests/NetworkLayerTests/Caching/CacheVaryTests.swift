@@ -58,6 +58,22 @@ struct CacheVaryTests {
         #expect(quoted.lookup(Self.get([("Foo", "\"a ,b\"")])).kind == .miss, "white space inside a quoted string is kept")
     }
 
+    @Test("A quoted string one line leaves open goes on into the next line, as in the combined field (found by make fuzz)")
+    func quotedStringAcrossLines() {
+        // Split line by line, these two lines normalised to `"x"","a,  b` (the second line one open
+        // quoted string), whose own normal form is `"x"","a,b`: a request sending the combined line
+        // missed the variant stored for the two lines. Combined, the second line's quote closes the
+        // first line's.
+        let lines: CacheHeaderLines = [("Foo", "\"x\"\""), ("Foo", "\"a,  b")]
+        let normalised = CacheVary.selectingValue(of: "Foo", in: lines)
+        #expect(normalised == "\"x\"\",\"a,b")
+        #expect(CacheVary.selectingValue(of: "Foo", in: [("Foo", normalised ?? "")]) == normalised)
+        let bench = CacheBench()
+        bench.store(Self.varying, request: Self.get(lines))
+        #expect(bench.lookup(Self.get([("Foo", "\"x\"\",\"a,  b")])).kind == .fresh, "the combined line is the same field")
+        #expect(bench.lookup(Self.get([("Foo", "\"x\"\", \"a,b")])).kind == .miss, "white space inside the quoted string is kept")
+    }
+
     @Test("Two variants of one URL are stored side by side; the most recent of equal matches wins")
     func twoVariants() throws {
         let bench = CacheBench()
