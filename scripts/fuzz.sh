@@ -6,13 +6,17 @@
 # Fails when any target crashes or finds a difference, printing how to reproduce it and where to
 # save the input as a regression.
 #
-# FUZZ_SECONDS=30 (what CI runs), FUZZ_TARGETS="json-decoder retry-after" (a subset), FUZZ_JOBS=1
-# (one after another).
+# FUZZ_TARGETS="json-decoder retry-after" (a subset), FUZZ_JOBS=1 (one after another).
+# FUZZ_CPU_SECONDS=30 (what CI runs) gives each target that much CPU time instead of wall-clock time:
+# a run ends once it has used it (libFuzzer is interrupted, which ends it cleanly), however busy the
+# machine is meanwhile or however long the run was stopped. CI fuzzes beside the AddressSanitizer
+# test run this way, and its measuring tests stop the fuzzers while they run (see .ci/run).
 # Build and working corpus in .build-fuzz/ (ignored by git); the corpus grows from run to run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
 seconds=${FUZZ_SECONDS:-40}
+cpu_seconds=${FUZZ_CPU_SECONDS:-}
 jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
 scratch=.build-fuzz
 binary=$scratch/debug/NetworkLayerFuzz
@@ -34,6 +38,22 @@ fi
 targets=${FUZZ_TARGETS:-$(FUZZ_TARGET=list "$binary" 2>/dev/null)}
 [ -n "$targets" ] || { echo "make fuzz: the binary lists no targets" >&2; exit 1; }
 
+# Interrupts process $1 (SIGINT: libFuzzer prints its final stats and exits with 72) once it has
+# used $2 seconds of CPU, user and system, as /proc/<pid>/stat counts them.
+interrupt_after_cpu() {
+    local pid=$1 budget=$2 ticks stat fields
+    ticks=$(getconf CLK_TCK)
+    while kill -0 "$pid" 2>/dev/null; do
+        stat=$(cat "/proc/$pid/stat" 2>/dev/null) || break
+        read -r -a fields <<<"${stat##*) }"       # the fields after "(comm)": utime and stime are 12th and 13th
+        if (( (fields[11] + fields[12]) >= budget * ticks )); then
+            kill -INT "$pid" 2>/dev/null
+            break
+        fi
+        sleep 0.5
+    done
+}
+
 # One target: its run, then one summary line in $scratch/<target>.summary and its status in
 # $scratch/<target>.status, for the report once every target has ended.
 run_target() {
@@ -41,14 +61,20 @@ run_target() {
     mkdir -p "$work" "$artifacts"
     local inputs=("$work" "Tests/Fuzz/Corpus/$target")
     [ -d "Tests/Fixtures/FuzzRegressions/$target" ] && inputs+=("Tests/Fixtures/FuzzRegressions/$target")
-    local options=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2560 -print_final_stats=1
-                   -artifact_prefix="$artifacts/")
+    # With a CPU budget, the wall-clock limit is only a backstop for a machine that never lets it run.
+    local options=(-max_total_time="${cpu_seconds:+$(( cpu_seconds * 20 ))}${cpu_seconds:-$seconds}" -timeout=10
+                   -rss_limit_mb=2560 -print_final_stats=1 -artifact_prefix="$artifacts/")
     [ -f "Tests/Fuzz/Corpus/$target.dict" ] && options+=(-dict="Tests/Fuzz/Corpus/$target.dict")
     local run_log=$scratch/$target.log status start
     start=$(date +%s)
     # Swift's own crash handler off, so that libFuzzer and the address sanitizer report the crash.
-    if FUZZ_TARGET=$target SWIFT_BACKTRACE=enable=no LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp" \
-            "$binary" "${options[@]}" "${inputs[@]}" >"$run_log" 2>&1; then
+    FUZZ_TARGET=$target SWIFT_BACKTRACE=enable=no LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp" \
+        "$binary" "${options[@]}" "${inputs[@]}" >"$run_log" 2>&1 &
+    local pid=$! code=0
+    [[ -n $cpu_seconds ]] && interrupt_after_cpu "$pid" "$cpu_seconds"
+    wait "$pid" || code=$?
+    # 72: libFuzzer's exit code for a run interrupted (here: its CPU budget spent), not a finding.
+    if [[ $code -eq 0 || ( -n $cpu_seconds && $code -eq 72 ) ]]; then
         status=ok
     else
         status=FAILED
@@ -56,13 +82,15 @@ run_target() {
     local runs corpus
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$run_log" | tail -1)
     corpus=$(find "$work" -type f | wc -l)
-    printf '%-18s %-6s %6ss %10s runs %6s inputs in its corpus\n' "$target" "$status" \
-        "$(( $(date +%s) - start ))" "${runs:-?}" "$corpus" >"$scratch/$target.summary"
+    local cpu=?
+    cpu=$(sed -n 's/^==[0-9]*== libFuzzer: run interrupted.*/interrupted/p' "$run_log" | head -1)
+    printf '%-18s %-6s %6ss %10s runs %6s inputs in its corpus%s\n' "$target" "$status" \
+        "$(( $(date +%s) - start ))" "${runs:-?}" "$corpus" "${cpu:+ (CPU budget spent)}" >"$scratch/$target.summary"
     echo "$status" >"$scratch/$target.status"
 }
 
 total_start=$(date +%s)
-echo "make fuzz: $(wc -w <<<"$targets") targets, ${seconds}s each, $jobs at a time"
+echo "make fuzz: $(wc -w <<<"$targets") targets, ${cpu_seconds:+${cpu_seconds}s of CPU}${cpu_seconds:-${seconds}s} each, $jobs at a time"
 running=0
 for target in $targets; do
     rm -f "$scratch/$target.status" "$scratch/$target.summary"
