@@ -22,15 +22,12 @@ struct TransferPlan {
             self.options = options  // as they are: most requests have none of them
             return
         }
-        var adjusted = options
-        if !request.isHome {
-            // The provider's Unix socket and client certificate are for its own origin only.
-            adjusted.unixSocketPath = nil
-            adjusted.clientCertificate = nil
-        }
+        // The provider's Unix socket and client certificate are for its own origin only.
+        let dropsOriginBound = !request.isHome && (options.unixSocketPath != nil || options.clientCertificate != nil)
         // A Cookie header set by the user wins: that request neither sends nor stores the store's cookies.
-        if request.headers.value(for: "Cookie") != nil { adjusted.cookieJar = nil }
-        self.options = adjusted
+        let dropsCookies = options.cookieJar != nil && request.headers.value(for: "Cookie") != nil
+        self.options = dropsOriginBound || dropsCookies
+            ? options.withoutOriginBound(dropsOriginBound, keepsCookies: !dropsCookies) : options
     }
 
     // MARK: The request line and body

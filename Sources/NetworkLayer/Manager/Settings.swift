@@ -85,10 +85,17 @@ struct Settings: Sendable {
         box.values.certificatesDirectoryOverride ?? URL(fileURLWithPath: "Certificates", isDirectory: true)
     }
 
-    var transferOptions: TransferOptions {
+    /// The transfer options of one request: the manager's, with what the request and its
+    /// provider decided.
+    func transferOptions(maximumResponseSize: Int?, decompressionLimit: DecompressionLimit, connectTimeout: TimeInterval?,
+                         idleTimeout: TimeInterval?, httpVersion: HTTPVersion, unixSocketPath: String?,
+                         proxy: ProxyConfiguration, clientCertificate: ClientCertificate?) -> TransferOptions {
         let values = box.values
         return TransferOptions(customCABundle: values.customCABundle, pinning: values.pinning?.isEnabled == true ? values.pinning : nil,
-                               tlsBackendProblem: values.tlsBackendProblem)
+                               tlsBackendProblem: values.tlsBackendProblem, maximumResponseSize: maximumResponseSize,
+                               decompressionLimit: decompressionLimit, connectTimeout: connectTimeout, idleTimeout: idleTimeout,
+                               httpVersion: httpVersion, hostOverrides: values.hostOverrides, unixSocketPath: unixSocketPath,
+                               proxy: proxy, cookieJar: values.cookieJar, clientCertificate: clientCertificate)
     }
 
     /// Where log entries go: the handler, or standard error.

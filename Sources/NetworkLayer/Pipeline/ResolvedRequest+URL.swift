@@ -65,7 +65,7 @@ extension ResolvedRequest {
         let host = location.host
         let isIPv6Literal = host.utf8.first == UInt8(ascii: "[") && host.utf8.last == UInt8(ascii: "]")
         let allowed = isIPv6Literal ? Self.ipv6Bytes : Self.hostBytes
-        guard !host.isEmpty, host.utf8.allSatisfy({ allowed.contains($0) }) else {
+        guard !host.isEmpty, allowed.containsAll(host) else {
             if host.isEmpty { throw invalid("the provider's host is empty") }
             if host.contains("://") {
                 throw invalid("the provider's host \"\(host)\" contains a scheme; give the scheme in httpScheme and only the name in host")
@@ -107,7 +107,7 @@ extension ResolvedRequest {
             slashBeforePath = true
         }
         // The usual endpoint is plain ASCII that needs no escaping: checked byte by byte, no copy.
-        if path.utf8.allSatisfy({ Self.endpointBytes.contains($0) }) {
+        if Self.endpointBytes.containsAll(path) {
             return Self.joined(scheme: location.scheme.rawValue, host: host, port: port, base: escapedBase,
                                slash: slashBeforePath, path: path.utf8)
         }

@@ -196,18 +196,16 @@ extension BaseRequest {
     final func resolved(with settings: Settings = Settings()) -> ResolvedRequest {
         let provider = serviceProvider  // read once: each read of the property is a checked access and a copy
         let isMocked = provider.areMocksEnabled ?? settings.areMocksEnabled
-        var options = settings.transferOptions
-        options.maximumResponseSize = maximumResponseSize ?? settings.maximumResponseSize
-        options.decompressionLimit = decompressionLimit ?? settings.decompressionLimit
-        options.proxy = provider.proxy ?? settings.proxy
-        options.unixSocketPath = provider.unixSocketPath
-        options.clientCertificate = provider.clientCertificate
-        options.cookieJar = settings.cookieJar
         let timeouts = provider.timeouts
-        options.connectTimeout = timeouts?.connect ?? settings.timeouts.connect
-        options.idleTimeout = timeouts?.idle ?? settings.timeouts.idle
-        options.httpVersion = provider.httpVersion ?? settings.httpVersion
-        options.hostOverrides = settings.hostOverrides
+        let options = settings.transferOptions(
+            maximumResponseSize: maximumResponseSize ?? settings.maximumResponseSize,
+            decompressionLimit: decompressionLimit ?? settings.decompressionLimit,
+            connectTimeout: timeouts?.connect ?? settings.timeouts.connect,
+            idleTimeout: timeouts?.idle ?? settings.timeouts.idle,
+            httpVersion: provider.httpVersion ?? settings.httpVersion,
+            unixSocketPath: provider.unixSocketPath,
+            proxy: provider.proxy ?? settings.proxy,
+            clientCertificate: provider.clientCertificate)
         let streamKind = ResolvedRequest.streamKind(of: Response.self)
         return ResolvedRequest(
             requestClass: type(of: self),

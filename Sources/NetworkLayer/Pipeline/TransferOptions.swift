@@ -1,38 +1,72 @@
 import Foundation
 
 /// The manager's settings that shape a transfer, fixed when the request starts.
-struct TransferOptions: Sendable {
+///
+/// A class of constants, not a struct: the request, its transfer plan and its libcurl transfer
+/// share one instance, where a struct of eleven fields was copied (and each of its references
+/// retained) three times per request. A hop that must drop some of them gets a new instance.
+final class TransferOptions: Sendable {
     /// A PEM file of CA certificates trusted instead of the system store.
-    var customCABundle: URL?
+    let customCABundle: URL?
     /// The pins to enforce, or `nil` when pinning is off.
-    var pinning: PinningConfiguration?
+    let pinning: PinningConfiguration?
     /// Why pins cannot be checked in this process, or `nil` (see ``TLSBackendCheck``).
-    var tlsBackendProblem: String?
+    let tlsBackendProblem: String?
     /// The largest response body accepted, or `nil` for no limit.
-    var maximumResponseSize: Int?
+    let maximumResponseSize: Int?
     /// How far a compressed body may expand.
-    var decompressionLimit = DecompressionLimit.standard
+    let decompressionLimit: DecompressionLimit
     /// Until the connection is up (``Timeouts/connect``), or `nil` for libcurl's default.
-    var connectTimeout: TimeInterval?
+    let connectTimeout: TimeInterval?
     /// How long a response may send nothing (``Timeouts/idle``), or `nil`.
-    var idleTimeout: TimeInterval?
+    let idleTimeout: TimeInterval?
     /// The HTTP version to speak.
-    var httpVersion = HTTPVersion.automatic
+    let httpVersion: HTTPVersion
     /// The manager's host overrides, or `nil` when it has none.
-    var hostOverrides: HostOverrides?
+    let hostOverrides: HostOverrides?
 
     // Where the connection goes and what it shares, per request (CurlTransfer+Routing applies them).
 
     /// The provider's Unix socket; `nil` for TCP. Applies to the request's own origin only: a
     /// redirect to another origin goes over the network (``forHop(to:from:)``).
-    var unixSocketPath: String?
+    let unixSocketPath: String?
     /// The provider's proxy, or else the manager's.
-    var proxy: ProxyConfiguration = .environment
+    let proxy: ProxyConfiguration
     /// The manager's cookie store, unless the request carries a `Cookie` header of its own.
-    var cookieJar: CookieJar?
+    let cookieJar: CookieJar?
     /// The provider's client certificate (mutual TLS). Applies to the request's own origin only,
     /// as the Unix socket does (``forHop(to:from:)``).
-    var clientCertificate: ClientCertificate?
+    let clientCertificate: ClientCertificate?
+
+    init(customCABundle: URL? = nil, pinning: PinningConfiguration? = nil, tlsBackendProblem: String? = nil,
+         maximumResponseSize: Int? = nil, decompressionLimit: DecompressionLimit = .standard,
+         connectTimeout: TimeInterval? = nil, idleTimeout: TimeInterval? = nil, httpVersion: HTTPVersion = .automatic,
+         hostOverrides: HostOverrides? = nil, unixSocketPath: String? = nil, proxy: ProxyConfiguration = .environment,
+         cookieJar: CookieJar? = nil, clientCertificate: ClientCertificate? = nil) {
+        self.customCABundle = customCABundle
+        self.pinning = pinning
+        self.tlsBackendProblem = tlsBackendProblem
+        self.maximumResponseSize = maximumResponseSize
+        self.decompressionLimit = decompressionLimit
+        self.connectTimeout = connectTimeout
+        self.idleTimeout = idleTimeout
+        self.httpVersion = httpVersion
+        self.hostOverrides = hostOverrides
+        self.unixSocketPath = unixSocketPath
+        self.proxy = proxy
+        self.cookieJar = cookieJar
+        self.clientCertificate = clientCertificate
+    }
+
+    /// These options without the provider's Unix socket and client certificate (for another
+    /// origin), and without the cookie store if `keepsCookies` is false.
+    func withoutOriginBound(_ dropsOriginBound: Bool, keepsCookies: Bool) -> TransferOptions {
+        TransferOptions(customCABundle: customCABundle, pinning: pinning, tlsBackendProblem: tlsBackendProblem,
+                        maximumResponseSize: maximumResponseSize, decompressionLimit: decompressionLimit,
+                        connectTimeout: connectTimeout, idleTimeout: idleTimeout, httpVersion: httpVersion,
+                        hostOverrides: hostOverrides, unixSocketPath: dropsOriginBound ? nil : unixSocketPath, proxy: proxy,
+                        cookieJar: keepsCookies ? cookieJar : nil, clientCertificate: dropsOriginBound ? nil : clientCertificate)
+    }
 
     /// What the log says when pins are configured for a host this request reaches over a Unix
     /// socket without TLS: pinning checks a TLS handshake, and there is none. `nil` otherwise.
@@ -47,9 +81,6 @@ struct TransferOptions: Sendable {
     /// `original`'s origin only.
     func forHop(to request: PreparedRequest, from original: PreparedRequest) -> TransferOptions {
         guard unixSocketPath != nil || clientCertificate != nil, Origin(request.url) != Origin(original.url) else { return self }
-        var options = self
-        options.unixSocketPath = nil
-        options.clientCertificate = nil
-        return options
+        return withoutOriginBound(true, keepsCookies: true)
     }
 }
