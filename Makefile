@@ -1,7 +1,7 @@
 # The commands the README promises. Each installs what the system lacks first (make deps).
 SWIFT ?= swift
 
-.PHONY: tsan asan deps build test readme-check demo demo-github demo-chat demo-check examples-check docs api-check fuzz bench stress clean
+.PHONY: tsan asan deps build test readme-check demo demo-github demo-chat demo-check examples-check docs api-check fuzz bench cache-conformance stress clean
 
 ## deps: install the system packages the library and its tests need (apt-get as root; otherwise prints the command)
 deps:
@@ -75,6 +75,12 @@ bench:
 	@scripts/deps.sh bench
 	SWIFT="$(SWIFT)" python3 Benchmarks/run.py $(BENCH_ARGS)
 
+## cache-conformance: the public HTTP cache suite cache-tests (cache-tests.fyi) against the response cache, beside the
+##                    browsers' published results (Tests/CacheConformance/run.sh); not part of `make test` or CI: needs
+##                    node and, without CACHE_TESTS=<path to a cache-tests checkout>, the network to clone it
+cache-conformance:
+	@SWIFT="$(SWIFT)" Tests/CacheConformance/run.sh $(CACHE_TESTS)
+
 ## tsan: the whole test suite under ThreadSanitizer (CI runs it: a data race fails a submission)
 tsan: deps
 	@scripts/sanitize.sh thread
@@ -89,4 +95,4 @@ stress:
 	@scripts/stress.sh
 
 clean:
-	rm -rf .build .build-examples .build-fuzz .build-release-probe
+	rm -rf .build .build-examples .build-fuzz .build-release-probe .build-conformance
