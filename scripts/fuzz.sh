@@ -62,7 +62,12 @@ run_target() {
     local inputs=("$work" "Tests/Fuzz/Corpus/$target")
     [ -d "Tests/Fixtures/FuzzRegressions/$target" ] && inputs+=("Tests/Fixtures/FuzzRegressions/$target")
     # With a CPU budget, the wall-clock limit is only a backstop for a machine that never lets it run.
-    local options=(-max_total_time="${cpu_seconds:+$(( cpu_seconds * 20 ))}${cpu_seconds:-$seconds}" -timeout=10
+    # libFuzzer's per-input timeout counts wall-clock time. Under a CPU budget the run shares the
+    # machine at the lowest priority, so one input may wait for a core: 25 s there. An input that
+    # hangs in the budget's last 25 s is cut off by the budget, not reported: plain `make fuzz`
+    # (wall-clock time, 10 s per input) has no such blind spot.
+    local options=(-max_total_time="${cpu_seconds:+$(( cpu_seconds * 20 ))}${cpu_seconds:-$seconds}"
+                   -timeout="${cpu_seconds:+25}${cpu_seconds:-10}"
                    -rss_limit_mb=2560 -print_final_stats=1 -artifact_prefix="$artifacts/")
     [ -f "Tests/Fuzz/Corpus/$target.dict" ] && options+=(-dict="Tests/Fuzz/Corpus/$target.dict")
     local run_log=$scratch/$target.log status start
@@ -98,7 +103,7 @@ for target in $targets; do
         wait -n
         running=$(( running - 1 ))
     fi
-    echo "make fuzz: $target for ${seconds}s"
+    echo "make fuzz: $target for ${cpu_seconds:+${cpu_seconds}s of CPU}${cpu_seconds:-${seconds}s}"
     run_target "$target" &
     running=$(( running + 1 ))
 done
