@@ -9,14 +9,24 @@
 # FUZZ_TARGETS="json-decoder retry-after" (a subset), FUZZ_JOBS=1 (one after another).
 # FUZZ_CPU_SECONDS=30 (what CI runs) gives each target that much CPU time instead of wall-clock time:
 # a run ends once it has used it (libFuzzer is interrupted, which ends it cleanly), however busy the
-# machine is meanwhile or however long the run was stopped. CI fuzzes beside the AddressSanitizer
-# test run this way, and its measuring tests stop the fuzzers while they run (see .ci/run).
+# machine is meanwhile. CI fuzzes beside the sanitizer suites this way, at the lowest priority
+# (see .ci/run).
 # Build and working corpus in .build-fuzz/ (ignored by git); the corpus grows from run to run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
 seconds=${FUZZ_SECONDS:-40}
 cpu_seconds=${FUZZ_CPU_SECONDS:-}
+# Each run's limits: wall-clock time, or CPU time with the wall clock only a backstop for a machine
+# that never lets it run. libFuzzer's per-input timeout counts wall-clock time; under a CPU budget
+# the run shares the machine at the lowest priority, so one input may wait for a core: 25 s there.
+# An input that hangs in a budget's last 25 s is cut off by the budget, not reported: plain
+# `make fuzz` (wall-clock time, 10 s per input) has no such blind spot.
+if [[ -n $cpu_seconds ]]; then
+    wall_seconds=$(( cpu_seconds * 20 )) unit_timeout=25 budget="${cpu_seconds}s of CPU"
+else
+    wall_seconds=$seconds unit_timeout=10 budget="${seconds}s"
+fi
 jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
 scratch=.build-fuzz
 binary=$scratch/debug/NetworkLayerFuzz
@@ -61,14 +71,7 @@ run_target() {
     mkdir -p "$work" "$artifacts"
     local inputs=("$work" "Tests/Fuzz/Corpus/$target")
     [ -d "Tests/Fixtures/FuzzRegressions/$target" ] && inputs+=("Tests/Fixtures/FuzzRegressions/$target")
-    # With a CPU budget, the wall-clock limit is only a backstop for a machine that never lets it run.
-    # libFuzzer's per-input timeout counts wall-clock time. Under a CPU budget the run shares the
-    # machine at the lowest priority, so one input may wait for a core: 25 s there. An input that
-    # hangs in the budget's last 25 s is cut off by the budget, not reported: plain `make fuzz`
-    # (wall-clock time, 10 s per input) has no such blind spot.
-    local options=(-max_total_time="${cpu_seconds:+$(( cpu_seconds * 20 ))}${cpu_seconds:-$seconds}"
-                   -timeout="${cpu_seconds:+25}${cpu_seconds:-10}"
-                   -rss_limit_mb=2560 -print_final_stats=1 -artifact_prefix="$artifacts/")
+    local options=(-max_total_time="$wall_seconds" -timeout="$unit_timeout" -rss_limit_mb=2560 -print_final_stats=1 -artifact_prefix="$artifacts/")
     [ -f "Tests/Fuzz/Corpus/$target.dict" ] && options+=(-dict="Tests/Fuzz/Corpus/$target.dict")
     local run_log=$scratch/$target.log status start
     start=$(date +%s)
@@ -95,7 +98,7 @@ run_target() {
 }
 
 total_start=$(date +%s)
-echo "make fuzz: $(wc -w <<<"$targets") targets, ${cpu_seconds:+${cpu_seconds}s of CPU}${cpu_seconds:-${seconds}s} each, $jobs at a time"
+echo "make fuzz: $(wc -w <<<"$targets") targets, $budget each, $jobs at a time"
 running=0
 for target in $targets; do
     rm -f "$scratch/$target.status" "$scratch/$target.summary"
@@ -103,7 +106,7 @@ for target in $targets; do
         wait -n
         running=$(( running - 1 ))
     fi
-    echo "make fuzz: $target for ${cpu_seconds:+${cpu_seconds}s of CPU}${cpu_seconds:-${seconds}s}"
+    echo "make fuzz: $target for $budget"
     run_target "$target" &
     running=$(( running + 1 ))
 done
