@@ -420,6 +420,7 @@ final class CurlTransfer: @unchecked Sendable {
             // The blank line that ends a block: a stream's head goes to its caller now; a
             // download learns what the body it writes is.
             guard Self.isBlankLine(line) else { return true }
+            if headerBlock.isContentEncoded, stream == nil { passUndecodableBodyThrough() }
             if download != nil, !downloadHeadersComplete() { return false }
             return endOfHeaderBlock()
         case .malformed(let reason):
@@ -434,6 +435,40 @@ final class CurlTransfer: @unchecked Sendable {
             return true
         }
     }
+
+    /// A body whose `Content-Encoding` names a coding this libcurl cannot decode (a server's own,
+    /// or one libcurl was built without) is passed on as it came, its header saying what it is,
+    /// as browsers, URLSession and AsyncHTTPClient pass it: libcurl would fail the transfer at its
+    /// first byte (CURLE_BAD_CONTENT_ENCODING). Decoding is turned off for this transfer only: the
+    /// handle is reset before its next one (its kept configuration dropped). Engine thread, at
+    /// the end of the header block, before any byte of the body.
+    private func passUndecodableBodyThrough() {
+        let codings = ResponseHeaders(raw: headerBlock.bytes).values(for: "Content-Encoding")
+        guard !Self.libcurlDecodes(codings), (try? handle.set(CURLOPT_HTTP_CONTENT_DECODING, false)) != nil else { return }
+        handle.baseline = nil
+    }
+
+    /// Whether libcurl decodes every coding the `Content-Encoding` lines name (empty members
+    /// aside, as libcurl skips them).
+    static func libcurlDecodes(_ lines: [String]) -> Bool {
+        lines.allSatisfy { line in
+            line.split(separator: ",").allSatisfy { member in
+                let name = member.trimmingCharacters(in: CharacterSet(charactersIn: " \t")).lowercased()
+                return name.isEmpty || decodableCodings.contains(name)
+            }
+        }
+    }
+
+    /// The content codings this libcurl decodes: `identity` (and its alias `none`) always, the rest
+    /// as it was built (zlib: `deflate`, `gzip`, `x-gzip`; brotli: `br`; zstd: `zstd`).
+    static let decodableCodings: Set<String> = {
+        let features = curl_version_info(CURLVERSION_TENTH)?.pointee.features ?? 0
+        var codings: Set<String> = ["identity", "none"]
+        if features & CURL_VERSION_LIBZ != 0 { codings.formUnion(["deflate", "gzip", "x-gzip"]) }
+        if features & CURL_VERSION_BROTLI != 0 { codings.insert("br") }
+        if features & CURL_VERSION_ZSTD != 0 { codings.insert("zstd") }
+        return codings
+    }()
 
     /// The end of a download's header block: the final response's validator (a strong `ETag`,
     /// else `Last-Modified`) is recorded for a later resume; a resumed attempt checks that the

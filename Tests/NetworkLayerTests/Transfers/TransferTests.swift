@@ -152,6 +152,43 @@ struct TransferTests {
         }
     }
 
+    @Test("A body in a coding libcurl cannot decode arrives as it was sent, its Content-Encoding saying what it is; the next transfer is decoded again",
+          arguments: ["x-custom", "gzip, x-custom", "FOO"])
+    func undecodableCodingPassesThrough(coding: String) async throws {
+        let expected = try Data(contentsOf: testsDirectory.appendingPathComponent("Fixtures/Compressed/body.json"))
+        try await withTestServer { server in
+            let net = makeManager()
+            // The server sends its JSON as it is, labelled with the coding: libcurl used to fail the
+            // transfer at its first byte ("Unrecognized content encoding type").
+            let path = "/response-headers?h=" + ParameterValue.percentEncode("Content-Encoding: \(coding)")
+            let (body, response) = try await net.performWithResponse(TestRequest<Data>(server.provider(), path))
+            #expect(response.value(forHeader: "Content-Encoding") == coding)
+            let sent = try JSONDecoder().decode([String: [[String]]].self, from: body)
+            #expect(sent["headers"] == [["Content-Encoding", coding]])
+            // The same manager's next transfers (on the handle it keeps) decode again.
+            for _ in 0..<3 {
+                let decoded = try await net.perform(TestRequest<Data>(server.provider(), "/compressed/gzip"))
+                #expect(decoded == expected)
+            }
+        }
+    }
+
+    @Test("A known coding with a body that does not decode still fails, naming the coding")
+    func knownCodingThatDoesNotDecodeFails() async throws {
+        try await withTestServer { server in
+            let path = "/response-headers?h=" + ParameterValue.percentEncode("Content-Encoding: gzip")
+            do throws(NetworkError) {
+                _ = try await makeManager().perform(TestRequest<Data>(server.provider(), path))
+                Issue.record("a body labelled gzip that is not gzip was accepted")
+            } catch {
+                guard case .transport = error else {
+                    Issue.record("expected .transport, got \(error)")
+                    return
+                }
+            }
+        }
+    }
+
     @Test("Timings are present and in order, with a TLS handshake over HTTPS")
     func timingsArePresentAndOrdered() async throws {
         try await withTestServer { server in
