@@ -39,6 +39,9 @@ def reader():
             slot[0].set()
 threading.Thread(target=reader, daemon=True).start()
 
+# The content codings libcurl decodes (identity and its alias none; zlib, brotli and zstd builds).
+DECODED = {"", "identity", "none", "deflate", "gzip", "x-gzip", "br", "zstd"}
+
 HOP = {"host", "connection", "keep-alive", "content-length", "transfer-encoding", "te", "upgrade",
        "proxy-connection", "proxy-authorization"}
 
@@ -68,7 +71,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         data = base64.b64decode(reply["body"])
         self.send_response_only(reply["status"])
         for name, value in reply["headers"]:
-            if name.lower() in ("content-length", "transfer-encoding", "connection", "content-encoding", "keep-alive"):
+            if name.lower() in ("content-length", "transfer-encoding", "connection", "keep-alive"):
+                continue
+            # The library hands on a body it decoded without the coding, and one in a coding it
+            # cannot decode as it came: the header goes on only for the second.
+            if name.lower() == "content-encoding" and all(
+                    coding.strip().lower() in DECODED for coding in value.split(",")):
                 continue
             self.send_header(name, value)
         self.send_header("X-NL-Cache", reply.get("cache", ""))
