@@ -3,7 +3,7 @@ import Foundation
 /// The manager's settings that shape a transfer, fixed when the request starts.
 ///
 /// A class of constants, not a struct: the request, its transfer plan and its libcurl transfer
-/// share one instance, where a struct of eleven fields was copied (and each of its references
+/// share one instance, where a struct of thirteen fields was copied (and each of its references
 /// retained) three times per request. A hop that must drop some of them gets a new instance.
 final class TransferOptions: Sendable {
     /// A PEM file of CA certificates trusted instead of the system store.
