@@ -645,6 +645,14 @@ def compressed(request, encoding):
     request.send(200, body, JSON_TYPE, headers=[("Content-Encoding", encoding), ("Vary", "Accept-Encoding")])
 
 
+@route(r"/early-hints-compressed/gzip")
+def early_hints_compressed(request):
+    """A 103 Early Hints naming an invented Content-Encoding, then /compressed/gzip's response:
+    what an interim response's headers say is not about the body to come."""
+    request.wfile.write(b"HTTP/1.1 103 Early Hints\r\nContent-Encoding: x-custom\r\nLink: </style.css>; rel=preload\r\n\r\n")
+    compressed(request, "gzip")
+
+
 @route(r"/echo(?:/.*)?")
 def echo(request):
     headers, header_list = request.received_headers()

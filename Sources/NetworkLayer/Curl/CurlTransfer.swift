@@ -420,7 +420,7 @@ final class CurlTransfer: @unchecked Sendable {
             // The blank line that ends a block: a stream's head goes to its caller now; a
             // download learns what the body it writes is.
             guard Self.isBlankLine(line) else { return true }
-            if headerBlock.isContentEncoded, stream == nil { passUndecodableBodyThrough() }
+            if headerBlock.isContentEncoded, stream == nil, isFinalResponse { passUndecodableBodyThrough() }
             if download != nil, !downloadHeadersComplete() { return false }
             return endOfHeaderBlock()
         case .malformed(let reason):
@@ -459,16 +459,17 @@ final class CurlTransfer: @unchecked Sendable {
         }
     }
 
-    /// The content codings this libcurl decodes: `identity` (and its alias `none`) always, the rest
-    /// as it was built (zlib: `deflate`, `gzip`, `x-gzip`; brotli: `br`; zstd: `zstd`).
+    /// The codings libcurl takes in a `Content-Encoding`: those it decodes (the ones it offers),
+    /// `gzip`'s alias `x-gzip` with them, and `identity` with its alias `none` always.
     static let decodableCodings: Set<String> = {
-        let features = curl_version_info(CURLVERSION_TENTH)?.pointee.features ?? 0
-        var codings: Set<String> = ["identity", "none"]
-        if features & CURL_VERSION_LIBZ != 0 { codings.formUnion(["deflate", "gzip", "x-gzip"]) }
-        if features & CURL_VERSION_BROTLI != 0 { codings.insert("br") }
-        if features & CURL_VERSION_ZSTD != 0 { codings.insert("zstd") }
+        var codings = Set(TransferPlan.decodedCodings + ["identity", "none"])
+        if codings.contains("gzip") { codings.insert("x-gzip") }
         return codings
     }()
+
+    /// Whether the header block just ended is the final response's, not an interim (1xx) one's:
+    /// an interim response has no body, and what its headers say is not about the body to come.
+    private var isFinalResponse: Bool { (handle.long(CURLINFO_RESPONSE_CODE) ?? 200) >= 200 }
 
     /// The end of a download's header block: the final response's validator (a strong `ETag`,
     /// else `Last-Modified`) is recorded for a later resume; a resumed attempt checks that the

@@ -111,16 +111,19 @@ struct TransferPlan {
     /// to try.
     static let userAgent = "NetworkLayer/\(NetworkLayerInfo.version)"
 
-    /// What `CURLOPT_ACCEPT_ENCODING ""` would offer: every encoding this libcurl decodes, in
-    /// libcurl's order (`deflate, gzip, br, zstd` with all of them built in).
-    static let acceptedEncodings: String = {
+    /// The content codings this libcurl decodes, as it was built, in libcurl's order (`deflate,
+    /// gzip, br, zstd` with all of them built in).
+    static let decodedCodings: [String] = {
         let features = curl_version_info(CURLVERSION_TENTH)?.pointee.features ?? 0
-        var encodings: [String] = []
-        if features & CURL_VERSION_LIBZ != 0 { encodings += ["deflate", "gzip"] }
-        if features & CURL_VERSION_BROTLI != 0 { encodings.append("br") }
-        if features & CURL_VERSION_ZSTD != 0 { encodings.append("zstd") }
-        return encodings.isEmpty ? "identity" : encodings.joined(separator: ", ")
+        var codings: [String] = []
+        if features & CURL_VERSION_LIBZ != 0 { codings += ["deflate", "gzip"] }
+        if features & CURL_VERSION_BROTLI != 0 { codings.append("br") }
+        if features & CURL_VERSION_ZSTD != 0 { codings.append("zstd") }
+        return codings
     }()
+
+    /// What `CURLOPT_ACCEPT_ENCODING ""` would offer: every coding this libcurl decodes.
+    static let acceptedEncodings = decodedCodings.isEmpty ? "identity" : decodedCodings.joined(separator: ", ")
 
     // MARK: Connection and limits
 

@@ -175,7 +175,7 @@ extension ResolvedRequest {
     /// The text with the characters that cannot appear raw in a path (space, quotes, non-ASCII)
     /// percent-encoded; existing escapes, '/', '?' and '&' keep their meaning.
     private static func escapedPath(_ text: String) -> String {
-        if text.utf8.allSatisfy({ endpointBytes.contains($0) }) { return text }
+        if endpointBytes.containsAll(text) { return text }
         return text.addingPercentEncoding(withAllowedCharacters: endpointCharacters) ?? text
     }
 

@@ -173,6 +173,18 @@ struct TransferTests {
         }
     }
 
+    @Test("An interim 103 naming an unknown coding does not stop the final response's gzip body being decoded")
+    func interimResponseCodingIsIgnored() async throws {
+        let expected = try Data(contentsOf: testsDirectory.appendingPathComponent("Fixtures/Compressed/body.json"))
+        try await withTestServer { server in
+            let (body, response) = try await makeManager().performWithResponse(
+                TestRequest<Data>(server.provider(), "/early-hints-compressed/gzip"))
+            #expect(response.statusCode == 200)
+            #expect(response.value(forHeader: "Content-Encoding") == "gzip")
+            #expect(body == expected)
+        }
+    }
+
     @Test("A known coding with a body that does not decode still fails, naming the coding")
     func knownCodingThatDoesNotDecodeFails() async throws {
         try await withTestServer { server in
