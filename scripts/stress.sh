@@ -62,7 +62,13 @@ else
 fi
 
 for sanitizer in thread address; do
-    line=$(scripts/sanitize.sh "$sanitizer" | tee /dev/stderr | grep -- "--sanitize=$sanitizer:" | tail -1)
+    # The output goes on to standard error as it comes, kept in a file to read the summary line
+    # from. (Not `tee /dev/stderr`: reopening a log file given as standard error, as in
+    # `make stress > log 2>&1`, truncated it and lost the lines before.)
+    output=$(mktemp)
+    scripts/sanitize.sh "$sanitizer" | tee "$output" >&2
+    line=$(grep -- "--sanitize=$sanitizer:" "$output" | tail -1)
+    rm -f "$output"
     [[ $line == *": ok;"* ]] && status=ok || status=FAILED
     record "--sanitize=$sanitizer" "$status" "${line#*: }"
 done
