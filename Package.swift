@@ -10,20 +10,20 @@ let package = Package(
         // The system libraries, found through pkg-config. Without them SwiftPM prints the
         // command that installs them instead of "curl/curl.h not found".
         .systemLibrary(
-            name: "CLibcurl",
+            name: "CNetworkLayerLibcurl",
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         .systemLibrary(
-            name: "COpenSSL",
+            name: "CNetworkLayerOpenSSL",
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
         // The only C in the project: typed forwarders for libcurl's variadic calls and the
         // OpenSSL helpers that certificate pinning needs.
         .target(
-            name: "CCurl",
-            dependencies: ["CLibcurl", "COpenSSL"]
+            name: "CNetworkLayerCurl",
+            dependencies: ["CNetworkLayerLibcurl", "CNetworkLayerOpenSSL"]
         ),
         // The JSON decoder the library uses in place of a default JSONDecoder: internal to the
         // package (not a product), checked against the installed Foundation by FastJSONTests.
@@ -33,7 +33,7 @@ let package = Package(
         ),
         .target(
             name: "NetworkLayer",
-            dependencies: ["CCurl", "FastJSON"]
+            dependencies: ["CNetworkLayerCurl", "FastJSON"]
         ),
         // The demo (`make demo`): the original README's iTunes search example.
         .executableTarget(

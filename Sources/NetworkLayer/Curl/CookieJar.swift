@@ -1,4 +1,4 @@
-internal import CCurl
+internal import CNetworkLayerCurl
 import Foundation
 
 /// One manager's cookie store: a libcurl share holding cookies (and the connections, TLS sessions

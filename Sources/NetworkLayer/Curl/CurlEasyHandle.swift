@@ -1,4 +1,4 @@
-internal import CCurl
+internal import CNetworkLayerCurl
 import Foundation
 
 /// Owns one libcurl easy handle and its error buffer; frees both in `deinit`.

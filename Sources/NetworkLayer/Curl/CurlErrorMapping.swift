@@ -1,4 +1,4 @@
-internal import CCurl
+internal import CNetworkLayerCurl
 import Foundation
 
 /// Turns the way a libcurl transfer ended into a ``NetworkError`` with a sentence a user can act

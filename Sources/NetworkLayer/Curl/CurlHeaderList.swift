@@ -1,4 +1,4 @@
-internal import CCurl
+internal import CNetworkLayerCurl
 import Foundation
 
 /// Owns a `curl_slist` (request headers, or host overrides); freed in `deinit`, after the transfers that used it.

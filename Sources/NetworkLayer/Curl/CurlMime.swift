@@ -1,4 +1,4 @@
-internal import CCurl
+internal import CNetworkLayerCurl
 import Foundation
 
 /// Owns a libcurl MIME structure built from a ``MultipartFormData``; freed in `deinit`, after the

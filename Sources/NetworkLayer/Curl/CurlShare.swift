@@ -1,4 +1,4 @@
-internal import CCurl
+internal import CNetworkLayerCurl
 
 /// Owns a libcurl share handle holding a connection cache, TLS sessions and resolved names, and
 /// for a manager's cookie store its cookies too; freed in `deinit`, which closes its connections.

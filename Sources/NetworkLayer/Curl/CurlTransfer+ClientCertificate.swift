@@ -1,4 +1,4 @@
-internal import CCurl
+internal import CNetworkLayerCurl
 import Foundation
 
 /// The client certificate a transfer presents (mutual TLS), handed to libcurl as the bytes that

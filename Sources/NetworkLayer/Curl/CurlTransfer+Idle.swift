@@ -1,4 +1,4 @@
-internal import CCurl
+internal import CNetworkLayerCurl
 import Foundation
 
 // The idle timeout (``Timeouts/idle``) of a complete response, and the timeout of a transfer that

@@ -1,4 +1,4 @@
-internal import CCurl
+internal import CNetworkLayerCurl
 import Foundation
 
 /// Where a transfer's connection goes (a Unix socket, a proxy, or direct), set per request from

@@ -1,4 +1,4 @@
-internal import CCurl
+internal import CNetworkLayerCurl
 import Foundation
 
 // Streaming responses on the engine thread. A streaming transfer differs from a whole one in

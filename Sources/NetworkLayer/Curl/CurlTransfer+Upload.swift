@@ -1,4 +1,4 @@
-internal import CCurl
+internal import CNetworkLayerCurl
 import Foundation
 
 // Streamed request bodies (``RequestBody/stream(_:length:contentType:)``) on the engine thread.

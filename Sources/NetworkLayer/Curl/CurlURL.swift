@@ -1,4 +1,4 @@
-internal import CCurl
+internal import CNetworkLayerCurl
 import Foundation
 
 /// A URL as libcurl's own parser (the `CURLU` API) reads it: the parser libcurl's transfers use,

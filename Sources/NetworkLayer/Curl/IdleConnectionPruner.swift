@@ -1,4 +1,4 @@
-internal import CCurl
+internal import CNetworkLayerCurl
 import Foundation
 
 /// Closes the connections no transfer used for the idle time (``ConnectionLimits/idleTimeout``)

@@ -1,8 +1,8 @@
-internal import CCurl
+internal import CNetworkLayerCurl
 
 /// Whether the pin verifier may be handed the TLS structures libcurl gives it.
 ///
-/// The verifier (Sources/CCurl/pinning.c) treats the `SSL_CTX *` libcurl passes to
+/// The verifier (Sources/CNetworkLayerCurl/pinning.c) treats the `SSL_CTX *` libcurl passes to
 /// `CURLOPT_SSL_CTX_FUNCTION` as an OpenSSL `SSL_CTX` of the OpenSSL this library was linked
 /// against. That holds only when libcurl runs on OpenSSL, and on that same OpenSSL: another TLS
 /// library (GnuTLS, wolfSSL, LibreSSL, BoringSSL), a libcurl built with several backends, or an

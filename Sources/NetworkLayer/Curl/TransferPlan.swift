@@ -1,4 +1,4 @@
-internal import CCurl
+internal import CNetworkLayerCurl
 import Foundation
 
 /// What libcurl is told for one hop of a request, decided here once: ``CurlTransfer`` applies

@@ -1,4 +1,4 @@
-internal import CCurl
+internal import CNetworkLayerCurl
 import Foundation
 
 /// A SHA-256 digest, computed by OpenSSL: what the response cache keys its entries by (so a

@@ -22,8 +22,8 @@ enum Toolchain {
         let bin = binDirectory
         return try await run(["swiftc", "-typecheck", "-swift-version", "6",
                               "-I", bin.appendingPathComponent("Modules").path,
-                              // NetworkLayer imports CCurl internally; loading its module still needs the module map.
-                              "-Xcc", "-fmodule-map-file=" + bin.appendingPathComponent("CCurl.build/module.modulemap").path,
+                              // NetworkLayer imports CNetworkLayerCurl internally; loading its module still needs the module map.
+                              "-Xcc", "-fmodule-map-file=" + bin.appendingPathComponent("CNetworkLayerCurl.build/module.modulemap").path,
                               file.path])
     }
 

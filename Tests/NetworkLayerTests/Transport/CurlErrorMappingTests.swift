@@ -1,4 +1,4 @@
-import CCurl
+import CNetworkLayerCurl
 import Foundation
 import Testing
 import TestScheduling

@@ -1,4 +1,4 @@
-#include "CCurl.h"
+#include "CNetworkLayerCurl.h"
 
 #include <pthread.h>
 #include <stdlib.h>

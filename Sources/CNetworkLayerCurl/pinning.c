@@ -1,5 +1,5 @@
 // Public-key pinning inside the TLS handshake, for libcurl built on OpenSSL.
-#include "CCurl.h"
+#include "CNetworkLayerCurl.h"
 
 #include <arpa/inet.h>
 #include <stdlib.h>

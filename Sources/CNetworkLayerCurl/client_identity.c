@@ -3,7 +3,7 @@
 // error instead of a handshake that cannot say why. Every OpenSSL call's result is checked, every
 // object freed on every path, and the thread's OpenSSL error queue left empty (libcurl reads that
 // queue to word its own errors).
-#include "CCurl.h"
+#include "CNetworkLayerCurl.h"
 
 #include <limits.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 // SHA-256 for the response cache's keys and entry checksums (OpenSSL's, not a copy of the algorithm).
-#include "CCurl.h"
+#include "CNetworkLayerCurl.h"
 
 #include <pthread.h>
 #include <string.h>
