@@ -124,7 +124,7 @@ public final class NetworkManager: Sendable {
     func execute<Response: Decodable & Sendable>(_ resolved: ResolvedRequest, parser: (@Sendable (HTTPResponse) throws -> Response)?)
         async throws(NetworkError) -> (value: Response, response: HTTPResponse)
     {
-        let pipeline = RequestPipeline(resolved: resolved, transport: transport(for: resolved), started: .now)
+        let pipeline = RequestPipeline(resolved: resolved, transport: RequestPipeline.transport(for: resolved, mocks: mocks), started: .now, mocks: mocks)
         var sent: PreparedRequest?
         defer { resolved.progress?.finish?() }
         do throws(NetworkError) {
@@ -153,14 +153,6 @@ public final class NetworkManager: Sendable {
             resolved.log?.failure(error, of: sent, resolved: resolved, elapsed: pipeline.started.duration(to: .now))
             throw error
         }
-    }
-
-    /// Where a request's hops go: the mocks, or libcurl, behind the response cache when the
-    /// request has one.
-    private func transport(for resolved: ResolvedRequest) -> any Transport {
-        if let directory = resolved.mockResponsesDirectory { return MockTransport(store: MockStore(directory: directory), registry: mocks) }
-        guard let caching = resolved.cache else { return CurlTransport() }
-        return CachingTransport(caching, wrapping: CurlTransport(), log: resolved.log)
     }
 
     /// A stream is watched (the log tells its end; record mode writes its body as it is read); in
@@ -215,7 +207,8 @@ public final class NetworkManager: Sendable {
     public func curlCommand<Response>(for request: BaseRequest<Response>, redactingSecrets: Bool = true,
                                       isolation: isolated (any Actor)? = #isolation) async throws(NetworkError) -> String {
         let resolved = request.resolved(with: settings.withLock { $0 })
-        let attempt = try await RequestPipeline(resolved: resolved, transport: transport(for: resolved), started: .now).firstAttempt()
+        let attempt = try await RequestPipeline(resolved: resolved, transport: RequestPipeline.transport(for: resolved, mocks: mocks),
+                                                started: .now, mocks: mocks).firstAttempt()
         return CurlCommand.render(TransferPlan(attempt), redactingSecrets: redactingSecrets)
     }
 

@@ -34,6 +34,18 @@ public struct OutgoingRequest: Sendable {
     private var changedBody: PreparedBody?
     /// Why a change cannot be sent (a new body for a streamed one), reported when the attempt is built.
     private(set) var refusal: String?
+    /// The changes made through the public methods, in order, to make them again on the same
+    /// request prepared anew (``replayed(on:)``).
+    private var edits: [Edit] = []
+
+    private enum Edit: Sendable {
+        case setHeader(String, String, secret: Bool)
+        case addHeader(String, String, secret: Bool)
+        case removeHeader(String)
+        case setQueryItem(String, String, secret: Bool)
+        case setBody(Data, contentType: String?)
+        case setURL(URL)
+    }
 
     /// The HTTP method. May be changed, e.g. to tunnel a method through `POST`.
     public var method: HTTPMethod {
@@ -126,8 +138,13 @@ public struct OutgoingRequest: Sendable {
     /// its value is a secret. `secret: false` cannot make a name the redaction rules treat as
     /// secret public.
     public mutating func setHeader(_ name: String, _ value: String, secret: Bool) {
+        edits.append(.setHeader(name, value, secret: secret))
+        replaceHeader(name, value, secret: secret)
+    }
+
+    private mutating func replaceHeader(_ name: String, _ value: String, secret: Bool) {
         headerList.removeAll { $0.name.equalsIgnoringASCIICase(name) }
-        addHeader(name, value, secret: secret)
+        appendHeader(name, value, secret: secret)
     }
 
     /// Adds a header line, keeping those of the same name: `Accept: text/html` and
@@ -138,6 +155,11 @@ public struct OutgoingRequest: Sendable {
 
     /// Adds a header line, keeping those of the same name, declaring whether its value is a secret.
     public mutating func addHeader(_ name: String, _ value: String, secret: Bool) {
+        edits.append(.addHeader(name, value, secret: secret))
+        appendHeader(name, value, secret: secret)
+    }
+
+    private mutating func appendHeader(_ name: String, _ value: String, secret: Bool) {
         headerList.append((name, value))
         setNames.insert(SecretNames.folded(name))
         if secret { declaredSecrets.insert(header: name) }
@@ -146,6 +168,7 @@ public struct OutgoingRequest: Sendable {
 
     /// Removes every header of this name (ignoring case).
     public mutating func removeHeader(_ name: String) {
+        edits.append(.removeHeader(name))
         headerList.removeAll { $0.name.equalsIgnoringASCIICase(name) }
         isModified = true
     }
@@ -158,6 +181,7 @@ public struct OutgoingRequest: Sendable {
     /// request.setQueryItem("X-Signature", signature, secret: true)
     /// ```
     public mutating func setQueryItem(_ name: String, _ value: String, secret: Bool = false) {
+        edits.append(.setQueryItem(name, value, secret: secret))
         let current = url
         let text = current.absoluteString
         let fragmentStart = text.firstIndex(of: "#") ?? text.endIndex
@@ -183,6 +207,7 @@ public struct OutgoingRequest: Sendable {
     /// is given. A streamed body (a file, a multipart form, a sequence) cannot be replaced: the
     /// attempt then fails with ``NetworkError/invalidRequest(_:)``.
     public mutating func setBody(_ data: Data, contentType: String? = nil) {
+        edits.append(.setBody(data, contentType: contentType))
         switch request.body {
         case .file?, .multipart?, .stream?:
             refusal = "a streamed body (a file, a multipart form or a sequence) cannot be replaced"
@@ -191,12 +216,13 @@ public struct OutgoingRequest: Sendable {
             body = data
             bodyLength = data.count
         }
-        if let contentType { setHeader("Content-Type", contentType, secret: false) }
+        if let contentType { replaceHeader("Content-Type", contentType, secret: false) }
         isModified = true
     }
 
     /// Moves the attempt to `newURL`; another origin leaves every secret behind.
     private mutating func setURL(_ newURL: URL) {
+        edits.append(.setURL(newURL))
         isModified = true
         let old = url
         changedURL = newURL
@@ -224,6 +250,28 @@ public struct OutgoingRequest: Sendable {
         let rebuilt = String(text[..<mark]) + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&")) + text[fragmentStart...]
         return URL(string: rebuilt) ?? url
     }
+
+    /// `request` with the changes made here made again, in the same order: a middleware's changes
+    /// kept when the call's first attempt is prepared anew (fresh credentials).
+    func replayed(on request: OutgoingRequest) -> OutgoingRequest {
+        var replayed = request
+        for edit in edits {
+            switch edit {
+            case .setHeader(let name, let value, let secret): replayed.setHeader(name, value, secret: secret)
+            case .addHeader(let name, let value, let secret): replayed.addHeader(name, value, secret: secret)
+            case .removeHeader(let name): replayed.removeHeader(name)
+            case .setQueryItem(let name, let value, let secret): replayed.setQueryItem(name, value, secret: secret)
+            case .setBody(let data, let contentType): replayed.setBody(data, contentType: contentType)
+            case .setURL(let url): replayed.url = url
+            }
+        }
+        if method != request.method { replayed.method = method }
+        if timeout != request.timeout { replayed.timeout = timeout }
+        return replayed
+    }
+
+    /// The request this is the outgoing form of, as it was before any change here.
+    var original: PreparedRequest { request }
 
     /// The URL an interceptor set, and the body.
     var changes: (url: URL?, body: PreparedBody?) { (changedURL, changedBody) }

@@ -19,10 +19,15 @@ extension ResolvedRequest {
         for header in credentials?.headers ?? [] { secrets.insert(header: header.name) }
         for item in credentials?.queryItems ?? [] { secrets.insert(queryItem: item.name) }
 
-        let (query, body) = try encodedParameters()
+        var (query, body) = try encodedParameters()
         let url = try finalURL(base, query: query, credentials: credentials?.queryItems ?? [], secrets: secrets)
-        let headers = try mergedHeaders(isHome ? providerHeaders : publicHeaders(providerHeaders, secrets: secrets),
+        var headers = try mergedHeaders(isHome ? providerHeaders : publicHeaders(providerHeaders, secrets: secrets),
                                         credentials: credentials?.headers ?? [], contentType: body?.contentType)
+        if let compression = bodyCompression, let encoded = body {
+            body = (try compressed(encoded.body, with: compression), encoded.contentType)
+            headers.removeAll { $0.name.equalsIgnoringASCIICase("Content-Encoding") }
+            headers.append(("Content-Encoding", compression.coding))
+        }
         guard timeout > 0 else {
             throw .invalidRequest(.init(reason: "the timeout must be greater than zero, not \(timeout)"))
         }
@@ -47,6 +52,15 @@ extension ResolvedRequest {
         }
         return PreparedRequest(method: method, urlText: url.text, headers: headers, body: body?.body, timeout: timeout,
                                resolved: self, secrets: secrets, isHome: isHome)
+    }
+
+    /// `body` compressed for ``BaseRequest/bodyCompression``: only a body held in memory can be.
+    private func compressed(_ body: PreparedBody, with compression: BodyCompression) throws(NetworkError) -> PreparedBody {
+        guard case .bytes(let data) = body else {
+            throw .invalidRequest(.init(request: describeUnprepared(), reason: "bodyCompression compresses a body held in memory; "
+                                        + "this one is streamed (a file, a multipart form or a sequence): compress it before, or set no bodyCompression"))
+        }
+        return .bytes(try compression.compress(data))
     }
 
     /// The error for a connect or idle timeout that is not greater than zero.
