@@ -102,7 +102,8 @@ def generate(text):
 
 def build(swift_blocks):
     swift = os.environ.get("SWIFT", "swift")
-    command = [swift, "build", "--product", "ReadmeCheck"]
+    # The traits of every build of the project (the Makefile's SWIFT_TRAITS), so that this build and make test's share one.
+    command = [swift, "build", "--product", "ReadmeCheck"] + os.environ.get("SWIFT_TRAITS", "--traits IntegrationTests").split()
     print("readme-check: " + " ".join(command), flush=True)
     result = subprocess.run(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     sys.stdout.write(result.stdout)

@@ -12,7 +12,7 @@ record() { results+=("| $1 | $2 | $3 |"); [[ $2 == ok ]] || failed=1; }
 field() { python3 -c "import json,sys; print(json.loads(sys.argv[1]).get(sys.argv[2], ''))" "$1" "$2"; }
 
 echo "== building the stress runner"
-$SWIFT build --product NetworkLayerStress >/dev/null || { echo "build failed"; exit 1; }
+$SWIFT build --product NetworkLayerStress ${SWIFT_TRAITS---traits IntegrationTests} >/dev/null || { echo "build failed"; exit 1; }
 runner="$($SWIFT build --show-bin-path)/NetworkLayerStress"
 
 echo "== soak: 10,000 requests, 500 in flight, 10% cancelled, mixed with faults"

@@ -3,9 +3,9 @@
 // built with warnings as errors (`make test` builds it first), never run.
 // Stand-ins for names the README uses without declaring them: StandIns.swift.
 
-// README.md:42: not compiled (Package.swift)
+// README.md:43: not compiled (Package.swift)
 
-#sourceLocation(file: "README.md", line: 64)
+#sourceLocation(file: "README.md", line: 65)
 import Foundation
 import NetworkLayer
 
@@ -22,7 +22,7 @@ struct LocalServiceProvider: ServiceProvider {
 }
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 91)
+#sourceLocation(file: "README.md", line: 92)
 final class ITunesSearchRequest: BaseRequest<ITunesSearchResponse> {
     init(artist: String, limit: Int) {
         super.init(serviceProvider: ITunesServiceProvider(), endpoint: "/search")
@@ -32,7 +32,7 @@ final class ITunesSearchRequest: BaseRequest<ITunesSearchResponse> {
 }
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 109)
+#sourceLocation(file: "README.md", line: 110)
 struct ITunesSearchResponse: Codable, Sendable {
     let resultCount: Int?
     let results: [ITunesArtistResult]?
@@ -46,7 +46,7 @@ struct ITunesArtistResult: Codable, Sendable {
 }
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 125)
+#sourceLocation(file: "README.md", line: 126)
 let response = try await Net.perform(ITunesSearchRequest(artist: "Dream Theater", limit: 3))  // throws NetworkError
 print(response.resultCount ?? 0)
 
@@ -61,7 +61,7 @@ let (found, httpResponse) = try await Net.performWithResponse(ITunesSearchReques
 print(found.results?.first?.collectionName ?? "-", httpResponse.statusCode, httpResponse.value(forHeader: "ETag") ?? "-")
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 150)
+#sourceLocation(file: "README.md", line: 151)
 Net.areMocksEnabled = true                                             // or per provider: var areMocksEnabled: Bool?
 Net.mockResponsesDirectory = URL(fileURLWithPath: "MockResponses")    // <name>.json, optional <name>.meta.json
 
@@ -72,7 +72,7 @@ Net.mocks.registerFallback { request in request.method == .get ? .status(404) : 
 print(Net.mocks.requests.last?.value(forHeader: "Accept") ?? "-")             // what would have been sent
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 170)
+#sourceLocation(file: "README.md", line: 171)
 try Net.configurePinning([
     PinningRule(hosts: ["api.example.com", "*.cdn.example.com"],
                 publicKeyHashes: ["sha256/igUZ/pLpqlvMToY6kxB7zsuw0oM15ImIGYxKvuz4AMI=",    // the issuing CA
@@ -82,7 +82,7 @@ let intermediate = CertificateModel(filename: "Intermediate", fileExtension: .pe
 try Net.configurePinningWith(certificates: [intermediate], isEnabled: true)         // AMNetworkLayer's form
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 188)
+#sourceLocation(file: "README.md", line: 189)
 struct ChatProvider: ServiceProvider {
     var host: String { "api.openai.com" }
     var httpScheme: HTTPScheme { .https }
@@ -110,7 +110,7 @@ for try await event in events {                     // ServerSentEvent: id, even
 }
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 224)
+#sourceLocation(file: "README.md", line: 225)
 struct Signer: RequestInterceptor {
     let key: String
     func adapt(_ request: inout OutgoingRequest) async throws {
@@ -125,12 +125,32 @@ struct Signer: RequestInterceptor {
 Net.interceptors = [Signer(key: "signing-key")]   // every request; a provider's `interceptors`: its origin only
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 245)
+#sourceLocation(file: "README.md", line: 249)
+struct Timing: RequestMiddleware {
+    func intercept(_ request: OutgoingRequest, next: RequestMiddlewareNext) async throws(NetworkError) -> HTTPResponse {
+        let start = ContinuousClock.now
+        let response = try await next(request)
+        print(request.method, request.redactedURL, response.statusCode, ContinuousClock.now - start)
+        return response
+    }
+}
+Net.middlewares = [Timing(), RequestCoalescing()]   // once per call; Net.networkMiddlewares: each request on the wire
+#sourceLocation()
+
+#sourceLocation(file: "README.md", line: 265)
+import NetworkLayerObservability
+import Logging
+
+Net.middlewares = [TracingMiddleware(), MetricsMiddleware()]   // OpenTelemetry's HTTP client spans and metrics
+Net.logEntryHandler = SwiftLogBridge(logger: Logger(label: "network")).handle
+#sourceLocation()
+
+#sourceLocation(file: "README.md", line: 277)
 Net.cookieStorage = .inMemory     // off by default; .file(url) keeps them in curl's cookie-jar format
 Net.proxy = .http(URL(string: "http://proxy.corp:3128")!, excluding: ["localhost", ".internal"])  // default: .environment
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 285)
+#sourceLocation(file: "README.md", line: 317)
 do {
     _ = try await Net.perform(ITunesSearchRequest(artist: "Dream Theater", limit: 3))
 } catch .unauthorizedAccess {
@@ -140,7 +160,7 @@ do {
 }
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 299)
+#sourceLocation(file: "README.md", line: 331)
 struct Inventory: ServiceProvider {
     var host: String { "inventory.internal" }
     var httpScheme: HTTPScheme { .http }

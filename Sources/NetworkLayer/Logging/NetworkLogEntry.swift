@@ -21,20 +21,8 @@ import Foundation
 /// server sent (ESC, BEL, CR, NUL, DEL, C1) are escaped (`\u{1B}`) in every text, as in the text
 /// log; ``body`` keeps its tabs and line breaks.
 ///
-/// Bridging to [swift-log](https://github.com/apple/swift-log) (the full example is
-/// `Examples/SwiftLogBridge`):
-///
-/// ```swift
-/// let logger = Logger(label: "network")
-/// Net.isVerbose = false  // no text log on standard error
-/// Net.logEntryHandler = { entry in
-///     var metadata: Logger.Metadata = ["request": "\(entry.requestID)", "method": "\(entry.method.rawValue)",
-///                                      "url": "\(entry.url)"]
-///     if let status = entry.statusCode { metadata["status"] = "\(status)" }
-///     logger.log(level: entry.level == .error ? .error : entry.level == .info ? .info : .debug,
-///                "\(entry.message)", metadata: metadata)
-/// }
-/// ```
+/// To send entries to [swift-log](https://github.com/apple/swift-log), use `SwiftLogBridge` from
+/// the opt-in product `NetworkLayerObservability`: `Net.logEntryHandler = SwiftLogBridge(logger: logger).handle`.
 public struct NetworkLogEntry: Sendable, Equatable, CustomStringConvertible {
     /// Which event of a request an entry reports.
     public enum Phase: String, Sendable, CaseIterable {

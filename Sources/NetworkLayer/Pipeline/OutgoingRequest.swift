@@ -114,6 +114,15 @@ public struct OutgoingRequest: Sendable {
         Dictionary(headerList.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
     }
 
+    /// ``url`` as the log shows it: secret query values (credentials, the names declared secret,
+    /// names that look secret) replaced by `<redacted>`, control characters escaped. For a span's
+    /// `url.full` or a log line of your own.
+    public var redactedURL: String {
+        let redactor = Redactor(names: request.redactor.names.union(declaredSecrets))
+        let text = redactor.redact(urlString: changedURL?.absoluteString ?? request.urlText)
+        return HeaderFields.printable(Redactor.scrub(text, secrets: request.redactor.secretValues(of: request)))
+    }
+
     /// The value of a header, looked up ignoring case; `nil` when absent. A repeated header
     /// gives its first value. Raw, like ``headers``.
     public func value(forHeader name: String) -> String? {

@@ -1,0 +1,3 @@
+import NetworkLayer
+
+print(NetworkLayerInfo.version)
