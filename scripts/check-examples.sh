@@ -43,7 +43,7 @@ find "$scratch" -path '*/debug/description.json' -delete 2>/dev/null || true
     echo "make test: $example built with warnings or errors" >&2
     exit 1
 }
-"$SWIFT" build --package-path "$example" --scratch-path "$scratch" >/dev/null
+"$SWIFT" build --package-path "$example" --scratch-path "$scratch" >/dev/null 2>&1
 # `scripts/check-examples.sh --build-only`: CI builds the example while something else runs.
 [[ ${1:-} == --build-only ]] && { echo "make test: $example built"; exit 0; }
 # A server that echoes what it received (the W3C traceparent among it), until its stdin closes.
@@ -59,10 +59,10 @@ expect() {
         exit 1
     fi
 }
-expect "info network: http.request.method=GET networklayer.mocked=true networklayer.phase=request networklayer.request_id="
+expect "info network: http.request.method=GET networklayer.bytes_sent=0 networklayer.mocked=true networklayer.phase=request networklayer.request_id=1"
 expect "networklayer.phase=response"
 expect "http.response.status_code=200"
-expect "url.full=https://api.example.com/greeting [Observability] ← 200 GET https://api.example.com/greeting"
+expect "url.full=https://api.example.com/greeting [NetworkLayer] ← 200 GET https://api.example.com/greeting"
 expect "answer: Hello from a mock"
 expect "traceparent OK: the call's span, in the caller's trace"
 if grep -qF "Bearer" <<<"$output"; then
