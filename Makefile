@@ -49,7 +49,8 @@ demo-chat: deps
 demo-check:
 	@SWIFT="$(SWIFT)" scripts/check-demo.sh
 
-## examples-check: builds and runs Examples/SwiftLogBridge (its own package, depending on swift-log) in .build-examples/
+## examples-check: builds and runs Tests/Consumer (a user's package with C targets named COpenSSL, CLibcurl, CCurl) and
+##                 Examples/SwiftLogBridge (its own package, depending on swift-log) in .build-examples/
 examples-check:
 	@SWIFT="$(SWIFT)" scripts/check-examples.sh
 

@@ -1,7 +1,6 @@
 // Generated from README.md by scripts/readme-check.py: do not edit (edit the README, then
 // run `make readme-check`). Every ```swift block of the README, in order, as one program;
 // built with warnings as errors (`make test` builds it first), never run.
-// Stand-ins for names the README uses without declaring them: StandIns.swift.
 
 // README.md:42: not compiled (Package.swift)
 
@@ -117,20 +116,21 @@ struct Signer: RequestInterceptor {
         let timestamp = String(Int(Date().timeIntervalSince1970))
         let body = String(decoding: request.body ?? Data(), as: UTF8.self)
         let payload = [request.method.rawValue, request.url.path, timestamp, body].joined(separator: "\n")
+        let signature = try Signing.hmacSHA256(key: key, message: payload)   // OpenSSL's: no package to add
         request.setHeader("X-Timestamp", timestamp, secret: false)
-        request.setHeader("X-Signature", hmacSHA256(key: key, payload), secret: true)   // redacted everywhere
+        request.setHeader("X-Signature", Signing.hex(signature), secret: true)   // redacted everywhere
     }
 }
 
 Net.interceptors = [Signer(key: "signing-key")]   // every request; a provider's `interceptors`: its origin only
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 245)
+#sourceLocation(file: "README.md", line: 249)
 Net.cookieStorage = .inMemory     // off by default; .file(url) keeps them in curl's cookie-jar format
 Net.proxy = .http(URL(string: "http://proxy.corp:3128")!, excluding: ["localhost", ".internal"])  // default: .environment
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 285)
+#sourceLocation(file: "README.md", line: 289)
 do {
     _ = try await Net.perform(ITunesSearchRequest(artist: "Dream Theater", limit: 3))
 } catch .unauthorizedAccess {
@@ -140,7 +140,7 @@ do {
 }
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 299)
+#sourceLocation(file: "README.md", line: 303)
 struct Inventory: ServiceProvider {
     var host: String { "inventory.internal" }
     var httpScheme: HTTPScheme { .http }

@@ -8,7 +8,7 @@ import Foundation
 /// ```swift
 /// func adapt(_ request: inout OutgoingRequest) async throws {
 ///     let payload = request.method.rawValue + request.url.path + (request.body.map { String(decoding: $0, as: UTF8.self) } ?? "")
-///     request.setHeader("X-Signature", hmacSHA256(key: secret, payload))   // a secret-looking name: redacted in logs
+///     request.setHeader("X-Signature", Signing.hex(try Signing.hmacSHA256(key: secret, message: payload)))   // redacted: its name looks secret
 ///     request.setQueryItem("X-Expires", "300")
 ///     request.setHeader("X-Request-Time", timestamp, secret: false)
 /// }

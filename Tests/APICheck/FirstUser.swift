@@ -1,0 +1,19 @@
+// Issue 38's block: what the second first-time user reached for (signing without another
+// package, errors a service logs by name, a signer the cache serves).
+
+import Foundation
+import NetworkLayer
+
+struct KeyedSigner: RequestInterceptor {
+    let key: String
+    func adapt(_ request: inout OutgoingRequest) async throws {
+        let mac: Data = try Signing.hmacSHA256(key: key, message: request.method.rawValue + request.url.path)
+        let raw: Data = try Signing.hmacSHA256(key: Data(key.utf8), message: [UInt8](request.body ?? Data()))
+        request.setHeader("X-Signature", Signing.hex(mac), secret: true)
+        request.setHeader("X-Body-Signature", raw.base64EncodedString(), secret: true)
+    }
+}
+
+func checkFirstUserAPI() {
+    print(KeyedSigner(key: "k"))
+}
