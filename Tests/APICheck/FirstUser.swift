@@ -14,6 +14,17 @@ struct KeyedSigner: RequestInterceptor {
     }
 }
 
+// A signed request the cache serves: the key id identifies the caller, the signature does not.
+struct CachedSigner: RequestInterceptor {
+    let keyID: String, key: String
+    func adapt(_ request: inout OutgoingRequest) async throws {
+        let signature = Signing.hex(try Signing.hmacSHA256(key: key, message: request.url.path))
+        request.setHeader("X-Key-ID", keyID, secret: false, identifiesCaller: true)
+        request.setHeader("X-Signature", signature, secret: true, identifiesCaller: false)
+        request.addHeader("X-Nonce", UUID().uuidString, secret: true, identifiesCaller: false)
+    }
+}
+
 func checkFirstUserAPI() {
-    print(KeyedSigner(key: "k"))
+    print(KeyedSigner(key: "k"), CachedSigner(keyID: "id", key: "k"))
 }

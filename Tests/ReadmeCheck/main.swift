@@ -111,26 +111,28 @@ for try await event in events {                     // ServerSentEvent: id, even
 
 #sourceLocation(file: "README.md", line: 224)
 struct Signer: RequestInterceptor {
+    let keyID: String
     let key: String
     func adapt(_ request: inout OutgoingRequest) async throws {
         let timestamp = String(Int(Date().timeIntervalSince1970))
         let body = String(decoding: request.body ?? Data(), as: UTF8.self)
         let payload = [request.method.rawValue, request.url.path, timestamp, body].joined(separator: "\n")
         let signature = try Signing.hmacSHA256(key: key, message: payload)   // OpenSSL's: no package to add
+        request.setHeader("X-Key-ID", keyID, secret: false, identifiesCaller: true)     // whose: keys the cache
         request.setHeader("X-Timestamp", timestamp, secret: false)
-        request.setHeader("X-Signature", Signing.hex(signature), secret: true)   // redacted everywhere
+        request.setHeader("X-Signature", Signing.hex(signature), secret: true, identifiesCaller: false)  // redacted
     }
 }
 
-Net.interceptors = [Signer(key: "signing-key")]   // every request; a provider's `interceptors`: its origin only
+Net.interceptors = [Signer(keyID: "shop-1", key: "signing-key")]   // every request; a provider's: its origin only
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 249)
+#sourceLocation(file: "README.md", line: 255)
 Net.cookieStorage = .inMemory     // off by default; .file(url) keeps them in curl's cookie-jar format
 Net.proxy = .http(URL(string: "http://proxy.corp:3128")!, excluding: ["localhost", ".internal"])  // default: .environment
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 289)
+#sourceLocation(file: "README.md", line: 295)
 do {
     _ = try await Net.perform(ITunesSearchRequest(artist: "Dream Theater", limit: 3))
 } catch .unauthorizedAccess {
@@ -140,7 +142,7 @@ do {
 }
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 303)
+#sourceLocation(file: "README.md", line: 309)
 struct Inventory: ServiceProvider {
     var host: String { "inventory.internal" }
     var httpScheme: HTTPScheme { .http }

@@ -71,7 +71,7 @@ extension SecretNames {
     /// The safety net: the headers and query items whose names look secret become facts of this
     /// request too.
     mutating func addLookalikes(headers: [(name: String, value: String)], query: Substring?) {
-        for header in headers where Redactor.looksSecret(header: header.name) { insert(header: header.name) }
+        for header in headers where Redactor.looksSecret(header: header.name) { insert(lookalikeHeader: header.name) }
         guard let query else { return }
         for item in query.split(separator: "&") {
             let rawName = item.prefix { $0 != "=" }
