@@ -25,6 +25,18 @@ struct CachedSigner: RequestInterceptor {
     }
 }
 
+// Errors a service logs by name.
+func logFailure(_ error: NetworkError) {
+    let code: String = error.code                      // "timeOut", "invalidCertificate"…
+    let line: String = error.logfmtDescription          // error=timeOut request="GET …" reason="…"
+    let described: any CustomStringConvertible & CustomDebugStringConvertible = error
+    print(code, line, described.description, described.debugDescription)
+}
+
 func checkFirstUserAPI() {
     print(KeyedSigner(key: "k"), CachedSigner(keyID: "id", key: "k"))
+    logFailure(.timeOut)
+    Net.logEntryHandler = { entry in
+        if let code: String = entry.errorCode { print(code, entry.errorDescription ?? "") }
+    }
 }

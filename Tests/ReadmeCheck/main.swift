@@ -139,10 +139,12 @@ do {
     print("sign in again")
 } catch {
     print(error.localizedDescription, error.recoverySuggestion ?? "", error.statusCode ?? 0)
+    print(error.code)                // "timeOut", "apiError"…: the case's name, for metrics and alerts
+    print(error.logfmtDescription)   // error=timeOut request="GET https://…" reason="…" underlying=CurlError curl_code=28
 }
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 309)
+#sourceLocation(file: "README.md", line: 314)
 struct Inventory: ServiceProvider {
     var host: String { "inventory.internal" }
     var httpScheme: HTTPScheme { .http }
@@ -157,7 +159,12 @@ final class ItemsRequest: BaseRequest<[Item]> {
 Net.isVerbose = false                                   // the text log: off in release builds already
 Net.logEntryHandler = { entry in                        // every event, redacted, as data: one line each
     guard entry.level >= .info else { return }
-    print("request=\(entry.requestID) \(entry.phase.rawValue) \(entry.method.rawValue) \(entry.url) \(entry.statusCode ?? 0)")
+    var line = "request=\(entry.requestID) phase=\(entry.phase.rawValue) method=\(entry.method.rawValue) url=\(entry.url)"
+    if let status = entry.statusCode { line += " status=\(status)" }   // nil when no response came (a timeout)
+    if let code = entry.errorCode {                                   // a failure: why, in the entry itself
+        line += " error=\(code) reason=\"\(entry.errorDescription ?? "")\""
+    }
+    print(line)
 }
 // A service's working directory is not its package's: give the mock files an absolute place.
 Net.mockResponsesDirectory = URL(fileURLWithPath: "/srv/inventory/MockResponses", isDirectory: true)
