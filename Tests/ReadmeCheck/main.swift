@@ -4,7 +4,7 @@
 
 // README.md:42: not compiled (Package.swift)
 
-#sourceLocation(file: "README.md", line: 64)
+#sourceLocation(file: "README.md", line: 69)
 import Foundation
 import NetworkLayer
 
@@ -21,7 +21,7 @@ struct LocalServiceProvider: ServiceProvider {
 }
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 91)
+#sourceLocation(file: "README.md", line: 96)
 final class ITunesSearchRequest: BaseRequest<ITunesSearchResponse> {
     init(artist: String, limit: Int) {
         super.init(serviceProvider: ITunesServiceProvider(), endpoint: "/search")
@@ -31,7 +31,7 @@ final class ITunesSearchRequest: BaseRequest<ITunesSearchResponse> {
 }
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 109)
+#sourceLocation(file: "README.md", line: 114)
 struct ITunesSearchResponse: Codable, Sendable {
     let resultCount: Int?
     let results: [ITunesArtistResult]?
@@ -45,7 +45,7 @@ struct ITunesArtistResult: Codable, Sendable {
 }
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 125)
+#sourceLocation(file: "README.md", line: 130)
 let response = try await Net.perform(ITunesSearchRequest(artist: "Dream Theater", limit: 3))  // throws NetworkError
 print(response.resultCount ?? 0)
 
@@ -60,7 +60,7 @@ let (found, httpResponse) = try await Net.performWithResponse(ITunesSearchReques
 print(found.results?.first?.collectionName ?? "-", httpResponse.statusCode, httpResponse.value(forHeader: "ETag") ?? "-")
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 150)
+#sourceLocation(file: "README.md", line: 155)
 Net.areMocksEnabled = true                                             // or per provider: var areMocksEnabled: Bool?
 Net.mockResponsesDirectory = URL(fileURLWithPath: "MockResponses")    // <name>.json, optional <name>.meta.json
 
@@ -71,7 +71,7 @@ Net.mocks.registerFallback { request in request.method == .get ? .status(404) : 
 print(Net.mocks.requests.last?.value(forHeader: "Accept") ?? "-")             // what would have been sent
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 170)
+#sourceLocation(file: "README.md", line: 175)
 try Net.configurePinning([
     PinningRule(hosts: ["api.example.com", "*.cdn.example.com"],
                 publicKeyHashes: ["sha256/igUZ/pLpqlvMToY6kxB7zsuw0oM15ImIGYxKvuz4AMI=",    // the issuing CA
@@ -81,7 +81,7 @@ let intermediate = CertificateModel(filename: "Intermediate", fileExtension: .pe
 try Net.configurePinningWith(certificates: [intermediate], isEnabled: true)         // AMNetworkLayer's form
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 188)
+#sourceLocation(file: "README.md", line: 193)
 struct ChatProvider: ServiceProvider {
     var host: String { "api.openai.com" }
     var httpScheme: HTTPScheme { .https }
@@ -109,7 +109,7 @@ for try await event in events {                     // ServerSentEvent: id, even
 }
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 224)
+#sourceLocation(file: "README.md", line: 229)
 struct Signer: RequestInterceptor {
     let keyID: String
     let key: String
@@ -127,12 +127,12 @@ struct Signer: RequestInterceptor {
 Net.interceptors = [Signer(keyID: "shop-1", key: "signing-key")]   // every request; a provider's: its origin only
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 255)
+#sourceLocation(file: "README.md", line: 260)
 Net.cookieStorage = .inMemory     // off by default; .file(url) keeps them in curl's cookie-jar format
 Net.proxy = .http(URL(string: "http://proxy.corp:3128")!, excluding: ["localhost", ".internal"])  // default: .environment
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 295)
+#sourceLocation(file: "README.md", line: 300)
 do {
     _ = try await Net.perform(ITunesSearchRequest(artist: "Dream Theater", limit: 3))
 } catch .unauthorizedAccess {
@@ -144,7 +144,7 @@ do {
 }
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 314)
+#sourceLocation(file: "README.md", line: 319)
 struct Inventory: ServiceProvider {
     var host: String { "inventory.internal" }
     var httpScheme: HTTPScheme { .http }
