@@ -116,10 +116,12 @@ struct ErrorCodeTests {
         let server = try await TestServer.shared()
         let entries = LogEntryCollector()
         let net = makeManager(entries: entries)
-        _ = await networkError { try await net.perform(TestRequest<JSONValue>(server.provider(), "/delay/5", timeout: 0.3)) }
+        let error = try #require(await networkError { try await net.perform(TestRequest<JSONValue>(server.provider(), "/delay/5", timeout: 0.3)) })
         let failure = try #require(entries.all.first { $0.phase == .failure })
         #expect(failure.errorCode == "timeOut" && failure.statusCode == nil && failure.level == .error)
-        #expect(failure.errorDescription?.contains("no complete answer within the timeout") == true, "\(String(describing: failure.errorDescription))")
+        let reason = try #require(error.context?.reason)
+        #expect(failure.errorDescription == error.errorDescription && failure.errorDescription?.contains(reason) == true,
+                "\(String(describing: failure.errorDescription))")
     }
 
     /// Ways a request fails, each with the error it must carry request and reason in.
