@@ -82,6 +82,20 @@ try Net.configurePinningWith(certificates: [intermediate], isEnabled: true)     
 #sourceLocation()
 
 #sourceLocation(file: "README.md", line: 193)
+struct Payments: ServiceProvider {
+    var host: String { "payments.internal" }
+    var httpScheme: HTTPScheme { .https }
+    var clientCertificate: ClientCertificate? {          // who this service is, to the backend
+        .pem(certificate: URL(fileURLWithPath: "/etc/payments/client.pem"),
+             privateKey: URL(fileURLWithPath: "/etc/payments/client.key"), password: nil)
+    }
+}
+
+let payments = NetworkManager()                          // a manager of its own for the private backend
+payments.customCABundle = URL(fileURLWithPath: "/etc/payments/ca.pem")   // who the backend is, to this service
+#sourceLocation()
+
+#sourceLocation(file: "README.md", line: 216)
 struct ChatProvider: ServiceProvider {
     var host: String { "api.openai.com" }
     var httpScheme: HTTPScheme { .https }
@@ -109,7 +123,7 @@ for try await event in events {                     // ServerSentEvent: id, even
 }
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 229)
+#sourceLocation(file: "README.md", line: 252)
 struct Signer: RequestInterceptor {
     let keyID: String
     let key: String
@@ -127,12 +141,12 @@ struct Signer: RequestInterceptor {
 Net.interceptors = [Signer(keyID: "shop-1", key: "signing-key")]   // every request; a provider's: its origin only
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 260)
+#sourceLocation(file: "README.md", line: 283)
 Net.cookieStorage = .inMemory     // off by default; .file(url) keeps them in curl's cookie-jar format
 Net.proxy = .http(URL(string: "http://proxy.corp:3128")!, excluding: ["localhost", ".internal"])  // default: .environment
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 300)
+#sourceLocation(file: "README.md", line: 324)
 do {
     _ = try await Net.perform(ITunesSearchRequest(artist: "Dream Theater", limit: 3))
 } catch .unauthorizedAccess {
@@ -144,7 +158,7 @@ do {
 }
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 319)
+#sourceLocation(file: "README.md", line: 343)
 struct Inventory: ServiceProvider {
     var host: String { "inventory.internal" }
     var httpScheme: HTTPScheme { .http }
