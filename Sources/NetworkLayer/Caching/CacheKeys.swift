@@ -22,14 +22,11 @@ enum CacheKeys {
     /// The partition of a request: the digest of its owner headers' names and values.
     static func partition(of request: CacheRequest) -> SHA256Digest? {
         let ownerNames = request.ownerHeaderNames
-        let keysAuthorization = ownerNames.contains("authorization")
-        // Most requests have no owner header but Authorization: no other name is folded then.
-        let keysOthers = ownerNames.count > (keysAuthorization ? 1 : 0)
         var pairs: [(String, String)] = []
         for line in request.headers {
             if line.name.equalsIgnoringASCIICase("authorization") {
-                if keysAuthorization { pairs.append(("authorization", line.value)) }
-            } else if keysOthers, case let name = SecretNames.folded(line.name), ownerNames.contains(name) {
+                if request.keysAuthorization { pairs.append(("authorization", line.value)) }
+            } else if !ownerNames.isEmpty, case let name = SecretNames.folded(line.name), ownerNames.contains(name) {
                 pairs.append((name, line.value))
             }
         }

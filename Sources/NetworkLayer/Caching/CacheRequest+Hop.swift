@@ -24,7 +24,7 @@ extension CacheRequest {
             ownerNames.insert("cookie")
         }
         self.init(method: hop.method.rawValue, url: hop.urlText, headers: headers, foldedSecretHeaderNames: secretNames,
-                  ownerHeaderNames: ownerNames,
+                  ownerHeaderNames: ownerNames, keysAuthorization: hop.secrets.cacheKeysAuthorization,
                   hasAuthorization: hop.isHome && hop.resolved.authentication != nil,
                   allowsDiskStorageWhenAuthorized: caching.storesAuthorizedResponsesOnDisk)
     }

@@ -14,10 +14,12 @@ struct CacheRequest: Sendable {
     /// The lowercased names of the headers whose values are secrets (``SecretNames``' headers):
     /// never written to disk (only a digest of the owner headers' values is).
     var secretHeaderNames: Set<String>
-    /// The lowercased names of the headers whose values identify the caller
-    /// (``SecretNames/cacheOwnerHeaders``): they key the stored responses, so a response is only
-    /// served to a request carrying the same credentials.
+    /// The lowercased names of the headers whose values identify the caller besides
+    /// `Authorization` (``SecretNames/cacheOwnerHeaders``): they key the stored responses, so a
+    /// response is only served to a request carrying the same credentials.
     var ownerHeaderNames: Set<String>
+    /// Whether `Authorization` keys the stored responses (``SecretNames/cacheKeysAuthorization``).
+    var keysAuthorization: Bool
     /// Whether the request carries `Authorization` (or another credential the library added).
     /// Such responses are stored in memory only, unless ``allowsDiskStorageWhenAuthorized``.
     var hasAuthorization: Bool
@@ -29,19 +31,20 @@ struct CacheRequest: Sendable {
     init(method: String, url: String, headers: CacheHeaderLines = [], secretHeaderNames: Set<String> = [],
          hasAuthorization: Bool = false, allowsDiskStorageWhenAuthorized: Bool = false) {
         let secrets = Set(secretHeaderNames.map(SecretNames.folded))
-        self.init(method: method, url: url, headers: headers, foldedSecretHeaderNames: secrets,
-                  ownerHeaderNames: secrets.union(["authorization"]),
-                  hasAuthorization: hasAuthorization, allowsDiskStorageWhenAuthorized: allowsDiskStorageWhenAuthorized)
+        self.init(method: method, url: url, headers: headers, foldedSecretHeaderNames: secrets, ownerHeaderNames: secrets,
+                  keysAuthorization: true, hasAuthorization: hasAuthorization,
+                  allowsDiskStorageWhenAuthorized: allowsDiskStorageWhenAuthorized)
     }
 
     /// The same, with names lowercased already (a request's ``SecretNames`` are).
     init(method: String, url: String, headers: CacheHeaderLines, foldedSecretHeaderNames: Set<String>,
-         ownerHeaderNames: Set<String>, hasAuthorization: Bool, allowsDiskStorageWhenAuthorized: Bool) {
+         ownerHeaderNames: Set<String>, keysAuthorization: Bool, hasAuthorization: Bool, allowsDiskStorageWhenAuthorized: Bool) {
         self.method = method
         self.url = url
         self.headers = headers
         secretHeaderNames = foldedSecretHeaderNames
         self.ownerHeaderNames = ownerHeaderNames
+        self.keysAuthorization = keysAuthorization
         self.hasAuthorization = hasAuthorization || headers.contains(named: "authorization")
         self.allowsDiskStorageWhenAuthorized = allowsDiskStorageWhenAuthorized
     }

@@ -102,14 +102,21 @@ struct SecretNames: Sendable, Equatable {
         !publicHeaders.isEmpty && publicHeaders.contains(Self.folded(name))
     }
 
-    /// The headers whose values key the response cache's partition: `Authorization` and every
-    /// secret header (the credentials, the names declared secret, those that look secret, the
-    /// cookies), and the public headers declared to identify the caller; less the secret headers
-    /// declared per attempt (`identifiesCaller: false`). Lowercased.
+    /// The headers whose values key the response cache's partition, besides `Authorization`
+    /// (``cacheKeysAuthorization``): every secret header (the credentials, the names declared
+    /// secret, those that look secret, the cookies) and the public headers declared to identify
+    /// the caller, less the secret headers declared per attempt (`identifiesCaller: false`).
+    /// Lowercased.
     var cacheOwnerHeaders: Set<String> {
-        var names = headers.union(callerHeaders)
-        names.insert("authorization")
-        return perAttemptHeaders.isEmpty ? names : names.subtracting(perAttemptHeaders)
+        // Most requests declare neither: their secret names are the owner names, no set is built.
+        guard !callerHeaders.isEmpty || !perAttemptHeaders.isEmpty else { return headers }
+        return headers.union(callerHeaders).subtracting(perAttemptHeaders)
+    }
+
+    /// Whether `Authorization` keys the response cache's partition: unless declared per attempt
+    /// (a signature in `Authorization`, as AWS Signature V4 sends).
+    var cacheKeysAuthorization: Bool {
+        perAttemptHeaders.isEmpty || !perAttemptHeaders.contains("authorization")
     }
 
     /// Adds a query item name (as decoded: `api_key`, not `api%5Fkey`).

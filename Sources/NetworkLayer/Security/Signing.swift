@@ -9,7 +9,7 @@ import Foundation
 ///     let key: String
 ///     func adapt(_ request: inout OutgoingRequest) async throws {
 ///         let mac = try Signing.hmacSHA256(key: key, message: request.method.rawValue + request.url.path)
-///         request.setHeader("X-Signature", Signing.hex(mac), secret: true)
+///         request.setHeader("X-Signature", Signing.hex(mac), secret: true, identifiesCaller: false)
 ///     }
 /// }
 /// ```

@@ -96,6 +96,30 @@ struct SignedRequestCacheTests {
         }
     }
 
+    @Test("A signature in Authorization declared per attempt leaves the key (still redacted); a key id declared identifying keys it")
+    func authorizationPerAttempt() async throws {
+        try await withCacheServer { server in
+            try await server.configure("/signed-auth", ["headers": [["Cache-Control", "max-age=60"]], "body": "auth #{count}"])
+            let log = LogCollector()
+            let net = makeCachingManager(log: log)
+            let counter = Counter()
+            func fetch(keyID: String) async throws -> (String, CacheStatus?) {
+                let request = CachedText(server, "/signed-auth")
+                request.interceptors = [
+                    SetsHeader(name: "Authorization", value: { "HMAC key=\(keyID), signature=sig-canary-\(counter.increment())" },
+                               secret: true, identifiesCaller: false),
+                    SetsHeader(name: "X-Key-ID", value: { keyID }, secret: false, identifiesCaller: true),
+                ]
+                let (text, response) = try await net.performWithResponse(request)
+                return (text, response.cacheStatus)
+            }
+            #expect(try await fetch(keyID: "a") == ("auth #1", .miss))
+            #expect(try await fetch(keyID: "a") == ("auth #1", .hit))
+            #expect(try await fetch(keyID: "b") == ("auth #2", .miss))
+            #expect(!log.text.contains("sig-canary"), "the Authorization value was shown")
+        }
+    }
+
     @Test("secret: false means what it says: a secret-looking name is shown and leaves the key; Authorization stays secret")
     func secretFalseMeansPublic() async throws {
         try await withCacheServer { server in
