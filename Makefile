@@ -54,8 +54,8 @@ demo-chat: deps
 demo-check:
 	@SWIFT="$(SWIFT)" scripts/check-demo.sh
 
-## examples-check: resolves Tests/Consumers/NoTraits (no trait: no package may be pinned), builds and runs
-##                 Examples/Observability (swift-log, swift-otel, through the trait Observability) in .build-examples/
+## examples-check: Tests/Consumer (no trait: no package may be pinned; its own C targets named COpenSSL, CLibcurl, CCurl)
+##                 and Examples/Observability (swift-log, swift-otel, through the trait Observability), in .build-examples/
 examples-check:
 	@SWIFT="$(SWIFT)" scripts/check-examples.sh
 

@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
-# The packages that use NetworkLayer as an app does:
-# - Tests/Consumers/NoTraits names no trait: resolving it must pin no package at all.
+# Builds and runs the packages that use the library as a user's package does, by path:
+# - Tests/Consumer names no trait and declares C targets of its own named COpenSSL, CLibcurl and
+#   CCurl (the names a user picks, and the library's own until 3.0.0). Resolving it must pin no
+#   package at all (the core depends on none); building it fails if a library target's name
+#   clashes with its own.
 # - Examples/Observability names the trait Observability and uses NetworkLayerObservability with
 #   swift-log and swift-otel: built and run against test_server.py, its output checked.
+# Never skipped: the packages resolve from the machine's package mirror.
 # Scratch paths: .build-examples/ (ignored by git, like .build/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
-example=Examples/Observability
-scratch=.build-examples/Observability
 mkdir -p .build-examples
-log=.build-examples/Observability-resolve.log
 
-consumer=Tests/Consumers/NoTraits
+consumer=Tests/Consumer
+consumer_scratch=.build-examples/Consumer
+log=.build-examples/Consumer-resolve.log
 rm -f "$consumer/Package.resolved"
-if ! "$SWIFT" package --package-path "$consumer" --scratch-path .build-examples/NoTraits resolve >"$log" 2>&1; then
+if ! "$SWIFT" package --package-path "$consumer" --scratch-path "$consumer_scratch" resolve >"$log" 2>&1; then
     cat "$log" >&2
     echo "make test: $consumer did not resolve" >&2
     exit 1
@@ -25,8 +28,32 @@ if [[ -f $consumer/Package.resolved ]] && grep -q '"identity"' "$consumer/Packag
     exit 1
 fi
 rm -f "$consumer/Package.resolved"
-echo "make test: $consumer OK (a package naming no trait resolves no package)"
+# The cached build plan of the path dependency goes, as for the example below.
+find "$consumer_scratch" -path '*/debug/description.json' -delete 2>/dev/null || true
+if ! consumer_build=$("$SWIFT" build --package-path "$consumer" --scratch-path "$consumer_scratch" 2>&1); then
+    echo "$consumer_build" >&2
+    echo "make test: $consumer (a user's package with its own COpenSSL, CLibcurl and CCurl targets) does not build" >&2
+    exit 1
+fi
+if grep -E "warning:" <<<"$consumer_build"; then
+    echo "make test: $consumer built with warnings" >&2
+    exit 1
+fi
+if [[ ${1:-} != --build-only ]]; then
+    consumer_output=$("$consumer_scratch/debug/Consumer" 2>&1)
+    # HMAC-SHA256("key", "The quick brown fox jumps over the lazy dog"), as published.
+    vector=f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8
+    if ! grep -qF "from the library $vector, from its own OpenSSL $vector" <<<"$consumer_output"; then
+        echo "$consumer: expected the library's and its own OpenSSL's HMAC to be $vector; it printed:" >&2
+        echo "$consumer_output" >&2
+        exit 1
+    fi
+    echo "make test: $consumer OK (no trait, no package resolved; its own COpenSSL, CLibcurl and CCurl targets beside the library's)"
+fi
 
+example=Examples/Observability
+scratch=.build-examples/Observability
+log=.build-examples/Observability-resolve.log
 if ! "$SWIFT" package --package-path "$example" --scratch-path "$scratch" resolve >"$log" 2>&1; then
     cat "$log" >&2
     echo "make test: $example did not resolve" >&2

@@ -34,24 +34,9 @@ enum HTTPConventions {
         (100...599).contains(status) ? String(status) : "_OTHER"
     }
 
-    /// `error.type` of a failed call: the error's case name.
+    /// `error.type` of a failed call: the error's stable case name (``NetworkError/code``).
     static func errorType(_ error: NetworkError) -> String {
-        switch error {
-        case .generic: "generic"
-        case .reachability: "reachability"
-        case .timeOut: "timeOut"
-        case .invalidCertificate: "invalidCertificate"
-        case .serialization: "serialization"
-        case .notFound: "notFound"
-        case .unauthorizedAccess: "unauthorizedAccess"
-        case .customUser: "customUser"
-        case .cancelled: "cancelled"
-        case .mockNotFound: "mockNotFound"
-        case .invalidRequest: "invalidRequest"
-        case .transport: "transport"
-        case .apiError: "apiError"
-        case .validation: "validation"
-        }
+        error.code
     }
 
     /// `error.type` of a response: its status for a 4xx or 5xx (client spans count both as errors), else `nil`.

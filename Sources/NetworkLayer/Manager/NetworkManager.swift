@@ -128,7 +128,7 @@ public final class NetworkManager: Sendable {
         var sent: PreparedRequest?
         defer { resolved.progress?.finish?() }
         do throws(NetworkError) {
-            if Task.isCancelled { throw .cancelled(.init(reason: "it was cancelled before it started")) }
+            if Task.isCancelled { throw .cancelled(.init(request: resolved.describeUnprepared(), reason: "it was cancelled before it started")) }
             var response = try await pipeline.run(sending: &sent)
             guard let last = sent else { throw .transport(.init(reason: "the request was not sent")) }
             if let stream = response.stream, !response.expectations.acceptableStatuses.contains(response.statusCode) {
@@ -149,7 +149,7 @@ public final class NetworkManager: Sendable {
         } catch {
             // No secret value of the request in any text of the error, whoever wrote that text.
             let error = sent.map { error.describingRequest($0.redactedDescription).redactingSecrets($0.redactor.secretValues(of: $0)) }
-                ?? error
+                ?? error.describingRequest(resolved.describeUnprepared())
             resolved.log?.failure(error, of: sent, resolved: resolved, elapsed: pipeline.started.duration(to: .now))
             throw error
         }
