@@ -124,7 +124,7 @@ public final class NetworkManager: Sendable {
     func execute<Response: Decodable & Sendable>(_ resolved: ResolvedRequest, parser: (@Sendable (HTTPResponse) throws -> Response)?)
         async throws(NetworkError) -> (value: Response, response: HTTPResponse)
     {
-        let pipeline = RequestPipeline(resolved: resolved, transport: RequestPipeline.transport(for: resolved, mocks: mocks), started: .now, mocks: mocks)
+        let pipeline = RequestPipeline(resolved: resolved, transport: RequestPipeline.transport(for: resolved, mocks: mocks), started: .now)
         var sent: PreparedRequest?
         defer { resolved.progress?.finish?() }
         do throws(NetworkError) {
@@ -208,7 +208,7 @@ public final class NetworkManager: Sendable {
                                       isolation: isolated (any Actor)? = #isolation) async throws(NetworkError) -> String {
         let resolved = request.resolved(with: settings.withLock { $0 })
         let attempt = try await RequestPipeline(resolved: resolved, transport: RequestPipeline.transport(for: resolved, mocks: mocks),
-                                                started: .now, mocks: mocks).firstAttempt()
+                                                started: .now).firstAttempt()
         return CurlCommand.render(TransferPlan(attempt), redactingSecrets: redactingSecrets)
     }
 
