@@ -19,15 +19,6 @@ enum HTTPConventions {
         return name == "_OTHER" ? "HTTP" : name
     }
 
-    /// `server.address`: the host of the call's URL (its provider's, not where a redirect went).
-    static func serverAddress(_ request: OutgoingRequest) -> String {
-        request.url.host ?? "_OTHER"
-    }
-
-    /// `server.port`: the URL's port, or the scheme's default.
-    static func serverPort(_ request: OutgoingRequest) -> Int {
-        request.url.port ?? (request.url.scheme == "https" ? 443 : 80)
-    }
 
     /// `http.response.status_code` as a label: the status, or `_OTHER` outside 100…599.
     static func statusLabel(_ status: Int) -> String {

@@ -119,6 +119,19 @@ public struct OutgoingRequest: Sendable {
         Dictionary(headerList.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
     }
 
+    /// The URL's scheme (`"https"`), host and port (the scheme's default when the URL names none):
+    /// the origin the attempt goes to. Read from the provider's settings while the attempt is at
+    /// its origin, without parsing ``url``.
+    public var origin: (scheme: String, host: String, port: Int) {
+        if changedURL == nil, request.isHome, case .endpoint = request.resolved.target {
+            let location = request.resolved.location
+            return (location.scheme.rawValue, location.host, location.port ?? (location.scheme == .https ? 443 : 80))
+        }
+        let url = self.url
+        let scheme = url.scheme?.lowercased() ?? ""
+        return (scheme, url.host ?? "", url.port ?? (scheme == "https" ? 443 : 80))
+    }
+
     /// ``url`` as the log shows it: secret query values (credentials, the names declared secret,
     /// names that look secret) replaced by `<redacted>`, control characters escaped. For a span's
     /// `url.full` or a log line of your own.

@@ -36,14 +36,16 @@ extension RequestPipeline {
                         credentials: base.credentials, changes: MiddlewareChanges(request))
         }
         var pipeline = self
-        // Observers watch what goes on the wire: a mocked call keeps its transport.
-        if !observers.isEmpty, resolved.mockResponsesDirectory == nil {
-            pipeline = RequestPipeline(resolved: resolved, transport: Self.wireTransport(for: resolved, observers: observers),
-                                       started: started, observers: observers)
+        if !observers.isEmpty {
+            // Those that watch the wire get a transport of their own; a mocked call sends nothing on the wire.
+            let watching = observers.filter(\.watchesRequestsOnTheWire)
+            let transport = watching.isEmpty || resolved.mockResponsesDirectory != nil
+                ? self.transport : Self.wireTransport(for: resolved, observers: watching)
+            pipeline = RequestPipeline(resolved: resolved, transport: transport, started: started, observers: observers)
         }
         var hop: PreparedRequest? = base.prepared
         defer { lastHop.withLock { $0 = hop } }
-        return try await pipeline.attempts(from: base, sending: &hop).answering(hop ?? base.prepared)
+        return try await pipeline.attempts(from: base, sending: &hop)
     }
 
     /// Fails with ``NetworkError/invalidRequest(_:)`` when what `middleware` passed on cannot be sent.
@@ -96,8 +98,7 @@ struct WireTransport<Network: Transport>: Transport {
     private func intercept(at index: Int, _ request: OutgoingRequest, hop: PreparedRequest,
                            download: PendingDownload?) async throws(NetworkError) -> HTTPResponse {
         guard index < middlewares.count else {
-            let sent = hop.adapted(request)
-            return try await network.send(sent, download: download).answering(sent)
+            return try await network.send(hop.adapted(request), download: download)
         }
         let middleware = middlewares[index]
         let next = RequestMiddlewareNext(observers: []) { request, _ throws(NetworkError) in
