@@ -64,9 +64,11 @@ fi
 # Dropping the cached plan makes it plan again (about a second); compiled objects stay cached.
 find "$scratch" -path '*/debug/description.json' -delete 2>/dev/null || true
 # A warning fails it, but SwiftPM's about a dependency's stray files (swift-distributed-tracing's
-# CMakeLists.txt): not ours to fix.
+# CMakeLists.txt): not ours to fix. Not anchored at the line's start: while CI's background build of
+# this example holds the scratch path, SwiftPM prints "Another instance of SwiftPM … is already
+# running …" with no newline before the warning.
 "$SWIFT" build --package-path "$example" --scratch-path "$scratch" 2>&1 | grep -E "warning:|error:" \
-    | grep -v "^warning: '[a-z-]*': found [0-9]* file(s) which are unhandled" && {
+    | grep -v "warning: '[a-z-]*': found [0-9]* file(s) which are unhandled" && {
     echo "make test: $example built with warnings or errors" >&2
     exit 1
 }
