@@ -40,7 +40,7 @@ public struct MetricsMiddleware: RequestMiddleware {
     public func intercept(_ request: OutgoingRequest, next: RequestMiddlewareNext) async throws(NetworkError) -> HTTPResponse {
         let factory = self.factory ?? MetricsSystem.factory
         // Nothing would be recorded: the call as if there were no middleware.
-        if factory is NOOPMetricsHandler { return try await next(request) }
+        if Self.isNoOp(factory) { return try await next(request) }
         let origin = request.origin
         let call = CallDimensions(method: HTTPConventions.method(request.method), host: origin.host, port: origin.port, scheme: origin.scheme)
         let perCall = metrics.perCall(call, factory: factory)
@@ -65,6 +65,17 @@ public struct MetricsMiddleware: RequestMiddleware {
             perCall.active.decrement()
         }
         return response
+    }
+
+    /// `false` while the factory is swift-metrics' `NOOPMetricsHandler` (none bootstrapped): a
+    /// call then runs without this middleware.
+    public var isActive: Bool {
+        !Self.isNoOp(factory ?? MetricsSystem.factory)
+    }
+
+    /// A comparison of types, not a dynamic cast: it runs for every call.
+    private static func isNoOp(_ factory: any MetricsFactory) -> Bool {
+        type(of: factory) == NOOPMetricsHandler.self
     }
 }
 

@@ -40,8 +40,19 @@ public struct TracingMiddleware: RequestMiddleware {
     public func intercept(_ request: OutgoingRequest, next: RequestMiddlewareNext) async throws(NetworkError) -> HTTPResponse {
         let tracer: any Tracer = self.tracer ?? InstrumentationSystem.tracer
         // Nothing to record, nothing to inject: the call as if there were no middleware.
-        if tracer is NoOpTracer { return try await next(request) }
+        if Self.isNoOp(tracer) { return try await next(request) }
         return try await trace(request, next: next, with: tracer)
+    }
+
+    /// `false` while the tracer is swift-distributed-tracing's `NoOpTracer` (none bootstrapped):
+    /// a call then runs without this middleware.
+    public var isActive: Bool {
+        !Self.isNoOp(tracer ?? InstrumentationSystem.tracer)
+    }
+
+    /// A comparison of types, not a dynamic cast: it runs for every call.
+    private static func isNoOp(_ tracer: any Tracer) -> Bool {
+        type(of: tracer) == NoOpTracer.self
     }
 
     private func trace(_ request: OutgoingRequest, next: RequestMiddlewareNext, with tracer: some Tracer) async throws(NetworkError) -> HTTPResponse {

@@ -19,6 +19,14 @@ struct Timing: RequestMiddleware {
     }
 }
 
+struct Switchable: RequestMiddleware {
+    let enabled: Bool
+    var isActive: Bool { enabled }
+    func intercept(_ request: OutgoingRequest, next: RequestMiddlewareNext) async throws(NetworkError) -> HTTPResponse {
+        try await next(request)
+    }
+}
+
 struct Stub: RequestMiddleware {
     func intercept(_ request: OutgoingRequest, next: RequestMiddlewareNext) async throws(NetworkError) -> HTTPResponse {
         HTTPResponse(statusCode: 200, body: Data("{}".utf8), url: request.url)
@@ -57,6 +65,7 @@ final class Upload: BaseRequest<[String: String]> {
 
 func checkMiddlewareAPI() {
     Net.middlewares = [Timing()]          // once per call, around mocks, the cache, retries and redirects
+    Net.middlewares.append(Switchable(enabled: Timing().isActive))
     Net.networkMiddlewares = [Timing()]   // once per request on the wire (each attempt, each hop); never for a cache hit or a mock
     Net.middlewares = [RequestCoalescing(), BodyCompressionMiddleware(minimumSize: 1_024), BodyCompressionMiddleware(.gzip)]
     let compression: BodyCompression = .gzip

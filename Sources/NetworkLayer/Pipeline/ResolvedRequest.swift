@@ -172,11 +172,21 @@ extension BaseRequest {
                                          queryItems: provider.queryItems.union(request.queryItems)))
     }
 
-    /// The three lists in order; most calls have none, and join none.
+    /// The three lists in order, without those that are not active for this call; most calls
+    /// have none, and join none.
     private static func middlewares(manager: [any RequestMiddleware], provider: [any RequestMiddleware],
                                     request: [any RequestMiddleware]) -> [any RequestMiddleware] {
-        if provider.isEmpty, request.isEmpty { return manager }
-        return manager + provider + request
+        let all = provider.isEmpty && request.isEmpty ? manager : manager + provider + request
+        return active(all)
+    }
+
+    /// `middlewares` without those whose ``RequestMiddleware/isActive`` is `false`: the same array
+    /// when all are active, an empty one (no allocation) when none is.
+    static func active(_ middlewares: [any RequestMiddleware]) -> [any RequestMiddleware] {
+        guard let first = middlewares.firstIndex(where: { !$0.isActive }) else { return middlewares }
+        var kept = Array(middlewares[..<first])
+        for middleware in middlewares[(first + 1)...] where middleware.isActive { kept.append(middleware) }
+        return kept
     }
 
     /// The request as it will run under `settings`: every setting of the request, its provider
@@ -247,7 +257,7 @@ extension BaseRequest {
             redirectPolicy: redirectPolicy ?? provider.redirectPolicy ?? settings.redirectPolicy,
             interceptors: ResolvedRequest.Interceptors(manager: settings.interceptors, provider: provider.interceptors, request: interceptors),
             middlewares: Self.middlewares(manager: settings.middlewares, provider: provider.middlewares, request: middlewares),
-            networkMiddlewares: settings.networkMiddlewares,
+            networkMiddlewares: Self.active(settings.networkMiddlewares),
             options: options,
             expectations: ResponseExpectations(
                 acceptableStatuses: StatusCodes.resolved(request: acceptableStatuses, requestRange: acceptableStatusCodes,

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TestScheduling
 @testable import NetworkLayer
@@ -47,6 +48,23 @@ struct ObservingMiddleware: RequestMiddleware {
     }
 }
 
+/// Takes part in a call only while `active` is set; counts how often it is asked.
+final class SwitchedMiddleware: RequestMiddleware {
+    let calls: CallRecorder<String>
+    let active = Atomic<Bool>(false)
+    let reads = Counter()
+    init(calls: CallRecorder<String>) { self.calls = calls }
+
+    var isActive: Bool {
+        reads.increment()
+        return active.load(ordering: .relaxed)
+    }
+    func intercept(_ request: OutgoingRequest, next: RequestMiddlewareNext) async throws(NetworkError) -> HTTPResponse {
+        calls.record("switched \(request.url.path)")
+        return try await next(request)
+    }
+}
+
 /// A provider with middlewares of its own.
 struct MiddlewareProvider: ServiceProvider {
     var host = "127.0.0.1"
@@ -82,6 +100,23 @@ struct MiddlewareTests {
             #expect(attempt.attempt == 3)
             #expect(retried.values == ["manager /flaky/oncePerCall", "manager got 200"])
         }
+    }
+
+    @Test("A middleware that is not active is left out of the call, read once per call; an active one beside it runs")
+    func inactiveMiddlewareLeftOut() async throws {
+        let server = try await TestServer.shared()
+        let calls = CallRecorder<String>()
+        let switched = SwitchedMiddleware(calls: calls)
+        let net = makeManager()
+        net.middlewares = [switched, NamedMiddleware(name: "always", calls: calls)]
+        net.networkMiddlewares = [switched]
+        _ = try await net.perform(TestRequest<Echo>(server.provider(), "/echo"))
+        #expect(calls.values == ["always /echo", "always got 200"])
+        #expect(switched.reads.value == 2)
+
+        switched.active.store(true, ordering: .relaxed)
+        _ = try await net.perform(TestRequest<Echo>(server.provider(), "/echo"))
+        #expect(calls.values.suffix(4) == ["switched /echo", "always /echo", "switched /echo", "always got 200"])
     }
 
     @Test("Network middlewares run once per request on the wire: each hop of a redirect and each attempt")

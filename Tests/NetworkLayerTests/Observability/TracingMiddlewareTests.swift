@@ -1,6 +1,8 @@
 #if IntegrationTests
+import CoreMetrics
 import Foundation
 import InMemoryTracing
+import MetricsTestKit
 import NetworkLayerObservability
 import Testing
 import TestScheduling
@@ -194,6 +196,11 @@ struct TracingMiddlewareTests {
         let echo = try await net.perform(TestRequest<Echo>(server.provider(), "/echo"))
         #expect(echo.header("traceparent") == nil)
         #expect(echo.header(InMemoryTracer.spanIDKey) == nil)
+        // Left out of the call (isActive), so it costs nothing; a recording tracer takes part.
+        #expect(!TracingMiddleware(tracer: NoOpTracer()).isActive)
+        #expect(TracingMiddleware(tracer: InMemoryTracer()).isActive)
+        #expect(!MetricsMiddleware(factory: NOOPMetricsHandler.instance).isActive)
+        #expect(MetricsMiddleware(factory: TestMetrics()).isActive)
     }
 }
 #endif
