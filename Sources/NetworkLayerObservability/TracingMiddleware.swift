@@ -47,7 +47,12 @@ public struct TracingMiddleware: RequestMiddleware {
     /// `false` while the tracer is swift-distributed-tracing's `NoOpTracer` (none bootstrapped):
     /// a call then runs without this middleware.
     public var isActive: Bool {
-        !Self.isNoOp(tracer ?? InstrumentationSystem.tracer)
+        if let tracer { return !Self.isNoOp(tracer) }
+        // Nothing bootstrapped: decided without `InstrumentationSystem.tracer`, whose search for a
+        // tracer among the instruments (casts to an existential) costs more than the rest of a call
+        // spends on this middleware.
+        if type(of: InstrumentationSystem.instrument) == NoOpInstrument.self { return false }
+        return !Self.isNoOp(InstrumentationSystem.tracer)
     }
 
     /// A comparison of types, not a dynamic cast: it runs for every call.
