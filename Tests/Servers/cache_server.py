@@ -55,12 +55,12 @@ import gzip
 import http.server
 import json
 import os
-import signal
-import socketserver
 import sys
 import threading
 import time
 import urllib.parse
+
+import server_support
 
 VERBOSE = os.environ.get("CACHE_SERVER_VERBOSE") == "1"
 
@@ -128,17 +128,12 @@ class State:
         return None
 
 
-class CacheServer(http.server.ThreadingHTTPServer):
-    daemon_threads = True
+class CacheServer(server_support.LoopbackHTTPServer):
     request_queue_size = 128
 
     def __init__(self, port):
-        super().__init__(("127.0.0.1", port), Handler)
+        super().__init__(Handler, port)
         self.state = State()
-
-    def server_bind(self):
-        socketserver.TCPServer.server_bind(self)  # no reverse DNS lookup
-        self.server_name, self.server_port = self.server_address[:2]
 
     def handle_error(self, request, client_address):
         error = sys.exc_info()[1]
@@ -276,30 +271,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         return self.send_json({"error": "unknown control endpoint", "path": path}, 404)
 
 
-def wait_for_stdin_eof(on_eof):
-    try:
-        while os.read(0, 65536):
-            pass
-    except OSError:
-        pass
-    on_eof()
-
-
 def main():
     parser = argparse.ArgumentParser(description="Loopback HTTP server that counts what reaches it, for cache tests.")
     parser.add_argument("--port", type=int, default=0, help="0 lets the kernel choose")
     args = parser.parse_args()
-    server = CacheServer(args.port)
-
-    def stop(*_):
-        threading.Thread(target=server.shutdown, daemon=True).start()
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    threading.Thread(target=wait_for_stdin_eof, args=(stop,), daemon=True).start()
-    print(f"PORT {server.server_address[1]}", flush=True)
-    server.serve_forever(poll_interval=0.1)
-    server.server_close()
+    server_support.serve(CacheServer(args.port))
 
 
 if __name__ == "__main__":
