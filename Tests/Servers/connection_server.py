@@ -33,12 +33,12 @@ import http.server
 import json
 import os
 import select
-import signal
 import socket
-import socketserver
 import sys
 import threading
 import time
+
+import server_support
 
 VERBOSE = os.environ.get("CONNECTION_SERVER_VERBOSE") == "1"
 
@@ -98,28 +98,19 @@ class Counts:
                 "closes": list(self.closes)}
 
 
-class Server(http.server.ThreadingHTTPServer):
-    daemon_threads = True
+class Server(server_support.LoopbackHTTPServer):
     request_queue_size = 256  # hundreds of concurrent connects must not overflow the backlog
 
     def __init__(self, port):
-        super().__init__(("127.0.0.1", port), Handler)
+        super().__init__(Handler, port)
         self.counts = Counts()
         self.numbers = 0
         self.numbers_lock = threading.Lock()
-
-    def server_bind(self):
-        socketserver.TCPServer.server_bind(self)  # no reverse DNS lookup
-        self.server_name, self.server_port = self.server_address[:2]
 
     def next_number(self):
         with self.numbers_lock:
             self.numbers += 1
             return self.numbers
-
-    def handle_error(self, request, client_address):
-        if not isinstance(sys.exc_info()[1], OSError):
-            super().handle_error(request, client_address)
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -216,30 +207,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.last_response_end = time.monotonic()
 
 
-def wait_for_stdin_eof(on_eof):
-    try:
-        while os.read(0, 65536):
-            pass
-    except OSError:
-        pass
-    on_eof()
-
-
 def main():
     parser = argparse.ArgumentParser(description="Loopback HTTP/1.1 server that counts its connections.")
     parser.add_argument("--port", type=int, default=0, help="0 lets the kernel choose")
     args = parser.parse_args()
-    server = Server(args.port)
-
-    def stop(*_):
-        threading.Thread(target=server.shutdown, daemon=True).start()
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    threading.Thread(target=wait_for_stdin_eof, args=(stop,), daemon=True).start()
-    print(f"PORT {server.server_address[1]}", flush=True)
-    server.serve_forever(poll_interval=0.1)
-    server.server_close()
+    server_support.serve(Server(args.port))
 
 
 if __name__ == "__main__":

@@ -34,13 +34,12 @@ import argparse
 import http.server
 import json
 import os
-import signal
 import socket
-import socketserver
 import ssl
-import sys
 import threading
 import urllib.parse
+
+import server_support
 
 HANDSHAKE_TIMEOUT = 10.0
 
@@ -59,21 +58,16 @@ class Events:
                 self._file.flush()
 
 
-class Server(http.server.ThreadingHTTPServer):
-    daemon_threads = True
+class Server(server_support.LoopbackHTTPServer):
     request_queue_size = 64
 
     def __init__(self, context, events, close_at_once=False):
-        super().__init__(("127.0.0.1", 0), Handler)
+        super().__init__(Handler)
         self.events = events
         self.close_at_once = close_at_once
         self.socket = context.wrap_socket(self.socket, server_side=True, do_handshake_on_connect=False)
         self._connections = 0
         self._lock = threading.Lock()
-
-    def server_bind(self):
-        socketserver.TCPServer.server_bind(self)  # no reverse DNS lookup
-        self.server_name, self.server_port = self.server_address[:2]
 
     def finish_request(self, request, client_address):
         with self._lock:
@@ -107,10 +101,6 @@ class Server(http.server.ThreadingHTTPServer):
         request.connection_number = number
         request.client_subject = None if subject == "-" else subject
         super().finish_request(request, client_address)
-
-    def handle_error(self, request, client_address):
-        if not isinstance(sys.exc_info()[1], OSError):
-            super().handle_error(request, client_address)
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -151,15 +141,6 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.wfile.write(data)
 
 
-def wait_for_stdin_eof(on_eof):
-    try:
-        while os.read(0, 65536):
-            pass
-    except OSError:
-        pass
-    on_eof()
-
-
 def main():
     parser = argparse.ArgumentParser(description="HTTPS server asking for client certificates.")
     parser.add_argument("--cert", required=True)
@@ -174,17 +155,7 @@ def main():
     context.load_cert_chain(args.cert, args.key)
     context.load_verify_locations(args.client_ca)
     context.verify_mode = ssl.CERT_REQUIRED if args.verify == "required" else ssl.CERT_OPTIONAL
-    server = Server(context, Events(args.events), args.close_at_once)
-
-    def stop(*_):
-        threading.Thread(target=server.shutdown, daemon=True).start()
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    threading.Thread(target=wait_for_stdin_eof, args=(stop,), daemon=True).start()
-    print(f"PORT {server.server_address[1]}", flush=True)
-    server.serve_forever(poll_interval=0.1)
-    server.server_close()
+    server_support.serve(Server(context, Events(args.events), args.close_at_once))
 
 
 if __name__ == "__main__":
