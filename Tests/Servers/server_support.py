@@ -130,13 +130,12 @@ class LoopbackHTTPServer(http.server.ThreadingHTTPServer):
 
 def serve(server, cleanup=None):
     """Runs a socketserver `server` (TCP or Unix) on the main thread: announces its port, serves
-    until a stop, closes it, then calls cleanup()."""
+    until a stop, closes it, then calls cleanup() and exits the process."""
     on_stop(server.shutdown)
     announce(port_of(server.socket))
     server.serve_forever(poll_interval=POLL_INTERVAL)
     server.server_close()
-    if cleanup:
-        cleanup()
+    exit_now(cleanup)
 
 
 def serve_asgi(app, sock, certfile=None, keyfile=None, cleanup=None):
@@ -158,21 +157,28 @@ def serve_asgi(app, sock, certfile=None, keyfile=None, cleanup=None):
     config.graceful_timeout = 0.1
     loop = asyncio.new_event_loop()
     stopped = asyncio.Event()
-    exiting = threading.Lock()
-
-    def finish():
-        with exiting:  # one cleanup; a second caller waits here until the process ends
-            if cleanup:
-                cleanup()
-            os._exit(0)  # connection tasks and threads may still be blocked: do not wait for them
 
     def stop():
         loop.call_soon_threadsafe(stopped.set)
         # hypercorn's shutdown waits for open connections, and the client keeps its idle ones.
         time.sleep(HYPERCORN_GRACE)
-        finish()
+        exit_now(cleanup)
 
     on_stop(stop)
     announce(port_of(sock))
     loop.run_until_complete(hypercorn_serve(app, config, shutdown_trigger=stopped.wait))
-    finish()
+    exit_now(cleanup)
+
+
+_exiting = threading.Lock()
+
+
+def exit_now(cleanup=None):
+    """Calls cleanup() once, then ends the process without waiting for its threads (they may be
+    blocked in a read) or the interpreter's shutdown (half a second for httpbin's modules)."""
+    with _exiting:  # a second caller waits here until the process ends
+        if cleanup:
+            cleanup()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
