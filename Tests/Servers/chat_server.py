@@ -4,7 +4,7 @@
     python3 chat_server.py --sse FILE [--key KEY] [--interval SECONDS] [--port 0]
 
 It listens on 127.0.0.1, prints ``PORT <n>`` once listening, and serves HTTP/1.1 until its stdin
-reaches EOF (give it a pipe or a FIFO). It replays FILE, a text/event-stream body such as the
+reaches EOF (give it a pipe or a FIFO) or SIGTERM/SIGINT. It replays FILE, a text/event-stream body such as the
 example's MockResponses/ChatCompletionStream.sse, the way a live chat API streams it: one event
 per chunked write, TCP_NODELAY, `--interval` seconds apart.
 
@@ -19,9 +19,10 @@ import argparse
 import http.server
 import json
 import socket
-import sys
 import threading
 import time
+
+import server_support
 
 
 class Stats:
@@ -124,11 +125,7 @@ def main():
     with open(arguments.sse, "rb") as file:
         text = file.read().replace(b"\r\n", b"\n")
     events = [block + b"\n\n" for block in text.split(b"\n\n") if block.strip()]
-    server = Server(arguments.port, events, arguments.key, arguments.interval)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    print("PORT %d" % server.server_address[1], flush=True)
-    sys.stdin.read()
-    server.shutdown()
+    server_support.serve(Server(arguments.port, events, arguments.key, arguments.interval))
 
 
 if __name__ == "__main__":

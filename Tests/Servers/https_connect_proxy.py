@@ -7,7 +7,7 @@ Run by the .venv's Python (trustme). It makes a CA of its own and a certificate 
 address 127.0.0.1 only (not for "localhost", so that it can never pass for an origin server
 tested under that name), writes the CA to DIRECTORY/proxy-ca.pem, listens on 127.0.0.1 on a port
 the kernel picks, prints exactly one line ``PORT <n>`` once listening, and serves until its
-stdin reaches EOF. Every connection is TLS; each request must be ``CONNECT host:port``, which is
+stdin reaches EOF or SIGTERM/SIGINT. Every connection is TLS; each request must be ``CONNECT host:port``, which is
 answered 200 and tunnelled byte for byte; anything else gets 405. DIRECTORY/connects.log gets
 one line per CONNECT (its target).
 """
@@ -21,6 +21,8 @@ import sys
 import threading
 
 import trustme
+
+import server_support
 
 directory = sys.argv[1]
 ca = trustme.CA()
@@ -90,16 +92,7 @@ class Server(socketserver.ThreadingTCPServer):
 
 
 def main():
-    server = Server(("127.0.0.1", 0), Handler)
-
-    def watch_stdin():
-        while os.read(0, 65536):
-            pass
-        os._exit(0)
-
-    threading.Thread(target=watch_stdin, daemon=True).start()
-    print("PORT", server.server_address[1], flush=True)
-    server.serve_forever()
+    server_support.serve(Server(("127.0.0.1", 0), Handler))
 
 
 if __name__ == "__main__":

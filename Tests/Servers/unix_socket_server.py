@@ -5,8 +5,8 @@
 
 It binds SOCKET_PATH (removing a stale file first), prints exactly one line ``PORT 0`` to stdout
 once it is listening (the line the test helpers wait for; a socket has no port), serves HTTP/1.1
-with keep-alive, one thread per connection, and exits when its stdin reaches EOF, removing the
-socket file.
+with keep-alive, one thread per connection, and exits at SIGTERM/SIGINT or when its stdin reaches
+EOF, removing the socket file.
 
 Endpoints (GET):
   /stats              {"connections": n, "requests": m} since start (this request included)
@@ -20,11 +20,12 @@ Endpoints (GET):
 
 import http.server
 import json
-import os
 import socketserver
 import sys
 import threading
 import time
+
+import server_support
 
 lock = threading.Lock()
 counts = {"connections": 0, "requests": 0}
@@ -84,21 +85,10 @@ class Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
 
 def main():
     path = sys.argv[1]
-    if os.path.exists(path):
-        os.unlink(path)
+    server_support.remove(path)  # a file an earlier run left there
     server = Server(path, Handler)
-
-    def watch_stdin():
-        while os.read(0, 65536):
-            pass
-        try:
-            os.unlink(path)
-        finally:
-            os._exit(0)
-
-    threading.Thread(target=watch_stdin, daemon=True).start()
-    print("PORT 0", flush=True)
-    server.serve_forever()
+    # A socket file outlives its process: remove it at the stop.
+    server_support.serve(server, cleanup=lambda: server_support.remove(path))
 
 
 if __name__ == "__main__":
