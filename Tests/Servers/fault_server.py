@@ -80,13 +80,14 @@ import argparse
 import gzip
 import json
 import os
-import signal
 import socket
 import ssl
 import struct
 import sys
 import threading
 import time
+
+import server_support
 
 VERBOSE = os.environ.get("FAULT_SERVER_VERBOSE") == "1"
 REQUEST_HEAD_LIMIT = 64 * 1024  # a request head larger than this is dropped
@@ -434,38 +435,21 @@ def serve_connection(sock, port, stats, tls_context):
 
 # --- Modes -------------------------------------------------------------------------
 
-def bound_socket():
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    return sock
-
-
 def run_serve(tls_context):
-    listener = bound_socket()
-    listener.listen(128)
+    listener = server_support.listen()
     port = listener.getsockname()[1]
     stats = Stats()
-
-    def accept_loop():
-        while True:
-            try:
-                sock, _ = listener.accept()
-            except OSError:
-                return
-            threading.Thread(target=serve_connection, args=(sock, port, stats, tls_context), daemon=True).start()
-
-    threading.Thread(target=accept_loop, daemon=True).start()
+    server_support.accept_in_background(listener, lambda sock: serve_connection(sock, port, stats, tls_context))
     return port, [listener]
 
 
 def run_refuse():
-    sock = bound_socket()  # bound, never listening: connects get an RST
+    sock = server_support.listen(backlog=None)  # bound, never listening: connects get an RST
     return sock.getsockname()[1], [sock]
 
 
 def run_backlog():
-    listener = bound_socket()
-    listener.listen(0)
+    listener = server_support.listen(backlog=0)
     port = listener.getsockname()[1]
     # With a backlog of 0 Linux queues one connection; a further SYN finds the queue full and
     # is dropped. Fill the queue with our own connections (non-blocking: the ones beyond the
@@ -484,29 +468,10 @@ def run_backlog():
 
 
 def run_stall_tls():
-    listener = bound_socket()
-    listener.listen(128)
+    listener = server_support.listen()
     port = listener.getsockname()[1]
-
-    def accept_loop():
-        while True:
-            try:
-                sock, _ = listener.accept()
-            except OSError:
-                return
-            threading.Thread(target=Connection(sock, port, Stats()).hold, daemon=True).start()
-
-    threading.Thread(target=accept_loop, daemon=True).start()
+    server_support.accept_in_background(listener, lambda sock: Connection(sock, port, Stats()).hold())
     return port, [listener]
-
-
-def wait_for_stdin_eof(on_eof):
-    try:
-        while os.read(0, 65536):
-            pass
-    except OSError:  # no usable stdin counts as EOF
-        pass
-    on_eof()
 
 
 def main():
@@ -533,20 +498,13 @@ def main():
     else:
         port, sockets = run_stall_tls()
 
-    done = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: done.set())
-    signal.signal(signal.SIGINT, lambda *_: done.set())
-    threading.Thread(target=wait_for_stdin_eof, args=(done.set,), daemon=True).start()
-
-    print(f"PORT {port}", flush=True)
-    while not done.wait(0.1):  # a timed wait, so the signal handlers get to run
-        pass
+    server_support.wait_for_stop(port)
     for sock in sockets:
         try:
             sock.close()
         except OSError:
             pass
-    os._exit(0)  # daemon threads may be blocked in recv/sleep; do not wait for them
+    server_support.exit_now()
 
 
 if __name__ == "__main__":
