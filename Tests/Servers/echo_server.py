@@ -4,7 +4,8 @@
     .venv/bin/python echo_server.py [--cert CHAIN --key KEY] [--unix PATH]
 
 It listens on 127.0.0.1 (a port the kernel picks; with --unix on that socket instead), prints
-``PORT <n>`` (``PORT 0`` for a socket) once listening, and exits when its stdin reaches EOF.
+``PORT <n>`` (``PORT 0`` for a socket) once listening, and exits at SIGTERM/SIGINT or when its
+stdin reaches EOF (removing the socket file).
 With --cert and --key it speaks TLS and offers h2 and http/1.1 by ALPN; without, HTTP/1.1 and
 HTTP/2 with prior knowledge (h2c).
 
@@ -16,18 +17,11 @@ base64-encoded, is also the response header ``x-echo`` (a HEAD response has no b
 """
 
 import argparse
-import asyncio
 import base64
 import gzip
 import json
-import os
-import socket
-import sys
-import threading
-import time
 
-from hypercorn.asyncio import serve
-from hypercorn.config import Config
+import server_support
 
 
 async def app(scope, receive, send):
@@ -75,55 +69,12 @@ def main():
     parser.add_argument("--key")
     parser.add_argument("--unix")
     args = parser.parse_args()
-
-    config = Config()
     if args.unix:
-        if os.path.exists(args.unix):
-            os.unlink(args.unix)
-        config.bind = [f"unix:{args.unix}"]
-        port = 0
+        # A socket file outlives its process: remove it at the stop.
+        server_support.serve_asgi(app, server_support.listen_unix(args.unix), args.cert, args.key,
+                                  cleanup=lambda: server_support.remove(args.unix))
     else:
-        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind(("127.0.0.1", 0))
-        listener.listen(128)
-        listener.set_inheritable(True)
-        config.bind = [f"fd://{listener.fileno()}"]
-        port = listener.getsockname()[1]
-    if args.cert:
-        config.certfile = args.cert
-        config.keyfile = args.key
-        config.alpn_protocols = ["h2", "http/1.1"]
-    config.accesslog = None
-    config.errorlog = None
-    config.graceful_timeout = 0.1
-
-    loop = asyncio.new_event_loop()
-    stopped = asyncio.Event()
-
-    def wait_for_stdin_eof():
-        try:
-            while sys.stdin.buffer.read(1024):
-                pass
-        except (OSError, ValueError):
-            pass
-        loop.call_soon_threadsafe(stopped.set)
-        # hypercorn's shutdown waits for open connections, and the client keeps its idle ones.
-        time.sleep(0.5)
-        if args.unix and os.path.exists(args.unix):
-            os.unlink(args.unix)
-        os._exit(0)
-
-    threading.Thread(target=wait_for_stdin_eof, daemon=True).start()
-
-    async def announce_when_listening():
-        # A socket exists only once hypercorn binds it: wait for the file before saying so.
-        while args.unix and not os.path.exists(args.unix):
-            await asyncio.sleep(0.01)
-        print(f"PORT {port}", flush=True)
-
-    loop.create_task(announce_when_listening())
-    loop.run_until_complete(serve(app, config, shutdown_trigger=stopped.wait))
+        server_support.serve_asgi(app, server_support.listen(reuse_address=True), args.cert, args.key)
 
 
 if __name__ == "__main__":

@@ -4,24 +4,17 @@
     .venv/bin/python h2_upload_server.py --cert CHAIN --key KEY
 
 It listens on 127.0.0.1 (a port the kernel picks), prints ``PORT <n>`` once listening, offers h2
-and http/1.1 by ALPN, and exits when its stdin reaches EOF. Every request's body is read whole
+and http/1.1 by ALPN, and exits at SIGTERM/SIGINT or stdin EOF. Every request's body is read whole
 and answered with JSON: {"size", "sha256", "chunked", "chunks", "pattern", "http_version"}, where
 "chunks" counts the pieces the server received, "chunked" whether the request said
 Transfer-Encoding: chunked, and "pattern" whether byte i of the body was i % 256.
 """
 
 import argparse
-import asyncio
 import hashlib
 import json
-import os
-import socket
-import sys
-import threading
-import time
 
-from hypercorn.asyncio import serve
-from hypercorn.config import Config
+import server_support
 
 PATTERN = bytes(range(256)) * 1024
 
@@ -75,38 +68,7 @@ def main():
     parser.add_argument("--cert", required=True)
     parser.add_argument("--key", required=True)
     args = parser.parse_args()
-
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(128)
-    listener.set_inheritable(True)
-    config = Config()
-    config.bind = [f"fd://{listener.fileno()}"]
-    config.certfile = args.cert
-    config.keyfile = args.key
-    config.alpn_protocols = ["h2", "http/1.1"]
-    config.accesslog = None
-    config.errorlog = None
-    config.graceful_timeout = 0.1
-
-    loop = asyncio.new_event_loop()
-    stopped = asyncio.Event()
-
-    def wait_for_stdin_eof():
-        try:
-            while sys.stdin.buffer.read(1024):
-                pass
-        except (OSError, ValueError):
-            pass
-        loop.call_soon_threadsafe(stopped.set)
-        # hypercorn's shutdown waits for open connections, and the client keeps its idle ones.
-        time.sleep(0.5)
-        os._exit(0)
-
-    threading.Thread(target=wait_for_stdin_eof, daemon=True).start()
-    print(f"PORT {listener.getsockname()[1]}", flush=True)
-    loop.run_until_complete(serve(app, config, shutdown_trigger=stopped.wait))
+    server_support.serve_asgi(app, server_support.listen(reuse_address=True), args.cert, args.key)
 
 
 if __name__ == "__main__":
