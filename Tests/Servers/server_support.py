@@ -26,7 +26,9 @@ HYPERCORN_GRACE = 0.5
 
 def listen(host=LOOPBACK, port=0, backlog=128, reuse_address=False):
     """A TCP socket bound to `host` ("127.0.0.1" or "::1") and `port` (0: the kernel picks) and
-    listening with `backlog`; with `backlog` None, bound only (connects to it are refused)."""
+    listening with `backlog`; with `backlog` None, bound only (connects to it are refused). Leave
+    `reuse_address` off where the port must stay reserved: with SO_REUSEADDR on both, Linux lets a
+    second socket bind a port whose first is not listening."""
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     if reuse_address:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
