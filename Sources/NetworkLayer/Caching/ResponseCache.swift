@@ -36,3 +36,23 @@ public enum ResponseCache: Sendable, Hashable {
     /// memory cache of at most 16 MB (or `limit`, if smaller) beside it.
     case disk(directory: URL, limit: Int)
 }
+
+/// A private cache as RFC 9111 defines it: it stores what the server allows, answers fresh
+/// requests without the network, revalidates stale ones, keeps variants apart by `Vary`, and
+/// forgets a URL after a successful unsafe request to it. A request's ``CachePolicy`` chooses how
+/// it uses it.
+///
+/// ```swift
+/// Net.cache = .memory(limit: 32 << 20)                                  // 32 MB, this process only
+/// Net.cache = .disk(directory: cachesDirectory, limit: 512 << 20)       // survives restarts
+/// Net.cache = .none                                                     // the default
+/// ```
+///
+/// Both kinds evict the least recently used responses first to stay within `limit` bytes, and
+/// never store a response larger than a quarter of it.
+///
+/// On disk: files of mode 0600 in a directory of mode 0700, written under a temporary name and
+/// renamed (a crash never leaves half a response; a damaged file counts as absent), shareable by
+/// processes through a lock file. No credential is written to disk: entries are keyed by SHA-256
+/// digests, `Set-Cookie` is not stored, and responses to requests with `Authorization` stay in
+/// memory unless the provider opts in.
