@@ -58,7 +58,7 @@ final class CurlEngine: @unchecked Sendable {
     private static let poolLimit = 256
     static let idleConnectionLimit = 512
     // @exclusivity(unchecked) on the engine thread's own state below: only that thread touches it,
-    // never reentrantly, and the runtime's checks (about 15 per transfer) cost more than the work.
+    // never reentrantly.
 
     /// Transfers libcurl is working on, by easy handle. Engine thread only.
     @exclusivity(unchecked) private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
@@ -105,13 +105,12 @@ final class CurlEngine: @unchecked Sendable {
             throw .transport(.init(reason: "libcurl could not create its multi handle"))
         }
         self.multi = multi
-        // Multiplex HTTP/2 streams over one connection (libcurl's default, stated here on purpose).
+        // libcurl's default, stated so that no build's default can change it.
         guard nl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX)) == CURLM_OK else {
             throw .transport(.init(reason: "libcurl refused to enable HTTP/2 multiplexing"))
         }
-        // Keep up to this many idle connections. libcurl's default (4 × the transfers running at
-        // that moment) closes connections whenever the number in flight dips, only to open them
-        // again a moment later.
+        // libcurl's default (4 × the transfers running) closes connections whenever fewer are in
+        // flight, only to open them again.
         guard nl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, Self.idleConnectionLimit) == CURLM_OK else {
             throw .transport(.init(reason: "libcurl refused the connection cache size"))
         }
@@ -317,7 +316,6 @@ final class CurlEngine: @unchecked Sendable {
 
     private func takeInbox() -> Inbox {
         inbox.withLock { inbox -> Inbox in
-            // Swapped out, not copied and then replaced: a copy retains each of its arrays.
             var taken = Inbox()
             swap(&taken, &inbox)
             return taken
@@ -355,9 +353,8 @@ final class CurlEngine: @unchecked Sendable {
         }
     }
 
-    /// The transfer's end if libcurl has not ended it (under ``ConnectionLimits``). Out of line:
-    /// `ContinuousClock.Instant` is a resilient type, whose metadata a function that makes or
-    /// tests one looks up on entry, and most transfers have no such deadline.
+    /// The transfer's end if libcurl has not ended it (under ``ConnectionLimits``). Out of line, so
+    /// that transfers without such a deadline pay nothing for the clock's resilient type.
     @inline(never)
     private func setTimeoutDeadline(of transfer: CurlTransfer) {
         transfer.timeoutDeadline = .now + .milliseconds(transfer.timeoutMilliseconds)
@@ -441,7 +438,6 @@ final class CurlEngine: @unchecked Sendable {
     /// Removes an active transfer from libcurl (stopping it if it still runs) and completes it.
     private func finish(_ transfer: CurlTransfer, with result: consuming Result<HTTPResponse, NetworkError>) {
         active[transfer.handle.raw] = nil
-        // Most transfers are not watched: no hashing of the key to remove nothing.
         if !watched.isEmpty { watched[transfer.handle.raw] = nil }
         _ = curl_multi_remove_handle(multi, transfer.handle.raw)  // fails only for a handle not added
         complete(transfer, with: result)
@@ -483,7 +479,6 @@ final class CurlEngine: @unchecked Sendable {
             if idleSeconds != nil { pruner.attached(share) }
             return
         }
-        // One lookup of the key (this runs for every transfer).
         if let index = caches.index(forKey: key) {
             try transfer.handle.set(CURLOPT_SHARE, pointer: caches.values[index].cache.raw)
             caches.values[index].users += 1
@@ -511,7 +506,6 @@ final class CurlEngine: @unchecked Sendable {
         }
         guard let key = transfer.cacheKey, let index = caches.index(forKey: key) else { return }
         transfer.cacheKey = nil
-        // Detaching cannot fail for a handle that is not in the multi handle.
         try? transfer.handle.set(CURLOPT_SHARE, pointer: nil)
         if idleSeconds != nil { pruner.detached(caches.values[index].cache) }
         caches.values[index].users -= 1

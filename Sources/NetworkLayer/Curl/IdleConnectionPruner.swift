@@ -4,13 +4,10 @@ import Foundation
 /// Closes the connections no transfer used for the idle time (``ConnectionLimits/idleTimeout``)
 /// while other transfers keep running. Engine thread only.
 ///
-/// libcurl closes a connection unused for longer than `CURLOPT_MAXAGE_CONN` only when a transfer
-/// looks for a connection in its cache (at most once a second per cache). With transfers running
-/// and none starting — a long download, a stream — that never happens, and an unused connection
-/// would stay open until they end. So, once a second while some cache may hold such connections,
-/// the pruner starts a transfer of its own on each: libcurl looks through the cache, closing what
-/// is too old, and the transfer then fails at once without touching the network (it only
-/// connects, to a Unix socket path that does not exist).
+/// libcurl closes a connection older than `CURLOPT_MAXAGE_CONN` only when a transfer looks for a
+/// connection in its cache, which a long download or stream never does. So, once a second, the
+/// pruner starts a transfer on each such cache that connects to a Unix socket path that does not
+/// exist: libcurl closes what is too old, and the transfer fails without touching the network.
 ///
 /// When no transfer runs at all, the engine closes the unused connections itself at the idle time.
 final class IdleConnectionPruner {
