@@ -4,22 +4,15 @@ import Synchronization
 
 /// Drives every live transfer: one libcurl multi handle on one dedicated thread.
 ///
-/// Callers never block: they hand a configured ``CurlTransfer`` to the engine's inbox and wake
-/// the thread with `curl_multi_wakeup`. The thread adds new transfers, removes cancelled ones,
-/// lets libcurl do its I/O, and completes finished transfers, then sleeps in `curl_multi_poll`
-/// until a socket is ready, a timer expires or it is woken. Connections live in the multi
-/// handle's cache and are reused; HTTP/2 streams are multiplexed over one connection.
-///
-/// The thread is also ``NetworkManager/engineExecutor``: each round first runs the jobs of tasks
-/// that prefer it, so a task resumed by a completion starts its next transfer in the same round.
-/// What the engine thread submits itself needs no wake-up; the loop looks at the inbox once more
-/// before it sleeps.
+/// Callers never block: they put work in the engine's inbox and wake the thread with
+/// `curl_multi_wakeup`; the thread sleeps in `curl_multi_poll` between rounds. The thread is also
+/// ``NetworkManager/engineExecutor``: each round first runs the jobs of tasks that prefer it, so a
+/// task resumed by a completion starts its next transfer in the same round.
 // @unchecked Sendable: `multi` and `active` are used only by the engine thread (created in init,
 // before the thread starts). Other threads reach the engine only through `inbox` and `pool`
 // (both behind a `Protected` lock) and `curl_multi_wakeup`, which libcurl documents as safe from any thread.
 final class CurlEngine: @unchecked Sendable {
-    /// The process-wide engine, created (and its thread started) by the first live request.
-    /// It is never torn down: one idle thread sleeping in `curl_multi_poll`.
+    /// The process-wide engine, started by the first live request and never torn down.
     static let shared: Result<CurlEngine, NetworkError> = Result { () throws(NetworkError) in try CurlEngine() }
 
     private struct Inbox {
@@ -32,12 +25,10 @@ final class CurlEngine: @unchecked Sendable {
         var limits: ConnectionLimits?
         /// Jobs of tasks on ``NetworkManager/engineExecutor``, run on the engine thread.
         var jobs: [UnownedJob] = []
-        /// Whether a wake-up is already on its way to the engine thread: many submissions while
-        /// it is busy need only one (each is a system call on both sides). Kept under the same
-        /// lock as the work, so a submission can never see `true` after the engine took the inbox.
+        /// Whether a wake-up is already on its way: many submissions need only one. Under the same
+        /// lock as the work, so a submission never sees `true` after the engine took the inbox.
         var wakePending = false
 
-        /// Whether there is anything for the engine to do.
         var hasWork: Bool {
             !jobs.isEmpty || !started.isEmpty || !cancelled.isEmpty || !resumed.isEmpty || closeIdleConnections || limits != nil
         }
@@ -53,7 +44,7 @@ final class CurlEngine: @unchecked Sendable {
     /// The engine thread's `pthread_self()`, 0 until it starts: what runs there submits without a wake-up.
     private let engineThread = Atomic<UInt>(0)
     private let inbox = Protected(Inbox())
-    /// Easy handles from finished transfers, reset and ready for the next.
+    /// Easy handles of finished transfers, ready for the next.
     private let pool = Protected<[CurlEasyHandle]>([])
     private static let poolLimit = 256
     static let idleConnectionLimit = 512
@@ -85,7 +76,6 @@ final class CurlEngine: @unchecked Sendable {
     /// then a transfer may wait for one, and the engine keeps its timeout.
     @exclusivity(unchecked) private var limits = ConnectionLimits.unlimited
     @exclusivity(unchecked) private var limitsConnections = false
-    /// Closes unused connections at the idle time while other transfers run. Engine thread only.
     private let pruner = IdleConnectionPruner()
     /// Since when no transfer is running: once the idle time has passed, the unused connections
     /// are closed. Engine thread only.
@@ -120,7 +110,7 @@ final class CurlEngine: @unchecked Sendable {
         apply(Self.connectionLimits.withLock { $0 })
     }
 
-    /// Applies `limits` on the engine thread (the multi handle is that thread's).
+    /// Applies `limits` on the engine thread, which owns the multi handle.
     func apply(_ limits: ConnectionLimits) {
         submit { $0.limits = limits }
     }
@@ -147,8 +137,7 @@ final class CurlEngine: @unchecked Sendable {
 
     // MARK: Any thread
 
-    /// A configured transfer for `request`, on a pooled easy handle when one is free.
-    /// - Parameter streaming: deliver the response at its headers, its body through a ``StreamBody``.
+    /// A configured transfer for `plan`, on a pooled easy handle when one is free.
     func makeTransfer(for plan: consuming TransferPlan, download: PendingDownload? = nil) throws(NetworkError) -> CurlTransfer {
         let handle: CurlEasyHandle
         // A stream sets its receive buffer's size (CURLOPT_BUFFERSIZE), which libcurl 7.88 refuses
@@ -162,15 +151,12 @@ final class CurlEngine: @unchecked Sendable {
             recycle(handle)
             throw error
         }
-        // The consumer reaches the transfer through the engine. This closes a cycle (buffer →
-        // control → transfer → buffer) that the end of the stream breaks: both `finish` and
-        // `cancel` drop the control.
+        // A cycle (buffer → control → transfer → buffer) that `finish` and `cancel` break.
         if let stream = transfer.stream {
             stream.setControl(.init(resume: { [self] in resume(transfer) }, cancel: { [self] in cancel(transfer) }))
             transfer.streamEngine = self
         }
-        // A streamed body's producer starts now; its chunks resume the transfer when it paused for
-        // want of bytes. The same cycle, broken by `stop()` when the transfer completes.
+        // The same cycle for a streamed body's producer, broken by `stop()` when the transfer ends.
         transfer.upload?.start(resume: { [self] in resume(transfer) })
         return transfer
     }
@@ -204,10 +190,9 @@ final class CurlEngine: @unchecked Sendable {
         submit { $0.closeIdleConnections = true }
     }
 
-    /// Puts work in the inbox and wakes the engine thread if it may be sleeping. Code running on
-    /// the engine thread itself (a task on ``NetworkManager/engineExecutor``, a stream's consumer
-    /// there) needs no wake-up: the loop looks at the inbox again before it sleeps. Nor does it
-    /// set `wakePending`, which would keep other threads from waking the engine once it sleeps.
+    /// Puts work in the inbox and wakes the engine thread if it may be sleeping. The engine thread
+    /// itself neither wakes (the loop looks at the inbox before it sleeps) nor sets `wakePending`
+    /// (which would keep other threads from waking it once it sleeps).
     private func submit(_ change: (inout Inbox) -> Void) {
         if engineThread.load(ordering: .relaxed) == UInt(pthread_self()) {
             inbox.withLock { change(&$0) }
@@ -248,10 +233,8 @@ final class CurlEngine: @unchecked Sendable {
             // Taking the work clears `wakePending`: whatever is submitted after this wakes us again.
             var work = takeInbox()
             if !work.jobs.isEmpty {
-                // Tasks first: one resumed here usually starts its next transfer, which this round
-                // then sends. What they submit is taken with the rest of this round's work; jobs
-                // they enqueue (a task yielding, another resumed) wait for the next round, so I/O
-                // keeps going however busy the tasks are.
+                // Tasks first, so the transfers they start go out this round; jobs they enqueue
+                // wait for the next round, so I/O keeps going however busy the tasks are.
                 for job in work.jobs { job.runSynchronously(on: executor) }
                 let more = takeInbox()
                 work.started += more.started
@@ -278,8 +261,7 @@ final class CurlEngine: @unchecked Sendable {
             if !dueDeliveries.isEmpty { deliverStreamedChunks() }
             collectFinished()
             let wait = min(expireDeadlines(), closeIdleConnectionsWhenDue())
-            // What this thread submitted itself (tasks resumed by completions, their transfers)
-            // did not wake it: go round again instead of sleeping.
+            // What this thread submitted itself did not wake it.
             if inbox.withLock({ $0.hasWork }) { continue }
             _ = curl_multi_poll(multi, nil, 0, wait, nil)
         }
@@ -454,7 +436,7 @@ final class CurlEngine: @unchecked Sendable {
             completion?(result)  // its last use: the response moves to the waiting task
             return
         }
-        let outcome = result  // a stream's, tested and passed on below
+        let outcome = result
         // A stream whose transfer ends before its headers were complete (a failure, or a
         // response without a header block) delivers what it has now; then its body ends.
         if !transfer.headDelivered, case .success = outcome { transfer.deliverHead() }
