@@ -32,7 +32,9 @@ public struct CertificateModel: Sendable, Hashable {
         }
     }
 
+    /// The file's name without its extension.
     public let filename: String
+    /// The file's extension.
     public let fileExtension: FileExtension
 
     /// Names a certificate file: `<certificatesDirectory>/<filename>.<fileExtension>`.
