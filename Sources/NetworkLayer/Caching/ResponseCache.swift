@@ -3,40 +3,6 @@ import Foundation
 /// Where a manager keeps the HTTP responses it may reuse: nowhere (the default), in memory, or in a
 /// directory that survives restarts.
 ///
-/// The cache is a private cache as RFC 9111 defines it: it stores what the server allows
-/// (`Cache-Control`, `Expires`, heuristic freshness from `Last-Modified` where the RFC permits it),
-/// answers fresh requests without the network, revalidates stale ones with `If-None-Match` /
-/// `If-Modified-Since`, keeps variants apart by the headers `Vary` names, and forgets a URL after a
-/// successful POST, PUT, PATCH or DELETE to it. A request's ``CachePolicy`` chooses how it uses it.
-///
-/// ```swift
-/// Net.cache = .memory(limit: 32 << 20)                                  // 32 MB, this process only
-/// Net.cache = .disk(directory: cachesDirectory, limit: 512 << 20)       // survives restarts
-/// Net.cache = .none                                                     // the default
-/// ```
-///
-/// Both kinds evict the least recently used responses first to stay within `limit` (in bytes),
-/// and never store a response larger than a quarter of it.
-///
-/// On disk, each response is one file (mode 0600) beside an index, in a directory the library
-/// creates with mode 0700; files are written to a temporary name and renamed, so a crash never
-/// leaves half a response, and a file that is damaged anyway is treated as absent and deleted.
-/// Several managers and several processes may share one directory: they take turns through a lock
-/// file. Responses to requests with `Authorization` stay in memory unless the provider opts in to
-/// disk, and no credential is written to disk: entries are keyed by SHA-256 digests of the URL, the
-/// credentials and the selecting headers, and `Set-Cookie` lines are not stored there.
-public enum ResponseCache: Sendable, Hashable {
-    /// No cache: every request goes to the network, and `cacheStatus` is `nil`. The default.
-    case none
-    /// A cache in this process's memory of at most `limit` bytes.
-    case memory(limit: Int)
-    /// A cache in `directory` (created if missing) of at most `limit` bytes on disk, kept across
-    /// restarts and shareable between processes. A `limit` of 0 stores nothing (and empties the
-    /// directory's cache). Responses to authorized requests that may not go to disk are kept in a
-    /// memory cache of at most 16 MB (or `limit`, if smaller) beside it.
-    case disk(directory: URL, limit: Int)
-}
-
 /// A private cache as RFC 9111 defines it: it stores what the server allows, answers fresh
 /// requests without the network, revalidates stale ones, keeps variants apart by `Vary`, and
 /// forgets a URL after a successful unsafe request to it. A request's ``CachePolicy`` chooses how
@@ -56,3 +22,14 @@ public enum ResponseCache: Sendable, Hashable {
 /// processes through a lock file. No credential is written to disk: entries are keyed by SHA-256
 /// digests, `Set-Cookie` is not stored, and responses to requests with `Authorization` stay in
 /// memory unless the provider opts in.
+public enum ResponseCache: Sendable, Hashable {
+    /// No cache: every request goes to the network, and `cacheStatus` is `nil`. The default.
+    case none
+    /// A cache in this process's memory of at most `limit` bytes.
+    case memory(limit: Int)
+    /// A cache in `directory` (created if missing) of at most `limit` bytes on disk, kept across
+    /// restarts and shareable between processes. A `limit` of 0 stores nothing (and empties the
+    /// directory's cache). Responses to authorized requests that may not go to disk are kept in a
+    /// memory cache of at most 16 MB (or `limit`, if smaller) beside it.
+    case disk(directory: URL, limit: Int)
+}

@@ -70,7 +70,6 @@ public enum NetworkError: Error, Sendable {
     /// The request's `validator` or the provider's `parseAndValidate` threw a foreign error:
     /// ``underlyingError`` (`error.underlyingError as? MyError`), refusing ``Context/response``.
     case validation(Context)
-    case validation(Context)
 
 
     /// The host could not be reached (no further context).

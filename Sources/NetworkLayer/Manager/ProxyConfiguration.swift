@@ -42,5 +42,4 @@ public enum ProxyConfiguration: Sendable, Hashable {
     /// A SOCKS5 proxy: `socks5://host:port` resolves names locally, `socks5h://host:port` lets the
     /// proxy resolve them. Credentials may be in the URL (`socks5h://user:password@host:1080`).
     case socks5(URL)
-    case socks5(URL)
 }
