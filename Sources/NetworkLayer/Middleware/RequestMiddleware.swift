@@ -32,10 +32,9 @@ public protocol RequestMiddleware: Sendable {
     /// Handles the call: usually changes `request`, calls `next`, and returns (or looks at) what it gives.
     func intercept(_ request: OutgoingRequest, next: RequestMiddlewareNext) async throws(NetworkError) -> HTTPResponse
 
-    /// Whether the middleware takes part in a call about to start: read once per call, as its
-    /// settings are resolved; `false` leaves it out of that call, which then costs what it would
-    /// without it. A middleware whose backend records nothing says `false` (``TracingMiddleware``
-    /// with a no-op tracer). Default `true`.
+    /// Whether the middleware takes part in a call about to start, read once per call; `false`
+    /// leaves it out, as if it were not installed (NetworkLayerObservability's `TracingMiddleware`
+    /// says so with a no-op tracer). Default `true`.
     var isActive: Bool { get }
 }
 
