@@ -108,5 +108,5 @@ clean:
 COMMENT_RATIO_MAX ?= 18
 .PHONY: house-check
 house-check:
-	@python3 scripts/comment-ratio.py --max $(COMMENT_RATIO_MAX)
-	@python3 scripts/stale-comments.py
+	@status=0; python3 scripts/comment-ratio.py --max $(COMMENT_RATIO_MAX) || status=1; \
+	python3 scripts/stale-comments.py || status=1; exit $$status
