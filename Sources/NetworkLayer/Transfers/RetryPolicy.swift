@@ -9,10 +9,9 @@ import Foundation
 /// }
 /// ```
 ///
-/// The delay before attempt `n + 1` is `baseDelay × 2^(n-1)`, capped at `maximumDelay`, with
-/// "full jitter" (a random share between half and all of it) so that clients that failed together
-/// do not come back together. A `Retry-After` header (seconds or an HTTP date) replaces the
-/// computed delay, capped at `maximumDelay`. Cancelling the request stops the loop at once.
+/// The delay before attempt `n + 1` is `baseDelay × 2^(n-1)` capped at `maximumDelay`, times a
+/// random share between half and all of it, so that clients that failed together do not come back
+/// together; a `Retry-After` replaces it (capped too). Cancelling the request stops the loop at once.
 public struct RetryPolicy: Sendable, Equatable {
     /// Attempts in all, the first included. `1` means no retry.
     public var maximumAttempts: Int
