@@ -55,10 +55,9 @@ final class IdleConnectionPruner {
         caches.removeAll()
     }
 
-    /// Starts a round when one is due: a pruning transfer on each cache (unless one still runs
-    /// there) that closes its connections unused for `idleSeconds` or more. A cache no transfer
-    /// used for longer than that is looked at one last time, then forgotten. Returns how long the
-    /// engine may sleep (ms) before the next round.
+    /// Starts a round when one is due: a pruning transfer on each cache without one running. A
+    /// cache unused for longer than `idleSeconds` is pruned one last time, then forgotten. Returns
+    /// how long the engine may sleep (ms).
     func prune(idleSeconds: Int, multi: UnsafeMutableRawPointer) -> Int32 {
         let now = ContinuousClock.now
         guard !caches.isEmpty else { return 1000 }
