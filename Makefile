@@ -102,3 +102,11 @@ stress:
 
 clean:
 	rm -rf .build .build-examples .build-fuzz .build-release-probe .build-conformance
+
+## house-check: comment lines at most COMMENT_RATIO_MAX % of Sources (scripts/comment-ratio.py), and no comment naming in
+##              backticks a symbol that exists nowhere (scripts/stale-comments.py); not yet part of `make test`
+COMMENT_RATIO_MAX ?= 18
+.PHONY: house-check
+house-check:
+	@status=0; python3 scripts/comment-ratio.py --max $(COMMENT_RATIO_MAX) || status=1; \
+	python3 scripts/stale-comments.py || status=1; exit $$status

@@ -1,7 +1,7 @@
 import Foundation
 
-/// A JSON decoder that gives the same results as a default `JSONDecoder()` — the same values and
-/// the same errors (case, type, coding path, description) — several times faster.
+/// A JSON decoder that gives the same results as a default `JSONDecoder()`: the same values and
+/// the same errors (case, type, coding path, description).
 ///
 /// One pass over the bytes builds a tape of 12-byte nodes (`JSONDocument`), once the type asks
 /// for what the document holds (`JSONTopLevelDecoder`); containers walk it,

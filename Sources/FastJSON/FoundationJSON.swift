@@ -3,12 +3,11 @@ import Foundation
 /// Foundation's `JSONDecoder` asked about one value, for the cases the fast paths leave to it.
 ///
 /// The value's bytes are decoded as a top-level fragment (after a space, so Foundation's encoding
-/// detection always sees UTF-8). Foundation parses a number or string from its bytes alone, so the
-/// answer is the one it would give inside the whole document. A wrapper catches the error inside
-/// Foundation's decoding, before Foundation turns it into a top-level `dataCorrupted`: so the
-/// caller can throw the very error Foundation throws at that point (Foundation's internal
-/// `JSONError` for a malformed number or string, which `FastJSONDecoder.decode` turns into
-/// `dataCorrupted` at the top level, exactly as `JSONDecoder.decode` does).
+/// detection sees UTF-8): Foundation parses a number or string from its bytes alone, so the answer
+/// is the one it gives inside the whole document. A wrapper catches the error before Foundation
+/// makes it a top-level `dataCorrupted`, so the caller throws the very error Foundation throws
+/// there (its internal `JSONError`, which `FastJSONDecoder.decode` turns into `dataCorrupted` as
+/// `JSONDecoder.decode` does).
 enum FoundationJSON {
     /// A default `JSONDecoder`, for the reference answers and for input this decoder leaves to Foundation.
     static let decoder = JSONDecoder()

@@ -59,10 +59,9 @@ enum JSONNodeKind: UInt32 {
 /// A document: a private copy of the bytes (followed by zero padding) and, once scanned, the tape.
 /// It owns both buffers, so decoders and containers that escape a `decode` call stay valid.
 ///
-/// Memory: the copy is the body's size; the tape is 12 bytes a value (a key counts as one),
-/// reserved at its largest possible size (a value takes at least two bytes with its separator)
-/// with `malloc`, which maps so large a block lazily: only the pages the scan writes become
-/// resident, and the tape never moves or doubles while it fills.
+/// The tape (12 bytes a value, a key counting as one) is reserved at its largest possible size
+/// with `malloc`, which maps a large block lazily: only the pages written become resident, and
+/// the tape never moves while it fills.
 final class JSONDocument {
     /// The document's bytes, followed by `JSONDocument.padding` zero bytes.
     let bytes: UnsafeMutablePointer<UInt8>

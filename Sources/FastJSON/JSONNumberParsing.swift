@@ -87,7 +87,7 @@ enum JSONNumberParsing {
     /// and the last `count % 4` bytes backwards: so `0e2`, `0E9` and `0.00e5` are refused as
     /// Double and Float, while `0e22` and `-0e2` are zero. Where this says no, the decoder leaves
     /// the number to Foundation, which gives its own answer (the same error today, and whatever a
-    /// corrected Foundation gives tomorrow). Found by the json-decoder fuzz target.
+    /// corrected Foundation gives tomorrow).
     static func isZeroAsFoundationChecks(_ p: UnsafePointer<UInt8>, _ count: Int) -> Bool {
         func verdict(_ byte: UInt8) -> Bool? {
             if byte &- UInt8(ascii: "1") < 9 { return false }

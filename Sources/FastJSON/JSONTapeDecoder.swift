@@ -8,8 +8,7 @@ final class JSONTapeDecoder: Decoder, SingleValueDecodingContainer {
     let document: JSONDocument
     let bytes: UnsafePointer<UInt8>
     let nodes: UnsafePointer<JSONNode>
-    // Re-pointed for each nested value, never while another access is in progress; unchecked, as
-    // the runtime's exclusivity checks on these two dominated the cost of decoding small values.
+    // Re-pointed for each nested value, never while another access is in progress: unchecked.
     /// The tape index of the value this decoder currently decodes.
     @exclusivity(unchecked) var index: Int
     /// That value's coding path.

@@ -4,13 +4,11 @@ import Foundation
 /// tape only when the type asks for what the document holds, so that a type that does not fit at
 /// the top level (an object type asked of a 50 MB array) costs a check of the bytes, never a tape.
 ///
-/// Foundation's `JSONDecoder` parses the whole document before the type sees it, so its answer
-/// for a mismatch is `typeMismatch` when the document is valid JSON and `dataCorrupted` when it is
-/// not. This decoder gives the same answers: a request that does not fit first checks the whole
-/// document without recording anything (`JSONDocument.validate()`, the scanner's own rules), then
-/// throws the very error the tape decoder would throw at the root; and whatever the type does with
-/// an error, a document found invalid fails the decode with `dataCorrupted` (see `finish()`).
-/// A request that fits builds the tape once and hands every later request to the tape decoder.
+/// Foundation parses the whole document before the type sees it, so a mismatch is `typeMismatch`
+/// for valid JSON and `dataCorrupted` otherwise. So here a request that does not fit first checks
+/// the document (`JSONDocument.validate()`), then throws the tape decoder's error at the root; an
+/// invalid document fails with `dataCorrupted` whatever the type did (`finish()`). A request that
+/// fits builds the tape once and hands every later request to the tape decoder.
 final class JSONTopLevelDecoder: Decoder, SingleValueDecodingContainer {
     private let document: JSONDocument
     /// `.object` or `.array`, as the document's first byte announces it.

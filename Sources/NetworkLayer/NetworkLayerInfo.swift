@@ -1,11 +1,7 @@
 /// Facts about the library itself.
 public enum NetworkLayerInfo {
-    /// The version of NetworkLayer, as released: `major.minor.patch` under semantic versioning,
-    /// the newest version in `CHANGELOG.md`.
-    ///
-    /// Every request says it in its `User-Agent` (`NetworkLayer/<version>`) unless the request
-    /// sets its own. Between two releases it is the last one: the changes since are listed under
-    /// "Unreleased" in the changelog.
+    /// The version of NetworkLayer, as released (the newest in `CHANGELOG.md`; between releases,
+    /// the last one). Sent in the `User-Agent` (`NetworkLayer/<version>`) unless a request sets its own.
     ///
     /// ```swift
     /// logger.info("starting", metadata: ["networklayer": "\(NetworkLayerInfo.version)"])

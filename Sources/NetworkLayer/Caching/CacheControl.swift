@@ -1,22 +1,13 @@
 import Foundation
 
 /// A `Cache-Control` field (RFC 9111 section 5.2) as a list of directives, read from any number
-/// of field lines.
+/// of field lines with RFC 9110's list syntax (section 5.6.1): names compared ignoring case, an
+/// argument a token or a quoted string (a comma inside it does not end the directive).
 ///
-/// The grammar is RFC 9110's list syntax (section 5.6.1): `#cache-directive`, where
-/// `cache-directive = token [ "=" ( token / quoted-string ) ]`. Empty list elements and optional
-/// white space around commas are skipped; names are compared ignoring case (kept lowercased);
-/// an argument may be a token or a quoted string (RFC 9111: recipients ought to accept both), and
-/// a comma inside a quoted string does not end the directive.
-///
-/// An element that does not follow the grammar (`max-age =5`, `max-age= 5`, `max-age='5'` is a
-/// token, but `a b`, `x="unterminated`) is kept as a directive marked ``Directive/isMalformed``
-/// with the name it started with, so that the directives read from it can apply their most
-/// restrictive meaning: a malformed `no-store` still forbids storing, a malformed `max-age` makes
-/// the response stale. An element without a leading token is dropped.
-///
-/// The output is bounded by the input: at most one directive per comma outside quoted strings,
-/// plus one, and no more text than was read.
+/// An element that breaks the grammar after its name (`max-age =5`, `x="unterminated`) is kept
+/// marked ``Directive/isMalformed``, so that its most restrictive meaning applies: a malformed
+/// `no-store` still forbids storing, a malformed `max-age` makes the response stale. An element
+/// without a leading token is dropped. The output is bounded by the input.
 struct CacheControl: Sendable, Equatable {
     /// One directive: a lowercased name and the argument as written (a quoted string unquoted).
     struct Directive: Sendable, Equatable, CustomStringConvertible {

@@ -2,28 +2,19 @@ import Foundation
 
 /// What the pipeline does with a request, as ``HTTPCache/lookup(_:policy:now:)`` decides.
 enum CacheLookup: Sendable {
-    /// A fresh stored response answers the request: the network is not used
-    /// (`cacheStatus == .hit`).
+    /// A fresh stored response answers without the network (`.hit`).
     case fresh(CachedResponse)
-    /// A stale stored response answers the request without the network, because the caller or
-    /// the server allows it: the request's `max-stale`, the policies `.returnCacheElseLoad` and
-    /// `.returnCacheDontLoad`, or the response's `stale-while-revalidate` (`cacheStatus == .stale`).
-    ///
-    /// With `revalidation` (stale-while-revalidate), the pipeline also sends the request in the
-    /// background with those headers added, and hands the answer to ``HTTPCache/freshen(notModified:for:requestTime:responseTime:now:)``
-    /// (a 304) or ``HTTPCache/store(statusCode:headers:body:for:requestTime:responseTime:)`` (anything else).
+    /// A stale stored response answers without the network, as the request's `max-stale`, its
+    /// policy or the response's `stale-while-revalidate` allows (`.stale`). With `revalidation`,
+    /// the request also goes out in the background and its answer goes to `freshen` or `store`.
     case stale(CachedResponse, revalidation: CacheValidation?)
-    /// A stored response needs validation: send the request with these headers added
-    /// (`If-None-Match`, `If-Modified-Since`). A 304 goes to `freshen`, which gives the response to
-    /// serve (`cacheStatus == .revalidated`); any other response goes to `store` and is served as
-    /// received (`cacheStatus == .miss`).
+    /// Send the request with these precondition headers added: a 304 goes to `freshen`
+    /// (`.revalidated`), any other response to `store` (`.miss`).
     case needsValidation(CacheValidation)
-    /// The network answers, with the request unchanged (`cacheStatus == .miss`); hand the
-    /// response to `store` (which also invalidates after unsafe methods).
+    /// Send the request unchanged and hand the response to `store` (`.miss`).
     case miss
-    /// Neither the cache nor the network may answer: the policy is `.returnCacheDontLoad`, or the
-    /// request says `only-if-cached`, and no usable response is stored. The pipeline fails the
-    /// request without sending it (RFC 9111 suggests a 504).
+    /// Neither the cache nor the network may answer (`.returnCacheDontLoad` or `only-if-cached`):
+    /// fail without sending (RFC 9111 suggests a 504).
     case unavailable(CacheUnavailability)
 }
 

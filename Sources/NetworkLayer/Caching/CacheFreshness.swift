@@ -142,11 +142,10 @@ struct CacheFreshness: Sendable {
         return CacheControl.deltaSeconds(trimmed).map(Double.init) ?? 0
     }
 
-    /// `value` when it can validate the response: an entity-tag (`"..."` or `W/"..."`, RFC 9110
-    /// section 8.8.3), or an unquoted opaque value, as some servers send (httpbin's
-    /// `/etag/{etag}`), which browsers keep and send back as received, and so does this cache.
-    /// `nil` when it is empty, or holds a space, a control character, a comma or a quote out of
-    /// place: sent back, it would not read as one member of `If-None-Match`.
+    /// `value` when it can validate the response: an entity-tag (RFC 9110 section 8.8.3) or an
+    /// unquoted opaque value, sent back as received, as browsers do. `nil` when it is empty or
+    /// holds a space, a control character, a comma or a stray quote: sent back, it would not read
+    /// as one member of `If-None-Match`.
     static func validEntityTag(_ value: String) -> String? {
         var bytes = Substring(value).utf8[...]
         if bytes.starts(with: "W/".utf8) { bytes = bytes.dropFirst(2) }

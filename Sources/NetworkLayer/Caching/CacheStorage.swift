@@ -7,8 +7,8 @@ protocol CacheStorage: AnyObject, Sendable {
     /// The most bytes it keeps.
     var limit: Int { get }
 
-    /// Whether it writes to disk (responses to authorized requests go there only on opt-in, and
-    /// `Set-Cookie` and secret-named header lines are not written there).
+    /// Whether it writes to disk (where `Set-Cookie`, secret headers and, without opt-in, responses
+    /// to authorized requests never go).
     var isPersistent: Bool { get }
 
     /// What is stored for a URL key, without reading the responses.
@@ -32,14 +32,12 @@ protocol CacheStorage: AnyObject, Sendable {
     /// Removes everything.
     func removeAll()
 
-    /// ``summaries(forURL:)`` answered from memory, without waiting for a lock held by file work
-    /// and without reading or writing a file (a `stat` at most).
+    /// ``summaries(forURL:)`` from memory: no file read or written (a `stat` at most), no wait for a lock.
     /// - Throws: ``CacheWouldBlock`` when that cannot be done.
     func summariesWithoutBlocking(forURL urlKey: SHA256Digest) throws(CacheWouldBlock) -> [CacheVariantSummary]
 
     /// ``load(urlKey:variantKey:now:)`` answered the same way.
-    /// - Throws: ``CacheWouldBlock`` when the response is not held decoded in memory, or the
-    ///   answer needs the directory's lock or a file read or written.
+    /// - Throws: ``CacheWouldBlock`` when that cannot be done.
     func loadWithoutBlocking(urlKey: SHA256Digest, variantKey: SHA256Digest, now: Double) throws(CacheWouldBlock) -> StoredResponse?
 }
 

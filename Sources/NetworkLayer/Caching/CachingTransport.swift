@@ -1,30 +1,16 @@
 import Foundation
 import Synchronization
 
-/// The response cache as a step of the pipeline: it wraps the transport that sends each hop, as
-/// OkHttp's `CacheInterceptor` sits inside its retry-and-follow-up loop. Every hop of every
-/// attempt passes through it, so a cached `301`/`308` is followed from the cache, each hop of a
-/// redirect is stored under its own URL, an unsafe method's hop invalidates what it changed, and
-/// the redirect policy, the token refresh, the retry chain, validation and decoding see a cached
-/// response exactly as they see one from the network.
+/// The response cache as a step of the pipeline, wrapping the transport that sends each hop
+/// (as OkHttp's `CacheInterceptor` sits inside its follow-up loop): a cached `301`/`308` is
+/// followed from the cache, each hop is stored under its own URL, and redirects, the token
+/// refresh, retries, validation and decoding see a cached response as one from the network.
+/// ``HTTPCache/lookup(_:policy:now:)`` decides each hop (see ``CacheLookup``).
 ///
-/// For each hop, what ``HTTPCache/lookup(_:policy:now:)`` decides:
-/// - fresh: the stored response, ``CacheStatus/hit``, nothing sent;
-/// - stale but allowed (`max-stale`, the policies that accept stale, `stale-while-revalidate`):
-///   the stored response, ``CacheStatus/stale`` (with `stale-while-revalidate` the hop also goes
-///   out in the background, conditionally, to refresh the stored copy);
-/// - needs validation: the hop goes out with `If-None-Match` / `If-Modified-Since` added; a `304`
-///   freshens the stored response, which is handed on with its stored status (`200`) as
-///   ``CacheStatus/revalidated``; any other answer is stored and handed on as ``CacheStatus/miss``;
-/// - miss: the hop goes out unchanged; what comes back is stored if it may be, ``CacheStatus/miss``;
-/// - unavailable (``CachePolicy/returnCacheDontLoad``, `only-if-cached`): the request fails with
-///   ``NetworkError/notFound(_:)``, nothing sent.
-///
-/// A transport failure, or a `500`, `502`, `503` or `504`, is answered with a stored response its
-/// `stale-if-error` allows (``CacheStatus/stale``). A `304` to a request the cache did not make
-/// conditional (the caller's own `If-None-Match`) passes through untouched. The cache sees the
-/// headers libcurl will send besides the hop's own (`User-Agent`, `Accept-Encoding`, the cookie
-/// store's `Cookie`), so that `Vary` selects on what the server really received.
+/// A transport failure or a `500`, `502`, `503`, `504` is answered with a stored response its
+/// `stale-if-error` allows. A `304` to a request the caller made conditional passes through
+/// untouched. The cache sees the headers libcurl adds (`User-Agent`, `Accept-Encoding`, the
+/// cookie store's `Cookie`), so that `Vary` selects on what the server received.
 struct CachingTransport<Network: Transport>: Transport {
     let caching: RequestCaching
     /// The transport that sends what the cache does not answer.
@@ -207,8 +193,8 @@ struct CachingTransport<Network: Transport>: Transport {
     }
 }
 
-/// A request's attempt line, written once: by the first hop, the only one the log shows going
-/// out (as it was before the cache), saying whether the cache answered it instead.
+/// A request's attempt line, written once, by the first hop (the only one the log shows going
+/// out), saying whether the cache answered it instead.
 final class AttemptLine: Sendable {
     private let log: NetworkLog
     private let written = Atomic<Bool>(false)

@@ -48,11 +48,10 @@ struct DiskCacheRecord: Sendable, Equatable {
 ///                check                         the first 8 bytes of the payload's SHA-256
 /// ```
 ///
-/// Kinds: 1 an entry stored (its ``DiskCacheRecord``), 2 removed (variant key), 3 used (variant
-/// key, time), 4 everything removed. Every append happens under the directory's lock in one
-/// `write`, so only a crash can leave a partial record, and only at the end: reading stops there
-/// and the next writer cuts it off. A damaged record before the end makes the index unusable, and
-/// it is rebuilt from the entry files themselves.
+/// Kinds: 1 stored (its ``DiskCacheRecord``), 2 removed (variant key), 3 used (variant key, time),
+/// 4 everything removed. Each append is one `write` under the directory's lock, so only a crash
+/// leaves a partial record, at the end, which the next writer cuts off; a damaged record before
+/// the end makes the index be rebuilt from the entry files.
 enum DiskCacheJournal {
     static let magic = Array("NLCJRNL1".utf8)
     /// The largest payload a record may claim.

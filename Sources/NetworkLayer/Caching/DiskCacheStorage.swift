@@ -16,12 +16,9 @@ import Foundation
 ///   files the index does not know) are deleted when the directory is opened.
 /// - A limit of 0 stores nothing (and empties what an earlier, larger limit left).
 ///
-/// - Responses read recently are also kept decoded in memory (``hotLimit`` bytes at most), each
-///   with the identity of the file it was read from (device, inode, size, modification and
-///   change times). A hit whose file still has that identity is served from that copy after one
-///   `stat`, without reading, checking and decoding the file again; any replacement (a new inode,
-///   renamed into place), truncation or write changes the identity, and the file is read again.
-///   A copy is only trusted when the file's change time was before the clock tick of the read
+/// - Responses read recently are kept decoded in memory (``hotLimit`` bytes at most) with their
+///   file's identity (device, inode, size, times): a hit whose file still has it is served after
+///   one `stat`. A copy is trusted only when the file changed before the clock tick of the read
 ///   (as git treats a "racy" index entry), so that a write in the same tick cannot go unseen.
 ///
 /// Thread-safe: one ``Protected`` lock around the state; file work happens under it.

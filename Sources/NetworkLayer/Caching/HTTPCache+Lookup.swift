@@ -3,15 +3,11 @@ import Foundation
 extension HTTPCache {
     /// What to do with `request` under `policy` at `now` (RFC 9111 section 4).
     ///
-    /// - `.useProtocol`: a stored response the request selects (same URL, same credentials,
-    ///   matching `Vary` headers) is served when fresh and not `no-cache`, and the request's own
-    ///   directives allow it (`no-cache` and a `max-age` it is older than, or a `min-fresh` it
-    ///   does not meet, ask for validation); a stale one is served when the request's `max-stale`
-    ///   or the response's `stale-while-revalidate` allows it (never with `must-revalidate` or
-    ///   `no-cache`); otherwise it is validated with its `ETag` and `Last-Modified`, or the
-    ///   request goes out unchanged when it has neither. `no-store` in the request sends it
-    ///   unchanged (and nothing is stored). `only-if-cached` turns every answer that needs the
-    ///   network into `.unavailable`.
+    /// - `.useProtocol`: the selected response (same URL, credentials and `Vary` headers) is
+    ///   served when fresh and the request's directives allow it; a stale one when `max-stale` or
+    ///   `stale-while-revalidate` allows it (never with `must-revalidate` or `no-cache`); else it
+    ///   is validated, or the request goes out unchanged without validators. `no-store` in the
+    ///   request sends it unchanged; `only-if-cached` makes every network answer `.unavailable`.
     /// - `.reloadIgnoringCache`: `.miss`, always.
     /// - `.returnCacheElseLoad`: any selected response, fresh (`.fresh`) or not (`.stale`),
     ///   without validation; else the network (`.needsValidation` with the entity-tags of the
@@ -29,9 +25,8 @@ extension HTTPCache {
         }
     }
 
-    /// The same answered from memory: without reading or writing a file (a `stat` at most) and
-    /// without waiting for a lock that file work holds, so that a disk cache's hit on a response
-    /// it holds decoded needs no hop to its queue.
+    /// The same answered from memory: no file read or written (a `stat` at most), no wait for a
+    /// lock file work holds.
     /// - Throws: ``CacheWouldBlock`` when a tier cannot answer so; ask ``lookup(_:policy:now:)`` then.
     func lookupWithoutBlocking(_ request: CacheRequest, policy: CachePolicy, now date: Date) throws(CacheWouldBlock) -> CacheLookup {
         try lookup(request, policy: policy, now: date, withoutBlocking: true)

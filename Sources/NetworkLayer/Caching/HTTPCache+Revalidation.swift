@@ -4,10 +4,8 @@ extension HTTPCache {
     /// Applies a `304 Not Modified` to the stored responses it selects (RFC 9111 sections 4.3.3,
     /// 4.3.4), and gives the response to serve.
     ///
-    /// Call it only for a 304 answering a request the cache made conditional (`.needsValidation`,
-    /// or the background revalidation of `.stale`). A 304 to a request that carried the caller's
-    /// own preconditions, or one that arrives unasked, is the caller's answer: the pipeline passes
-    /// it through as it would without a cache, and does not call this.
+    /// Only for a 304 to a request the cache made conditional: any other 304 is the caller's answer
+    /// and passes through as it would without a cache.
     ///
     /// Selection, among the URL's variants stored with the request's credentials:
     /// - a strong `ETag` in the 304 selects the responses with that same strong entity-tag; when

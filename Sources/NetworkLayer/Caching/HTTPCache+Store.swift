@@ -7,16 +7,10 @@ extension HTTPCache {
     /// - An unsafe method's (anything but GET, HEAD, OPTIONS, TRACE) 2xx or 3xx invalidates the
     ///   URL and the same-origin `Location` and `Content-Location` (``invalidate(method:statusCode:url:location:contentLocation:)``).
     /// - A HEAD's 200 updates the stored GET response it describes (RFC 9111 section 4.3.5).
-    /// - A GET's response is stored when RFC 9111 section 3 allows it: a final status other than
-    ///   206 (and 304); no `no-store` in the request or the response (`must-understand` with a
-    ///   status this cache understands overrides the response's); and `public`, `private`,
-    ///   `Expires`, `max-age` or a heuristically cacheable status (200, 203, 204, 300, 301, 308,
-    ///   404, 405, 410, 414, 501). `s-maxage` plays no part. `Vary: *` and an unusable `Vary` are
-    ///   not stored. Stored lines exclude hop-by-hop and proxy fields and those a qualified
-    ///   `no-cache` names; on disk also `Set-Cookie` and the request's secret header names.
-    ///   A response to an authorized request goes to memory only, unless the request allows disk.
-    ///   The new response replaces the variant it selects, and variants stored under another
-    ///   `Vary` are dropped (the server changed what the resource varies on).
+    /// - A GET's response is stored when RFC 9111 section 3 allows it (see ``CacheRefusal`` for
+    ///   each reason not to). On disk, `Set-Cookie` and the request's secret headers are never
+    ///   written, and a response to an authorized request goes there only if the request allows.
+    ///   It replaces the variant it selects; variants stored under another `Vary` are dropped.
     @discardableResult
     func store(statusCode: Int, headers: CacheHeaderLines, body: Data, for request: CacheRequest,
                requestTime: Date, responseTime: Date) -> CacheStoreOutcome {

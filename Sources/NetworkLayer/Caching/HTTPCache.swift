@@ -1,19 +1,10 @@
 import Foundation
 
-/// The response cache's engine (RFC 9111, a private cache): decides for each request whether a
-/// stored response answers it, which preconditions validate one, what of a response is stored,
-/// and what an unsafe method invalidates. It knows nothing of the request pipeline: plain values
-/// in (``CacheRequest``, status, header lines, body, times), plain values out.
+/// The response cache's engine (RFC 9111, a private cache): whether a stored response answers a
+/// request (``lookup(_:policy:now:)``), what a 304 freshens, what is stored, what an unsafe method
+/// invalidates, what `stale-if-error` serves. Plain values in and out; it knows no pipeline.
 ///
-/// The pipeline, for a request with a cache configured:
-/// 1. ``lookup(_:policy:now:)`` → `.fresh` / `.stale` (serve, no network), `.needsValidation`
-///    (send with the headers added), `.miss` (send unchanged), `.unavailable` (fail, no network);
-/// 2. after a 304 to a request it made conditional: ``freshen(notModified:for:requestTime:responseTime:now:)``;
-///    after any other final response: ``store(statusCode:headers:body:for:requestTime:responseTime:)``
-///    (which also updates from a HEAD and invalidates after an unsafe method);
-/// 3. after a transport failure or a 500/502/503/504: ``staleResponse(for:policy:after:now:)``.
-///
-/// Thread-safe: it holds no state of its own beyond its storage tiers, which lock themselves.
+/// Thread-safe: no state of its own beyond its storage tiers, which lock themselves.
 final class HTTPCache: Sendable {
     /// Where responses go: the first tier takes everything it may; a non-persistent tier after a
     /// persistent one takes what may not go to disk (responses to authorized requests).

@@ -9,8 +9,7 @@ final class MemoryCacheStorage: CacheStorage {
     let limit: Int
     var isPersistent: Bool { false }
 
-    /// One entry in the recency list (most recent at `newest`). A class: moving an entry in the
-    /// list changes two links, not a copy of the stored response in and out of the dictionary.
+    /// One entry in the recency list (most recent at `newest`); a class, so moving it changes links only.
     private final class Node {
         let response: StoredResponse
         /// What a lookup needs without the response, made once.

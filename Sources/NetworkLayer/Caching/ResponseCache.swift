@@ -3,11 +3,10 @@ import Foundation
 /// Where a manager keeps the HTTP responses it may reuse: nowhere (the default), in memory, or in a
 /// directory that survives restarts.
 ///
-/// The cache is a private cache as RFC 9111 defines it: it stores what the server allows
-/// (`Cache-Control`, `Expires`, heuristic freshness from `Last-Modified` where the RFC permits it),
-/// answers fresh requests without the network, revalidates stale ones with `If-None-Match` /
-/// `If-Modified-Since`, keeps variants apart by the headers `Vary` names, and forgets a URL after a
-/// successful POST, PUT, PATCH or DELETE to it. A request's ``CachePolicy`` chooses how it uses it.
+/// A private cache as RFC 9111 defines it: it stores what the server allows, answers fresh
+/// requests without the network, revalidates stale ones, keeps variants apart by `Vary`, and
+/// forgets a URL after a successful unsafe request to it. A request's ``CachePolicy`` chooses how
+/// it uses it.
 ///
 /// ```swift
 /// Net.cache = .memory(limit: 32 << 20)                                  // 32 MB, this process only
@@ -15,16 +14,14 @@ import Foundation
 /// Net.cache = .none                                                     // the default
 /// ```
 ///
-/// Both kinds evict the least recently used responses first to stay within `limit` (in bytes),
-/// and never store a response larger than a quarter of it.
+/// Both kinds evict the least recently used responses first to stay within `limit` bytes, and
+/// never store a response larger than a quarter of it.
 ///
-/// On disk, each response is one file (mode 0600) beside an index, in a directory the library
-/// creates with mode 0700; files are written to a temporary name and renamed, so a crash never
-/// leaves half a response, and a file that is damaged anyway is treated as absent and deleted.
-/// Several managers and several processes may share one directory: they take turns through a lock
-/// file. Responses to requests with `Authorization` stay in memory unless the provider opts in to
-/// disk, and no credential is written to disk: entries are keyed by SHA-256 digests of the URL, the
-/// credentials and the selecting headers, and `Set-Cookie` lines are not stored there.
+/// On disk: files of mode 0600 in a directory of mode 0700, written under a temporary name and
+/// renamed (a crash never leaves half a response; a damaged file counts as absent), shareable by
+/// processes through a lock file. No credential is written to disk: entries are keyed by SHA-256
+/// digests, `Set-Cookie` is not stored, and responses to requests with `Authorization` stay in
+/// memory unless the provider opts in.
 public enum ResponseCache: Sendable, Hashable {
     /// No cache: every request goes to the network, and `cacheStatus` is `nil`. The default.
     case none

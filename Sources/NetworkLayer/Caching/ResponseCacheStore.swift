@@ -5,18 +5,12 @@ import Synchronization
 /// A manager's response cache as its requests use it: the engine (``HTTPCache``) for one
 /// ``ResponseCache`` setting, opened once, with its file work kept off Swift's cooperative pool.
 ///
-/// - A memory cache opens at once, and its work (a lookup under a lock, a store) runs inline on
-///   the request's task: it never waits for I/O.
-/// - A disk cache does blocking file work: opening it reads the index (and may rebuild it from
-///   every entry), a lookup reads an entry's file, a store writes one and takes the directory's
-///   `flock`. All of that runs on one serial dispatch queue of its own, the open first: no
-///   cooperative thread ever waits for the disk, and the queue's order makes a removal requested
-///   before a request starts happen before that request's lookup. A directory that cannot be
-///   opened fails each request with ``NetworkError/invalidRequest(_:)`` saying why, before
-///   anything is sent.
-/// - A disk cache's lookup that memory alone can answer (the index unchanged on disk, the response
-///   held decoded, its file unchanged: a `stat` each) runs inline when nothing is queued
-///   (``lookupWithoutBlocking(_:policy:now:)``): a hit does not hop to the queue and back.
+/// A memory cache's work runs inline: it never waits for I/O. A disk cache's blocking work
+/// (opening, which may rebuild the index; reading and writing entries; the `flock`) runs on one
+/// serial queue of its own, so a removal requested before a request starts happens before its
+/// lookup; a lookup memory alone can answer runs inline when nothing is queued
+/// (``lookupWithoutBlocking(_:policy:now:)``). A directory that cannot be opened fails each
+/// request with ``NetworkError/invalidRequest(_:)`` before anything is sent.
 final class ResponseCacheStore: Sendable {
     /// The setting it was made for.
     let configuration: ResponseCache

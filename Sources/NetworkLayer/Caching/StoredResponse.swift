@@ -23,9 +23,8 @@ struct StoredResponse: Sendable {
     let responseTime: Double
     /// Its freshness facts, computed from the above.
     let freshness: CacheFreshness
-    /// ``headers`` without `Age`, as each serving hands them on (with its own `Age`), once as
-    /// lines and once as the header block a response reads: made when the response is stored
-    /// (or read from disk), not on every hit.
+    /// ``headers`` without `Age` (each serving adds its own), as lines and as a header block,
+    /// made once when the response is stored or read, not on every hit.
     let servedLines: CacheHeaderLines
     let servedBlock: [UInt8]
 
@@ -68,9 +67,8 @@ struct StoredResponse: Sendable {
                        requestTime: requestTime ?? self.requestTime, responseTime: responseTime ?? self.responseTime)
     }
 
-    /// What it costs a tier to keep: the body, the header text (twice: the lines and the block
-    /// served), and a fixed overhead per line and per entry, so that a flood of empty responses is
-    /// bounded too.
+    /// What it costs a tier to keep: the body, the header text twice, and a fixed overhead per line
+    /// and per entry, so that a flood of empty responses is bounded too.
     var cost: Int {
         headers.reduce(body.count + servedBlock.count + 512 + varyNames.reduce(0) { $0 + $1.utf8.count + 16 }) {
             $0 + $1.name.utf8.count + $1.value.utf8.count + 32

@@ -16,9 +16,8 @@ public enum CookieStorage: Sendable, Hashable {
     case none
     /// A store in memory, for the manager's life (or until the storage is changed).
     case inMemory
-    /// A store in memory, loaded from this file when set (a missing file is an empty store) and
-    /// written back to it, in the Netscape format, after each response and after
-    /// ``NetworkManager/removeAllCookies()``. Session cookies are written too, as curl's
-    /// `--cookie-jar` does. A file that cannot be written is not an error of the request.
+    /// A store in memory, loaded from this file when set (a missing file is empty) and written back
+    /// after each response and ``NetworkManager/removeAllCookies()``, session cookies included, as
+    /// curl's `--cookie-jar` does. A failure to write is not the request's error.
     case file(URL)
 }

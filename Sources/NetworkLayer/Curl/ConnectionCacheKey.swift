@@ -2,16 +2,14 @@
 /// certificate's identity (0 for none) and the cache epoch. Transfers under different pins never
 /// share connections (nor TLS sessions), so a connection verified under older pins, or none, never
 /// serves a pinned request; nor do transfers presenting different client certificates, or one and
-/// none, whatever libcurl's own matching would allow (7.88 compares the certificate but not the
-/// key, its type or password). A new epoch (``NetworkManager/closeIdleConnections()``) starts
+/// none (libcurl 7.88 compares the certificate but not the key). A new epoch (``NetworkManager/closeIdleConnections()``) starts
 /// every cache afresh.
 struct ConnectionCacheKey: Hashable {
     let pinGeneration: Int
     let epoch: Int
     var clientIdentity = 0
 
-    /// Two words hashed, as before the client identity joined the key (each combine costs about
-    /// 24 instructions, and the key is hashed several times per transfer); equality compares all three.
+    /// One word hashed (the key is hashed several times per transfer); equality compares all three.
     func hash(into hasher: inout Hasher) {
         hasher.combine(pinGeneration &* 1_000_003 &+ clientIdentity)
         hasher.combine(epoch)

@@ -4,12 +4,10 @@ import Foundation
 /// One manager's cookie store: a libcurl share holding cookies (and the connections, TLS sessions
 /// and names of the transfers that use it), optionally backed by a file in the Netscape format.
 ///
-/// Transfers of the manager attach the jar's share (``CurlEngine``), so libcurl's engine applies
-/// domains, paths, expiry, `Secure` and the public-suffix list itself. A share also holds a
-/// connection cache, and connections made under other pins or before
-/// ``NetworkManager/closeIdleConnections()`` must not be reused: when a transfer needs another
-/// cache key, the jar starts a new share and copies its cookies into it (transfers still running on
-/// the old share keep it; a cookie one of them receives after the copy is not carried over).
+/// The manager's transfers attach the jar's share, so libcurl applies the cookie rules itself. A
+/// share also holds a connection cache, which must not serve another cache key (other pins, a new
+/// epoch): for a new key the jar starts a new share with a copy of the cookies (a cookie a transfer
+/// on the old share receives after the copy is not carried over).
 // @unchecked Sendable: the state is behind `state`'s lock; the shares serialise libcurl's own use
 // of their data through their lock functions, so a scratch handle may read them from any thread.
 final class CookieJar: @unchecked Sendable {

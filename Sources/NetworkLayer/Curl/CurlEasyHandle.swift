@@ -29,17 +29,15 @@ final class CurlEasyHandle: @unchecked Sendable {
     /// How the options were set since the last reset, when a plain transfer set them: the next
     /// plain transfer with the same baseline sets only its per-request options. `nil` for a fresh
     /// or reset handle, and after any other transfer (which the engine resets when it ends).
-    /// Unchecked: one thread at a time uses a handle (see above), and the runtime's access checks
-    /// cost more than the comparison.
+    /// Unchecked: one thread at a time uses a handle (see above).
     @exclusivity(unchecked) var baseline: CurlTransfer.Baseline? {
         didSet { hasBaseline = baseline != nil }
     }
-    /// Whether a plain transfer set the options (see ``baseline``): kept apart, because telling
-    /// whether the optional baseline holds a value takes ~40 instructions (its payload's spare bits).
+    /// Whether a plain transfer set the options (see ``baseline``), cheaper to test than the optional.
     @exclusivity(unchecked) private(set) var hasBaseline = false
 
     /// Whether the options were set by a plain transfer whose baseline `options` over `isHTTPS`
-    /// make: compared in place (the baseline is a large value; a copy of it costs ~100 instructions).
+    /// make: compared in place, without copying the large baseline.
     func keepsBaseline(_ options: TransferOptions, isHTTPS: Bool, clientIdentity: Int) -> Bool {
         hasBaseline && baseline?.matches(options, isHTTPS: isHTTPS, clientIdentity: clientIdentity) == true
     }
@@ -48,10 +46,8 @@ final class CurlEasyHandle: @unchecked Sendable {
 
     /// Clears every option (connections stay in the multi handle's cache) and re-arms the error buffer.
     func reset() {
-        // libcurl 7.88's reset forgets the list of cookie files CURLOPT_COOKIEFILE built without
-        // freeing it (fixed in 8.0.0; `make stress`'s leak check found it): clearing the option
-        // first frees it. That cannot fail, and drops no cookie: a jar's cookies live in its share,
-        // which the engine detached when the transfer ended.
+        // libcurl 7.88's reset leaks CURLOPT_COOKIEFILE's list (fixed in 8.0.0): clearing the
+        // option first frees it. No cookie is lost: they live in the jar's share, detached by now.
         _ = nl_easy_setopt_pointer(raw, CURLOPT_COOKIEFILE, nil)
         curl_easy_reset(raw)
         errorBuffer[0] = 0
@@ -60,8 +56,7 @@ final class CurlEasyHandle: @unchecked Sendable {
     }
 
     /// Sets how long an unused connection may be reused (`CURLOPT_MAXAGE_CONN`: libcurl refuses
-    /// one unused for more than this many whole seconds); `nil` for libcurl's 118 s. Only a change
-    /// costs a call.
+    /// one unused for more than this many whole seconds); `nil` for libcurl's 118 s.
     func setMaximumConnectionAge(_ seconds: Int?) {
         guard seconds != maximumConnectionAge else { return }
         _ = nl_easy_setopt_long(raw, CURLOPT_MAXAGE_CONN, seconds ?? 118)

@@ -4,22 +4,15 @@ import Synchronization
 
 /// Drives every live transfer: one libcurl multi handle on one dedicated thread.
 ///
-/// Callers never block: they hand a configured ``CurlTransfer`` to the engine's inbox and wake
-/// the thread with `curl_multi_wakeup`. The thread adds new transfers, removes cancelled ones,
-/// lets libcurl do its I/O, and completes finished transfers, then sleeps in `curl_multi_poll`
-/// until a socket is ready, a timer expires or it is woken. Connections live in the multi
-/// handle's cache and are reused; HTTP/2 streams are multiplexed over one connection.
-///
-/// The thread is also ``NetworkManager/engineExecutor``: each round first runs the jobs of tasks
-/// that prefer it, so a task resumed by a completion starts its next transfer in the same round.
-/// What the engine thread submits itself needs no wake-up; the loop looks at the inbox once more
-/// before it sleeps.
+/// Callers never block: they put work in the engine's inbox and wake the thread with
+/// `curl_multi_wakeup`; the thread sleeps in `curl_multi_poll` between rounds. The thread is also
+/// ``NetworkManager/engineExecutor``: each round first runs the jobs of tasks that prefer it, so a
+/// task resumed by a completion starts its next transfer in the same round.
 // @unchecked Sendable: `multi` and `active` are used only by the engine thread (created in init,
 // before the thread starts). Other threads reach the engine only through `inbox` and `pool`
 // (both behind a `Protected` lock) and `curl_multi_wakeup`, which libcurl documents as safe from any thread.
 final class CurlEngine: @unchecked Sendable {
-    /// The process-wide engine, created (and its thread started) by the first live request.
-    /// It is never torn down: one idle thread sleeping in `curl_multi_poll`.
+    /// The process-wide engine, started by the first live request and never torn down.
     static let shared: Result<CurlEngine, NetworkError> = Result { () throws(NetworkError) in try CurlEngine() }
 
     private struct Inbox {
@@ -32,12 +25,10 @@ final class CurlEngine: @unchecked Sendable {
         var limits: ConnectionLimits?
         /// Jobs of tasks on ``NetworkManager/engineExecutor``, run on the engine thread.
         var jobs: [UnownedJob] = []
-        /// Whether a wake-up is already on its way to the engine thread: many submissions while
-        /// it is busy need only one (each is a system call on both sides). Kept under the same
-        /// lock as the work, so a submission can never see `true` after the engine took the inbox.
+        /// Whether a wake-up is already on its way: many submissions need only one. Under the same
+        /// lock as the work, so a submission never sees `true` after the engine took the inbox.
         var wakePending = false
 
-        /// Whether there is anything for the engine to do.
         var hasWork: Bool {
             !jobs.isEmpty || !started.isEmpty || !cancelled.isEmpty || !resumed.isEmpty || closeIdleConnections || limits != nil
         }
@@ -53,12 +44,12 @@ final class CurlEngine: @unchecked Sendable {
     /// The engine thread's `pthread_self()`, 0 until it starts: what runs there submits without a wake-up.
     private let engineThread = Atomic<UInt>(0)
     private let inbox = Protected(Inbox())
-    /// Easy handles from finished transfers, reset and ready for the next.
+    /// Easy handles of finished transfers, ready for the next.
     private let pool = Protected<[CurlEasyHandle]>([])
     private static let poolLimit = 256
     static let idleConnectionLimit = 512
     // @exclusivity(unchecked) on the engine thread's own state below: only that thread touches it,
-    // never reentrantly, and the runtime's checks (about 15 per transfer) cost more than the work.
+    // never reentrantly.
 
     /// Transfers libcurl is working on, by easy handle. Engine thread only.
     @exclusivity(unchecked) private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
@@ -85,7 +76,6 @@ final class CurlEngine: @unchecked Sendable {
     /// then a transfer may wait for one, and the engine keeps its timeout.
     @exclusivity(unchecked) private var limits = ConnectionLimits.unlimited
     @exclusivity(unchecked) private var limitsConnections = false
-    /// Closes unused connections at the idle time while other transfers run. Engine thread only.
     private let pruner = IdleConnectionPruner()
     /// Since when no transfer is running: once the idle time has passed, the unused connections
     /// are closed. Engine thread only.
@@ -105,13 +95,12 @@ final class CurlEngine: @unchecked Sendable {
             throw .transport(.init(reason: "libcurl could not create its multi handle"))
         }
         self.multi = multi
-        // Multiplex HTTP/2 streams over one connection (libcurl's default, stated here on purpose).
+        // libcurl's default, stated so that no build's default can change it.
         guard nl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX)) == CURLM_OK else {
             throw .transport(.init(reason: "libcurl refused to enable HTTP/2 multiplexing"))
         }
-        // Keep up to this many idle connections. libcurl's default (4 × the transfers running at
-        // that moment) closes connections whenever the number in flight dips, only to open them
-        // again a moment later.
+        // libcurl's default (4 × the transfers running) closes connections whenever fewer are in
+        // flight, only to open them again.
         guard nl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, Self.idleConnectionLimit) == CURLM_OK else {
             throw .transport(.init(reason: "libcurl refused the connection cache size"))
         }
@@ -121,7 +110,7 @@ final class CurlEngine: @unchecked Sendable {
         apply(Self.connectionLimits.withLock { $0 })
     }
 
-    /// Applies `limits` on the engine thread (the multi handle is that thread's).
+    /// Applies `limits` on the engine thread, which owns the multi handle.
     func apply(_ limits: ConnectionLimits) {
         submit { $0.limits = limits }
     }
@@ -148,8 +137,7 @@ final class CurlEngine: @unchecked Sendable {
 
     // MARK: Any thread
 
-    /// A configured transfer for `request`, on a pooled easy handle when one is free.
-    /// - Parameter streaming: deliver the response at its headers, its body through a ``StreamBody``.
+    /// A configured transfer for `plan`, on a pooled easy handle when one is free.
     func makeTransfer(for plan: consuming TransferPlan, download: PendingDownload? = nil) throws(NetworkError) -> CurlTransfer {
         let handle: CurlEasyHandle
         // A stream sets its receive buffer's size (CURLOPT_BUFFERSIZE), which libcurl 7.88 refuses
@@ -163,15 +151,12 @@ final class CurlEngine: @unchecked Sendable {
             recycle(handle)
             throw error
         }
-        // The consumer reaches the transfer through the engine. This closes a cycle (buffer →
-        // control → transfer → buffer) that the end of the stream breaks: both `finish` and
-        // `cancel` drop the control.
+        // A cycle (buffer → control → transfer → buffer) that `finish` and `cancel` break.
         if let stream = transfer.stream {
             stream.setControl(.init(resume: { [self] in resume(transfer) }, cancel: { [self] in cancel(transfer) }))
             transfer.streamEngine = self
         }
-        // A streamed body's producer starts now; its chunks resume the transfer when it paused for
-        // want of bytes. The same cycle, broken by `stop()` when the transfer completes.
+        // The same cycle for a streamed body's producer, broken by `stop()` when the transfer ends.
         transfer.upload?.start(resume: { [self] in resume(transfer) })
         return transfer
     }
@@ -205,10 +190,9 @@ final class CurlEngine: @unchecked Sendable {
         submit { $0.closeIdleConnections = true }
     }
 
-    /// Puts work in the inbox and wakes the engine thread if it may be sleeping. Code running on
-    /// the engine thread itself (a task on ``NetworkManager/engineExecutor``, a stream's consumer
-    /// there) needs no wake-up: the loop looks at the inbox again before it sleeps. Nor does it
-    /// set `wakePending`, which would keep other threads from waking the engine once it sleeps.
+    /// Puts work in the inbox and wakes the engine thread if it may be sleeping. The engine thread
+    /// itself neither wakes (the loop looks at the inbox before it sleeps) nor sets `wakePending`
+    /// (which would keep other threads from waking it once it sleeps).
     private func submit(_ change: (inout Inbox) -> Void) {
         if engineThread.load(ordering: .relaxed) == UInt(pthread_self()) {
             inbox.withLock { change(&$0) }
@@ -249,10 +233,8 @@ final class CurlEngine: @unchecked Sendable {
             // Taking the work clears `wakePending`: whatever is submitted after this wakes us again.
             var work = takeInbox()
             if !work.jobs.isEmpty {
-                // Tasks first: one resumed here usually starts its next transfer, which this round
-                // then sends. What they submit is taken with the rest of this round's work; jobs
-                // they enqueue (a task yielding, another resumed) wait for the next round, so I/O
-                // keeps going however busy the tasks are.
+                // Tasks first, so the transfers they start go out this round; jobs they enqueue
+                // wait for the next round, so I/O keeps going however busy the tasks are.
                 for job in work.jobs { job.runSynchronously(on: executor) }
                 let more = takeInbox()
                 work.started += more.started
@@ -279,8 +261,7 @@ final class CurlEngine: @unchecked Sendable {
             if !dueDeliveries.isEmpty { deliverStreamedChunks() }
             collectFinished()
             let wait = min(expireDeadlines(), closeIdleConnectionsWhenDue())
-            // What this thread submitted itself (tasks resumed by completions, their transfers)
-            // did not wake it: go round again instead of sleeping.
+            // What this thread submitted itself did not wake it.
             if inbox.withLock({ $0.hasWork }) { continue }
             _ = curl_multi_poll(multi, nil, 0, wait, nil)
         }
@@ -317,7 +298,6 @@ final class CurlEngine: @unchecked Sendable {
 
     private func takeInbox() -> Inbox {
         inbox.withLock { inbox -> Inbox in
-            // Swapped out, not copied and then replaced: a copy retains each of its arrays.
             var taken = Inbox()
             swap(&taken, &inbox)
             return taken
@@ -355,9 +335,8 @@ final class CurlEngine: @unchecked Sendable {
         }
     }
 
-    /// The transfer's end if libcurl has not ended it (under ``ConnectionLimits``). Out of line:
-    /// `ContinuousClock.Instant` is a resilient type, whose metadata a function that makes or
-    /// tests one looks up on entry, and most transfers have no such deadline.
+    /// The transfer's end if libcurl has not ended it (under ``ConnectionLimits``). Out of line, so
+    /// that transfers without such a deadline pay nothing for the clock's resilient type.
     @inline(never)
     private func setTimeoutDeadline(of transfer: CurlTransfer) {
         transfer.timeoutDeadline = .now + .milliseconds(transfer.timeoutMilliseconds)
@@ -441,7 +420,6 @@ final class CurlEngine: @unchecked Sendable {
     /// Removes an active transfer from libcurl (stopping it if it still runs) and completes it.
     private func finish(_ transfer: CurlTransfer, with result: consuming Result<HTTPResponse, NetworkError>) {
         active[transfer.handle.raw] = nil
-        // Most transfers are not watched: no hashing of the key to remove nothing.
         if !watched.isEmpty { watched[transfer.handle.raw] = nil }
         _ = curl_multi_remove_handle(multi, transfer.handle.raw)  // fails only for a handle not added
         complete(transfer, with: result)
@@ -458,7 +436,7 @@ final class CurlEngine: @unchecked Sendable {
             completion?(result)  // its last use: the response moves to the waiting task
             return
         }
-        let outcome = result  // a stream's, tested and passed on below
+        let outcome = result
         // A stream whose transfer ends before its headers were complete (a failure, or a
         // response without a header block) delivers what it has now; then its body ends.
         if !transfer.headDelivered, case .success = outcome { transfer.deliverHead() }
@@ -483,7 +461,6 @@ final class CurlEngine: @unchecked Sendable {
             if idleSeconds != nil { pruner.attached(share) }
             return
         }
-        // One lookup of the key (this runs for every transfer).
         if let index = caches.index(forKey: key) {
             try transfer.handle.set(CURLOPT_SHARE, pointer: caches.values[index].cache.raw)
             caches.values[index].users += 1
@@ -511,7 +488,6 @@ final class CurlEngine: @unchecked Sendable {
         }
         guard let key = transfer.cacheKey, let index = caches.index(forKey: key) else { return }
         transfer.cacheKey = nil
-        // Detaching cannot fail for a handle that is not in the multi handle.
         try? transfer.handle.set(CURLOPT_SHARE, pointer: nil)
         if idleSeconds != nil { pruner.detached(caches.values[index].cache) }
         caches.values[index].users -= 1

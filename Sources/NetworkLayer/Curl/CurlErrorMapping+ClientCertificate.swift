@@ -2,10 +2,8 @@ internal import CNetworkLayerCurl
 import Foundation
 
 extension CurlErrorMapping {
-    /// The TLS alerts a server sends about the client's certificate, as OpenSSL words them in
-    /// libcurl's message, with what each means. With TLS 1.3 the client's handshake is over when
-    /// the server judges the certificate, so libcurl reports the alert as a failed read or send;
-    /// without this, it would read as a broken connection.
+    /// The TLS alerts a server sends about the client's certificate, as OpenSSL words them. Under
+    /// TLS 1.3 libcurl reports one as a failed read or send, which would read as a broken connection.
     private static let clientCertificateAlerts: [(alert: String, meaning: String)] = [
         ("alert unknown ca", "it does not trust the CA that issued it"),
         ("alert bad certificate", "it found the certificate bad"),
@@ -18,12 +16,9 @@ extension CurlErrorMapping {
     /// The error for a handshake the server ended because of the client certificate: none given
     /// where one is required, or one it refused. `nil` for any other failure.
     ///
-    /// A server that closes at once after its alert can lose it: the request the client sends
-    /// meanwhile is answered with a reset, which discards the alert unread. A connection that
-    /// broke before any byte of a response, right after a handshake in which a certificate was
-    /// presented, is therefore ``NetworkError/invalidCertificate(_:)`` saying the server may have
-    /// refused it: never `.transport`, whose advice is to try again (and which a retry policy
-    /// retries), since the same certificate would be refused again.
+    /// A reset can discard the alert unread, so a connection that broke before any response byte,
+    /// right after presenting a certificate, is ``NetworkError/invalidCertificate(_:)`` too: never
+    /// `.transport`, which a retry policy would retry with the same refused certificate.
     static func clientCertificateRefusal(_ code: CURLcode, message: String, facts: Facts, curl: CurlError,
                                          request: PreparedRequest) -> NetworkError? {
         let presented = facts.presentedClientCertificate

@@ -42,8 +42,7 @@ final class CurlHeaderList: @unchecked Sendable {
 
     deinit { curl_slist_free_all(raw) }
 
-    /// `Name: value`, or `Name;` for an empty value; concatenated, not interpolated (this runs for
-    /// every header of every request).
+    /// `Name: value`, or `Name;` for an empty value.
     private static func line(_ name: String, _ value: String) -> String {
         guard !value.isEmpty else { return name + ";" }
         var line = name

@@ -3,9 +3,8 @@ internal import CNetworkLayerCurl
 /// Owns a libcurl share handle holding a connection cache, TLS sessions and resolved names, and
 /// for a manager's cookie store its cookies too; freed in `deinit`, which closes its connections.
 ///
-/// A share without cookies is used only by the engine thread. A share with cookies has lock
-/// functions (one mutex per kind of data), because the manager reads and clears its cookies
-/// from any thread while the engine's transfers use them.
+/// A share without cookies stays on the engine thread; one with cookies has lock functions (a
+/// mutex per kind of data), as the manager reads and clears cookies from any thread.
 // @unchecked Sendable: `raw` is immutable; libcurl serialises every use of a share's data
 // through its lock functions when it has them, and a share without them stays on the engine thread.
 final class CurlShare: @unchecked Sendable {

@@ -1,13 +1,9 @@
 internal import CNetworkLayerCurl
 import Foundation
 
-/// A URL as libcurl's own parser (the `CURLU` API) reads it: the parser libcurl's transfers use,
-/// so what the redirect rules check is exactly where libcurl will connect. Owns its `CURLU`
-/// handle and frees it in `deinit`.
-///
-/// Two parsers reading one URL two ways is how credentials leak (a Location that Foundation
-/// reads as one host and libcurl as another); so the redirect target is parsed here, and its
-/// canonical text (``text``) is what the next hop sends.
+/// A URL as libcurl's own parser (the `CURLU` API) reads it, so that what the redirect rules check
+/// is where libcurl connects: two parsers reading a `Location` as two hosts is how credentials
+/// leak. The next hop sends its canonical ``text``. Owns its `CURLU` handle.
 final class CurlURL {
     private let handle: OpaquePointer
 

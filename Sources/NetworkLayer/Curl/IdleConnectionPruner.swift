@@ -4,13 +4,10 @@ import Foundation
 /// Closes the connections no transfer used for the idle time (``ConnectionLimits/idleTimeout``)
 /// while other transfers keep running. Engine thread only.
 ///
-/// libcurl closes a connection unused for longer than `CURLOPT_MAXAGE_CONN` only when a transfer
-/// looks for a connection in its cache (at most once a second per cache). With transfers running
-/// and none starting — a long download, a stream — that never happens, and an unused connection
-/// would stay open until they end. So, once a second while some cache may hold such connections,
-/// the pruner starts a transfer of its own on each: libcurl looks through the cache, closing what
-/// is too old, and the transfer then fails at once without touching the network (it only
-/// connects, to a Unix socket path that does not exist).
+/// libcurl closes a connection older than `CURLOPT_MAXAGE_CONN` only when a transfer looks for a
+/// connection in its cache, which a long download or stream never does. So, once a second, the
+/// pruner starts a transfer on each such cache that connects to a Unix socket path that does not
+/// exist: libcurl closes what is too old, and the transfer fails without touching the network.
 ///
 /// When no transfer runs at all, the engine closes the unused connections itself at the idle time.
 final class IdleConnectionPruner {
@@ -58,10 +55,9 @@ final class IdleConnectionPruner {
         caches.removeAll()
     }
 
-    /// Starts a round when one is due: a pruning transfer on each cache (unless one still runs
-    /// there) that closes its connections unused for `idleSeconds` or more. A cache no transfer
-    /// used for longer than that is looked at one last time, then forgotten. Returns how long the
-    /// engine may sleep (ms) before the next round.
+    /// Starts a round when one is due: a pruning transfer on each cache without one running. A
+    /// cache unused for longer than `idleSeconds` is pruned one last time, then forgotten. Returns
+    /// how long the engine may sleep (ms).
     func prune(idleSeconds: Int, multi: UnsafeMutableRawPointer) -> Int32 {
         let now = ContinuousClock.now
         guard !caches.isEmpty else { return 1000 }

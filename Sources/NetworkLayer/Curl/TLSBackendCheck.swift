@@ -2,13 +2,10 @@ internal import CNetworkLayerCurl
 
 /// Whether the pin verifier may be handed the TLS structures libcurl gives it.
 ///
-/// The verifier (Sources/CNetworkLayerCurl/pinning.c) treats the `SSL_CTX *` libcurl passes to
-/// `CURLOPT_SSL_CTX_FUNCTION` as an OpenSSL `SSL_CTX` of the OpenSSL this library was linked
-/// against. That holds only when libcurl runs on OpenSSL, and on that same OpenSSL: another TLS
-/// library (GnuTLS, wolfSSL, LibreSSL, BoringSSL), a libcurl built with several backends, or an
-/// OpenSSL of another version (so another ABI) would hand over a structure of another shape.
-/// So the versions are compared at run time, and pinning is refused, failing closed, when they
-/// differ.
+/// The verifier (Sources/CNetworkLayerCurl/pinning.c) reads the `SSL_CTX *` libcurl passes to
+/// `CURLOPT_SSL_CTX_FUNCTION` as one of the OpenSSL this library links: true only when libcurl runs
+/// on that same OpenSSL. Another TLS library or OpenSSL version hands over another shape, so the
+/// versions are compared at run time and pinning fails closed when they differ.
 enum TLSBackendCheck {
     /// The verdict for this process: `nil` when pins can be checked, else why not.
     static let problem: String? = problem(curlTLS: CurlEngine.tlsBackend,

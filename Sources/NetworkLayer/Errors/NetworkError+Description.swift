@@ -1,9 +1,8 @@
 import Foundation
 
 extension NetworkError: CustomStringConvertible, CustomDebugStringConvertible {
-    /// The case's name, the same in every release: `"timeOut"`, `"invalidCertificate"`,
-    /// `"apiError"`… For a service's logs, metric labels and alerts, where the text of
-    /// ``errorDescription`` (which names the request) would not group.
+    /// The case's name, the same in every release (`"timeOut"`, `"apiError"`…): for metric labels
+    /// and alerts, where ``errorDescription`` (which names the request) would not group.
     ///
     /// ```swift
     /// catch {
@@ -29,19 +28,17 @@ extension NetworkError: CustomStringConvertible, CustomDebugStringConvertible {
         }
     }
 
-    /// The error in one [logfmt](https://brandur.org/logfmt) line, for a log that indexes
-    /// fields: `error=` its ``code``, then what is known of `status`, `request` (method and
-    /// URL, secrets redacted), `reason` and `underlying` (the type of the error underneath, with
-    /// libcurl's `curl_code`):
+    /// The error in one [logfmt](https://brandur.org/logfmt) line: `error=` its ``code``, then
+    /// what is known of `status`, `request` (secrets redacted), `reason` and `underlying` (the
+    /// underlying error's type, with libcurl's `curl_code`):
     ///
     /// ```
     /// error=timeOut request="GET https://api.example.com/items" reason="no complete answer within the timeout of 10 s (…)" underlying=CurlError curl_code=28
     /// error=apiError status=503 request="GET https://api.example.com/items" reason="the server answered with status 503"
     /// ```
     ///
-    /// Values with a space, `=` or `"` are quoted, and control characters escaped (`\n`): it is
-    /// always one line. For ``customUser(description:recovery:code:)``: `code` and `description`;
-    /// for ``generic(code:)``: `code`.
+    /// Values with a space, `=` or `"` are quoted and control characters escaped: always one line.
+    /// ``customUser(description:recovery:code:)`` gives `code` and `description`, ``generic(code:)`` `code`.
     public var logfmtDescription: String {
         var fields = [("error", code)]
         switch self {

@@ -2,16 +2,13 @@ import Foundation
 
 /// Every way a request can fail, as one error type.
 ///
-/// `perform` throws only `NetworkError`, and the completion handler delivers it as
-/// `Result<Response, NetworkError>`. Switch on the cases you handle and let the rest fall through
-/// to `localizedDescription` and `recoverySuggestion`, which always say what happened and what
-/// to try.
+/// `perform` throws only `NetworkError`, and completion handlers get `Result<Response, NetworkError>`.
+/// Switch on the cases you handle; `localizedDescription` and `recoverySuggestion` always say
+/// what happened and what to try.
 ///
-/// Errors raised by the library carry a ``Context``: the request they belong to (method and URL,
-/// secrets redacted), the precise cause and the underlying error (libcurl's message, a
-/// `DecodingError`). Read it with ``context``. The cases can still be written without one, so a
-/// provider's own validation can `throw NetworkError.unauthorizedAccess`, and a pattern such as
-/// `case .timeOut:` matches whatever context the error carries.
+/// Errors the library raises carry a ``Context`` (``context``): the request (secrets redacted),
+/// the cause and the underlying error. The cases can be written without one, so a provider may
+/// `throw NetworkError.unauthorizedAccess`, and `case .timeOut:` matches any context.
 ///
 /// ```swift
 /// do {
@@ -23,20 +20,15 @@ import Foundation
 /// }
 /// ```
 public enum NetworkError: Error, Sendable {
-    /// A failure of your own without a better case, optionally with a code (`.generic()`,
-    /// `.generic(code: 500)`).
-    ///
-    /// It keeps the original design's shape, `generic(code: Int? = nil)`, and therefore carries
-    /// no ``Context``. The library itself does not throw it: a failing status without a case of
-    /// its own is ``apiError(_:)``, whose context holds the status and the response.
+    /// A failure of your own without a better case, optionally with a code (`.generic(code: 500)`).
+    /// It carries no ``Context``; the library never throws it (a failing status is ``apiError(_:)``).
     case generic(code: Int? = nil)
     /// The host could not be reached: the name did not resolve, the connection was refused,
     /// or the network is unreachable.
     case reachability(Context)
     /// The request's `timeout` elapsed, or the server answered 408 or 504.
     case timeOut(Context)
-    /// TLS verification failed (unknown authority, wrong host name, expired certificate) or the
-    /// server's keys did not match the configured pins. Nothing was sent to the server.
+    /// TLS verification failed or the server's keys matched no pin. Nothing was sent.
     case invalidCertificate(Context)
     /// The response body could not be decoded into the expected type.
     case serialization(Context)
@@ -44,38 +36,30 @@ public enum NetworkError: Error, Sendable {
     case notFound(Context)
     /// The server answered 401 or 403.
     case unauthorizedAccess(Context)
-    /// A failure defined by the application, typically thrown from a provider's `parseAndValidate`.
-    ///
-    /// The original design's shape: `recovery` defaults to `""`, so
-    /// `.customUser(description: "User deleted", code: 666)` works. It carries no ``Context``;
-    /// to keep an error of your own type with the response, throw that error instead (it arrives
-    /// as ``validation(_:)`` with it as ``underlyingError``).
+    /// A failure defined by the application, typically thrown from `parseAndValidate`
+    /// (`.customUser(description: "User deleted", code: 666)`). It carries no ``Context``: to keep
+    /// the response, throw an error of your own type (it arrives as ``validation(_:)``).
     case customUser(description: String, recovery: String = "", code: Int?)
     /// The request was cancelled: its `Task` was cancelled or its ``RequestHandle`` was.
     case cancelled(Context)
     /// Mock mode is on and no mock answers the request; `filename` names every place looked in,
     /// in order (the mocks registered in code, then each file's full path).
     case mockNotFound(filename: String)
-    /// The request could not be built: a malformed host, endpoint or header, an unsupported
-    /// parameter value, a header set by the provider's `adapt(_:)`, a mock name that leaves the
-    /// mock directory; or the provider's `createHTTPHeaders()` or `adapt(_:)` threw an error that
-    /// is not a `NetworkError` (kept as ``underlyingError``). Nothing was sent for this attempt.
-    ///
-    /// The one exception: a body streamed from a sequence (``RequestBody/stream(_:length:contentType:)``)
-    /// that threw (kept as ``underlyingError``) or produced more or fewer bytes than its declared
-    /// length fails with this case after part of it may have gone; the server never gets all of it.
+    /// The request could not be built (a malformed host, endpoint, header or parameter, a header
+    /// set by `adapt(_:)`, a mock name leaving the mock directory), or `createHTTPHeaders()` or
+    /// `adapt(_:)` threw a foreign error (``underlyingError``). Nothing was sent for this attempt,
+    /// except for a body streamed from a sequence
+    /// (``RequestBody/stream(_:length:contentType:)``) that threw or missed its declared length:
+    /// part of it may have gone, never all.
     case invalidRequest(Context)
-    /// The transfer failed for a reason not covered above: the server closed the connection
-    /// early, sent something that is not HTTP, redirected too often. The context holds
-    /// libcurl's own message.
+    /// The transfer failed for another reason (the connection closed early, a reply that is not
+    /// HTTP, too many redirects); the context holds libcurl's message.
     case transport(Context)
-    /// The server answered with a failing status that has no case of its own (400, 409, 422,
-    /// 429, 500, 503, ...).
+    /// A failing status without a case of its own (400, 409, 429, 500, 503, ...).
     ///
-    /// The status is ``Context/statusCode`` (also ``statusCode``), the response (headers such as
-    /// `Retry-After`, and the first 64 KB of the body) is ``Context/response``. When the body
-    /// decoded as the request's `errorBodyType` or the provider's
-    /// ``ServiceProvider/errorBodyType``, read it with ``serverError(as:)``.
+    /// ``Context/statusCode`` is the status, ``Context/response`` the response (with the first
+    /// 64 KB of the body); an error body decoded as `errorBodyType` (or the provider's
+    /// ``ServiceProvider/errorBodyType``) is read with ``serverError(as:)``.
     ///
     /// ```swift
     /// catch .apiError(let context) where context.statusCode == 429 {
@@ -83,13 +67,10 @@ public enum NetworkError: Error, Sendable {
     /// }
     /// ```
     case apiError(Context)
-    /// Your own validation refused the response: the request's `validator` or the provider's
-    /// `parseAndValidate` threw an error that is not a `NetworkError`. That error is
-    /// ``underlyingError`` (`error.underlyingError as? MyError`), and the response it refused is
-    /// ``Context/response``.
+    /// The request's `validator` or the provider's `parseAndValidate` threw a foreign error:
+    /// ``underlyingError`` (`error.underlyingError as? MyError`), refusing ``Context/response``.
     case validation(Context)
 
-    // The spellings without a context, for code that raises or compares these errors itself.
 
     /// The host could not be reached (no further context).
     public static var reachability: NetworkError { .reachability(Context()) }

@@ -10,11 +10,9 @@ import Foundation
 /// let name = any["data"]?["items"]?[0]?["name"]?.stringValue
 /// ```
 ///
-/// Numbers are `Double`s: integers are exact up to 2^53 (9,007,199,254,740,992), as in
-/// JavaScript; fractions and exponents are what `Double` makes of them. As a response type, the
-/// body is read as sent, whatever key strategy the request's or provider's decoder has. It
-/// encodes back to the same JSON (object keys in any order), so it can be sent as a body
-/// (`body = .json(value)`) or put in `params`.
+/// Numbers are `Double`s (integers exact up to 2^53, as in JavaScript). As a response type the
+/// body is read with its keys as sent, whatever the decoder's key strategy. It encodes back to the
+/// same JSON, so it can be sent as a body (`body = .json(value)`) or in `params`.
 public enum JSONValue: Sendable, Hashable {
     /// `null`.
     case null

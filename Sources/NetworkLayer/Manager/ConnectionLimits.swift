@@ -6,10 +6,9 @@ import Foundation
 /// Net.connectionLimits = ConnectionLimits(perHost: 8, total: 64, idleTimeout: 90)
 /// ```
 ///
-/// Connections are libcurl's, shared by every ``NetworkManager`` in the process, so these limits
-/// are too: setting them on any manager applies to all (the last setting wins). Requests beyond
-/// a limit wait for a connection rather than fail; their timeout keeps running while they wait.
-/// Over HTTP/2 one connection carries many requests.
+/// libcurl's connections are shared by every ``NetworkManager`` in the process, so these limits
+/// are too (the last setting wins). A request beyond a limit waits for a connection, its timeout
+/// running. Over HTTP/2 one connection carries many requests.
 public struct ConnectionLimits: Sendable, Equatable {
     /// The most connections open at once to one host (and port). `nil`: no limit.
     public var perHost: Int?

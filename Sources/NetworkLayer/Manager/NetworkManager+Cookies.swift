@@ -10,16 +10,14 @@ extension NetworkManager {
     /// _ = try await Net.perform(ProfileRequest())    // …and sent back where it applies
     /// ```
     ///
-    /// libcurl's cookie engine does the work, shared among this manager's transfers: domains,
-    /// paths, expiry, `Secure` and the public-suffix list apply as curl applies them, and a cookie
-    /// set on a redirect hop applies to the next hop. Each manager has its own store. A `Cookie`
-    /// header you set on a request wins: that request is sent with your header only, and what
-    /// its response sets is not stored. Cookie values never appear in the log or in recorded
-    /// mocks. Mock mode does not touch the store: mocked requests neither send nor store cookies.
+    /// libcurl's cookie engine applies domains, paths, expiry, `Secure` and the public-suffix
+    /// list, per manager, across redirect hops. A `Cookie` header set on a request wins: it is
+    /// sent alone, and that response's cookies are not stored. Cookie values never reach the log
+    /// or recorded mocks; mocked requests neither send nor store cookies.
     ///
-    /// Setting a different value starts a new store (``CookieStorage/file(_:)`` loads the file);
-    /// setting the same value again keeps the store. A file that cannot be read starts empty.
-    /// Safe to set from any thread; a request uses the store in force when it starts.
+    /// A different value starts a new store (``CookieStorage/file(_:)`` loads the file, empty when
+    /// unreadable); the same value keeps it. Safe to set from any thread; a request uses the store
+    /// in force when it starts.
     public var cookieStorage: CookieStorage {
         get { settings.withLock { $0.cookieStorage } }
         set {

@@ -1,8 +1,7 @@
 import Foundation
 
 /// Which proxy requests go through: the environment's (the default), none, an HTTP(S) proxy, or
-/// a SOCKS5 proxy. Set it for a manager with ``NetworkManager/proxy``, or for one backend with
-/// ``ServiceProvider/proxy``.
+/// a SOCKS5 proxy. Set it with ``NetworkManager/proxy``, or per backend with ``ServiceProvider/proxy``.
 ///
 /// ```swift
 /// Net.proxy = .http(URL(string: "http://proxy.corp:3128")!, username: "u", password: "p",
@@ -14,41 +13,33 @@ import Foundation
 /// }
 /// ```
 ///
-/// libcurl does the proxying. An `https` request goes through a `CONNECT` tunnel, and the TLS
-/// inside it is verified against the origin server: its certificate, its host name and its
-/// pins, exactly as without a proxy. A proxy that intercepts TLS therefore fails like any other
-/// man in the middle, unless its CA is trusted (``NetworkManager/customCABundle``) and no pin is
-/// set for the host. A plain `http` request is sent to the proxy as it is (the proxy sees it).
+/// An `https` request goes through a `CONNECT` tunnel and its TLS is verified against the origin
+/// (certificate, host name, pins), so a TLS-intercepting proxy fails unless its CA is trusted
+/// (``NetworkManager/customCABundle``) and no pin covers the host. A plain `http` request is sent
+/// to the proxy as it is.
 ///
-/// Proxy credentials are secrets: they never appear in the log, in an error, in copy-as-curl
-/// (unless `redactingSecrets: false`) or in the configuration's own description and `dump`, and
-/// they are sent only to the proxy. The associated values are raw, as given.
-/// Connections through one proxy are never reused for another proxy, nor for direct requests.
+/// Proxy credentials are secrets: sent only to the proxy, never in the log, an error, copy-as-curl
+/// (unless `redactingSecrets: false`), the description or `dump`. A connection through one proxy
+/// is never reused for another proxy or for direct requests.
 public enum ProxyConfiguration: Sendable, Hashable {
-    /// The proxy the environment names, as curl reads it: `http_proxy` for `http` requests,
-    /// `https_proxy` (or `HTTPS_PROXY`) for `https` ones, `all_proxy` (or `ALL_PROXY`) for either,
-    /// and `no_proxy` (or `NO_PROXY`) for hosts that go direct. `http_proxy` is read in lower case
-    /// only (an `HTTP_PROXY` can be set by a CGI request's `Proxy:` header). No variable set: no
-    /// proxy. The default. Read at each request, so a change applies to the next one.
+    /// The environment's proxy, as curl reads it: `http_proxy` (lower case only: a CGI request's
+    /// `Proxy:` header can set `HTTP_PROXY`), `https_proxy`, `all_proxy`, `no_proxy` (the last
+    /// three in either case). Read at each request. The default.
     case environment
     /// No proxy, whatever the environment says.
     case none
-    /// An HTTP proxy (`http://host:port`) or an HTTPS proxy (`https://host:port`, whose own
-    /// certificate is verified with the same CA settings as servers'), with optional
-    /// credentials (sent as `Proxy-Authorization: Basic`) and the hosts that go direct.
+    /// An HTTP proxy (`http://host:port`) or an HTTPS proxy (`https://host:port`, verified with
+    /// the servers' CA settings), with optional `Proxy-Authorization: Basic` credentials.
     ///
     /// - Parameters:
-    ///   - url: the proxy; a port, when missing, is 1080 for `http` and 443 for `https` (curl's rule).
-    ///   - username: the proxy user; credentials written in the URL (`http://u:p@proxy`) are used
-    ///     when this is `nil`.
+    ///   - url: the proxy; without a port, 1080 for `http` and 443 for `https` (curl's rule).
+    ///   - username: the proxy user; when `nil`, credentials in the URL (`http://u:p@proxy`) are used.
     ///   - password: the proxy password.
-    ///   - excluding: hosts that bypass the proxy, as curl's `--noproxy` reads them: a name
-    ///     matches itself and its subdomains (`"example.com"` covers `api.example.com`; a leading
-    ///     dot, `".internal"`, means the same), an IP address or a CIDR range (`"10.0.0.0/8"`)
-    ///     matches addresses, and `"*"` sends everything direct.
+    ///   - excluding: hosts that go direct, as curl's `--noproxy` reads them: a name covers its
+    ///     subdomains (`"example.com"` or `".example.com"`), an address or CIDR range
+    ///     (`"10.0.0.0/8"`) covers addresses, `"*"` covers everything.
     case http(URL, username: String? = nil, password: String? = nil, excluding: [String] = [])
-    /// A SOCKS5 proxy: `socks5://host:port` resolves host names locally, `socks5h://host:port`
-    /// lets the proxy resolve them (what you want for names only the proxy's network knows).
-    /// Credentials may be written in the URL (`socks5h://user:password@host:1080`).
+    /// A SOCKS5 proxy: `socks5://host:port` resolves names locally, `socks5h://host:port` lets the
+    /// proxy resolve them. Credentials may be in the URL (`socks5h://user:password@host:1080`).
     case socks5(URL)
 }

@@ -17,34 +17,24 @@ import Foundation
 /// ```
 ///
 /// Middlewares come from the manager (``NetworkManager/middlewares``), the provider
-/// (``ServiceProvider/middlewares``) and the request (``BaseRequest/middlewares``), outermost first.
-/// They run once per call, around everything the call does: mocks, the response cache, every
-/// attempt, retry, token refresh and redirect. ``NetworkManager/networkMiddlewares`` run instead
-/// around each request that goes on the wire: each attempt and each hop of a redirect, never a
-/// cache hit or a mock.
+/// (``ServiceProvider/middlewares``) and the request (``BaseRequest/middlewares``), outermost
+/// first, and run once around everything a call does (mocks, the cache, every attempt, refresh
+/// and redirect). ``NetworkManager/networkMiddlewares`` run around each request on the wire
+/// instead, never a cache hit or a mock.
 ///
-/// A middleware may:
-/// - change the request (its headers, URL, body, method) before calling `next`: the change holds
-///   for every attempt, and the interceptors then adapt each attempt as usual;
-/// - return a response without calling `next` (a stub, a circuit breaker), or call `next` more
-///   than once (a hedge, a retry of its own);
-/// - throw a ``NetworkError``, which the call throws.
+/// A middleware may change the request before calling `next` (for every attempt; interceptors
+/// still adapt each one), return a response without calling `next`, call `next` more than once,
+/// or throw. What it returns is validated and decoded as any response. A streamed response returns
+/// at its head; ``HTTPResponse/onBodyEnd(_:)`` tells when its body ended.
 ///
-/// Whatever it returns goes through the request's validation and decoding as any response does.
-/// A streamed response (``ByteStream``, ``EventStream``, ``JSONLines``) returns at its head; its
-/// ``HTTPResponse/onBodyEnd(_:)`` tells when the body has ended or failed, for a span or a timer
-/// that must cover the whole stream.
-///
-/// The request it gets is the first attempt as prepared: the provider's headers and the
-/// credentials are in it, raw; its `description` is redacted.
+/// The request holds the provider's headers and credentials raw; its `description` is redacted.
 public protocol RequestMiddleware: Sendable {
     /// Handles the call: usually changes `request`, calls `next`, and returns (or looks at) what it gives.
     func intercept(_ request: OutgoingRequest, next: RequestMiddlewareNext) async throws(NetworkError) -> HTTPResponse
 
-    /// Whether the middleware takes part in a call about to start: read once per call, as its
-    /// settings are resolved; `false` leaves it out of that call, which then costs what it would
-    /// without it. A middleware whose backend records nothing says `false` (``TracingMiddleware``
-    /// with a no-op tracer). Default `true`.
+    /// Whether the middleware takes part in a call about to start, read once per call; `false`
+    /// leaves it out, as if it were not installed (NetworkLayerObservability's `TracingMiddleware`
+    /// says so with a no-op tracer). Default `true`.
     var isActive: Bool { get }
 }
 

@@ -7,16 +7,11 @@ extension PreparedRequest {
     ///   without body; 307 and 308 keep the method and body.
     /// - Only `http` and `https` targets are followed. The target is parsed by libcurl's own
     ///   parser and sent as libcurl normalised it, so the origin checked is the one connected to.
-    /// - When the target's ``Origin`` (scheme, host, port) is not the origin of `original`, the
-    ///   request the app made, the credentials stay behind: every header of ``secrets``
-    ///   (what the authentication added, what was declared secret, what looks secret, including
-    ///   `Authorization`, `Proxy-Authorization` and `Cookie`), every header the provider's
-    ///   `adapt(_:)` set, and a `Host` header set by hand. HTTPS to HTTP is another origin even
-    ///   on the same host and port. Once left behind they stay behind for the rest of the chain,
-    ///   even if a later hop comes back.
-    /// - A target of another origin whose URL carries one of `original`'s secret values (a
-    ///   server echoing an API key query item into its `Location`) is refused with
-    ///   ``NetworkError/transport(_:)``: following it would hand the secret to that origin.
+    /// - When the target's ``Origin`` is not that of `original` (the request the app made), every
+    ///   header of ``secrets``, every header `adapt(_:)` set and a hand-set `Host` stay behind, for
+    ///   the rest of the chain, even if a later hop comes back.
+    /// - A target of another origin whose URL carries one of `original`'s secret values (an API
+    ///   key echoed into `Location`) is refused with ``NetworkError/transport(_:)``.
     /// - The provider's `adapt(_:)` does not run again for a hop.
     /// - The hop gets `remainingTimeout`: what is left of the whole request's timeout.
     func redirected(to location: String, status: Int, remainingTimeout remaining: TimeInterval,

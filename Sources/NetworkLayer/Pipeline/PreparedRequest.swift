@@ -1,14 +1,13 @@
 import Foundation
 import Synchronization
 
-/// A request ready for a transport: every part final and validated. A class, so that handing it
-/// along the data path (transport, transfer, response, log) shares it instead of copying it.
+/// A request ready for a transport: every part final and validated. A class: the data path
+/// (transport, transfer, response, log) shares it.
 final class PreparedRequest: Sendable {
     let method: HTTPMethod
     /// The URL's text, exactly as libcurl gets it.
     let urlText: String
-    /// `urlText` parsed by Foundation, made by the first reader of ``url``: most requests never
-    /// need it, and `URL(string:)` costs ~3 k instructions.
+    /// `urlText` parsed by Foundation, made by the first reader of ``url`` (most requests never need it).
     private let parsedURL = AtomicLazyReference<ParsedURL>()
     /// In the order they will be sent; names unique ignoring case.
     let headers: [(name: String, value: String)]
@@ -18,9 +17,7 @@ final class PreparedRequest: Sendable {
     static let timeoutCeiling: TimeInterval = 1e9
     /// Everything the request resolved when it started, shared by its attempts and hops.
     let resolved: ResolvedRequest
-    /// The names of this request's secret headers and query items: what its authentication
-    /// added, what the manager, the provider, the request and the provider's `adapt(_:)`
-    /// declared, and what looks secret. Every redaction and the redirect rules use it.
+    /// What every redaction and the redirect rules treat as secret (see ``SecretNames``).
     let secrets: SecretNames
     /// Lowercased names of the headers the provider's `adapt(_:)` set: none of them goes to another origin.
     let adaptedHeaderNames: Set<String>
@@ -57,7 +54,7 @@ final class PreparedRequest: Sendable {
         _ = parsedURL.storeIfNil(ParsedURL(url))
     }
 
-    /// Takes `other`'s parsed URL, if it has one (same text): parsing it again costs ~3 k instructions.
+    /// Takes `other`'s parsed URL, if it has one (same text), rather than parsing it again.
     func shareParsedURL(of other: PreparedRequest) {
         if let parsed = other.parsedURL.load() { _ = parsedURL.storeIfNil(parsed) }
     }
@@ -70,9 +67,8 @@ final class PreparedRequest: Sendable {
     /// The URL, parsed from ``urlText`` on first use.
     var url: URL {
         if let parsed = parsedURL.load() { return parsed.url }
-        // Every request made from text holds one URLText.isPlainHTTP accepts, which URL(string:)
-        // always parses (URLTextTests): the fallback is never taken, and exists only so that no
-        // path can trap.
+        // Text URLText.isPlainHTTP accepted always parses (URLTextTests): the fallback only keeps
+        // any path from trapping.
         let url = URL(string: urlText) ?? URL(fileURLWithPath: "/")
         return parsedURL.storeIfNil(ParsedURL(url)).url
     }

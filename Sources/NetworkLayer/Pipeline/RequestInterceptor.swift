@@ -4,24 +4,20 @@ import Foundation
 /// request, add a header that depends on the URL or the body, or decide a retry by a rule of
 /// your own.
 ///
-/// Interceptors come from three places, outermost first: the manager's
-/// (``NetworkManager/interceptors``), the provider's (``ServiceProvider/interceptors``, then its
-/// ``ServiceProvider/adapt(_:)``) and the request's (``BaseRequest/interceptors``).
+/// Interceptors come from the manager (``NetworkManager/interceptors``), the provider
+/// (``ServiceProvider/interceptors``, then ``ServiceProvider/adapt(_:)``) and the request
+/// (``BaseRequest/interceptors``).
 ///
-/// - **adapt** runs for every attempt (the first, each retry, the retry after a token refresh),
-///   outermost first, so the request's own interceptors see what the others did. It does not
-///   run again for a redirect: a hop to the same origin keeps what adapt set, a hop to another
-///   origin leaves behind every header adapt set. The provider's interceptors and `adapt(_:)`
-///   run only for an attempt to the provider's own origin.
-/// - **retry** is asked after each attempt's final outcome (redirects followed), once the
-///   library's own links have passed: first the token refresh on a 401, then the request's
-///   ``RetryPolicy``. Then the request's interceptors, the provider's, the manager's: the first
-///   that does not answer ``RetryDecision/doNotRetry`` decides.
+/// - **adapt** runs for every attempt, outermost first, not again for a redirect's hop (a hop to
+///   another origin leaves behind every header it set); the provider's run only for an attempt
+///   to the provider's own origin. What it throws fails the request before anything is sent (a
+///   foreign error as the `underlyingError` of ``NetworkError/invalidRequest(_:)``).
+/// - **retry** is asked after each attempt's final outcome, after the token refresh on a 401 and
+///   the request's ``RetryPolicy``: the request's interceptors, the provider's, the manager's;
+///   the first that does not answer ``RetryDecision/doNotRetry`` decides.
 ///
-/// What adapt throws fails the request, with a `NetworkError` as it is and any other error as
-/// the `underlyingError` of ``NetworkError/invalidRequest(_:)``; nothing is sent for that attempt.
-/// Bounds no interceptor can lift: a streamed body is never sent twice, no attempt starts after
-/// the request's total timeout, a retry waits at most a day.
+/// No interceptor can send a streamed body twice, start an attempt after the request's total
+/// timeout, or wait more than a day.
 ///
 /// ```swift
 /// struct RetryConflictOnce: RequestInterceptor {

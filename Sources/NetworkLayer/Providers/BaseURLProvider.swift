@@ -1,9 +1,7 @@
 import Foundation
 
-/// A ``ServiceProvider`` made from one base URL: scheme, host, port and base path taken from it.
-///
-/// For a backend that needs nothing but a place, headers and credentials, instead of a provider
-/// type written by hand:
+/// A ``ServiceProvider`` made from one base URL, for a backend that needs nothing but a place,
+/// headers and credentials; write a provider type for more (``ServiceProvider/retryPolicy``…).
 ///
 /// ```swift
 /// let github = try BaseURLProvider("https://api.github.com/v3",
@@ -12,13 +10,9 @@ import Foundation
 /// // GET https://api.github.com/v3/user/repos
 /// ```
 ///
-/// The URL must be `http` or `https` with a host; its path becomes ``basePath`` (joined to each
-/// endpoint with exactly one `/`). It may not carry what a provider cannot keep apart from every
-/// request: user information (`name:password@`: give credentials as `authentication`), a query
-/// (give it as a request's `params`) or a fragment. Such a URL is refused with
-/// ``NetworkError/invalidRequest(_:)`` naming the part, and never shown with its credentials or
-/// query in the error. Everything else a provider can say has its default; write a provider type
-/// for more (``ServiceProvider/errorBodyType``, ``ServiceProvider/retryPolicy``…).
+/// The URL's path becomes ``basePath``, joined to each endpoint with exactly one `/`. User
+/// information, a query or a fragment is refused (they may hold secrets, and are never shown in
+/// the error).
 public struct BaseURLProvider: ServiceProvider, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The host name or IP address (an IPv6 address in brackets), as the URL gives it.
     public let host: String

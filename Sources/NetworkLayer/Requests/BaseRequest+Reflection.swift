@@ -20,10 +20,8 @@ extension BaseRequest: CustomReflectable {
         ]
         if let body { children.append(("body", body)) }
         children += [("timeout", timeout), ("serviceProvider", String(describing: type(of: provider)))]
-        // As `Self`, the mirror's subject type is the request's own class (what `print(request)`
-        // shows), not `BaseRequest<Response>`.
-        // Made with the request's own class as its subject type (what `print(request)` shows:
-        // `MyApp.OrdersRequest`), not `BaseRequest<Response>`.
+        // As `Self`, the subject type is the request's own class (`MyApp.OrdersRequest`), as
+        // `print(request)` shows it, not `BaseRequest<Response>`.
         func mirror<Subject>(_: Subject.Type) -> Mirror {
             guard let subject = self as? Subject else { return Mirror(self, children: children, displayStyle: .class) }
             return Mirror(subject, children: children, displayStyle: .class, ancestorRepresentation: .suppressed)

@@ -8,9 +8,8 @@ import Foundation
 /// Net.middlewares = [BodyCompressionMiddleware(minimumSize: 1_024)]   // every body of 1 KB or more
 /// ```
 ///
-/// The body on the wire is the compressed one: `Content-Length` is its size, interceptors and a
-/// provider's `adapt(_:)` see it (a signature covers what is sent), and copy-as-curl sends it.
-/// The server must accept the coding; most APIs do not, so it is off by default.
+/// Interceptors, `adapt(_:)` (a signature covers what is sent) and copy-as-curl see the compressed
+/// body. Off by default: the server must accept the coding, and most APIs do not.
 public struct BodyCompression: Sendable, Hashable, CustomStringConvertible {
     /// The `Content-Encoding` token.
     public let coding: String

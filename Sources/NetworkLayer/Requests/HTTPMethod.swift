@@ -5,14 +5,10 @@
 /// request.httpMethod = HTTPMethod(rawValue: "PROPFIND")   // WebDAV, QUERY, PURGE, …
 /// ```
 ///
-/// A method is case-sensitive and sent exactly as written. Only a token (letters, digits and
-/// the symbols RFC 9110 allows in one) can be sent: any other text (a space, CR, LF) fails the request with
-/// ``NetworkError/invalidRequest(_:)`` before anything is sent.
-///
-/// `GET`, `HEAD` and `OPTIONS` send a request's `params` as the query string; every other method
-/// sends them as a JSON body. Retries treat only `GET`, `HEAD`, `OPTIONS`, `PUT`, `DELETE` and
-/// `TRACE` as idempotent, and a 301 or 302 turns only a `POST` into a `GET`: a method the library
-/// does not know is unsafe, kept and not retried unless the policy retries non-idempotent methods.
+/// A method is case-sensitive and sent exactly as written; one that is not an RFC 9110 token
+/// (a space, CR, LF) fails the request with ``NetworkError/invalidRequest(_:)`` before anything is
+/// sent. `GET`, `HEAD` and `OPTIONS` send `params` as the query string, the others as a JSON body.
+/// A method the library does not know counts as unsafe and not idempotent.
 public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CaseIterable {
     /// The method's name as sent, e.g. `"GET"`.
     public let rawValue: String
@@ -37,8 +33,7 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CaseIterable {
     /// Whether `params` travel in the query string (rather than a JSON body).
     var encodesParametersInQuery: Bool { self == .get || self == .head || self == .options }
 
-    /// Whether repeating the request has the effect of sending it once (RFC 9110 §9.2.2), so a
-    /// retry policy may repeat it. Unknown methods are not.
+    /// Whether repeating the request has the effect of sending it once (RFC 9110 §9.2.2).
     var isIdempotent: Bool {
         switch rawValue {
         case "GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE": true
@@ -48,8 +43,7 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CaseIterable {
 
     /// Why this method cannot be sent, or `nil` when it is an RFC 9110 token.
     var problem: String? {
-        // Read as contiguous bytes (every native string is): the UTF-8 view's iterator costs ~80
-        // instructions a byte, and every request's method is checked.
+        // Contiguous bytes where possible: every request's method is checked.
         let isToken = rawValue.utf8.withContiguousStorageIfAvailable { !$0.isEmpty && $0.allSatisfy(HeaderFields.isTokenByte) }
             ?? (!rawValue.isEmpty && rawValue.utf8.allSatisfy(HeaderFields.isTokenByte))
         if isToken { return nil }

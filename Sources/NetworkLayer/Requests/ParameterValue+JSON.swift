@@ -5,8 +5,7 @@ extension ParameterValue {
     /// else `UInt64`), other numbers as `Double`, strings exactly as written, object keys sorted
     /// (``keyPrecedes(_:_:)``).
     ///
-    /// Not through `JSONSerialization`, which drops a U+FEFF at the start of a string and after an
-    /// escape (`"\\"\u{FEFF}x"` read back as `"x`): found by the parameters fuzz target.
+    /// Not through `JSONSerialization`, which drops a U+FEFF at the start of a string and after an escape.
     ///
     /// - Throws: ``NetworkError/invalidRequest(_:)`` when `json` is not JSON or holds a number
     ///   with no finite `Double`.
@@ -20,9 +19,8 @@ extension ParameterValue {
     }
 
     /// The order of object keys wherever parameters are sorted: by their UTF-8 bytes, a total
-    /// order. `String`'s `<` compares canonically equivalent forms, and between a precomposed and
-    /// a decomposed key (`"\u{E9}#"`, `"e\u{301}"`) it sorted one set of keys two ways (found by
-    /// the parameters fuzz target), so the same parameters could encode to different bytes.
+    /// order (`String`'s `<` is not one between precomposed and decomposed keys, so the same
+    /// parameters could encode to different bytes).
     static func keyPrecedes(_ a: String, _ b: String) -> Bool {
         a.utf8.lexicographicallyPrecedes(b.utf8)
     }

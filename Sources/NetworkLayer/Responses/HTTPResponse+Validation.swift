@@ -3,17 +3,12 @@ import Foundation
 extension HTTPResponse {
     /// Throws the ``NetworkError`` a failing status maps to; returns for an acceptable one.
     ///
-    /// The acceptable statuses are `acceptable`, else the request's resolved set (its
-    /// `acceptableStatuses`, else its `acceptableStatusCodes`, else the provider's
-    /// `acceptableStatuses`, by default the provider's `acceptableStatusCodes`, `200..<300`; see
-    /// ``StatusCodes``). The mapping: 401 and 403
-    /// ``NetworkError/unauthorizedAccess``, 404 ``NetworkError/notFound``, 408 and 504
-    /// ``NetworkError/timeOut``, any other ``NetworkError/apiError(_:)``. When the request or the
-    /// provider declares an `errorBodyType` and the body decodes as it, the decoded value is kept
-    /// in the error's context (``NetworkError/serverError(as:)``). Every one of these errors
-    /// carries this response in ``NetworkError/Context/response`` (its body cut to 64 KB) and the
-    /// status in ``NetworkError/Context/statusCode``.
-    /// This is the first step of the default `parseAndValidate`; custom providers can call it too.
+    /// The acceptable statuses are `acceptable`, else the request's (see ``StatusCodes``). 401 and
+    /// 403 throw ``NetworkError/unauthorizedAccess``, 404 ``NetworkError/notFound``, 408 and 504
+    /// ``NetworkError/timeOut``, any other ``NetworkError/apiError(_:)``, each carrying this
+    /// response (``NetworkError/Context/response``, body cut to 64 KB) and, when it decodes as an
+    /// `errorBodyType`, the server's error (``NetworkError/serverError(as:)``). The first step of
+    /// the default `parseAndValidate`.
     public func validateStatus(acceptable: Range<Int>? = nil) throws(NetworkError) {
         try validateStatus(acceptable: acceptable.map(StatusCodes.init) ?? expectations.acceptableStatuses)
     }
@@ -52,13 +47,10 @@ extension HTTPResponse {
 
     /// Decodes the body into `type`, or throws ``NetworkError/serialization``.
     ///
-    /// `Data` is the raw body, `String` the body as text in the charset of its `Content-Type`
-    /// (UTF-8 when none is given), ``EmptyResponse`` accepts any body; every other type is
-    /// decoded from JSON; ``JSONValue`` with a plain `JSONDecoder` (keys as sent) unless `decoder`
-    /// is given. A JSON failure names the coding path that failed
-    /// (`results[0].artistName`) and the status, never the body itself (it may hold secrets);
-    /// the error's ``NetworkError/Context/response`` holds the response for code that wants to look.
-    /// This is the second step of the default `parseAndValidate`.
+    /// `Data` is the raw body, `String` the body in its `Content-Type`'s charset (UTF-8 by
+    /// default), ``EmptyResponse`` accepts any body, every other type is decoded from JSON
+    /// (``JSONValue`` with keys as sent). A JSON failure names the coding path and the status,
+    /// never the body (it may hold secrets). The second step of the default `parseAndValidate`.
     ///
     /// - Parameters:
     ///   - type: the type to decode the body as.

@@ -1,13 +1,11 @@
 /// The header block of the response being received, built from the lines libcurl hands over one
 /// at a time, with the checks libcurl leaves to the library.
 ///
-/// It keeps the lines in the raw form ``ResponseHeaders`` reads (`Name: value\n`, the CR removed),
-/// starts over at each status line (an interim 1xx response came before), and refuses what would
-/// let a server smuggle a header or blur the body's framing: a bare CR, LF or NUL inside a line,
-/// two different `Content-Length` values. It also notes whether the body is compressed (for the
-/// decompression guard). Bytes in, a verdict out, nothing else: `CurlTransfer`
-/// calls it for every header line, and the response-headers fuzz target (`make fuzz`) runs this
-/// very code. Runs for every header of every response, so it works on the raw bytes.
+/// It keeps the lines as ``ResponseHeaders`` reads them (`Name: value\n`), starts over at each
+/// status line (after an interim 1xx), notes a compressed body (for the decompression guard), and
+/// refuses what would let a server smuggle a header or blur the body's framing: a bare CR, LF or
+/// NUL inside a line, two different `Content-Length` values. Bytes in, a verdict out: the
+/// response-headers fuzz target runs this very code.
 struct ResponseHeaderBlock {
     /// What to do with the line just received.
     enum Verdict: Equatable {
@@ -40,7 +38,6 @@ struct ResponseHeaderBlock {
         guard count > 0 else { return .accepted }  // the blank line that ends the block
         if count >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
            line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/") {
-            // A new status line: an interim (1xx) response came before; start over.
             bytes.removeAll(keepingCapacity: true)
             announcedLength = nil
             isContentEncoded = false
@@ -63,8 +60,8 @@ struct ResponseHeaderBlock {
         return .announcedLength(length)
     }
 
-    /// Whether `line` holds a CR, an LF or a NUL, in one pass (three `contains` were three): eight
-    /// bytes at a time, looked at one by one only when one of them is below 0x0E (a tab, rarely).
+    /// Whether `line` holds a CR, an LF or a NUL: eight bytes at a time, looked at one by one only
+    /// when one of them is below 0x0E.
     private static func holdsLineBreakOrNUL(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
         var index = 0
         if let base = line.baseAddress {
@@ -90,8 +87,7 @@ struct ResponseHeaderBlock {
     }
 
     /// Whether `line` starts with `name` (lowercase ASCII), ignoring the case of ASCII letters as
-    /// ``Swift/Sequence/elementsEqualIgnoringASCIICase(_:)`` does; a `StaticString`, so no array
-    /// behind a lazy global is read per line.
+    /// ``Swift/Sequence/elementsEqualIgnoringASCIICase(_:)`` does.
     private static func starts(_ line: UnsafeBufferPointer<UInt8>, withLowercase name: StaticString) -> Bool {
         let count = name.utf8CodeUnitCount
         guard line.count >= count else { return false }

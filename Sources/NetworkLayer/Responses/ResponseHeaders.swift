@@ -1,17 +1,12 @@
 import Synchronization
 
-/// A response's header block as received, turned into a dictionary only when someone reads it.
-///
-/// Most responses are decoded without a look at their headers, so building a `String` pair per
-/// header line for every response would be wasted work on the hot path.
-///
-/// One allocation per response: the dictionary, once built, is published through an atomic
-/// reference held inline (a lock object and its pthread mutex were two more allocations per response).
+/// A response's header block as received, turned into a dictionary only when someone reads it
+/// (most responses are decoded without a look at their headers). The dictionary, once built, is
+/// published through an atomic reference held inline: no lock object per response.
 final class ResponseHeaders: Sendable {
     /// `Name: value` lines as received, each ended by `\n` (the CR removed).
     private let raw: [UInt8]
-    /// The headers a mock gave, or `nil` for headers received as lines. One reference, so that a
-    /// response received (the hot path) is no larger for what only mocks use.
+    /// The headers a mock gave, or `nil` for headers received as lines.
     private let given: Given?
 
     /// Headers given rather than received: a dictionary, or lines one by one (a name may repeat),

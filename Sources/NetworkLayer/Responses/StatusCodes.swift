@@ -9,17 +9,13 @@
 /// }
 /// ```
 ///
-/// Which set applies, from the first that is set: the request's ``BaseRequest/acceptableStatuses``,
-/// the request's ``BaseRequest/acceptableStatusCodes``, the provider's
-/// ``ServiceProvider/acceptableStatuses`` (whose default is the provider's
-/// ``ServiceProvider/acceptableStatusCodes``, `200..<300` unless changed). The request wins over
-/// the provider, and on each the set wins over the range. Empty ranges add nothing; codes are any
-/// `Int`, so a set can be as wide as a caller wants.
+/// The first that is set applies: the request's ``BaseRequest/acceptableStatuses``, its
+/// ``BaseRequest/acceptableStatusCodes``, the provider's ``ServiceProvider/acceptableStatuses``
+/// (by default its ``ServiceProvider/acceptableStatusCodes``, `200..<300`).
 public struct StatusCodes: Sendable, Hashable, CustomStringConvertible, ExpressibleByArrayLiteral {
     /// The first (lowest) range, or `nil` for an empty set.
     private let head: ClosedRange<Int>?
-    /// The ranges after `head`, sorted, none overlapping or adjacent; `nil` when there are none
-    /// (the usual one-range set holds no array: copying it retains nothing).
+    /// The ranges after `head`, sorted, none overlapping or adjacent; `nil` when there are none.
     private let tail: [ClosedRange<Int>]?
 
     /// `200..<300`: the statuses that count as success unless a request or provider says otherwise.
@@ -78,9 +74,7 @@ public struct StatusCodes: Sendable, Hashable, CustomStringConvertible, Expressi
         return ranges.map { $0.lowerBound == $0.upperBound ? "\($0.lowerBound)" : "\($0.lowerBound)-\($0.upperBound)" }.joined(separator: ", ")
     }
 
-    /// Which statuses a response is checked against: the request's set, else its range, else the
-    /// provider's set (by default the provider's range). The request wins over the provider, and
-    /// the set over the range. Decided here, once per request.
+    /// Which statuses a response is checked against (see ``StatusCodes``), decided once per request.
     static func resolved(request statuses: StatusCodes?, requestRange: Range<Int>?,
                          provider: any ServiceProvider) -> StatusCodes {
         if let statuses { return statuses }

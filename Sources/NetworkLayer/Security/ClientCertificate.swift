@@ -1,9 +1,7 @@
 import Foundation
 
-/// A certificate and private key this client presents in the TLS handshake (mutual TLS), as
-/// service meshes, bank and payment APIs, Kubernetes and etcd require.
-///
-/// A provider names its certificate; every request to its origin presents it:
+/// A certificate and private key this client presents in the TLS handshake (mutual TLS). Every
+/// request to the origin of the provider that names it presents it:
 ///
 /// ```swift
 /// struct Bank: ServiceProvider {
@@ -15,26 +13,20 @@ import Foundation
 /// }
 /// ```
 ///
-/// The files are read, and checked with OpenSSL, before anything is sent: an unreadable or
-/// missing file, a file that holds no certificate or key, a wrong or missing password, a key that
-/// is not the certificate's all fail the request with ``NetworkError/invalidCertificate(_:)``
-/// saying which, and no connection is made. They are read again when they change (a rotated
-/// certificate is picked up by the next request).
+/// The files are read and checked with OpenSSL before anything is sent (and again when they
+/// change): a missing file, no certificate or key, a wrong password or a key that is not the
+/// certificate's fails the request with ``NetworkError/invalidCertificate(_:)`` saying which.
 ///
-/// The password is a secret: it never appears in the log, an error, a description of this value or
-/// copy-as-curl (which names the files and writes `--pass '<redacted>'`). The certificate goes only
-/// to the provider's origin (scheme, host and port): a redirect to another origin connects without
-/// it. Connections made with one certificate are never reused for a request with another, or with
-/// none. It works together with pinning and a custom CA bundle, which check the server.
+/// The password never appears in the log, an error, a description or copy-as-curl. The certificate
+/// goes only to the provider's origin (a redirect elsewhere connects without it), and a connection
+/// made with one certificate is never reused with another or none.
 public struct ClientCertificate: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     enum Source: Sendable, Hashable {
         case pem(certificate: URL, privateKey: URL)
         case pkcs12(URL)
     }
 
-    /// The value's parts, behind one reference: the certificate travels with every request's
-    /// transfer options, and an optional reference costs a test of one word to copy or destroy
-    /// where the parts inline cost a tag lookup and their fields' copies.
+    /// Behind one reference: the certificate travels with every request's transfer options.
     private final class Storage: Sendable, Hashable {
         let source: Source
         let password: String?

@@ -2,17 +2,12 @@ internal import CNetworkLayerCurl
 import Foundation
 import Synchronization
 
-/// A ``ClientCertificate`` read and checked: the bytes libcurl gets (as blobs, so what was checked
-/// is exactly what is sent, even if the files change in between), the password, and a number that
-/// is the same for every request presenting the same certificate and key. A class: the cache and
-/// every transfer presenting it share one (a transfer holds one reference, not its parts).
-///
-/// Loading is cached by certificate and the files' identity (device, inode, size, modification and
-/// change times): a request after the first costs one `stat` per file. A changed file is read and
-/// checked again, and gets a new number when its content differs.
-// The bytes are arrays in plain stored properties, not `Data` in an enum's payload: Swift packs an
-// enum's case into spare bits of the references it holds, and LeakSanitizer (`make asan`) then
-// reports what the cache keeps for the life of the process as leaked.
+/// A ``ClientCertificate`` read and checked: the bytes libcurl gets as blobs (so what was checked
+/// is what is sent, even if the files change), the password, and a number shared by every request
+/// presenting the same certificate and key. Cached by the files' identity (one `stat` per file per
+/// request); a changed file is checked again, and gets a new number when its content differs.
+// The bytes are arrays in plain stored properties, not `Data` in an enum's payload: LeakSanitizer
+// cannot see references packed into an enum's spare bits, and reports the process-long cache as leaked.
 final class ClientIdentity: Sendable {
     enum Kind: Sendable {
         case pem

@@ -2,17 +2,11 @@ import Foundation
 
 /// Where a request's credentials may go: scheme, host and port, as libcurl will connect to them.
 ///
-/// Two URLs have the same origin when all three are equal, after normalising what names the
-/// same place in different spellings: the scheme and host ignoring ASCII case, the port
-/// defaulted (`http://h` and `http://h:80` are one origin), an IPv6 address in its canonical form
-/// (`[::1]` and `[0:0:0:0:0:0:0:1]`), an international host name in punycode. Anything else that
-/// differs makes another origin, including `http` and `https` on the same host, another port of
-/// the same host, and `localhost` versus `127.0.0.1`: when in doubt, two origins are different,
-/// which only ever keeps a credential at home.
-///
-/// The parsing is libcurl's (``CurlURL``), so the origin is where libcurl will really connect.
-/// This is the lesson of curl's CVE-2022-27776: comparing hosts alone sent credentials to
-/// another port of the same host.
+/// Equal when all three are, after normalising spellings of one place (case, a defaulted port,
+/// a canonical IPv6 address, punycode). Anything else differs, `localhost` versus `127.0.0.1`
+/// included: when in doubt two origins differ, which only ever keeps a credential at home. The
+/// parsing is libcurl's (``CurlURL``), so the origin is where libcurl connects (comparing hosts
+/// alone sent credentials to another port in curl's CVE-2022-27776).
 struct Origin: Hashable, Sendable, CustomStringConvertible {
     /// Lowercased.
     let scheme: String

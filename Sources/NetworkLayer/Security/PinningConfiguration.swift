@@ -26,8 +26,7 @@ struct PinningConfiguration: Sendable {
             for certificate in rule.certificates {
                 pins += try Self.pins(of: certificate, in: certificatesDirectory)
             }
-            // Enforced pins fail closed: a rule without any would pin nothing. Pins that are not
-            // enforced may be none (`configurePinningWith(certificates: [], isEnabled: false)`: off).
+            // Enforced pins fail closed: a rule without any would pin nothing.
             guard !pins.isEmpty || !isEnabled else {
                 throw .invalidCertificate(.init(reason: "a pinning rule has no pins; give public-key hashes or certificates "
                                                 + "(or pass isEnabled: false to turn pinning off)"))

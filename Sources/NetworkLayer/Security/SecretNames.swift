@@ -1,32 +1,20 @@
 import Foundation
 
-/// The names of the headers and query items whose values are secrets for one request: facts,
-/// decided once when the request is prepared and carried with it.
+/// The names of the headers and query items whose values are secrets for one request, decided
+/// once when the request is prepared and carried with it:
+/// - every header and query item its ``Authentication`` added;
+/// - every name declared secret by the manager (``NetworkManager/redactedHeaderNames``,
+///   ``NetworkManager/redactedQueryItemNames``), the provider (``ServiceProvider/secretHeaderNames``,
+///   ``ServiceProvider/secretQueryItemNames``), the request (``BaseRequest/secretHeaderNames``,
+///   ``BaseRequest/secretQueryItemNames``), or `adapt(_:)` with `secret: true`;
+/// - every name the ``Redactor``'s secret-looking list matches: a safety net, never the only one.
 ///
-/// A prepared request's set holds
-/// - every header and query item its ``Authentication`` added (`Authorization`, the API-key
-///   header or query item, whatever its name);
-/// - every name declared secret: the manager's ``NetworkManager/redactedHeaderNames`` and
-///   ``NetworkManager/redactedQueryItemNames``, the provider's
-///   ``ServiceProvider/secretHeaderNames`` and ``ServiceProvider/secretQueryItemNames``, the
-///   request's ``BaseRequest/secretHeaderNames`` and ``BaseRequest/secretQueryItemNames``, and
-///   the headers the provider's `adapt(_:)` set with `secret: true`;
-/// - every header and query item the request carries whose name the ``Redactor``'s list of
-///   secret-looking names matches: a safety net on top of the facts, never the only mechanism.
-///
-/// Everything that shows a request (the text log, ``NetworkLogEntry``, error descriptions,
-/// copy-as-curl, mock sidecars written by record mode) redacts by this set, and a redirect to
-/// another origin leaves these headers behind. To make one more name secret, insert it here
-/// where the request is built: nothing else needs to know.
-///
-/// An interceptor's `secret: false` is a fact too: the name is public even if it looks secret
-/// (never `Authorization`, `Proxy-Authorization` or `Cookie`, nor a name declared secret
-/// elsewhere, which win).
-///
-/// The set also says which headers identify the caller to the response cache: their values key
-/// its partition (``cacheOwnerHeaders``).
-///
-/// Names are compared ignoring ASCII case and stored lowercased.
+/// Everything that shows a request (the log, ``NetworkLogEntry``, errors, copy-as-curl, recorded
+/// mocks) redacts by this set, and a redirect to another origin leaves these headers behind: a
+/// new secret name is inserted here, and nothing else needs to know. An interceptor's
+/// `secret: false` makes a lookalike public, never a credential field or a declared secret. The
+/// set also names the headers that key the response cache's partition (``cacheOwnerHeaders``).
+/// Names are stored lowercased.
 struct SecretNames: Sendable, Equatable {
     /// Lowercased header names.
     private(set) var headers: Set<String> = []
@@ -52,7 +40,6 @@ struct SecretNames: Sendable, Equatable {
         for name in queryItems { insert(queryItem: name) }
     }
 
-    /// Adds a header name.
     mutating func insert(header name: String) {
         let name = Self.folded(name)
         headers.insert(name)
@@ -108,7 +95,6 @@ struct SecretNames: Sendable, Equatable {
     /// the caller, less the secret headers declared per attempt (`identifiesCaller: false`).
     /// Lowercased.
     var cacheOwnerHeaders: Set<String> {
-        // Most requests declare neither: their secret names are the owner names, no set is built.
         guard !callerHeaders.isEmpty || !perAttemptHeaders.isEmpty else { return headers }
         return headers.union(callerHeaders).subtracting(perAttemptHeaders)
     }
@@ -134,17 +120,15 @@ struct SecretNames: Sendable, Equatable {
         queryItems.formUnion(other.queryItems)
     }
 
-    /// This set with every name of `other`.
     func union(_ other: SecretNames) -> SecretNames {
         var copy = self
         copy.formUnion(other)
         return copy
     }
 
-    /// Whether the header of this name (any case) is in the set.
     func contains(header name: String) -> Bool { headers.contains(Self.folded(name)) }
 
-    /// Whether the query item of this name (decoded, any case) is in the set.
+    /// `name` decoded, any case.
     func contains(queryItem name: String) -> Bool { queryItems.contains(Self.folded(name)) }
 
     var isEmpty: Bool { headers.isEmpty && queryItems.isEmpty }

@@ -2,7 +2,7 @@ internal import CNetworkLayerCurl
 import Foundation
 
 /// HMAC-SHA256 (RFC 2104) for interceptors that sign requests, computed by the OpenSSL the
-/// library already links: Linux has no CryptoKit, and signing should not need another package.
+/// library already links.
 ///
 /// ```swift
 /// struct Signer: RequestInterceptor {
@@ -19,9 +19,8 @@ import Foundation
 public enum Signing {
     /// The HMAC-SHA256 of `message` under `key`: 32 bytes.
     ///
-    /// - Throws: ``NetworkError/invalidRequest(_:)`` when OpenSSL cannot compute it (it has no
-    ///   SHA-256, or the key is longer than 2 GB). Thrown from `adapt(_:)`, it fails the request
-    ///   before anything is sent.
+    /// - Throws: ``NetworkError/invalidRequest(_:)`` when OpenSSL cannot compute it (no SHA-256,
+    ///   a key over 2 GB); from `adapt(_:)`, it fails the request before anything is sent.
     public static func hmacSHA256(key: some DataProtocol, message: some DataProtocol) throws(NetworkError) -> Data {
         let key = Array(key), message = Array(message)
         var mac = Data(count: 32)

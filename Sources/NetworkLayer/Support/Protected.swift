@@ -2,9 +2,8 @@ import Foundation
 
 /// A value behind a lock: the one lock type of the library.
 ///
-/// It wraps a `pthread_mutex_t` rather than the standard library's `Mutex`, whose futex-based
-/// locking ThreadSanitizer on Linux cannot see: under `swift test --sanitize=thread` every access
-/// made under a `Mutex` would be reported as a race, hiding real ones.
+/// A `pthread_mutex_t`, not the standard library's `Mutex`: ThreadSanitizer on Linux cannot see
+/// `Mutex`'s futex locking, and would report every access under it as a race, hiding real ones.
 // @unchecked Sendable: `value` is only read or written between pthread_mutex_lock and unlock, and
 // the mutex lives at a fixed address for the object's whole life.
 final class Protected<Value>: @unchecked Sendable {

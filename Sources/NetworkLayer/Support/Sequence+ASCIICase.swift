@@ -1,9 +1,8 @@
 import Foundation
 
 extension Sequence<UInt8> {
-    /// Equality ignoring the case of ASCII letters, byte by byte: how HTTP compares header names.
-    /// Much cheaper than Foundation's locale-aware comparison, which matters on the per-request
-    /// path; bytes outside `A-Z a-z` must match exactly.
+    /// Equality ignoring the case of ASCII letters, byte by byte, as HTTP compares header names;
+    /// bytes outside `A-Z a-z` must match exactly (no locale-aware folding).
     func elementsEqualIgnoringASCIICase(_ other: some Sequence<UInt8>) -> Bool {
         var left = makeIterator()
         var right = other.makeIterator()

@@ -1,12 +1,9 @@
 /// Text from outside (a server's headers, bodies and messages) made safe for a terminal and a log.
 ///
-/// A control character written raw to a terminal is a command: ESC starts the sequences that
-/// move the cursor, recolour, retitle the window or clear the screen; BEL rings; CR returns to
-/// the start of the line, so what follows overwrites it; LF starts a line that can pass for one of
-/// the log's own (`[NetworkLayer #7] ← 200 …`). C1 characters (U+0080…U+009F, CSI among them) are
-/// commands to some terminals too. Every one of them becomes a visible escape, `\u{1B}`, `\r`, `\0`,
-/// as Swift writes them (`Unicode.Scalar.escaped(asASCII:)`), so the log shows what the server
-/// sent without obeying it.
+/// A control character written raw to a terminal is a command (ESC sequences move the cursor or
+/// retitle the window, CR lets what follows overwrite the line, LF forges a line of the log's own),
+/// and C1 characters are commands to some terminals too. Each becomes a visible escape as Swift
+/// writes it (`\u{1B}`, `\r`), so the log shows what the server sent without obeying it.
 extension String {
     /// The text with every control character (C0, DEL, C1) escaped: for one line of a log (a
     /// header name or value, a status line, an error message), which must not break.

@@ -1,9 +1,7 @@
 /// Reading a request URL's text without Foundation's parser, for the URLs the library builds itself.
 ///
-/// `URL(string:)` costs ~3 k instructions per request (the RFC 3986 parser and its allocations);
-/// most requests never read their `URL`. ``isPlainHTTP(_:)`` recognises the text that parser
-/// takes exactly as written, so the request can carry the text and parse it only when someone
-/// reads its `URL`. Anything else still goes through `URL(string:)`, as before.
+/// ``isPlainHTTP(_:)`` recognises the text `URL(string:)` takes exactly as written, so a request
+/// carries the text and parses it only when someone reads its `URL` (most never do).
 enum URLText {
     /// Whether `text` is `http://` or `https://`, a host of ASCII letters, digits, `-` and `.`, an
     /// optional port in 1...65535, then nothing or a `/`, `?` or `#` followed only by RFC 3986
@@ -21,7 +19,7 @@ enum URLText {
     /// first `?` up to the first `#`), as `URL.query(percentEncoded: true)` reads it; `nil` when
     /// it has none (a `?` after the `#` belongs to the fragment).
     static func query(of text: String) -> Substring? {
-        // Offsets found in the contiguous bytes (UTF8View.firstIndex(of:) cost ~1 k instructions).
+        // Offsets found in the contiguous bytes, not through the UTF-8 view.
         let found = text.utf8.withContiguousStorageIfAvailable { bytes -> Range<Int>? in
             var index = 0
             while index < bytes.count, bytes[index] != UInt8(ascii: "?") {

@@ -2,11 +2,9 @@
 /// decompression bomb (a few kilobytes of gzip that inflate to gigabytes).
 ///
 /// A response with a `Content-Encoding` fails with ``NetworkError/transport(_:)`` as soon as its
-/// decoded body is larger than `floor` bytes **and** more than `ratio` times the compressed
-/// bytes received so far. Below the floor nothing is refused, so small responses, however well
-/// they compress, always pass. The default, ``standard``, is a ratio of 100 above 16 MiB:
-/// ordinary JSON compresses 5 to 20 times, so a body that legitimately expands more than 100
-/// times and beyond 16 MiB is rare; raise the ratio for such an endpoint, or use ``none``.
+/// decoded body is larger than `floor` bytes **and** more than `ratio` times the compressed bytes
+/// received so far. The default, ``standard``, is a ratio of 100 above 16 MiB (JSON compresses
+/// 5 to 20 times); raise the ratio for an endpoint that expands more, or use ``none``.
 ///
 /// ```swift
 /// Net.decompressionLimit = .ratio(500)          // allow more expansion everywhere

@@ -12,9 +12,9 @@ import Foundation
 /// let file = try await Net.perform(BackupRequest(to: URL(fileURLWithPath: "backup.tar")))
 /// ```
 ///
-/// The body streams to a temporary file beside the destination and is moved into place only when
-/// the transfer completes with an acceptable status; a failed or cancelled download leaves nothing
-/// at the destination (an existing file there is replaced only on success).
+/// The body streams to a temporary file beside the destination, moved into place only when the
+/// transfer completes with an acceptable status: a failed or cancelled download leaves the
+/// destination as it was.
 public struct DownloadedFile: Decodable, Sendable, Equatable {
     /// The destination the file was moved to.
     public let url: URL

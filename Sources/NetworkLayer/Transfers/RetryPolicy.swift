@@ -9,10 +9,9 @@ import Foundation
 /// }
 /// ```
 ///
-/// The delay before attempt `n + 1` is `baseDelay × 2^(n-1)`, capped at `maximumDelay`, with
-/// "full jitter" (a random share between half and all of it) so that clients that failed together
-/// do not come back together. A `Retry-After` header (seconds or an HTTP date) replaces the
-/// computed delay, capped at `maximumDelay`. Cancelling the request stops the loop at once.
+/// The delay before attempt `n + 1` is `baseDelay × 2^(n-1)` capped at `maximumDelay`, times a
+/// random share between half and all of it, so that clients that failed together do not come back
+/// together; a `Retry-After` replaces it (capped too). Cancelling the request stops the loop at once.
 public struct RetryPolicy: Sendable, Equatable {
     /// Attempts in all, the first included. `1` means no retry.
     public var maximumAttempts: Int
@@ -64,9 +63,8 @@ public struct RetryPolicy: Sendable, Equatable {
 
     /// The wait before attempt `attempt + 1` (`attempt` ≥ 1), honouring `Retry-After` when given.
     ///
-    /// Every input is bounded before it becomes a `Duration`: a negative delay counts as zero, a
-    /// `maximumDelay` over ``delayCeiling`` as the ceiling, and a `Retry-After` of any size (a
-    /// hostile server may send `99999999999999999999`) as at most the cap. Never traps.
+    /// Every input is bounded before it becomes a `Duration` (a negative delay is zero, a hostile
+    /// `Retry-After: 99999999999999999999` is the cap): never traps.
     func delay(after attempt: Int, retryAfter: String?) -> Duration {
         let cap = min(max(maximumDelay, .zero), Self.delayCeiling)
         if let retryAfter, let seconds = Self.seconds(fromRetryAfter: retryAfter) {
@@ -94,7 +92,6 @@ public struct RetryPolicy: Sendable, Equatable {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { return nil }
         if trimmed.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
-            // Any number of digits: a Double holds them all (beyond about 308 digits, infinity).
             return Double(trimmed)
         }
         for format in httpDateFormats {

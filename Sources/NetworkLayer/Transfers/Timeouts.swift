@@ -2,10 +2,8 @@ import Foundation
 
 /// How long the parts of a request may take, in seconds; `nil` leaves a part to the next level.
 ///
-/// Set them on the manager (``NetworkManager/timeouts``) as the default and on a provider
-/// (``ServiceProvider/timeouts``) for one backend; a request's own ``BaseRequest/timeout``, when
-/// set, wins over both for the whole request. Each part is resolved on its own: the provider's
-/// `connect` and the manager's `idle` can apply together.
+/// Set on the manager (``NetworkManager/timeouts``) and per backend (``ServiceProvider/timeouts``),
+/// each part resolved on its own; a request's ``BaseRequest/timeout`` wins for the whole request.
 ///
 /// ```swift
 /// Net.timeouts = Timeouts(connect: 5, request: 60, idle: 20)

@@ -1,11 +1,10 @@
 import Foundation
 
-/// Where and how long a transfer spent its time, as libcurl measured it. URLSession on Linux
-/// reports none of this.
+/// Where and how long a transfer spent its time, as libcurl measured it.
 ///
-/// Every duration counts from the start of the transfer (libcurl's convention), so they grow in
-/// this order: `nameLookup ≤ connect ≤ tlsHandshake ≤ firstByte ≤ total`. Values of a step that
-/// did not happen (a reused connection needs no lookup) equal the step before.
+/// Every duration counts from the start of the transfer, so `nameLookup ≤ connect ≤ tlsHandshake
+/// ≤ firstByte ≤ total`; a step that did not happen (no lookup on a reused connection) equals
+/// the step before.
 public struct TransferMetrics: Sendable, Equatable {
     /// When the host name was resolved.
     public let nameLookup: Duration
