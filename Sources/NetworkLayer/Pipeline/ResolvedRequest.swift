@@ -41,6 +41,8 @@ final class ResolvedRequest: Sendable {
     /// The whole request's time, every attempt and redirect included.
     let timeout: TimeInterval
     let retryPolicy: RetryPolicy?
+    /// How an event stream connects again; `nil` when it does not (the request's only).
+    let reconnectPolicy: ReconnectPolicy?
     let redirectPolicy: RedirectPolicy
     /// The manager's, the provider's and the request's interceptors.
     let interceptors: Interceptors
@@ -109,7 +111,7 @@ final class ResolvedRequest: Sendable {
          expectations: ResponseExpectations, validator: (@Sendable (HTTPResponse) throws -> Void)?,
          streamKind: StreamKind?, downloadDestination: URL?, resumesDownloads: Bool, progress: ProgressReporter?, isMocked: Bool,
          mockedResponseFilename: String?, mockResponsesDirectory: URL?, mockRecordingDirectory: URL?, log: NetworkLog?,
-         cache: RequestCaching? = nil) {
+         cache: RequestCaching? = nil, reconnectPolicy: ReconnectPolicy? = nil) {
         self.requestClass = requestClass
         self.provider = provider
         self.location = location
@@ -140,6 +142,7 @@ final class ResolvedRequest: Sendable {
         self.mockRecordingDirectory = mockRecordingDirectory
         self.log = log
         self.cache = cache
+        self.reconnectPolicy = reconnectPolicy
     }
 
     /// The endpoint as written, or the full URL's text: what names the request before its URL exists.
@@ -171,6 +174,7 @@ extension BaseRequest {
     /// | connect and idle timeouts | | `timeouts` | `timeouts` | 300 s to connect, no idle limit |
     /// | HTTP version | | `httpVersion` | `httpVersion` | `.automatic` |
     /// | retry policy | `retryPolicy` | `retryPolicy` | | none |
+    /// | reconnect policy (event streams) | `reconnectPolicy` | | | none |
     /// | redirect policy | `redirectPolicy` | `redirectPolicy` | `redirectPolicy` | `.follow()` |
     /// | interceptors | `interceptors` (innermost) | `interceptors`, `adapt(_:)` | `interceptors` (outermost) | none |
     /// | acceptable statuses | `acceptableStatuses`, else `acceptableStatusCodes` | `acceptableStatuses` (default: its `acceptableStatusCodes`) | | `200..<300` |
@@ -250,7 +254,8 @@ extension BaseRequest {
                 RequestCaching(store: store, policy: cachePolicy ?? provider.cachePolicy ?? .useProtocol,
                                storesAuthorizedResponsesOnDisk: provider.cachesAuthorizedResponsesOnDisk,
                                isBypassed: streamKind != nil || downloadDestination != nil || body?.isUpload == true)
-            })
+            },
+            reconnectPolicy: streamKind == .events ? reconnectPolicy : nil)
     }
 }
 

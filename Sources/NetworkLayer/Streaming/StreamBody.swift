@@ -39,11 +39,15 @@ final class StreamBody: Sendable {
     let buffer: StreamBuffer
     /// The request, to describe it in errors.
     let origin: RequestOrigin
+    /// Where the request can be sent again (an event stream's reconnection): the transport that
+    /// made this body; `nil` for a body made from a complete response.
+    let transport: (any Transport)?
     private let state = Protected(State())
 
-    init(buffer: StreamBuffer, origin: RequestOrigin) {
+    init(buffer: StreamBuffer, origin: RequestOrigin, transport: (any Transport)? = nil) {
         self.buffer = buffer
         self.origin = origin
+        self.transport = transport
     }
 
     deinit {
@@ -54,6 +58,9 @@ final class StreamBody: Sendable {
     func observe(_ observers: Observers) {
         state.withLock { $0.observers = observers }
     }
+
+    /// The request as sent, once the manager attached it.
+    var request: PreparedRequest? { state.withLock { $0.observers.request } }
 
     /// Whether items should be kept for the log's preview (only when a log would show it).
     var collectsPreviews: Bool { state.withLock { $0.observers.log?.showsBodies == true } }
