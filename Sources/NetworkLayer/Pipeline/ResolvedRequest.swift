@@ -173,6 +173,7 @@ extension BaseRequest {
     /// | timeout (whole request) | `timeout` | `timeouts.request` | `timeouts.request` | 60 s |
     /// | connect and idle timeouts | | `timeouts` | `timeouts` | 300 s to connect, no idle limit |
     /// | HTTP version | | `httpVersion` | `httpVersion` | `.automatic` |
+    /// | TCP keepalive | | `keepAlive` | `keepAlive` | `.standard` (60 s, 60 s) |
     /// | retry policy | `retryPolicy` | `retryPolicy` | | none |
     /// | reconnect policy (event streams) | `reconnectPolicy` | | | none |
     /// | redirect policy | `redirectPolicy` | `redirectPolicy` | `redirectPolicy` | `.follow()` |
@@ -209,7 +210,8 @@ extension BaseRequest {
             httpVersion: provider.httpVersion ?? settings.httpVersion,
             unixSocketPath: provider.unixSocketPath,
             proxy: provider.proxy ?? settings.proxy,
-            clientCertificate: provider.clientCertificate)
+            clientCertificate: provider.clientCertificate,
+            keepAlive: provider.keepAlive ?? settings.keepAlive)
         let streamKind = ResolvedRequest.streamKind(of: Response.self)
         return ResolvedRequest(
             requestClass: type(of: self),
