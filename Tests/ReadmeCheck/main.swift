@@ -110,7 +110,13 @@ for try await event in events {                     // ServerSentEvent: id, even
 }
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 224)
+#sourceLocation(file: "README.md", line: 219)
+let feed = ChatCompletionStream(prompt: "Hello")
+feed.reconnectPolicy = .eventSource(maximumAttempts: 10, reconnectsNonIdempotentMethods: true)  // a POST only when asked
+Net.keepAlive = KeepAlive(idle: .seconds(60), interval: .seconds(30))
+#sourceLocation()
+
+#sourceLocation(file: "README.md", line: 233)
 struct Signer: RequestInterceptor {
     let key: String
     func adapt(_ request: inout OutgoingRequest) async throws {
@@ -125,12 +131,12 @@ struct Signer: RequestInterceptor {
 Net.interceptors = [Signer(key: "signing-key")]   // every request; a provider's `interceptors`: its origin only
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 245)
+#sourceLocation(file: "README.md", line: 254)
 Net.cookieStorage = .inMemory     // off by default; .file(url) keeps them in curl's cookie-jar format
 Net.proxy = .http(URL(string: "http://proxy.corp:3128")!, excluding: ["localhost", ".internal"])  // default: .environment
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 285)
+#sourceLocation(file: "README.md", line: 294)
 do {
     _ = try await Net.perform(ITunesSearchRequest(artist: "Dream Theater", limit: 3))
 } catch .unauthorizedAccess {
@@ -140,7 +146,7 @@ do {
 }
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 299)
+#sourceLocation(file: "README.md", line: 308)
 struct Inventory: ServiceProvider {
     var host: String { "inventory.internal" }
     var httpScheme: HTTPScheme { .http }

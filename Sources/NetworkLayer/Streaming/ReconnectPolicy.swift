@@ -52,8 +52,11 @@ public struct ReconnectPolicy: Sendable, Equatable {
     /// `EventSource`'s behaviour: reconnect after the stream's `retry:` (else 3 s), at most
     /// `maximumAttempts` times in a row without an event.
     ///
-    /// - Parameter reconnectsNonIdempotentMethods: whether a `POST` or `PATCH` stream reconnects
-    ///   too; see ``reconnectsNonIdempotentMethods``.
+    /// - Parameters:
+    ///   - maximumAttempts: reconnections in a row without an event before the stream ends; see
+    ///     ``maximumAttempts``.
+    ///   - reconnectsNonIdempotentMethods: whether a `POST` or `PATCH` stream reconnects too; see
+    ///     ``reconnectsNonIdempotentMethods``.
     public static func eventSource(maximumAttempts: Int = 10, reconnectsNonIdempotentMethods: Bool = false) -> ReconnectPolicy {
         ReconnectPolicy(maximumAttempts: maximumAttempts, reconnectsNonIdempotentMethods: reconnectsNonIdempotentMethods)
     }

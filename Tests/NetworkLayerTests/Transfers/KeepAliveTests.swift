@@ -37,8 +37,9 @@ struct KeepAliveTests {
 
     /// The inodes of established IPv4 connections whose remote port is `port`.
     static func establishedInodes(remotePort port: Int) -> [Int] {
-        guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return [] }
-        return table.split(separator: "\n").dropFirst().compactMap { line in
+        // Read to its end (a large table comes in several reads; Foundation's file reading may stop short).
+        guard let bytes = readProcFile("/proc/net/tcp") else { return [] }
+        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").dropFirst().compactMap { line in
             let fields = line.split(separator: " ")
             guard fields.count > 9, fields[3] == "01", let remote = fields[2].split(separator: ":").last,
                   Int(remote, radix: 16) == port else { return nil }
@@ -46,11 +47,12 @@ struct KeepAliveTests {
         }
     }
 
-    /// The socket options of a silent stream's connection to a fresh server, read while it is open.
+    /// The socket options of a stream's connection to a fresh server, read while it is open (a
+    /// tick every 200 ms, so that no timeout ends it on a loaded machine).
     static func optionsOfStream(manager: NetworkManager, provider: (SSEServer) -> TestProvider = { $0.provider() })
         async throws -> [SocketOptions] {
         try await withSSEServer { server in
-            let stream = try await manager.perform(StreamRequest<EventStream>(provider(server), "/sse/stall?after=1"))
+            let stream = try await manager.perform(StreamRequest<EventStream>(provider(server), "/sse/forever?interval=200", timeout: 60))
             var iterator = stream.makeAsyncIterator()
             _ = try await iterator.next()
             // The iterator holds the transfer: kept alive until the options are read.
@@ -90,7 +92,8 @@ struct KeepAliveTests {
             var keepAlive: KeepAlive? { KeepAlive(idle: .seconds(11), interval: .seconds(4)) }
         }
         let found = try await withSSEServer { server in
-            let stream = try await makeManager().perform(StreamRequest<EventStream>(KeepingProvider(port: server.port), "/sse/stall?after=1"))
+            let stream = try await makeManager().perform(StreamRequest<EventStream>(KeepingProvider(port: server.port),
+                                                                                     "/sse/forever?interval=200", timeout: 60))
             var iterator = stream.makeAsyncIterator()
             _ = try await iterator.next()
             return withExtendedLifetime(iterator) { Self.options(ofConnectionTo: server.port) }
@@ -103,7 +106,7 @@ struct KeepAliveTests {
         try await withH2PingServer { server in
             let net = makeManager()
             net.keepAlive = KeepAlive(idle: .seconds(9), interval: .seconds(5))
-            let stream = try await net.perform(StreamRequest<EventStream>(server.provider(), "/silent?seconds=5"))
+            let stream = try await net.perform(StreamRequest<EventStream>(server.provider(), "/silent?seconds=30", timeout: 60))
             #expect(stream.response.metrics?.httpVersion == "HTTP/2")
             var iterator = stream.makeAsyncIterator()
             #expect(try await iterator.next()?.id == "1")
