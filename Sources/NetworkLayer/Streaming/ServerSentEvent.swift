@@ -22,30 +22,10 @@ public struct ServerSentEvent: Sendable, Equatable {
     /// The event type from the `event:` line; `nil` means the default type, "message".
     public var event: String?
     /// The `data:` lines of the event joined with `\n` (an event without data is never dispatched).
-    ///
-    /// An event from a stream keeps its data as the bytes it arrived in and decodes them (UTF-8,
-    /// an invalid sequence becoming U+FFFD) each time this is read; ``decode(_:using:)`` reads the
-    /// bytes without making a `String`.
-    public var data: String {
-        get {
-            switch payload {
-            case .text(let text): text
-            case .bytes(let bytes): String(decoding: bytes, as: UTF8.self)
-            }
-        }
-        set { payload = .text(newValue) }
-    }
+    public var data: String
     /// The reconnection time from a `retry:` line (digits only, in milliseconds) received since
     /// the previous event; `nil` when none was sent.
     public var retry: Duration?
-
-    /// The data: a `String`, or the bytes of the chunk it arrived in (one `data:` line, decoded when read).
-    var payload: Payload
-
-    enum Payload: Sendable {
-        case text(String)
-        case bytes(Data)
-    }
 
     /// The decoder of the request the event came from (its `jsonDecoder`, else the provider's);
     /// `nil` for an event made in code. Not part of equality.
@@ -68,7 +48,7 @@ public struct ServerSentEvent: Sendable, Equatable {
     ///   (never quoting the data, which may hold secrets), with the `DecodingError` as
     ///   `underlyingError`.
     public func decode<T: Decodable>(_ type: T.Type, using decoder: JSONDecoder? = nil) throws(NetworkError) -> T {
-        let data = jsonBytes
+        let data = Data(self.data.utf8)
         do {
             return try JSONBodyDecoding.decode(T.self, from: data, using: decoder ?? self.decoder ?? Self.plainDecoder,
                                                usesFastJSONDecoder: usesFastJSONDecoder)
@@ -81,24 +61,18 @@ public struct ServerSentEvent: Sendable, Equatable {
     }
 
     private static let plainDecoder = JSONDecoder()
-
-    /// The data as the bytes JSON decoding reads: the received bytes when they are ASCII (then
-    /// they are exactly `data`'s UTF-8), else `data`'s UTF-8 (invalid sequences repaired as `data` has them).
-    private var jsonBytes: Data {
-        if case .bytes(let bytes) = payload, bytes.allSatisfy({ $0 < 0x80 }) { return bytes }
-        return Data(data.utf8)
-    }
 }
 
 // The public initialiser lives in an extension so that the struct keeps its memberwise
-// initialiser, which the parser uses to build the event in place: an initialiser assigning the
-// fields one by one made the optimizer copy the whole event (retaining each field) per event.
+// initialiser, which the parser uses: it builds the event in place, where an initialiser
+// assigning the fields one by one made the optimizer copy the whole event (retaining and
+// releasing each string) once per event.
 extension ServerSentEvent {
     /// Creates an event, e.g. for a mock: `MockResponse.events([ServerSentEvent(data: "{\"text\":\"Hi\"}")])`.
     public init(id: String? = nil, event: String? = nil, data: String, retry: Duration? = nil) {
         self.id = id
         self.event = event
-        payload = .text(data)
+        self.data = data
         self.retry = retry
     }
 }

@@ -27,13 +27,6 @@ struct ServerSentEventParser {
     /// UTF-8 repaired on its own gives what repairing the joined lines would: the `\n` between
     /// them ends any broken sequence either way), so a one-line event is one string, no copy.
     private var data = ""
-    /// The event's data while it is one `data:` line of the chunk being fed: that line's bytes, a
-    /// slice of the chunk (no copy, no `String`); `data` is then unused.
-    private var dataBytes: Data?
-    /// The chunk being fed, when it came as `Data` (``feed(chunk:into:)``), and where its bytes are.
-    private var chunk: Data?
-    private var chunkBase: UnsafeRawPointer?
-    private var chunkCount = 0
     /// The size of `data` as the server sent it (lines and the `\n`s between them), for the limit.
     private var dataSize = 0
     private var hasData = false
@@ -79,37 +72,7 @@ struct ServerSentEventParser {
 
     /// Feeds `Data` (a convenience for tests and mocks).
     mutating func feed(_ chunk: Data, into events: inout [ServerSentEvent]) throws(StreamParseFailure) {
-        try feed(chunk: chunk, into: &events)
-    }
-
-    /// Feeds a chunk that events may keep slices of: a one-line `data` lying in it becomes the
-    /// event's bytes without a copy.
-    mutating func feed(chunk: Data, into events: inout [ServerSentEvent]) throws(StreamParseFailure) {
-        self.chunk = chunk
-        defer {
-            self.chunk = nil
-            chunkBase = nil
-            chunkCount = 0
-        }
-        try chunk.withUnsafeBytes(typed: { (bytes) throws(StreamParseFailure) in
-            chunkBase = bytes.baseAddress
-            chunkCount = bytes.count
-            defer {
-                // A data line still waiting for its blank line outlives the pointer, not the slice.
-                chunkBase = nil
-            }
-            try feed(bytes, into: &events)
-        })
-    }
-
-    /// The slice of the chunk being fed that `value` is, or `nil` when it lies elsewhere (a line
-    /// put together from two chunks, a BOM's held-back bytes).
-    private func slice(_ value: UnsafeBufferPointer<UInt8>) -> Data? {
-        guard let chunk, let chunkBase, let base = value.baseAddress else { return nil }
-        let offset = chunkBase.distance(to: UnsafeRawPointer(base))
-        guard offset >= 0, offset + value.count <= chunkCount else { return nil }
-        let start = chunk.startIndex + offset
-        return chunk[start..<start + value.count]
+        try chunk.withUnsafeBytes(typed: { (bytes) throws(StreamParseFailure) in try feed(bytes, into: &events) })
     }
 
     /// The end of the body: an event still waiting for its blank line is discarded, as the
@@ -159,19 +122,11 @@ struct ServerSentEventParser {
                 throw .eventTooLarge(limit: Self.maximumEventSize)
             }
             if hasData {
-                if let bytes = dataBytes {
-                    data = String(decoding: bytes, as: UTF8.self)
-                    dataBytes = nil
-                }
                 data.append("\n")
                 data.append(String(decoding: value, as: UTF8.self))
                 dataSize += value.count + 1
             } else {
-                if let bytes = slice(value) {
-                    dataBytes = bytes
-                } else {
-                    data = String(decoding: value, as: UTF8.self)
-                }
+                data = String(decoding: value, as: UTF8.self)
                 dataSize = value.count
                 hasData = true
             }
@@ -224,18 +179,11 @@ struct ServerSentEventParser {
             eventType = nil
         }
         guard hasData else { return }
-        let payload: ServerSentEvent.Payload
-        if let bytes = dataBytes {
-            payload = .bytes(bytes)
-            dataBytes = nil
-        } else {
-            var text = ""
-            swap(&text, &data)  // moved into the event: the next event starts a new string
-            payload = .text(text)
-        }
+        var text = ""
+        swap(&text, &data)  // moved into the event: the next event starts a new string
         events.append(ServerSentEvent(id: lastEventID.flatMap { $0.isEmpty ? nil : $0 },
                                       event: eventType.flatMap { $0.isEmpty ? nil : $0 },
-                                      retry: pendingRetry, payload: payload,
+                                      data: text, retry: pendingRetry,
                                       decoder: decoder, usesFastJSONDecoder: usesFastJSONDecoder))
         pendingRetry = nil
     }
