@@ -42,7 +42,8 @@ Endpoints (GET unless noted):
                             (that Content-Type). `badid=1`: the last event of the first connection
                             has the id "x<U+0001>y". Every request's Last-Event-ID (null when
                             absent) is kept under `key`:
-  /sse/resumable/log?key=   {"lastEventIDs": [...], "methods": [...]} in arrival order
+  /sse/resumable/log?key=   {"lastEventIDs": [...], "methods": [...], "marks": [...]} in arrival
+                            order (marks: the request's X-Mark headers, joined with ",")
   /stats                    {"open": streams open now, "opened": total, "closed": total}
   POST (or PUT) /upload?delay=&id=&pattern=
                             reads the body (Content-Length or chunked), `delay` ms after each
@@ -213,7 +214,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if path == "/sse/resumable/log":
             with RESUMABLE_LOCK:
                 entries = list(RESUMABLE_LOG.get(query.get("key", ""), []))
-            self.send_json(200, {"lastEventIDs": [e[0] for e in entries], "methods": [e[1] for e in entries]})
+            self.send_json(200, {"lastEventIDs": [e[0] for e in entries], "methods": [e[1] for e in entries],
+                                 "marks": [e[2] for e in entries]})
             return
         STATS.enter()
         try:
@@ -226,7 +228,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def resumable(self, query, method):
         last = self.headers.get("Last-Event-ID")
         with RESUMABLE_LOCK:
-            RESUMABLE_LOG.setdefault(query.get("key", ""), []).append((last, method))
+            marks = ",".join(self.headers.get_all("X-Mark") or [])
+            RESUMABLE_LOG.setdefault(query.get("key", ""), []).append((last, method, marks))
         count = int(query.get("count", "10"))
         cut = int(query.get("cut", "3"))
         then = query.get("then", "ok")

@@ -87,7 +87,7 @@ extension CurlTransfer {
             return
         }
         var response = response(body: Data(), metrics: metrics())
-        response.stream = StreamBody(buffer: stream, origin: request.origin, transport: CurlTransport())
+        response.stream = StreamBody(buffer: stream, origin: request.origin)
         completion?(.success(response))
     }
 

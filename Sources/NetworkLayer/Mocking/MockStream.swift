@@ -10,8 +10,7 @@ enum MockStream {
     /// Starts feeding `pieces` to a new stream for `request`; cancelling the stream stops the
     /// task. With `cutAfterEvents`, the stream fails as a cut connection would after that many
     /// pieces (``events(of:after:)``'s, one event each).
-    static func start(_ pieces: [Data], eventDelay: Duration, cutAfterEvents: Int? = nil, for request: PreparedRequest,
-                      transport: any Transport) -> StreamBody {
+    static func start(_ pieces: [Data], eventDelay: Duration, cutAfterEvents: Int? = nil, for request: PreparedRequest) -> StreamBody {
         let buffer = StreamBuffer()
         let timeout = request.timeout
         let description = request.redactedDescription
@@ -41,7 +40,7 @@ enum MockStream {
             buffer.finish(nil)
         }
         buffer.setControl(.init(resume: {}, cancel: { task.cancel() }))
-        return StreamBody(buffer: buffer, origin: request.origin, transport: transport)
+        return StreamBody(buffer: buffer, origin: request.origin)
     }
 
     /// An event stream's body as one piece per event (what comes before an event, comments and

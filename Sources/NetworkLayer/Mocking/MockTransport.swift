@@ -20,7 +20,7 @@ struct MockTransport: Transport {
         guard kind == .events, answer.cutAfterEvents != nil || request.headers.value(for: "Last-Event-ID") != nil else {
             var head = response.replacingBody(Data())
             head.stream = MockStream.start(MockStream.pieces(of: response.body, kind: kind, paced: answer.eventDelay > .zero),
-                                           eventDelay: answer.eventDelay, for: request, transport: self)
+                                           eventDelay: answer.eventDelay, for: request)
             return head
         }
         // An event stream resumed as a server that keeps its events would: after the request's
@@ -32,7 +32,7 @@ struct MockTransport: Transport {
         }
         var head = response.replacingBody(Data())
         head.stream = MockStream.start(events.pieces, eventDelay: answer.eventDelay, cutAfterEvents: answer.cutAfterEvents,
-                                       for: request, transport: self)
+                                       for: request)
         return head
     }
 

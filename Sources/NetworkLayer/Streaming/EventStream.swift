@@ -53,7 +53,7 @@ public struct EventStream: AsyncSequence, Decodable, Sendable, StreamingResponse
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(items: StreamItems(body, parser: ServerSentEventParser(decoder: response.expectations.decoder,
                                                                            usesFastJSONDecoder: response.expectations.usesFastJSONDecoder),
-                                         reconnector: EventStreamReconnector(body)))
+                                         reconnector: EventStreamReconnector(body, of: response)))
     }
 
     /// Iterates the events; see ``EventStream``.

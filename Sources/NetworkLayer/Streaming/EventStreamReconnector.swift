@@ -10,23 +10,34 @@ struct StreamResumption: Sendable, Equatable {
 
 /// Connects an ``EventStream`` again when its body ends, by its request's ``ReconnectPolicy``:
 /// what the stream's iterator holds when the request has one. It belongs to that iterator (not
-/// `Sendable`); every reconnection it makes goes through ``nextAttempt(of:resumingAfter:transport:)``.
+/// `Sendable`); every reconnection it makes goes through ``nextAttempt(of:resumingAfter:route:)``.
+///
+/// A reconnection is part of the call, not a new one: the call's middlewares wrapped the stream
+/// once (their ``HTTPResponse/onBodyEnd(_:)`` is told when the last body ends), while the network
+/// middlewares and the middlewares' observers see each reconnection on the wire, announced by
+/// ``RequestObserver/willRetry(after:attempt:delay:)``.
 final class EventStreamReconnector {
     let policy: ReconnectPolicy
     /// The request as last sent: the reconnection's settings, and how the log and errors name it.
     private var request: PreparedRequest
-    private let transport: any Transport
+    private let route: StreamBody.Route
+    /// The head of the last response, for the observers when its body ends.
+    private var response: HTTPResponse
     /// Reconnections in a row that have not brought an event yet.
     private(set) var attempts = 0
+    /// Connections made so far, the first one included: the observers' attempt number.
+    private var connections = 1
 
-    /// A reconnector for `body`'s request, or `nil` when it does not reconnect (no policy, a
-    /// method the policy leaves alone, a body not from a transport).
-    init?(_ body: StreamBody) {
-        guard let transport = body.transport, let request = body.request, let policy = request.resolved.reconnectPolicy,
+    /// A reconnector for `body`, the stream of `response`, or `nil` when it does not reconnect
+    /// (no policy, a method the policy leaves alone, a body not from a transport).
+    init?(_ body: StreamBody, of response: HTTPResponse) {
+        guard let route = body.route, let request = body.request, let policy = request.resolved.reconnectPolicy,
               policy.allows(request.method) else { return nil }
         self.policy = policy
         self.request = request
-        self.transport = transport
+        self.route = route
+        self.response = response
+        body.holdEndForReconnection()
     }
 
     /// The current body brought events: the count of attempts in a row starts again.
@@ -35,14 +46,30 @@ final class EventStreamReconnector {
         attempts = 0
     }
 
-    /// The body to read next after the current one ended with `ending` (`nil`: its end), or `nil`
-    /// when the stream ends normally (the body ended and attempts are spent, or a 204 answered).
+    /// The body to read next after `body` ended with `ending` (`nil`: its end), or `nil` when
+    /// the stream ends normally (the body ended and attempts are spent, or a 204 answered). The
+    /// handlers waiting for the stream's end go on to the new body, or are told the end.
     ///
     /// - Throws: `ending` when it is not a failure of the connection; the last failure when
     ///   ``ReconnectPolicy/maximumAttempts`` reconnections in a row failed; what a reconnection
     ///   was answered with when that ends the stream (a failing status, a wrong content type);
     ///   ``NetworkError/cancelled`` when the reading task is cancelled.
-    nonisolated(nonsending) func reconnect(after ending: NetworkError?, from resumption: StreamResumption) async throws(NetworkError) -> StreamBody? {
+    nonisolated(nonsending) func reconnect(_ body: StreamBody, after ending: NetworkError?,
+                                           from resumption: StreamResumption) async throws(NetworkError) -> StreamBody? {
+        do throws(NetworkError) {
+            guard let next = try await reconnect(after: ending, from: resumption) else {
+                body.endStream(nil)
+                return nil
+            }
+            next.continueStream(from: body)
+            return next
+        } catch {
+            body.endStream(error)
+            throw error
+        }
+    }
+
+    private nonisolated(nonsending) func reconnect(after ending: NetworkError?, from resumption: StreamResumption) async throws(NetworkError) -> StreamBody? {
         guard ReconnectPolicy.reconnects(after: ending) else {
             if let ending { throw ending }
             return nil
@@ -53,16 +80,22 @@ final class EventStreamReconnector {
             let wait = policy.delay(before: attempts, retry: resumption.retry)
             request.resolved.log?.retry(Self.describe(failure, attempt: attempts, of: policy.maximumAttempts, wait: wait,
                                                       lastEventID: resumption.lastEventID), of: request)
+            if let observers = route.observers {
+                let outcome = failure.map(RequestOutcome.failure) ?? .response(response)
+                for observer in observers { observer.willRetry(after: outcome, attempt: connections, delay: wait) }
+            }
             do {
                 try await Task.sleep(for: wait)
             } catch {
                 throw .cancelled(.init(request: request.redactedDescription, reason: "the task reading the stream was cancelled "
                                        + "while it waited to reconnect"))
             }
+            connections += 1
             do throws(NetworkError) {
-                guard let (body, sent) = try await Self.nextAttempt(of: request, resumingAfter: resumption.lastEventID,
-                                                                    transport: transport) else { return nil }
+                guard let (body, head, sent) = try await Self.nextAttempt(of: request, resumingAfter: resumption.lastEventID,
+                                                                          route: route) else { return nil }
                 request = sent
+                response = head
                 return body
             } catch {
                 guard ReconnectPolicy.reconnects(after: error) else { throw error }
@@ -73,23 +106,25 @@ final class EventStreamReconnector {
         return nil
     }
 
-    /// The request's next attempt, for a reconnection: the request sent again through the whole
-    /// pipeline (provider headers, credentials, interceptors, redirects, its retry policy) with
-    /// `Last-Event-ID`, its response logged, and its body checked as `EventSource` checks it.
-    /// Every reconnection goes through here, and only reconnections do.
+    /// The request's next attempt, for a reconnection: the request prepared again (provider
+    /// headers, credentials) with `Last-Event-ID`, what the call's middlewares changed replayed
+    /// on it, then its attempts (interceptors, redirects, its retry policy) through the call's
+    /// transport (the network middlewares and observers see it); its response logged, and its
+    /// body checked as `EventSource` checks it. Every reconnection goes through here, and only
+    /// reconnections do.
     ///
-    /// - Returns: the new body, observed by the log, with the request as it was sent; `nil` for a
-    ///   `204 No Content` (the server's "no more").
+    /// - Returns: the new body, observed by the log, with its response's head and the request as
+    ///   it was sent; `nil` for a `204 No Content` (the server's "no more").
     /// - Throws: the attempt's failure (the connection's, which may be tried again); the error a
     ///   status outside the request's acceptable ones maps to; ``NetworkError/serialization(_:)``
     ///   for a `Content-Type` that is not `text/event-stream`. Secrets redacted, as any error.
     nonisolated(nonsending) static func nextAttempt(of request: PreparedRequest, resumingAfter lastEventID: String?,
-                            transport: any Transport) async throws(NetworkError) -> (StreamBody, PreparedRequest)? {
+                                                    route: StreamBody.Route) async throws(NetworkError) -> (StreamBody, HTTPResponse, PreparedRequest)? {
         let resolved = request.resolved.reconnecting(lastEventID: lastEventID)
-        let pipeline = RequestPipeline(resolved: resolved, transport: transport, started: .now)
+        let pipeline = RequestPipeline(resolved: resolved, transport: route.transport, started: .now, observers: route.observers)
         var sent: PreparedRequest?
         do throws(NetworkError) {
-            let response = try await pipeline.run(sending: &sent)
+            let response = try await pipeline.reconnection(replaying: route.changes, sending: &sent)
             guard let last = sent else { throw .transport(.init(reason: "the request was not sent")) }
             resolved.log?.response(response, to: last, elapsed: pipeline.started.duration(to: .now))
             if response.statusCode == 204 {
@@ -112,7 +147,7 @@ final class EventStreamReconnector {
                                            statusCode: response.statusCode, response: response.keptForError()))
             }
             stream.observe(.init(log: resolved.log, request: last, started: pipeline.started))
-            return (stream, last)
+            return (stream, response.head, last)
         } catch {
             let error = sent.map { error.describingRequest($0.redactedDescription).redactingSecrets($0.redactor.secretValues(of: $0)) }
                 ?? error
@@ -135,5 +170,21 @@ final class EventStreamReconnector {
         let id = lastEventID.flatMap { $0.isEmpty ? nil : "Last-Event-ID \"\(HeaderFields.printable(String($0.prefix(100))))\"" }
         return "the stream \(cause); reconnecting in \(NetworkLog.milliseconds(wait)) ms (attempt \(attempt) of \(maximum))"
             + (id.map { " with \($0)" } ?? "")
+    }
+}
+
+extension RequestPipeline {
+    /// A reconnection's attempts: the request prepared again with fresh provider headers and
+    /// credentials, `changes` (the call's middlewares') replayed, and not the middlewares
+    /// themselves, which wrap the stream once.
+    nonisolated(nonsending) func reconnection(replaying changes: MiddlewareChanges?,
+                                              sending hop: inout PreparedRequest?) async throws(NetworkError) -> HTTPResponse {
+        let providerHeaders = try await providerHeaders()
+        let credentials = try await resolved.authentication?.credentials()
+        var prepared = try resolved.prepare(providerHeaders: providerHeaders, credentials: credentials)
+        if let changes { prepared = prepared.adapted(changes.request.replayed(on: prepared.outgoing())) }
+        hop = prepared
+        return try await attempts(from: Base(prepared: prepared, providerHeaders: providerHeaders, credentials: credentials,
+                                             changes: changes), sending: &hop)
     }
 }

@@ -16,9 +16,9 @@ extension ResolvedRequest {
             parameters: parameters, body: body, parameterEncoding: parameterEncoding, arrayEncoding: arrayEncoding,
             jsonEncoder: jsonEncoder, additionalHeaders: headers, authentication: authentication, secretNames: secretNames,
             timeout: timeout, retryPolicy: retryPolicy, redirectPolicy: redirectPolicy, interceptors: interceptors,
-            options: options, expectations: expectations, validator: validator, streamKind: streamKind,
+            middlewares: middlewares, networkMiddlewares: networkMiddlewares, options: options, expectations: expectations, validator: validator, streamKind: streamKind,
             downloadDestination: downloadDestination, resumesDownloads: resumesDownloads, progress: nil, isMocked: isMocked,
             mockedResponseFilename: mockedResponseFilename, mockResponsesDirectory: mockResponsesDirectory,
-            mockRecordingDirectory: mockRecordingDirectory, log: log, cache: cache, reconnectPolicy: reconnectPolicy)
+            mockRecordingDirectory: mockRecordingDirectory, log: log, cache: cache, bodyCompression: bodyCompression, reconnectPolicy: reconnectPolicy)
     }
 }

@@ -149,7 +149,7 @@ struct StreamItems<Parser: StreamItemParser> {
         // The event the body ended in is not dispatched (the standard discards it).
         try? parser.finish(into: &parsed)
         parsed.removeAll(keepingCapacity: true)
-        guard let body = try await reconnector.reconnect(after: ending, from: resumption) else { return }
+        guard let body = try await reconnector.reconnect(iteration.body, after: ending, from: resumption) else { return }
         parser.resume(from: resumption)
         iteration = StreamIteration(body: body)
     }

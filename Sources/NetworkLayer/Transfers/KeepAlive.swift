@@ -14,8 +14,8 @@ import Foundation
 /// turns it off), or a provider's ``ServiceProvider/keepAlive`` for its requests. Each value is
 /// taken in whole seconds, from 1 s to ``longest`` (what the kernel accepts).
 ///
-/// HTTP/2 PING frames on idle multiplexed connections need `curl_easy_upkeep` to reach a multi
-/// handle's connections, which libcurl does from 8.10.0 on; with the libcurl of Debian 12 (7.88.1)
+/// No HTTP/2 PING frames are sent: the libcurl of Debian 12 (7.88.1) cannot send one on demand on a
+/// multi handle's connections (its `curl_easy_upkeep` reaches only `curl_easy_perform`'s own), so
 /// TCP keepalive is what keeps an HTTP/2 connection alive too.
 public struct KeepAlive: Sendable, Hashable {
     /// How long a connection is silent before the first probe.

@@ -11,6 +11,8 @@ struct EventStreamReconnectionTests {
     struct ResumableLog: Decodable, Sendable {
         let lastEventIDs: [String?]
         let methods: [String]
+        /// Each request's X-Mark headers, joined with ",".
+        let marks: [String]
     }
 
     static func log(of server: SSEServer, key: String) async throws -> ResumableLog {
@@ -201,6 +203,83 @@ struct EventStreamReconnectionTests {
             #expect(text.contains("Last-Event-ID: 2"))
             #expect(text.components(separatedBy: "← 200").count - 1 == 2, "\(text)")
             #expect(text.components(separatedBy: "← 204").count - 1 == 1, "\(text)")
+        }
+    }
+}
+
+/// A reconnection is part of the call, as an `EventSource` is one stream: the call's middlewares
+/// wrap it once and hear its end after the last body; the network middlewares and the call's
+/// observers see each reconnection's request on the wire, announced by `willRetry`.
+@Suite("Event stream reconnection and middlewares", .sharing)
+struct EventStreamReconnectionMiddlewareTests {
+    /// A manager whose call middleware marks the request "call", registers `observer` and records
+    /// the stream's end in `ends`; its network middleware marks each request on the wire "wire".
+    static func manager(calls: CallRecorder<String>, ends: CallRecorder<ResponseBodyEnd>, observer: RecordingObserver) -> NetworkManager {
+        let net = makeManager()
+        net.middlewares = [ClosureMiddleware { request, next throws(NetworkError) in
+            calls.record("call")
+            var request = request
+            request.addHeader("X-Mark", "call", secret: false)
+            let response = try await next(request, observer: observer)
+            response.onBodyEnd { ends.record($0) }
+            return response
+        }]
+        net.networkMiddlewares = [ClosureMiddleware { request, next throws(NetworkError) in
+            calls.record("wire")
+            var request = request
+            request.addHeader("X-Mark", "wire", secret: false)
+            return try await next(request)
+        }]
+        return net
+    }
+
+    @Test("The call's middleware runs once and its onBodyEnd fires once, after the last body, with every body's bytes; each reconnection goes through the network middleware and the observer, with the call middleware's change")
+    func oneCallManyConnections() async throws {
+        try await withSSEServer { server in
+            let (calls, ends, observer) = (CallRecorder<String>(), CallRecorder<ResponseBodyEnd>(), RecordingObserver())
+            let net = Self.manager(calls: calls, ends: ends, observer: observer)
+            let stream = try await net.perform(EventStreamReconnectionTests.request(server, "count=6&cut=2&key=mw"))
+            var iterator = stream.makeAsyncIterator()
+            var ticks: [Int] = []
+            while let event = try await iterator.next() {
+                ticks.append(try event.decode(Tick.self).n)
+                // The first body has ended and a reconnection brought event 3: the stream has not.
+                if ticks.count == 3 { #expect(ends.values.isEmpty) }
+            }
+            #expect(ticks == Array(1...6))
+            // Connections after nothing, 2, 4 and 6 (answered 204): four requests on the wire, one call.
+            #expect(calls.values == ["call", "wire", "wire", "wire", "wire"])
+            let log = try await EventStreamReconnectionTests.log(of: server, key: "mw")
+            #expect(log.lastEventIDs == [nil, "2", "4", "6"])
+            #expect(log.marks == Array(repeating: "call,wire", count: 4))
+            #expect(observer.events.values == ["send /sse/resumable", "retry after 1", "send /sse/resumable", "retry after 2",
+                                               "send /sse/resumable", "retry after 3", "send /sse/resumable"])
+            let end = try #require(ends.values.first)
+            #expect(ends.values.count == 1)
+            #expect(end.error == nil)
+            // Six events' data lines at least: more than the first body carried.
+            #expect(end.byteCount >= Int64(6 * "data: {\"n\":1}\n\n".utf8.count), "\(end.byteCount)")
+        }
+    }
+
+    @Test("Leaving the loop after a reconnection tells the call's middleware once, with .cancelled; a status that ends the stream, with its error")
+    func endsOnceWithTheStreamsEnding() async throws {
+        try await withSSEServer { server in
+            let (calls, ends, observer) = (CallRecorder<String>(), CallRecorder<ResponseBodyEnd>(), RecordingObserver())
+            let net = Self.manager(calls: calls, ends: ends, observer: observer)
+            for try await event in try await net.perform(EventStreamReconnectionTests.request(server, "count=10&cut=2&key=leave"))
+                where try event.decode(Tick.self).n == 3 { break }
+            #expect(ends.values.count == 1)
+            guard case .cancelled? = ends.values.first?.error else { Issue.record("\(ends.values)"); return }
+
+            let failing = CallRecorder<ResponseBodyEnd>()
+            let failingNet = Self.manager(calls: calls, ends: failing, observer: observer)
+            let (events, error) = await collect(try await failingNet.perform(
+                EventStreamReconnectionTests.request(server, "count=10&cut=2&then=status:500&key=fail")))
+            #expect(events.count == 2)
+            #expect(error?.statusCode == 500)
+            #expect(failing.values.count == 1)
+            #expect(failing.values.first?.error?.statusCode == 500)
         }
     }
 }
