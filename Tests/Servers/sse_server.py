@@ -31,7 +31,7 @@ Endpoints (GET unless noted):
   /lines                    text lines (LF, CRLF, split UTF-8, last line unterminated)
   /ndjson?bad=              NDJSON values {"n": i} with blank lines; line `bad` is not JSON
                             (then the body stays open 2 s more)
-  /sse/resumable?count=&cut=&end=&retry=&then=&key=&badid=
+  /sse/resumable?count=&cut=&end=&retry=&then=&first=&key=&badid=
                             ticks 1...`count` (default 10), resuming after the request's
                             Last-Event-ID (a number), `cut` of them (default 3) per connection,
                             after a `retry: <retry>` line (default 100 ms); then the connection
@@ -39,7 +39,8 @@ Endpoints (GET unless noted):
                             stall (silence for 30 s). With nothing left after the id, 204. A
                             reconnection (a request with Last-Event-ID) gets `then`: ok
                             (default), 204, status:<code> (that status, JSON), or type:<type>
-                            (that Content-Type). `badid=1`: the last event of the first connection
+                            (that Content-Type); the first request gets `first`: 204 or
+                            type:<type> (none: as any). `badid=1`: the last event of the first connection
                             has the id "x<U+0001>y". Every request's Last-Event-ID (null when
                             absent) is kept under `key`:
   /sse/resumable/log?key=   {"lastEventIDs": [...], "methods": [...], "marks": [...]} in arrival
@@ -241,12 +242,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if then.startswith("status:"):
                 self.send_json(int(then.split(":", 1)[1]), {"error": "no resuming here"})
                 return
+        first = query.get("first", "")
         start = int(last) + 1 if last is not None and last.isdigit() else 1
-        if start > count:
+        if start > count or (last is None and first == "204"):
             self.send_response(204)
             self.end_headers()
             return
         content_type = then.split(":", 1)[1] if last is not None and then.startswith("type:") else "text/event-stream"
+        if last is None and first.startswith("type:"):
+            content_type = first.split(":", 1)[1]
         self.start_chunked(content_type=content_type)
         self.chunk(b"retry: %d\n\n" % int(query.get("retry", "100")))
         end = min(count, start + cut - 1)

@@ -29,10 +29,12 @@ final class EventStreamReconnector {
     private var connections = 1
 
     /// A reconnector for `body`, the stream of `response`, or `nil` when it does not reconnect
-    /// (no policy, a method the policy leaves alone, a body not from a transport).
+    /// (no policy, a method the policy leaves alone, a body not from a transport, or, as for
+    /// `EventSource`, a first response that is `204 No Content` or not `text/event-stream`).
     init?(_ body: StreamBody, of response: HTTPResponse) {
         guard let route = body.route, let request = body.request, let policy = request.resolved.reconnectPolicy,
-              policy.allows(request.method) else { return nil }
+              policy.allows(request.method), response.statusCode != 204,
+              Self.isEventStream(response.value(forHeader: "Content-Type")) else { return nil }
         self.policy = policy
         self.request = request
         self.route = route

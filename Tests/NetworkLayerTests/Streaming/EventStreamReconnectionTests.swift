@@ -109,6 +109,20 @@ struct EventStreamReconnectionTests {
         }
     }
 
+    @Test("A first response that is 204 or not text/event-stream is never reconnected to, as EventSource fails the connection")
+    func firstResponseThatEndsTheStream() async throws {
+        try await withSSEServer { server in
+            let net = makeManager()
+            let (none, noError) = await collect(try await net.perform(Self.request(server, "count=4&cut=2&first=204&key=first204")))
+            #expect(none.isEmpty)
+            #expect(noError == nil)
+            #expect(try await Self.log(of: server, key: "first204").lastEventIDs == [nil])
+
+            _ = await collect(try await net.perform(Self.request(server, "count=4&cut=2&first=type:text/plain&key=firsttype")))
+            #expect(try await Self.log(of: server, key: "firsttype").lastEventIDs == [nil])
+        }
+    }
+
     @Test("Reconnections that fail forever end the stream after maximumAttempts with the last failure")
     func attemptsSpent() async throws {
         let server = try await offCooperativePool { try SSEServer.start() }
