@@ -123,7 +123,13 @@ for try await event in events {                     // ServerSentEvent: id, even
 }
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 253)
+#sourceLocation(file: "README.md", line: 248)
+let feed = ChatCompletionStream(prompt: "Hello")
+feed.reconnectPolicy = .eventSource(maximumAttempts: 10, reconnectsNonIdempotentMethods: true)  // a POST only when asked
+Net.keepAlive = KeepAlive(idle: .seconds(60), interval: .seconds(30))
+#sourceLocation()
+
+#sourceLocation(file: "README.md", line: 262)
 struct Signer: RequestInterceptor {
     let keyID: String
     let key: String
@@ -141,7 +147,7 @@ struct Signer: RequestInterceptor {
 Net.interceptors = [Signer(keyID: "shop-1", key: "signing-key")]   // every request; a provider's: its origin only
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 287)
+#sourceLocation(file: "README.md", line: 296)
 struct Timing: RequestMiddleware {
     func intercept(_ request: OutgoingRequest, next: RequestMiddlewareNext) async throws(NetworkError) -> HTTPResponse {
         let start = ContinuousClock.now
@@ -153,7 +159,7 @@ struct Timing: RequestMiddleware {
 Net.middlewares = [Timing(), RequestCoalescing()]   // once per call; Net.networkMiddlewares: each request on the wire
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 303)
+#sourceLocation(file: "README.md", line: 312)
 import NetworkLayerObservability
 import Logging
 
@@ -161,12 +167,12 @@ Net.middlewares = [TracingMiddleware(), MetricsMiddleware()]   // OpenTelemetry'
 Net.logEntryHandler = SwiftLogBridge(logger: Logger(label: "network")).handle
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 315)
+#sourceLocation(file: "README.md", line: 324)
 Net.cookieStorage = .inMemory     // off by default; .file(url) keeps them in curl's cookie-jar format
 Net.proxy = .http(URL(string: "http://proxy.corp:3128")!, excluding: ["localhost", ".internal"])  // default: .environment
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 356)
+#sourceLocation(file: "README.md", line: 365)
 do {
     _ = try await Net.perform(ITunesSearchRequest(artist: "Dream Theater", limit: 3))
 } catch .unauthorizedAccess {
@@ -178,7 +184,7 @@ do {
 }
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 375)
+#sourceLocation(file: "README.md", line: 384)
 struct Inventory: ServiceProvider {
     var host: String { "inventory.internal" }
     var httpScheme: HTTPScheme { .http }

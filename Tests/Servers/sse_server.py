@@ -31,6 +31,20 @@ Endpoints (GET unless noted):
   /lines                    text lines (LF, CRLF, split UTF-8, last line unterminated)
   /ndjson?bad=              NDJSON values {"n": i} with blank lines; line `bad` is not JSON
                             (then the body stays open 2 s more)
+  /sse/resumable?count=&cut=&end=&retry=&then=&first=&key=&badid=
+                            ticks 1...`count` (default 10), resuming after the request's
+                            Last-Event-ID (a number), `cut` of them (default 3) per connection,
+                            after a `retry: <retry>` line (default 100 ms); then the connection
+                            ends by `end`: abandon (default: closed mid-body), reset, clean, or
+                            stall (silence for 30 s). With nothing left after the id, 204. A
+                            reconnection (a request with Last-Event-ID) gets `then`: ok
+                            (default), 204, status:<code> (that status, JSON), or type:<type>
+                            (that Content-Type); the first request gets `first`: 204 or
+                            type:<type> (none: as any). `badid=1`: the last event of the first connection
+                            has the id "x<U+0001>y". Every request's Last-Event-ID (null when
+                            absent) is kept under `key`:
+  /sse/resumable/log?key=   {"lastEventIDs": [...], "methods": [...], "marks": [...]} in arrival
+                            order (marks: the request's X-Mark headers, joined with ",")
   /stats                    {"open": streams open now, "opened": total, "closed": total}
   POST (or PUT) /upload?delay=&id=&pattern=
                             reads the body (Content-Length or chunked), `delay` ms after each
@@ -108,6 +122,10 @@ class Stats:
 
 
 STATS = Stats()
+
+# Last-Event-ID and method of each /sse/resumable request, by key.
+RESUMABLE_LOG = {}
+RESUMABLE_LOCK = threading.Lock()
 
 
 class Server(http.server.ThreadingHTTPServer):
@@ -194,6 +212,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if path == "/upload/received":
             self.send_json(200, UPLOADS.snapshot(query.get("id", "")))
             return
+        if path == "/sse/resumable/log":
+            with RESUMABLE_LOCK:
+                entries = list(RESUMABLE_LOG.get(query.get("key", ""), []))
+            self.send_json(200, {"lastEventIDs": [e[0] for e in entries], "methods": [e[1] for e in entries],
+                                 "marks": [e[2] for e in entries]})
+            return
         STATS.enter()
         try:
             self.route(path, query)
@@ -202,8 +226,53 @@ class Handler(http.server.BaseHTTPRequestHandler):
         finally:
             STATS.leave()
 
+    def resumable(self, query, method):
+        last = self.headers.get("Last-Event-ID")
+        with RESUMABLE_LOCK:
+            marks = ",".join(self.headers.get_all("X-Mark") or [])
+            RESUMABLE_LOG.setdefault(query.get("key", ""), []).append((last, method, marks))
+        count = int(query.get("count", "10"))
+        cut = int(query.get("cut", "3"))
+        then = query.get("then", "ok")
+        if last is not None:
+            if then == "204":
+                self.send_response(204)
+                self.end_headers()
+                return
+            if then.startswith("status:"):
+                self.send_json(int(then.split(":", 1)[1]), {"error": "no resuming here"})
+                return
+        first = query.get("first", "")
+        start = int(last) + 1 if last is not None and last.isdigit() else 1
+        if start > count or (last is None and first == "204"):
+            self.send_response(204)
+            self.end_headers()
+            return
+        content_type = then.split(":", 1)[1] if last is not None and then.startswith("type:") else "text/event-stream"
+        if last is None and first.startswith("type:"):
+            content_type = first.split(":", 1)[1]
+        self.start_chunked(content_type=content_type)
+        self.chunk(b"retry: %d\n\n" % int(query.get("retry", "100")))
+        end = min(count, start + cut - 1)
+        for index in range(start, end + 1):
+            event = self.tick(index)
+            if query.get("badid") == "1" and last is None and index == end:
+                event = event.replace(b"id: %d\n" % index, b"id: x\x01y\n")
+            self.chunk(event)
+        time.sleep(0.02)
+        how = query.get("end", "abandon") if end < count else "clean"
+        if how == "clean":
+            self.end_chunked()
+        elif how == "stall":
+            time.sleep(30)
+            self.abandon()
+        else:
+            self.abandon(reset=how == "reset")
+
     def route(self, path, query):
-        if path == "/sse/rules":
+        if path == "/sse/resumable":
+            self.resumable(query, "GET")
+        elif path == "/sse/rules":
             self.start_chunked()
             self.write_script(RULES)
             self.end_chunked()
@@ -323,6 +392,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Connection", "close")
             self.end_headers()
             self.close_connection = True
+            return
+        if path == "/sse/resumable":
+            length = int(self.headers.get("Content-Length", "0"))
+            if length:
+                self.rfile.read(length)
+            STATS.enter()
+            try:
+                self.resumable(query, self.command)
+            except (BrokenPipeError, ConnectionResetError, OSError):
+                self.close_connection = True
+            finally:
+                STATS.leave()
             return
         if path not in ("/upload", "/upload/auth", "/upload/status"):
             self.send_json(404, {"error": "not found", "path": path})

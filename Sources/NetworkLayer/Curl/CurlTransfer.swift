@@ -175,6 +175,7 @@ final class CurlTransfer: @unchecked Sendable {
         var hostOverrides: HostOverrides?
         /// The client certificate's identity number (0 for none): its bytes and password are options.
         var clientIdentity: Int
+        var keepAlive: KeepAlive?
 
         init(_ options: TransferOptions, isHTTPS: Bool, clientIdentity: Int) {
             customCABundle = options.customCABundle
@@ -187,6 +188,7 @@ final class CurlTransfer: @unchecked Sendable {
             idleTimeout = options.idleTimeout
             hostOverrides = options.hostOverrides
             self.clientIdentity = clientIdentity
+            keepAlive = options.keepAlive
         }
 
         /// Whether `options` over `isHTTPS` make this baseline: the fields compared where they
@@ -196,7 +198,7 @@ final class CurlTransfer: @unchecked Sendable {
                 && unixSocketPath == options.unixSocketPath && usesCookies == (options.cookieJar != nil)
                 && httpVersion == options.httpVersion && connectTimeout == options.connectTimeout
                 && idleTimeout == options.idleTimeout && hostOverrides === options.hostOverrides
-                && self.clientIdentity == clientIdentity
+                && self.clientIdentity == clientIdentity && keepAlive == options.keepAlive
         }
     }
 
@@ -252,6 +254,12 @@ final class CurlTransfer: @unchecked Sendable {
             try handle.set(CURLOPT_LOW_SPEED_LIMIT, 1)
             try handle.set(CURLOPT_LOW_SPEED_TIME, seconds)
             try configureIdleTimeout(sendsBody: plan.body != nil, context: context)
+        }
+        if let keepAlive = options.keepAlive {
+            // Set when libcurl opens a connection: a reused one keeps what it was opened with.
+            try handle.set(CURLOPT_TCP_KEEPALIVE, true)
+            try handle.set(CURLOPT_TCP_KEEPIDLE, keepAlive.idleSeconds)
+            try handle.set(CURLOPT_TCP_KEEPINTVL, keepAlive.intervalSeconds)
         }
         if let overrides = options.hostOverrides { try handle.set(CURLOPT_CONNECT_TO, headers: try overrides.curlList()) }
         if plan.isHTTPS {

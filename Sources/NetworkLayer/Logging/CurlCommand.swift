@@ -49,6 +49,7 @@ enum CurlCommand {
         case .http1_1: parts.append("--http1.1")
         case .http2PriorKnowledge: parts.append("--http2-prior-knowledge")
         }
+        parts += keepAliveArguments(plan.options.keepAlive)
         if let milliseconds = plan.connectTimeoutMilliseconds { parts += ["--connect-timeout", (Double(milliseconds) / 1000).compactText] }
         if let seconds = plan.idleSeconds { parts += ["--speed-limit", "1", "--speed-time", String(seconds)] }
         for entry in plan.options.hostOverrides?.entries ?? [] { parts += ["--connect-to", quote(entry.line)] }
@@ -72,6 +73,18 @@ enum CurlCommand {
     /// How curl follows redirects as the request's policy does: `--location` with the policy's
     /// maximum; nothing for `.none`. A command that carries a secret header, or whose policy curl
     /// cannot express (`.sameOrigin`, `.custom`), does not follow them and says why.
+    /// TCP keepalive as curl's tool spells it: nothing for its own default (60 s, 60 s), else
+    /// `--keepalive-time` (which sets the idle time and the interval alike), or `--no-keepalive`.
+    private static func keepAliveArguments(_ keepAlive: KeepAlive?) -> [String] {
+        guard let keepAlive else { return ["--no-keepalive"] }
+        guard keepAlive.idleSeconds != 60 || keepAlive.intervalSeconds != 60 else { return [] }
+        var parts = ["--keepalive-time", String(keepAlive.idleSeconds)]
+        if keepAlive.intervalSeconds != keepAlive.idleSeconds {
+            parts.append("# probes every \(keepAlive.intervalSeconds) s after the first (curl's tool sets one time for both)")
+        }
+        return parts
+    }
+
     private static func redirectArguments(_ plan: TransferPlan) -> [String] {
         let maximum: Int
         switch plan.redirectPolicy {

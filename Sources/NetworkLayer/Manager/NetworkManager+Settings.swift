@@ -232,6 +232,18 @@ extension NetworkManager {
         set { settings.withLock { $0.httpVersion = newValue } }
     }
 
+    /// TCP keepalive on the connections of this manager's requests, unless their provider gives
+    /// its own (``ServiceProvider/keepAlive``); `nil` turns it off. Default ``KeepAlive/standard``
+    /// (a probe after 60 s of silence, then every 60 s). Read when a request starts.
+    ///
+    /// ```swift
+    /// Net.keepAlive = KeepAlive(idle: .seconds(60), interval: .seconds(30))
+    /// ```
+    public var keepAlive: KeepAlive? {
+        get { settings.withLock { $0.keepAlive } }
+        set { settings.withLock { $0.keepAlive = newValue } }
+    }
+
     /// Where requests for a host connect instead, as `"host:port": "host:port"`: the URL, the `Host`
     /// header, TLS (the name sent and the certificate checked), pins and cookies keep the name;
     /// only the address connected to changes (curl's `--connect-to`). For blue/green switches,

@@ -37,6 +37,7 @@ struct Settings: Sendable {
         var redirectPolicy = RedirectPolicy.follow()
         var timeouts = Timeouts()
         var httpVersion = HTTPVersion.automatic
+        var keepAlive: KeepAlive? = .standard
         /// As the user set them, and checked (`nil` when empty).
         var hostOverrideNames: [String: String] = [:]
         var hostOverrides: HostOverrides?
@@ -91,13 +92,14 @@ struct Settings: Sendable {
     /// provider decided.
     func transferOptions(maximumResponseSize: Int?, decompressionLimit: DecompressionLimit, connectTimeout: TimeInterval?,
                          idleTimeout: TimeInterval?, httpVersion: HTTPVersion, unixSocketPath: String?,
-                         proxy: ProxyConfiguration, clientCertificate: ClientCertificate?) -> TransferOptions {
+                         proxy: ProxyConfiguration, clientCertificate: ClientCertificate?,
+                         keepAlive: KeepAlive?) -> TransferOptions {
         let values = box.values
         return TransferOptions(customCABundle: values.customCABundle, pinning: values.pinning?.isEnabled == true ? values.pinning : nil,
                                tlsBackendProblem: values.tlsBackendProblem, maximumResponseSize: maximumResponseSize,
                                decompressionLimit: decompressionLimit, connectTimeout: connectTimeout, idleTimeout: idleTimeout,
                                httpVersion: httpVersion, hostOverrides: values.hostOverrides, unixSocketPath: unixSocketPath,
-                               proxy: proxy, cookieJar: values.cookieJar, clientCertificate: clientCertificate)
+                               proxy: proxy, cookieJar: values.cookieJar, clientCertificate: clientCertificate, keepAlive: keepAlive)
     }
 
     /// Where log entries go: the handler, or standard error.

@@ -81,7 +81,8 @@ public protocol RequestObserver: Sendable {
     func didRedirect(_ redirect: Redirect)
 
     /// The call sends its request again after `outcome`, the outcome of attempt number `attempt`,
-    /// once `delay` has passed.
+    /// once `delay` has passed. Also each reconnection of an ``EventStream`` (``ReconnectPolicy``):
+    /// `attempt` then counts the stream's connections.
     func willRetry(after outcome: RequestOutcome, attempt: Int, delay: Duration)
 
     /// Whether ``willSend(_:)`` is to be called. An observer that only counts redirects and

@@ -12,8 +12,10 @@ enum MockAnswer: Sendable {
     case failure(NetworkError, delay: Duration)
     /// A response whose body a streaming request reads paced: `eventDelay` between its events
     /// (``EventStream``) or lines (``JSONLines``, ``ByteStream``). A request that is not
-    /// streaming gets the whole body, as from ``response(_:delay:)``.
-    case stream(HTTPResponse, delay: Duration, eventDelay: Duration)
+    /// streaming gets the whole body, as from ``response(_:delay:)``. An event stream with
+    /// `cutAfterEvents` loses its connection after that many events (from where its request's
+    /// `Last-Event-ID` resumes it), as a server behind a flaky network would.
+    case stream(HTTPResponse, delay: Duration, eventDelay: Duration, cutAfterEvents: Int? = nil)
 
     /// The longest delay a mock may ask for: an hour. A mock's delay rehearses a slow server;
     /// anything longer is a mistake (or a hostile number), refused with a clear error.
@@ -21,14 +23,20 @@ enum MockAnswer: Sendable {
 
     var delay: Duration {
         switch self {
-        case .response(_, let delay), .failure(_, let delay), .stream(_, let delay, _): delay
+        case .response(_, let delay), .failure(_, let delay), .stream(_, let delay, _, _): delay
         }
     }
 
     /// The pause between events or lines of a streamed body.
     var eventDelay: Duration {
-        if case .stream(_, _, let eventDelay) = self { return eventDelay }
+        if case .stream(_, _, let eventDelay, _) = self { return eventDelay }
         return .zero
+    }
+
+    /// After how many events an event stream's connection is cut, if it is.
+    var cutAfterEvents: Int? {
+        if case .stream(_, _, _, let cut) = self { return cut }
+        return nil
     }
 
     /// Waits for the delay, then returns the response or throws the failure.
@@ -62,7 +70,7 @@ enum MockAnswer: Sendable {
             throw .cancelled(.init(request: request.redactedDescription, reason: "it was cancelled"))
         }
         switch self {
-        case .response(let response, _), .stream(let response, _, _): return response
+        case .response(let response, _), .stream(let response, _, _, _): return response
         case .failure(let error, _): throw error
         }
     }

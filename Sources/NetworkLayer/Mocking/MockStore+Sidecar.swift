@@ -6,6 +6,7 @@ extension MockStore {
     ///     {"statusCode": 404, "headers": {"X-Trace": "abc"}, "delay": 0.5}
     ///     {"headers": {"Link": ["<https://api.example.com/items?page=2>; rel=\"next\"", "<…>; rel=\"last\""]}}
     ///     {"error": "timeOut", "delay": 0.5}
+    ///     {"eventDelay": 0.2, "cutAfterEvents": 3}
     ///
     /// Read sidecars with ``parse(_:path:)``, which checks every value: a sidecar is outside
     /// input, and a hostile number must be a clear error, never a trap.
@@ -22,6 +23,13 @@ extension MockStore {
         /// For a streamed response: seconds between its events (``EventStream``) or lines
         /// (``JSONLines``, ``ByteStream``), from 0 to ``MockAnswer/maximumDelay``.
         var eventDelay: Double?
+        /// For an event stream: the connection is cut after this many events (1 to
+        /// ``maximumCutAfterEvents``), each time from where the request's `Last-Event-ID` resumes
+        /// it, so that an app can rehearse ``ReconnectPolicy``.
+        var cutAfterEvents: Int?
+
+        /// The largest `cutAfterEvents`.
+        static let maximumCutAfterEvents = 1_000_000
 
         /// The sidecar in `data`, every value checked; `path` names the file in errors.
         ///
@@ -46,6 +54,9 @@ extension MockStore {
             }
             if let eventDelay = sidecar.eventDelay, !(eventDelay >= 0 && eventDelay <= MockAnswer.maximumDelay.seconds) {
                 throw refuse("it gives the eventDelay \(eventDelay), not a number of seconds from 0 to \(MockAnswer.maximumDelay.seconds.compactText)")
+            }
+            if let cut = sidecar.cutAfterEvents, !(1...maximumCutAfterEvents).contains(cut) {
+                throw refuse("it gives cutAfterEvents \(cut), not from 1 to \(maximumCutAfterEvents)")
             }
             if let error = sidecar.error {
                 guard MockFailureKind(rawValue: error) != nil else {

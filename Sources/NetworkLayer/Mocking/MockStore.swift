@@ -129,8 +129,9 @@ struct MockStore: Sendable {
                                     headers: sidecar.responseHeaders(defaults: ["Content-Type": Self.contentType(for: request)]),
                                     body: body ?? Data(), isMocked: true, origin: request.origin,
                                     expectations: request.resolved.expectations)
-        if let eventDelay = sidecar.eventDelayDuration {
-            return .stream(response, delay: sidecar.delayDuration, eventDelay: eventDelay)
+        if sidecar.eventDelay != nil || sidecar.cutAfterEvents != nil {
+            return .stream(response, delay: sidecar.delayDuration, eventDelay: sidecar.eventDelayDuration ?? .zero,
+                           cutAfterEvents: sidecar.cutAfterEvents)
         }
         return .response(response, delay: sidecar.delayDuration)
     }

@@ -7,14 +7,20 @@ enum MockStream {
     /// Pieces handed to the stream at once when nothing paces the body.
     static let chunkSize = 64 << 10
 
-    /// Starts feeding `body` to a new stream for `request`; cancelling the stream stops the task.
-    static func start(_ body: Data, kind: StreamKind, eventDelay: Duration, for request: PreparedRequest) -> StreamBody {
+    /// Starts feeding `pieces` to a new stream for `request`; cancelling the stream stops the
+    /// task. With `cutAfterEvents`, the stream fails as a cut connection would after that many
+    /// pieces (``events(of:after:)``'s, one event each).
+    static func start(_ pieces: [Data], eventDelay: Duration, cutAfterEvents: Int? = nil, for request: PreparedRequest) -> StreamBody {
         let buffer = StreamBuffer()
-        let pieces = pieces(of: body, kind: kind, paced: eventDelay > .zero)
         let timeout = request.timeout
         let description = request.redactedDescription
         let task = Task.detached {
             for (index, piece) in pieces.enumerated() {
+                if let cutAfterEvents, index == cutAfterEvents {
+                    buffer.finish(.transport(.init(request: description, reason:
+                        "the mock cut the connection after \(cutAfterEvents) events (its cutAfterEvents)")))
+                    return
+                }
                 if index > 0, eventDelay > .zero {
                     // The request's timeout bounds the silence between events, as for a live stream.
                     let timesOut = timeout.isFinite && timeout < eventDelay.seconds
@@ -35,6 +41,30 @@ enum MockStream {
         }
         buffer.setControl(.init(resume: {}, cancel: { task.cancel() }))
         return StreamBody(buffer: buffer, origin: request.origin)
+    }
+
+    /// An event stream's body as one piece per event (what comes before an event, comments and
+    /// fields, goes with it; what follows the last one is dropped), from the event after the one
+    /// whose id is `lastEventID` on: what a server that keeps its events sends a reconnection.
+    /// `resumed` is the index of the first event sent, `nil` when the body was not resumed (no
+    /// `lastEventID`, or no event has it: the whole body).
+    static func events(of body: Data, after lastEventID: String?) -> (pieces: [Data], resumed: Int?) {
+        var parser = ServerSentEventParser()
+        var pieces: [Data] = []
+        var pending = Data()
+        var resumed: Int?
+        var dispatched: [ServerSentEvent] = []
+        for piece in Self.pieces(of: body, kind: .events, paced: true) {
+            pending.append(piece)
+            try? parser.feed(piece, into: &dispatched)
+            guard !dispatched.isEmpty else { continue }
+            pieces.append(pending)
+            pending = Data()
+            if let lastEventID, dispatched.last?.id == lastEventID { resumed = pieces.count }  // after the last event with it
+            dispatched.removeAll(keepingCapacity: true)
+        }
+        guard let resumed else { return (pieces, nil) }
+        return (Array(pieces[resumed...]), resumed)
     }
 
     /// The body cut where the pace applies: after each event's blank line (CR, LF or CRLF line

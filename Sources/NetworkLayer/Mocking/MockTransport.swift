@@ -17,8 +17,22 @@ struct MockTransport: Transport {
         let response = try await answer.deliver(for: request)
         guard let kind = request.resolved.streamKind else { return response }
         // A streaming request gets its headers now and the body paced as the mock asks.
+        guard kind == .events, answer.cutAfterEvents != nil || request.headers.value(for: "Last-Event-ID") != nil else {
+            var head = response.replacingBody(Data())
+            head.stream = MockStream.start(MockStream.pieces(of: response.body, kind: kind, paced: answer.eventDelay > .zero),
+                                           eventDelay: answer.eventDelay, for: request)
+            return head
+        }
+        // An event stream resumed as a server that keeps its events would: after the request's
+        // `Last-Event-ID`; with nothing after it, 204 No Content ("no more").
+        let events = MockStream.events(of: response.body, after: request.headers.value(for: "Last-Event-ID"))
+        guard events.resumed == nil || !events.pieces.isEmpty else {
+            return HTTPResponse(statusCode: 204, headers: ResponseHeaders([:]), body: Data(), isMocked: true, origin: request.origin,
+                                expectations: request.resolved.expectations)
+        }
         var head = response.replacingBody(Data())
-        head.stream = MockStream.start(response.body, kind: kind, eventDelay: answer.eventDelay, for: request)
+        head.stream = MockStream.start(events.pieces, eventDelay: answer.eventDelay, cutAfterEvents: answer.cutAfterEvents,
+                                       for: request)
         return head
     }
 

@@ -84,6 +84,9 @@ struct RequestPipeline {
                     download = newDownload()
                     current = next
                 case .result:
+                    if resolved.reconnectPolicy != nil, let stream = outcome.stream {
+                        stream.route = .init(transport: transport, observers: observers, changes: base.changes)
+                    }
                     return try finish(consume outcome, download: download)
                 case .retry(let retry):
                     if retry.resumeOffset == nil {
@@ -176,7 +179,7 @@ struct RequestPipeline {
 
     /// The provider's headers; a failure that is not a ``NetworkError`` is wrapped in one that
     /// keeps it as `underlyingError` (a cancellation is `.cancelled`).
-    private nonisolated(nonsending) func providerHeaders() async throws(NetworkError) -> [String: String] {
+    nonisolated(nonsending) func providerHeaders() async throws(NetworkError) -> [String: String] {
         do {
             return try await resolved.provider.createHTTPHeaders()
         } catch {

@@ -43,6 +43,8 @@ final class ResolvedRequest: Sendable {
     /// The whole request's time, every attempt and redirect included.
     let timeout: TimeInterval
     let retryPolicy: RetryPolicy?
+    /// How an event stream connects again; `nil` when it does not (the request's only).
+    let reconnectPolicy: ReconnectPolicy?
     let redirectPolicy: RedirectPolicy
     /// The manager's, the provider's and the request's interceptors.
     let interceptors: Interceptors
@@ -116,7 +118,7 @@ final class ResolvedRequest: Sendable {
          expectations: ResponseExpectations, validator: (@Sendable (HTTPResponse) throws -> Void)?,
          streamKind: StreamKind?, downloadDestination: URL?, resumesDownloads: Bool, progress: ProgressReporter?, isMocked: Bool,
          mockedResponseFilename: String?, mockResponsesDirectory: URL?, mockRecordingDirectory: URL?, log: NetworkLog?,
-         cache: RequestCaching? = nil, bodyCompression: BodyCompression? = nil) {
+         cache: RequestCaching? = nil, bodyCompression: BodyCompression? = nil, reconnectPolicy: ReconnectPolicy? = nil) {
         self.requestClass = requestClass
         self.provider = provider
         self.location = location
@@ -150,6 +152,7 @@ final class ResolvedRequest: Sendable {
         self.mockRecordingDirectory = mockRecordingDirectory
         self.log = log
         self.cache = cache
+        self.reconnectPolicy = reconnectPolicy
     }
 
     /// The endpoint as written, or the full URL's text: what names the request before its URL exists.
@@ -197,7 +200,9 @@ extension BaseRequest {
     /// | timeout (whole request) | `timeout` | `timeouts.request` | `timeouts.request` | 60 s |
     /// | connect and idle timeouts | | `timeouts` | `timeouts` | 300 s to connect, no idle limit |
     /// | HTTP version | | `httpVersion` | `httpVersion` | `.automatic` |
+    /// | TCP keepalive | | `keepAlive` | `keepAlive` | `.standard` (60 s, 60 s) |
     /// | retry policy | `retryPolicy` | `retryPolicy` | | none |
+    /// | reconnect policy (event streams) | `reconnectPolicy` | | | none |
     /// | redirect policy | `redirectPolicy` | `redirectPolicy` | `redirectPolicy` | `.follow()` |
     /// | interceptors | `interceptors` (innermost) | `interceptors`, `adapt(_:)` | `interceptors` (outermost) | none |
     /// | middlewares | `middlewares` (innermost) | `middlewares` | `middlewares` (outermost), `networkMiddlewares` | none |
@@ -233,7 +238,8 @@ extension BaseRequest {
             httpVersion: provider.httpVersion ?? settings.httpVersion,
             unixSocketPath: provider.unixSocketPath,
             proxy: provider.proxy ?? settings.proxy,
-            clientCertificate: provider.clientCertificate)
+            clientCertificate: provider.clientCertificate,
+            keepAlive: provider.keepAlive ?? settings.keepAlive)
         let streamKind = ResolvedRequest.streamKind(of: Response.self)
         return ResolvedRequest(
             requestClass: type(of: self),
@@ -281,7 +287,8 @@ extension BaseRequest {
                                storesAuthorizedResponsesOnDisk: provider.cachesAuthorizedResponsesOnDisk,
                                isBypassed: streamKind != nil || downloadDestination != nil || body?.isUpload == true)
             },
-            bodyCompression: bodyCompression)
+            bodyCompression: bodyCompression,
+            reconnectPolicy: streamKind == .events ? reconnectPolicy : nil)
     }
 }
 

@@ -37,12 +37,14 @@ final class TransferOptions: Sendable {
     /// The provider's client certificate (mutual TLS). Applies to the request's own origin only,
     /// as the Unix socket does (``forHop(to:from:)``).
     let clientCertificate: ClientCertificate?
+    /// TCP keepalive on the connection, or `nil` for none.
+    let keepAlive: KeepAlive?
 
     init(customCABundle: URL? = nil, pinning: PinningConfiguration? = nil, tlsBackendProblem: String? = nil,
          maximumResponseSize: Int? = nil, decompressionLimit: DecompressionLimit = .standard,
          connectTimeout: TimeInterval? = nil, idleTimeout: TimeInterval? = nil, httpVersion: HTTPVersion = .automatic,
          hostOverrides: HostOverrides? = nil, unixSocketPath: String? = nil, proxy: ProxyConfiguration = .environment,
-         cookieJar: CookieJar? = nil, clientCertificate: ClientCertificate? = nil) {
+         cookieJar: CookieJar? = nil, clientCertificate: ClientCertificate? = nil, keepAlive: KeepAlive? = nil) {
         self.customCABundle = customCABundle
         self.pinning = pinning
         self.tlsBackendProblem = tlsBackendProblem
@@ -56,6 +58,7 @@ final class TransferOptions: Sendable {
         self.proxy = proxy
         self.cookieJar = cookieJar
         self.clientCertificate = clientCertificate
+        self.keepAlive = keepAlive
     }
 
     /// These options without the provider's Unix socket and client certificate (for another
@@ -65,7 +68,8 @@ final class TransferOptions: Sendable {
                         maximumResponseSize: maximumResponseSize, decompressionLimit: decompressionLimit,
                         connectTimeout: connectTimeout, idleTimeout: idleTimeout, httpVersion: httpVersion,
                         hostOverrides: hostOverrides, unixSocketPath: dropsOriginBound ? nil : unixSocketPath, proxy: proxy,
-                        cookieJar: keepsCookies ? cookieJar : nil, clientCertificate: dropsOriginBound ? nil : clientCertificate)
+                        cookieJar: keepsCookies ? cookieJar : nil, clientCertificate: dropsOriginBound ? nil : clientCertificate,
+                        keepAlive: keepAlive)
     }
 
     /// What the log says when pins are configured for a host this request reaches over a Unix

@@ -260,6 +260,14 @@ public protocol ServiceProvider: Sendable {
     /// ```
     var httpVersion: HTTPVersion? { get }
 
+    /// TCP keepalive on this backend's connections; `nil` (the default) uses the manager's
+    /// ``NetworkManager/keepAlive``.
+    ///
+    /// ```swift
+    /// var keepAlive: KeepAlive? { KeepAlive(idle: .seconds(20), interval: .seconds(10)) }
+    /// ```
+    var keepAlive: KeepAlive? { get }
+
     /// How this backend's requests use the manager's response cache (``NetworkManager/cache``);
     /// `nil` (the default) means ``CachePolicy/useProtocol``, RFC 9111. A request's own
     /// ``BaseRequest/cachePolicy`` wins. No effect while the manager has no cache.
@@ -324,6 +332,7 @@ extension ServiceProvider {
     public var areMocksEnabled: Bool? { nil }
     public var timeouts: Timeouts? { nil }
     public var httpVersion: HTTPVersion? { nil }
+    public var keepAlive: KeepAlive? { nil }
     public var clientCertificate: ClientCertificate? { nil }
     public var cachePolicy: CachePolicy? { nil }
     public var cachesAuthorizedResponsesOnDisk: Bool { false }

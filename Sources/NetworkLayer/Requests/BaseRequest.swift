@@ -150,6 +150,15 @@ open class BaseRequest<Response: Decodable & Sendable> {
     /// When this request is tried again after a failure; `nil` uses the provider's policy.
     @exclusivity(unchecked) public var retryPolicy: RetryPolicy?
 
+    /// Whether an ``EventStream`` response connects again, with `Last-Event-ID`, when its
+    /// connection ends; `nil` (the default) ends the loop instead. A `POST` or `PATCH` reconnects
+    /// only when the policy says so. See ``ReconnectPolicy``.
+    ///
+    /// ```swift
+    /// request.reconnectPolicy = .eventSource(maximumAttempts: 10)
+    /// ```
+    @exclusivity(unchecked) public var reconnectPolicy: ReconnectPolicy?
+
     /// Download to this file instead of memory (the response type is then ``DownloadedFile``).
     /// The body streams to a temporary file and is moved here only on success. Default `nil`.
     @exclusivity(unchecked) public var downloadDestination: URL?

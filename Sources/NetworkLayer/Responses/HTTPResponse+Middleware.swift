@@ -20,7 +20,8 @@ extension HTTPResponse {
 
     /// Calls `handler` once, when the body has ended: at once for a complete response (its body,
     /// or its download, is all there), when the stream ends, fails or is cancelled for a streamed
-    /// one. It may run on any thread; keep it quick.
+    /// one (an ``EventStream`` that reconnects: when its last body does). It may run on any
+    /// thread; keep it quick.
     ///
     /// ```swift
     /// let response = try await next(request)

@@ -52,7 +52,8 @@ public struct EventStream: AsyncSequence, Decodable, Sendable, StreamingResponse
 
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(items: StreamItems(body, parser: ServerSentEventParser(decoder: response.expectations.decoder,
-                                                                           usesFastJSONDecoder: response.expectations.usesFastJSONDecoder)))
+                                                                           usesFastJSONDecoder: response.expectations.usesFastJSONDecoder),
+                                         reconnector: EventStreamReconnector(body, of: response)))
     }
 
     /// Iterates the events; see ``EventStream``.

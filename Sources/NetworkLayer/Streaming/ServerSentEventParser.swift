@@ -33,6 +33,8 @@ struct ServerSentEventParser {
     private var eventType: String?
     private var lastEventID: String?
     private var pendingRetry: Duration?
+    /// The last valid `retry:` of the stream, kept across reconnections like the last event ID.
+    private var reconnectionTime: Duration?
     /// The decoder events carry, for ``ServerSentEvent/decode(_:using:)``.
     let decoder: JSONDecoder?
     /// Whether FastJSON may decode the events' data (``ServerSentEvent/usesFastJSONDecoder``).
@@ -81,6 +83,17 @@ struct ServerSentEventParser {
         self = ServerSentEventParser(decoder: decoder, usesFastJSONDecoder: usesFastJSONDecoder)
     }
 
+    /// What a reconnection resumes from: the last event ID and reconnection time so far.
+    var resumption: StreamResumption? { StreamResumption(lastEventID: lastEventID, retry: reconnectionTime) }
+
+    /// Starts the body of a reconnection: a fresh parser (the event the last body ended in is
+    /// gone) that keeps the last event ID and reconnection time, as the standard says.
+    mutating func resume(from resumption: StreamResumption) {
+        self = ServerSentEventParser(decoder: decoder, usesFastJSONDecoder: usesFastJSONDecoder)
+        lastEventID = resumption.lastEventID
+        reconnectionTime = resumption.retry
+    }
+
     private mutating func feedLines(_ bytes: UnsafeRawBufferPointer, into events: inout [ServerSentEvent]) throws(StreamParseFailure) {
         // The splitter is moved out while it calls back into this parser (exclusive access).
         var splitter = LineSplitter.placeholder
@@ -125,7 +138,10 @@ struct ServerSentEventParser {
                 lastEventID = String(decoding: value, as: UTF8.self)
             }
         case .retry:
-            if let milliseconds = Self.digits(value) { pendingRetry = .milliseconds(milliseconds) }
+            if let milliseconds = Self.digits(value) {
+                pendingRetry = .milliseconds(milliseconds)
+                reconnectionTime = pendingRetry
+            }
         case nil:
             break
         }

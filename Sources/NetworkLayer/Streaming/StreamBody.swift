@@ -27,10 +27,25 @@ final class StreamBody: Sendable {
         var recorder: StreamRecorder?
     }
 
+    /// How an event stream's reconnection goes out again: through the call's transport (its
+    /// network middlewares, and the observers of its middlewares), with what its middlewares
+    /// changed in the request. Set by the pipeline for a request with a ``ReconnectPolicy``.
+    struct Route: Sendable {
+        let transport: any Transport
+        let observers: [any RequestObserver]?
+        let changes: RequestPipeline.MiddlewareChanges?
+    }
+
     private struct State {
         var observers = Observers()
+        var route: Route?
         /// Who waits for the end (``HTTPResponse/onBodyEnd(_:)``).
         var endHandlers: [@Sendable (ResponseBodyEnd) -> Void] = []
+        /// Whether a reconnection may follow this body's end or failure: the end handlers then
+        /// wait for the stream's end (``continueStream(from:)``, ``endStream(_:)``), not the body's.
+        var holdsEnd = false
+        /// The bytes of the stream's earlier bodies, before a reconnection.
+        var earlierBytes: Int64 = 0
         /// How it ended, once it has.
         var ending: Ending?
         var items = 0
@@ -58,6 +73,46 @@ final class StreamBody: Sendable {
         state.withLock { $0.observers = observers }
     }
 
+    /// The request as sent, once the manager attached it.
+    var request: PreparedRequest? { state.withLock { $0.observers.request } }
+
+    /// Where a reconnection goes; `nil` for a body that cannot be sent for again.
+    var route: Route? {
+        get { state.withLock { $0.route } }
+        set { state.withLock { $0.route = newValue } }
+    }
+
+    /// A reconnection may follow: the end handlers wait for ``endStream(_:)`` or go on to the
+    /// next body, unless the consumer cancels or the parser refuses the body.
+    func holdEndForReconnection() {
+        state.withLock { $0.holdsEnd = true }
+    }
+
+    /// This body is a reconnection's, after `previous`: it takes over the handlers waiting for
+    /// the stream's end, and counts the earlier bodies' bytes in the end they are told.
+    func continueStream(from previous: StreamBody) {
+        let (handlers, bytes) = previous.state.withLock { state in
+            defer { state.endHandlers = [] }
+            return (state.endHandlers, state.earlierBytes + state.bytes)
+        }
+        state.withLock { state in
+            state.holdsEnd = true
+            state.earlierBytes = bytes
+            state.endHandlers = handlers + state.endHandlers
+        }
+    }
+
+    /// The stream ends with this body, which has ended already: the handlers waiting are told
+    /// `error` (`nil`: the stream finished).
+    func endStream(_ error: NetworkError?) {
+        let (handlers, bytes) = state.withLock { state in
+            defer { state.endHandlers = [] }
+            return (state.endHandlers, state.earlierBytes + state.bytes)
+        }
+        let end = ResponseBodyEnd(byteCount: bytes, error: error)
+        for handler in handlers { handler(end) }
+    }
+
     /// Calls `handler` when the stream ends (at once if it has).
     func onEnd(_ handler: @escaping @Sendable (ResponseBodyEnd) -> Void) {
         let ended = state.withLock { state -> (Ending, Int64)? in
@@ -65,7 +120,7 @@ final class StreamBody: Sendable {
                 state.endHandlers.append(handler)
                 return nil
             }
-            return (ending, state.bytes)
+            return (ending, state.earlierBytes + state.bytes)
         }
         if let (ending, bytes) = ended { handler(bodyEnd(ending, bytes: bytes)) }
     }
@@ -100,10 +155,10 @@ final class StreamBody: Sendable {
             if let recorder { for chunk in chunks { recorder.write(chunk) } }
             return chunks
         case .finished:
-            end(.finished)
+            end(.finished, isFinal: false)
             return nil
         case .failed(let error):
-            end(.failed(error))
+            end(.failed(error), isFinal: false)
             throw error
         }
     }
@@ -149,21 +204,24 @@ final class StreamBody: Sendable {
     }
 
     /// Logs the end once, and finishes record mode's copy. `nil` (an ending the consumer did not
-    /// see, the stream having ended before) still closes the log if nothing did.
-    private func end(_ ending: Ending?) {
+    /// see, the stream having ended before) still closes the log if nothing did. An end that is
+    /// not final (the body's end or failure as read) leaves the end handlers waiting when a
+    /// reconnection may follow; a final one tells them, also after such an end.
+    private func end(_ ending: Ending?, isFinal: Bool = true) {
         let ending = ending ?? .finished
-        let (observers, items, bytes, previews, handlers) = state.withLock { state
-            -> (Observers?, Int, Int64, [String], [@Sendable (ResponseBodyEnd) -> Void]) in
-            guard state.ending == nil else { return (nil, 0, 0, [], []) }
-            state.ending = ending
-            defer { state.endHandlers = [] }
-            return (state.observers, state.items, state.bytes, state.previews, state.endHandlers)
+        let (observers, items, bytes, earlierBytes, previews, handlers) = state.withLock { state
+            -> (Observers?, Int, Int64, Int64, [String], [@Sendable (ResponseBodyEnd) -> Void]) in
+            var handlers: [@Sendable (ResponseBodyEnd) -> Void] = []
+            if isFinal || !state.holdsEnd { swap(&handlers, &state.endHandlers) }
+            let observers = state.ending == nil ? state.observers : nil
+            if state.ending == nil { state.ending = ending }
+            return (observers, state.items, state.bytes, state.earlierBytes, state.previews, handlers)
         }
-        guard let observers else { return }
         if !handlers.isEmpty {
-            let end = bodyEnd(ending, bytes: bytes)
+            let end = bodyEnd(ending, bytes: earlierBytes + bytes)
             for handler in handlers { handler(end) }
         }
+        guard let observers else { return }
         observers.recorder?.finish(ending)
         if let request = observers.request {
             observers.log?.streamEnded(ending, of: request, items: items, bytes: bytes, previews: previews,

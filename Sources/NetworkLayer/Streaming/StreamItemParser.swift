@@ -18,10 +18,18 @@ protocol StreamItemParser {
     /// redaction; the log redacts and cuts them like a body). Called only after
     /// ``keepPreviews()``, while the preview has room.
     mutating func previews(of items: [Item]) -> [String]
+    /// Where a reconnection resumes from; `nil` (the default) for a body that never reconnects.
+    var resumption: StreamResumption? { get }
+    /// Starts over for the body of a reconnection, keeping what `resumption` says. Default: nothing.
+    mutating func resume(from resumption: StreamResumption)
 }
 
 extension StreamItemParser {
     mutating func keepPreviews() {}
+
+    var resumption: StreamResumption? { nil }
+
+    mutating func resume(from resumption: StreamResumption) {}
 
     mutating func feed(chunk: Data, into items: inout [Item]) throws(StreamParseFailure) {
         try chunk.withUnsafeBytes(typed: { (bytes) throws(StreamParseFailure) in try feed(bytes, into: &items) })
@@ -36,7 +44,9 @@ extension StreamItemParser {
 /// value alone, without touching the stream's shared state. Items are moved out of the batch, not copied: it is kept in reverse
 /// order and `popLast` takes the next one.
 struct StreamItems<Parser: StreamItemParser> {
-    private let iteration: StreamIteration
+    private var iteration: StreamIteration
+    /// Connects an event stream again when its body ends; `nil` for every other stream.
+    private let reconnector: EventStreamReconnector?
     private var parser: Parser
     /// The items parsed and not handed out yet, the next one last.
     private var ready: [Parser.Item] = []
@@ -52,8 +62,9 @@ struct StreamItems<Parser: StreamItemParser> {
     /// stream's items are previewed only until it is spent.
     private var previewRoom: Int
 
-    init(_ body: StreamBody, parser: Parser) {
+    init(_ body: StreamBody, parser: Parser, reconnector: EventStreamReconnector? = nil) {
         iteration = StreamIteration(body: body)
+        self.reconnector = reconnector
         self.parser = parser
         previewRoom = iteration.collectsPreviews ? NetworkLog.previewLimit : 0
         if previewRoom > 0 { self.parser.keepPreviews() }
@@ -82,12 +93,22 @@ struct StreamItems<Parser: StreamItemParser> {
             var chunk = unparsed.popLast()
             if chunk == nil {
                 guard !iteration.done else { return nil }
-                if let chunks = try await iteration.next(isolation: isolation) {
+                let chunks: [Data]?
+                do {
+                    chunks = try await iteration.next(isolation: isolation)
+                } catch {
+                    guard let reconnector else { throw error }
+                    try await reconnect(by: reconnector, after: error, from: parser.resumption, isolation: isolation)
+                    continue
+                }
+                if let chunks {
                     unparsed.reserveCapacity(chunks.count)
                     for taken in chunks.reversed() { unparsed.append(taken) }
                     chunk = unparsed.popLast()
                 }
             }
+            // What a reconnection resumes from, taken before `finish` starts the parser over.
+            let resumption = chunk == nil ? parser.resumption : nil
             do throws(StreamParseFailure) {
                 if let chunk {
                     try parser.feed(chunk: chunk, into: &parsed)
@@ -110,10 +131,27 @@ struct StreamItems<Parser: StreamItemParser> {
                 // `append` move an item; `reverse()` would copy each one, retaining its fields).
                 ready.reserveCapacity(parsed.count)
                 while let item = parsed.popLast() { ready.append(item) }
+                reconnector?.eventsArrived()
                 return ready.popLast()
             }
-            if chunk == nil && failure == nil { return nil }
+            if chunk == nil && failure == nil {
+                guard let reconnector else { return nil }
+                try await reconnect(by: reconnector, after: nil, from: resumption, isolation: isolation)
+            }
         }
+    }
+
+    /// Goes on with the body of a reconnection after the current body ended with `ending`
+    /// (`nil`: its end), or ends the iteration: its error thrown, or `iteration` left done.
+    private mutating func reconnect(by reconnector: EventStreamReconnector, after ending: NetworkError?,
+                                    from resumption: StreamResumption?, isolation: isolated (any Actor)?) async throws(NetworkError) {
+        let resumption = resumption ?? StreamResumption()
+        // The event the body ended in is not dispatched (the standard discards it).
+        try? parser.finish(into: &parsed)
+        parsed.removeAll(keepingCapacity: true)
+        guard let body = try await reconnector.reconnect(iteration.body, after: ending, from: resumption) else { return }
+        parser.resume(from: resumption)
+        iteration = StreamIteration(body: body)
     }
 
     /// The error a parse failure ends the stream with: a value that does not decode is

@@ -64,7 +64,7 @@ func countEstablished(in table: [UInt8], toPort port: Int) -> Int {
 
 /// A /proc file read to its end. /proc files report a size of 0 and answer a page per read, so
 /// they are read until `read` returns 0 (Foundation's readers stop after the first short read).
-private func readProcFile(_ path: String) -> [UInt8]? {
+func readProcFile(_ path: String) -> [UInt8]? {
     let descriptor = open(path, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else { return nil }
     defer { close(descriptor) }
