@@ -67,10 +67,11 @@ import http.server
 import json
 import socket
 import struct
-import sys
 import threading
 import time
 import urllib.parse
+
+import server_support
 
 # The rules script: (bytes written as one chunk, pause in seconds after it).
 RULES = [
@@ -128,12 +129,11 @@ RESUMABLE_LOG = {}
 RESUMABLE_LOCK = threading.Lock()
 
 
-class Server(http.server.ThreadingHTTPServer):
-    daemon_threads = True
+class Server(server_support.LoopbackHTTPServer):
     request_queue_size = 256
 
     def __init__(self, port):
-        super().__init__(("127.0.0.1", port), Handler)
+        super().__init__(Handler, port)
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -529,28 +529,11 @@ class Uploads:
 UPLOADS = Uploads()
 
 
-def wait_for_stdin_eof(stop):
-    try:
-        while sys.stdin.buffer.read(1024):
-            pass
-    except (OSError, ValueError):
-        pass
-    stop()
-
-
 def main():
     parser = argparse.ArgumentParser(description="Loopback server for the streaming tests.")
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args()
-    server = Server(args.port)
-
-    def stop(*_):
-        threading.Thread(target=server.shutdown, daemon=True).start()
-
-    threading.Thread(target=wait_for_stdin_eof, args=(stop,), daemon=True).start()
-    print(f"PORT {server.server_address[1]}", flush=True)
-    server.serve_forever(poll_interval=0.1)
-    server.server_close()
+    server_support.serve(Server(args.port))
 
 
 if __name__ == "__main__":
