@@ -131,7 +131,7 @@ struct TransferPlan {
     var isHTTPS: Bool { request.urlText.hasPrefix("https:") }
 
     /// `CURLOPT_TIMEOUT_MS`: the hop's timeout, at least 1 ms; 0 (no limit) beyond the ceiling
-    /// (10⁹ s) and for a stream, whose timeout bounds a silence instead (``streamSilence``).
+    /// (10⁹ s) and for a stream, whose timeout bounds a silence instead (the engine's `streamDeadline`).
     var timeoutMilliseconds: Int {
         guard !streaming, request.timeout.isFinite, request.timeout <= PreparedRequest.timeoutCeiling else { return 0 }
         // Within the ceiling the milliseconds fit a long by far.

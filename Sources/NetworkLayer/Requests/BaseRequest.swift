@@ -18,11 +18,10 @@ import Foundation
 /// A request is a plain mutable object: build it on any actor, then hand it to the manager.
 /// The manager takes an immutable snapshot of it when the request starts, so changing the object
 /// afterwards does not affect a request already running.
-// @exclusivity(unchecked) on every stored property: the runtime's access checks of a class's
-// properties cost ~4 k instructions per request in `snapshot()` alone (24 checked reads, each a
-// thread-local access set), a third of our own work on a small GET. A request is not Sendable, so
-// the compiler already keeps other threads out; what the checks would catch is only a caller
-// starting this request from inside its own mutation of one of these properties.
+// @exclusivity(unchecked) on every stored property: resolving a request reads them all, and the
+// runtime's access checks cost a measurable share of a small GET (Benchmarks/RESULTS.md). A request
+// is not Sendable, so the compiler keeps other threads out; what the checks would catch is only a
+// caller starting this request from inside its own mutation of one of these properties.
 open class BaseRequest<Response: Decodable & Sendable> {
     /// The path, starting with `/`, appended to the provider's `scheme://host[:port]`.
     /// It may carry its own query (`/search?country=it`); `params` are appended to it.
