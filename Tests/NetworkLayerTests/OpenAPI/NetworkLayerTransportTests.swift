@@ -178,25 +178,32 @@ struct NetworkLayerTransportTests {
         }
     }
 
-    @Test("A server that sends a body with its HEAD answer: the head arrives without a body, and the manager goes on")
+    @Test("A server that sends a body with its HEAD answer: the head arrives without a body, never a crash, and the manager goes on")
     func headWithABody() async throws {
         try await withOpenAPIServer { server in
             let client = server.client(makeManager())
-            let transport = NetworkLayerTransport(provider: server.provider(), manager: makeManager())
-            let (head, body) = try await transport.send(HTTPRequest(method: .head, scheme: nil, authority: nil, path: "/bytes?count=10&misbehave=true"),
-                                                        body: nil, baseURL: server.serverURL(), operationID: "checkBytes")
-            #expect(head.status.code == 200 && body == nil)
             let output = try await client.checkBytes(query: .init(count: 10, misbehave: true))
             guard case .ok = output else { Issue.record("got \(output)"); return }
-            // libcurl 7.88 may keep the connection, the stray body bytes still in it: the next request
-            // on it then fails with a clear transport error (never a crash), and the connection is dropped.
-            do {
-                _ = try await client.getGreeting(query: .init(name: "after HEAD"))
-            } catch let error as ClientError {
-                let cause = try #require(error.underlyingError as? NetworkError)
-                #expect(cause.caseName == "transport", "\(cause)")
+            let transport = NetworkLayerTransport(provider: server.provider(), manager: makeManager())
+            // libcurl 7.88 may put the connection back with the stray body bytes still in it: the
+            // next request on it (a HEAD too) then fails with a clear transport error, and the
+            // connection is dropped.
+            for _ in 0..<3 {
+                do {
+                    let (head, body) = try await transport.send(
+                        HTTPRequest(method: .head, scheme: nil, authority: nil, path: "/bytes?count=10&misbehave=true"),
+                        body: nil, baseURL: server.serverURL(), operationID: "checkBytes")
+                    #expect(head.status.code == 200 && body == nil)
+                } catch let error as NetworkError {
+                    #expect(error.caseName == "transport", "\(error)")
+                    #expect(error.recoverySuggestion?.isEmpty == false)
+                }
             }
-            #expect(try await client.getGreeting(query: .init(name: "then")).ok.body.json.message == "Hello, then!")
+            var answered = false
+            for _ in 0..<3 where !answered {
+                answered = (try? await client.getGreeting(query: .init(name: "then")).ok.body.json.message) == "Hello, then!"
+            }
+            #expect(answered, "the manager did not recover from the HEAD's stray body")
         }
     }
 
