@@ -145,12 +145,21 @@ Net.middlewares = [TracingMiddleware(), MetricsMiddleware()]   // OpenTelemetry'
 Net.logEntryHandler = SwiftLogBridge(logger: Logger(label: "network")).handle
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 277)
+// README.md:283: not compiled (the generated client exists only in a package that runs the generator)
+
+#sourceLocation(file: "README.md", line: 290)
+import NetworkLayerOpenAPI
+
+Net.mocks.register(operationID: "getGreeting", .json(["message": "Hello, Ada"]))   // or MockResponses/getGreeting.json
+let notes = NetworkLayerTransport(provider: try BaseURLProvider("https://notes.example.com/v1"))
+#sourceLocation()
+
+#sourceLocation(file: "README.md", line: 302)
 Net.cookieStorage = .inMemory     // off by default; .file(url) keeps them in curl's cookie-jar format
 Net.proxy = .http(URL(string: "http://proxy.corp:3128")!, excluding: ["localhost", ".internal"])  // default: .environment
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 317)
+#sourceLocation(file: "README.md", line: 342)
 do {
     _ = try await Net.perform(ITunesSearchRequest(artist: "Dream Theater", limit: 3))
 } catch .unauthorizedAccess {
@@ -160,7 +169,7 @@ do {
 }
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 331)
+#sourceLocation(file: "README.md", line: 356)
 struct Inventory: ServiceProvider {
     var host: String { "inventory.internal" }
     var httpScheme: HTTPScheme { .http }
