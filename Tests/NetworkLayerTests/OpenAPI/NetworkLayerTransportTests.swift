@@ -340,6 +340,25 @@ struct OpenAPIMockTests {
         guard case .undocumented(410, _) = try await client.getNote(path: .init(noteID: 6)) else { Issue.record("no 410"); return }
     }
 
+    @Test("What HTTPTypes cannot hold never traps: a mock's status 1000 is a ClientError wrapping invalidRequest; an invalid header name is left out, a value's control characters become spaces")
+    func valuesHTTPTypesCannotHold() async throws {
+        let mocks = try MockDirectory()
+        defer { mocks.remove() }
+        let net = makeManager(mocks: mocks.url)
+        net.mocks.register(operationID: "whoami", .status(1000))
+        net.mocks.register(operationID: "brewCoffee", .data(Data("{}".utf8), status: 418,
+                                                            headerFields: [("Bad Name", "x"), ("X-Ok", "a\u{1}b\r\nInjected: 1"), ("X-Ok", "second")]))
+        let client = client(net)
+        let (_, cause) = try #require(await clientError { try await client.whoami() })
+        #expect(cause?.caseName == "invalidRequest", "\(String(describing: cause))")
+        #expect(cause?.errorDescription?.contains("1000") == true)
+        guard case .undocumented(418, let payload) = try await client.brewCoffee() else { Issue.record("no 418"); return }
+        let name = HTTPField.Name("X-Ok")!
+        #expect(payload.headerFields[values: name] == ["a b  Injected: 1", "second"])
+        #expect(payload.headerFields[HTTPField.Name("Injected")!] == nil)
+        #expect(!payload.headerFields.contains { $0.name.rawName.contains(" ") })
+    }
+
     @Test("No mock for an operation: mockNotFound names the operation among the places looked")
     func noMock() async throws {
         let mocks = try MockDirectory()
@@ -401,6 +420,8 @@ struct OpenAPIDownloadMemoryTests {
             #expect(measurement.bytes == 1 << 30)
             #expect(measurement.inOrder)
             #expect(measurement.peak < 64 << 20, "peak resident size \(measurement.peak >> 20) MB")
+            // A floor, so that a probe that measured nothing cannot pass: the runtime alone is several MB.
+            #expect(measurement.peak > 4 << 20, "implausible peak \(measurement.peak) bytes")
         }
     }
 }
