@@ -62,9 +62,9 @@ demo-openapi: deps
 demo-check:
 	@SWIFT="$(SWIFT)" scripts/check-demo.sh
 
-## examples-check: resolves Tests/Consumers/NoTraits (no trait: no package may be pinned), builds and runs
+## examples-check: Tests/Consumer (no trait: no package may be pinned; its own C targets named COpenSSL, CLibcurl, CCurl),
 ##                 Examples/Observability (swift-log, swift-otel, through the trait Observability) and
-##                 Examples/OpenAPIClient (a generated client, through the trait OpenAPI) in .build-examples/
+##                 Examples/OpenAPIClient (a generated client, through the trait OpenAPI), in .build-examples/
 examples-check:
 	@SWIFT="$(SWIFT)" scripts/check-examples.sh
 

@@ -25,6 +25,11 @@ cancel=$("$runner" cancel --requests 10000 | tail -1); echo "$cancel"
 [[ $(field "$cancel" ok) == True ]] && status=ok || status=FAILED
 record "cancellations" "$status" "$(field "$cancel" cancelled) cancelled, $(field "$cancel" finishedBeforeCancel) finished first, $(field "$cancel" otherErrors) other errors; cancel→completion p50 $(field "$cancel" cancelLatencyMsP50) ms, p99 $(field "$cancel" cancelLatencyMsP99) ms, max $(field "$cancel" cancelLatencyMsMax) ms"
 
+echo "== coalescing: 10,000 identical GETs in rounds of 100, every other one cancelled while it waits"
+coalesce=$("$runner" coalesce --requests 10000 | tail -1); echo "$coalesce"
+[[ $(field "$coalesce" ok) == True ]] && status=ok || status=FAILED
+record "coalescing" "$status" "$(field "$coalesce" completedExactlyOnce)/10000 completed exactly once ($(field "$coalesce" succeeded) ok, $(field "$coalesce" cancelled) cancelled, $(field "$coalesce" otherErrors) other errors); $(field "$coalesce" transfers) transfers for $(field "$coalesce" rounds) rounds; cancel→completion max $(field "$coalesce" cancelLatencyMsMax) ms; fds $(field "$coalesce" fdsBefore)→$(field "$coalesce" fdsAfter), threads $(field "$coalesce" threadsBefore)→$(field "$coalesce" threadsAfter); peak RSS $(field "$coalesce" peakRSSMB) MB"
+
 echo "== leak check: 1,000 requests under valgrind"
 if command -v valgrind >/dev/null; then
     log=$(mktemp)

@@ -19,39 +19,15 @@ enum HTTPConventions {
         return name == "_OTHER" ? "HTTP" : name
     }
 
-    /// `server.address`: the host of the call's URL (its provider's, not where a redirect went).
-    static func serverAddress(_ request: OutgoingRequest) -> String {
-        request.url.host ?? "_OTHER"
-    }
-
-    /// `server.port`: the URL's port, or the scheme's default.
-    static func serverPort(_ request: OutgoingRequest) -> Int {
-        request.url.port ?? (request.url.scheme == "https" ? 443 : 80)
-    }
 
     /// `http.response.status_code` as a label: the status, or `_OTHER` outside 100…599.
     static func statusLabel(_ status: Int) -> String {
         (100...599).contains(status) ? String(status) : "_OTHER"
     }
 
-    /// `error.type` of a failed call: the error's case name.
+    /// `error.type` of a failed call: the error's stable case name (``NetworkError/code``).
     static func errorType(_ error: NetworkError) -> String {
-        switch error {
-        case .generic: "generic"
-        case .reachability: "reachability"
-        case .timeOut: "timeOut"
-        case .invalidCertificate: "invalidCertificate"
-        case .serialization: "serialization"
-        case .notFound: "notFound"
-        case .unauthorizedAccess: "unauthorizedAccess"
-        case .customUser: "customUser"
-        case .cancelled: "cancelled"
-        case .mockNotFound: "mockNotFound"
-        case .invalidRequest: "invalidRequest"
-        case .transport: "transport"
-        case .apiError: "apiError"
-        case .validation: "validation"
-        }
+        error.code
     }
 
     /// `error.type` of a response: its status for a 4xx or 5xx (client spans count both as errors), else `nil`.

@@ -30,7 +30,8 @@ import NetworkLayer
 /// | `networklayer.body` | a body's preview (debug entries) |
 /// | `networklayer.curl` | the copy-as-curl command (debug entries) |
 ///
-/// Every value is the entry's: secrets redacted, a server's control characters escaped.
+/// Every value is the entry's: secrets redacted, a server's control characters escaped. The log
+/// source is `NetworkLayer`.
 public struct SwiftLogBridge: Sendable {
     public let logger: Logger
 
@@ -41,7 +42,7 @@ public struct SwiftLogBridge: Sendable {
     /// Logs `entry`; pass it as ``NetworkManager/logEntryHandler``. Nothing is formatted for a
     /// level the logger does not log.
     @Sendable public func handle(_ entry: NetworkLogEntry) {
-        logger.log(level: Self.level(entry.level), "\(entry.message)", metadata: Self.metadata(entry))
+        logger.log(level: Self.level(entry.level), "\(entry.message)", metadata: Self.metadata(entry), source: "NetworkLayer")
     }
 
     static func level(_ level: NetworkLogEntry.Level) -> Logger.Level {

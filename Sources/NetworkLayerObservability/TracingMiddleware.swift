@@ -40,6 +40,8 @@ public struct TracingMiddleware: RequestMiddleware {
 
     public func intercept(_ request: OutgoingRequest, next: RequestMiddlewareNext) async throws(NetworkError) -> HTTPResponse {
         let tracer: any Tracer = self.tracer ?? InstrumentationSystem.tracer
+        // Nothing to record, nothing to inject: the call as if there were no middleware.
+        if tracer is NoOpTracer { return try await next(request) }
         return try await trace(request, next: next, with: tracer)
     }
 
@@ -49,10 +51,11 @@ public struct TracingMiddleware: RequestMiddleware {
             defer { span.end() }
             return try await next(request)
         }
+        let origin = request.origin
         span.updateAttributes { attributes in
             attributes["http.request.method"] = HTTPConventions.method(request.method)
-            attributes["server.address"] = HTTPConventions.serverAddress(request)
-            attributes["server.port"] = HTTPConventions.serverPort(request)
+            attributes["server.address"] = origin.host
+            attributes["server.port"] = origin.port
             attributes["url.full"] = request.redactedURL
             if let operationID = request.operationID { attributes["networklayer.operation.id"] = operationID }
         }

@@ -769,3 +769,4 @@ try await checkCachingAPI(cachesDirectory: URL(fileURLWithPath: NSTemporaryDirec
 checkServerSideAPI(destination: URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("archive.tar"))
 checkMiddlewareAPI()
 try await checkOpenAPIAPI()
+checkFirstUserAPI()

@@ -124,11 +124,11 @@ public final class NetworkManager: Sendable {
     func execute<Response: Decodable & Sendable>(_ resolved: ResolvedRequest, parser: (@Sendable (HTTPResponse) throws -> Response)?)
         async throws(NetworkError) -> (value: Response, response: HTTPResponse)
     {
-        let pipeline = RequestPipeline(resolved: resolved, transport: RequestPipeline.transport(for: resolved, mocks: mocks), started: .now, mocks: mocks)
+        let pipeline = RequestPipeline(resolved: resolved, transport: RequestPipeline.transport(for: resolved, mocks: mocks), started: .now)
         var sent: PreparedRequest?
         defer { resolved.progress?.finish?() }
         do throws(NetworkError) {
-            if Task.isCancelled { throw .cancelled(.init(reason: "it was cancelled before it started")) }
+            if Task.isCancelled { throw .cancelled(.init(request: resolved.describeUnprepared(), reason: "it was cancelled before it started")) }
             var response = try await pipeline.run(sending: &sent)
             guard let last = sent else { throw .transport(.init(reason: "the request was not sent")) }
             if let stream = response.stream, !response.expectations.acceptableStatuses.contains(response.statusCode) {
@@ -149,7 +149,7 @@ public final class NetworkManager: Sendable {
         } catch {
             // No secret value of the request in any text of the error, whoever wrote that text.
             let error = sent.map { error.describingRequest($0.redactedDescription).redactingSecrets($0.redactor.secretValues(of: $0)) }
-                ?? error
+                ?? error.describingRequest(resolved.describeUnprepared())
             resolved.log?.failure(error, of: sent, resolved: resolved, elapsed: pipeline.started.duration(to: .now))
             throw error
         }
@@ -208,7 +208,7 @@ public final class NetworkManager: Sendable {
                                       isolation: isolated (any Actor)? = #isolation) async throws(NetworkError) -> String {
         let resolved = request.resolved(with: settings.withLock { $0 })
         let attempt = try await RequestPipeline(resolved: resolved, transport: RequestPipeline.transport(for: resolved, mocks: mocks),
-                                                started: .now, mocks: mocks).firstAttempt()
+                                                started: .now).firstAttempt()
         return CurlCommand.render(TransferPlan(attempt), redactingSecrets: redactingSecrets)
     }
 

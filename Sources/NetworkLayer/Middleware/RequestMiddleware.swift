@@ -83,9 +83,14 @@ public protocol RequestObserver: Sendable {
     /// The call sends its request again after `outcome`, the outcome of attempt number `attempt`,
     /// once `delay` has passed.
     func willRetry(after outcome: RequestOutcome, attempt: Int, delay: Duration)
+
+    /// Whether ``willSend(_:)`` is to be called. An observer that only counts redirects and
+    /// retries says `false`: the call then builds nothing for each request on the wire. Default `true`.
+    var watchesRequestsOnTheWire: Bool { get }
 }
 
 extension RequestObserver {
+    public var watchesRequestsOnTheWire: Bool { true }
     public func willSend(_ request: inout OutgoingRequest) {}
     public func didRedirect(_ redirect: Redirect) {}
     public func willRetry(after outcome: RequestOutcome, attempt: Int, delay: Duration) {}

@@ -33,16 +33,19 @@ extension RequestPipeline {
         var base = base
         if request.isModified {
             base = Base(prepared: base.prepared.adapted(request), providerHeaders: base.providerHeaders,
-                        credentials: base.credentials, changes: request)
+                        credentials: base.credentials, changes: MiddlewareChanges(request))
         }
         var pipeline = self
         if !observers.isEmpty {
-            pipeline = RequestPipeline(resolved: resolved, transport: Self.transport(for: resolved, mocks: mocks, observers: observers),
-                                       started: started, mocks: mocks, observers: observers)
+            // Those that watch the wire get a transport of their own; a mocked call sends nothing on the wire.
+            let watching = observers.filter(\.watchesRequestsOnTheWire)
+            let transport = watching.isEmpty || resolved.mockResponsesDirectory != nil
+                ? self.transport : Self.wireTransport(for: resolved, observers: watching)
+            pipeline = RequestPipeline(resolved: resolved, transport: transport, started: started, observers: observers)
         }
         var hop: PreparedRequest? = base.prepared
         defer { lastHop.withLock { $0 = hop } }
-        return try await pipeline.attempts(from: base, sending: &hop).answering(hop ?? base.prepared)
+        return try await pipeline.attempts(from: base, sending: &hop)
     }
 
     /// Fails with ``NetworkError/invalidRequest(_:)`` when what `middleware` passed on cannot be sent.
@@ -54,16 +57,19 @@ extension RequestPipeline {
         }
     }
 
-    /// Where a request's hops go: the mocks, or libcurl (behind the network middlewares and
-    /// `observers`, when there are any), behind the response cache when the request has one.
-    static func transport(for resolved: ResolvedRequest, mocks: MockRegistry, observers: [any RequestObserver] = []) -> any Transport {
+    /// Where a request's hops go: the mocks, or libcurl (behind the network middlewares, when
+    /// there are any), behind the response cache when the request has one.
+    static func transport(for resolved: ResolvedRequest, mocks: MockRegistry) -> any Transport {
         if let directory = resolved.mockResponsesDirectory { return MockTransport(store: MockStore(directory: directory), registry: mocks) }
-        let middlewares = resolved.networkMiddlewares
-        guard !middlewares.isEmpty || !observers.isEmpty else {
-            guard let caching = resolved.cache else { return CurlTransport() }
-            return CachingTransport(caching, wrapping: CurlTransport(), log: resolved.log)
-        }
-        let wire = WireTransport(network: CurlTransport(), middlewares: middlewares, observers: observers)
+        guard resolved.networkMiddlewares.isEmpty else { return wireTransport(for: resolved, observers: []) }
+        guard let caching = resolved.cache else { return CurlTransport() }
+        return CachingTransport(caching, wrapping: CurlTransport(), log: resolved.log)
+    }
+
+    /// libcurl behind the network middlewares and `observers`, behind the response cache when the
+    /// request has one.
+    static func wireTransport(for resolved: ResolvedRequest, observers: [any RequestObserver]) -> any Transport {
+        let wire = WireTransport(network: CurlTransport(), middlewares: resolved.networkMiddlewares, observers: observers)
         guard let caching = resolved.cache else { return wire }
         return CachingTransport(caching, wrapping: wire, log: resolved.log)
     }
@@ -92,8 +98,7 @@ struct WireTransport<Network: Transport>: Transport {
     private func intercept(at index: Int, _ request: OutgoingRequest, hop: PreparedRequest,
                            download: PendingDownload?) async throws(NetworkError) -> HTTPResponse {
         guard index < middlewares.count else {
-            let sent = hop.adapted(request)
-            return try await network.send(sent, download: download).answering(sent)
+            return try await network.send(hop.adapted(request), download: download)
         }
         let middleware = middlewares[index]
         let next = RequestMiddlewareNext(observers: []) { request, _ throws(NetworkError) in

@@ -16,10 +16,8 @@ struct RequestPipeline {
     let transport: any Transport
     /// When the request started: its timeout counts from here, across attempts and redirects.
     let started: ContinuousClock.Instant
-    /// The manager's mocks, for a transport made for the middlewares' observers.
-    let mocks: MockRegistry
-    /// What the middlewares watching this run asked to be told (empty without middlewares).
-    var observers: [any RequestObserver] = []
+    /// What the middlewares watching this run asked to be told; `nil` without any.
+    var observers: [any RequestObserver]? = nil
 
     /// What the loop knows between attempts.
     struct State {
@@ -35,14 +33,20 @@ struct RequestPipeline {
         let providerHeaders: [String: String]
         let credentials: Authentication.Credentials?
         /// What the middlewares changed, replayed on a request prepared again with fresh credentials.
-        var changes: OutgoingRequest?
+        var changes: MiddlewareChanges?
 
         /// The first attempt prepared again with `credentials`, the middlewares' changes replayed.
         func prepared(with credentials: Authentication.Credentials, by resolved: ResolvedRequest) throws(NetworkError) -> PreparedRequest {
             let fresh = try resolved.prepare(providerHeaders: providerHeaders, credentials: credentials)
             guard let changes else { return fresh }
-            return fresh.adapted(changes.replayed(on: fresh.outgoing()))
+            return fresh.adapted(changes.request.replayed(on: fresh.outgoing()))
         }
+    }
+
+    /// A middleware's changes, boxed: a `Base` stays four words, cheap to pass along every request.
+    final class MiddlewareChanges: Sendable {
+        let request: OutgoingRequest
+        init(_ request: OutgoingRequest) { self.request = request }
     }
 
     /// The final response. `sending` is the hop being sent (then the one that got the response),
@@ -59,6 +63,7 @@ struct RequestPipeline {
     }
 
     /// Every attempt and hop of the call from `base`, until the outcome is its result.
+    @inline(__always)
     nonisolated(nonsending) func attempts(from base: Base, sending hop: inout PreparedRequest?) async throws(NetworkError) -> HTTPResponse {
         var state = State(credentials: base.credentials)
         var prepared = base.prepared
@@ -132,7 +137,7 @@ struct RequestPipeline {
     private nonisolated(nonsending) func next(after outcome: RequestOutcome, of attempt: PreparedRequest, hop: PreparedRequest,
                                               download: PendingDownload?, state: inout State) async throws(NetworkError) -> Step {
         if let next = try follow(outcome, from: hop, of: attempt, redirects: &state.redirects) {
-            if !observers.isEmpty, case .response(let response) = outcome {
+            if let observers, case .response(let response) = outcome {
                 let redirect = Redirect(from: hop.url, to: next.url, statusCode: response.statusCode)
                 for observer in observers { observer.didRedirect(redirect) }
             }
@@ -141,7 +146,9 @@ struct RequestPipeline {
         guard let retry = try await decide(after: outcome, of: attempt, hop: hop, download: download, state: &state) else {
             return .result
         }
-        for observer in observers { observer.willRetry(after: outcome, attempt: state.attempt, delay: retry.delay) }
+        if let observers {
+            for observer in observers { observer.willRetry(after: outcome, attempt: state.attempt, delay: retry.delay) }
+        }
         return .retry(retry)
     }
 

@@ -10,8 +10,17 @@ extension ResolvedRequest {
     ///   - credentials: what the authentication adds: headers between the provider's and the
     ///     request's, query items after the parameters.
     /// A full URL of another origin than the provider's gets neither the credentials nor the
-    /// provider's secret headers.
+    /// provider's secret headers. Every error it throws names the request (`METHOD endpoint`, as
+    /// it has no URL yet).
     func prepare(providerHeaders: [String: String], credentials: Authentication.Credentials? = nil) throws(NetworkError) -> PreparedRequest {
+        do {
+            return try build(providerHeaders: providerHeaders, credentials: credentials)
+        } catch {
+            throw error.describingRequest(describeUnprepared())
+        }
+    }
+
+    private func build(providerHeaders: [String: String], credentials: Authentication.Credentials?) throws(NetworkError) -> PreparedRequest {
         if let problem = method.problem { throw .invalidRequest(.init(request: describeUnprepared(), reason: problem)) }
         let (base, isHome) = try targetURL()
         let credentials = isHome ? credentials : nil
@@ -85,7 +94,7 @@ extension SecretNames {
     /// The safety net: the headers and query items whose names look secret become facts of this
     /// request too.
     mutating func addLookalikes(headers: [(name: String, value: String)], query: Substring?) {
-        for header in headers where Redactor.looksSecret(header: header.name) { insert(header: header.name) }
+        for header in headers where Redactor.looksSecret(header: header.name) { insert(lookalikeHeader: header.name) }
         guard let query else { return }
         for item in query.split(separator: "&") {
             let rawName = item.prefix { $0 != "=" }

@@ -75,7 +75,7 @@ public protocol ServiceProvider: Sendable {
     /// ```swift
     /// func adapt(_ request: inout OutgoingRequest) async throws {
     ///     let payload = request.method.rawValue + request.url.path + (request.body.map { String(decoding: $0, as: UTF8.self) } ?? "")
-    ///     request.setHeader("X-Signature", hmacSHA256(key: secret, payload))
+    ///     request.setHeader("X-Signature", Signing.hex(try Signing.hmacSHA256(key: secret, message: payload)))
     /// }
     /// ```
     ///

@@ -38,8 +38,8 @@ extension HTTPResponse {
     /// by hand (``init(statusCode:headers:body:url:isMocked:)``) or another call's (request
     /// coalescing). It takes `request`'s validation and decoding settings and its redaction; its
     /// URL stays the one it names.
-    func answering(_ request: PreparedRequest) -> HTTPResponse {
-        guard origin.request?.resolved !== request.resolved else { return self }
+    consuming func answering(_ request: PreparedRequest) -> HTTPResponse {
+        if let origin = origin.request, origin.resolved === request.resolved { return self }
         let url = self.url
         let origin = url == request.url ? RequestOrigin(of: request) : RequestOrigin(method: request.method, url: url, redactor: request.redactor)
         var answer = HTTPResponse(statusCode: statusCode, headers: headerBlock, body: body, isMocked: isMocked, origin: origin,

@@ -272,6 +272,23 @@ struct MiddlewareTests {
         }
     }
 
+    @Test("A middleware reads the origin a call goes to: the provider's, or a full URL's own")
+    func origin() async throws {
+        let server = try await TestServer.shared()
+        let seen = CallRecorder<String>()
+        let net = makeManager()
+        net.middlewares = [ClosureMiddleware { request, next throws(NetworkError) in
+            let origin = request.origin
+            seen.record("\(origin.scheme)://\(origin.host):\(origin.port)")
+            return try await next(request)
+        }]
+        _ = try await net.perform(TestRequest<Echo>(server.provider(), "/echo"))
+        final class Elsewhere: BaseRequest<Echo> {}
+        _ = try await net.perform(Elsewhere(serviceProvider: TestProvider(host: "api.example", httpScheme: .https),
+                                            url: URL(string: "http://localhost:\(server.port)/echo")!))
+        #expect(seen.values == ["http://127.0.0.1:\(server.port)", "http://localhost:\(server.port)"])
+    }
+
     @Test("A stream's middleware gets the head, then hears when the body ends (its size) or is cancelled")
     func streamBodyEnd() async throws {
         let server = try await TestServer.shared()

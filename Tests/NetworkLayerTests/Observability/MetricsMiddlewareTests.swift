@@ -97,6 +97,24 @@ struct MetricsMiddlewareTests {
             "http.response.status_code": "200"]])
     }
 
+    @Test("A redirect counts as a resend; a cache hit is measured like any call, without a request on the wire")
+    func redirectAndCacheHit() async throws {
+        try await withTestServer { server in
+            let metrics = TestMetrics()
+            let net = makeCachingManager()
+            net.middlewares = [MetricsMiddleware(factory: metrics)]
+            _ = try await net.perform(TestRequest<Echo>(server.provider(), "/redirect/1"))
+            #expect(metrics.counterTotal(label: "http.client.request.retries") == 2)
+            let path = "/response-headers?h=Cache-Control:max-age%3D60"
+            _ = try await net.perform(TestRequest<JSONValue>(server.provider(), path))
+            _ = try await net.perform(TestRequest<JSONValue>(server.provider(), path))
+            let durations = metrics.recorders(label: "http.client.request.duration").flatMap(\.values)
+            #expect(durations.count == 3)
+            let received = try await server.receivedRequestCount()
+            #expect(received == 4)   // the redirect's three hops, one miss
+        }
+    }
+
     @Test("A hostile status line (999, control characters in the reason) and an unknown method never reach a label")
     func hostileLabels() async throws {
         try await withFaultServer { server in

@@ -135,6 +135,7 @@ struct TracingMiddlewareTests {
         let server = try await TestServer.shared()
         let tracer = InMemoryTracer()
         let stream = try await tracedManager(tracer).perform(StreamRequest<ByteStream>(server.provider(), "/slow-bytes/3000?chunk=1000&interval=0.1"))
+        #expect(tracer.performedContextInjections.count == 1)
         #expect(tracer.finishedSpans.isEmpty)
         #expect(tracer.activeSpans.count == 1)
         var received = 0
@@ -165,8 +166,12 @@ struct TracingMiddlewareTests {
         let server = try await TestServer.shared()
         let tracer = InMemoryTracer()
         let net = tracedManager(tracer)
-        _ = await FaultOutcome { () throws(NetworkError) in try await net.perform(TestRequest<JSONValue>(server.provider(), "/status/500")) }
+        let failed = await FaultOutcome { () throws(NetworkError) in
+            try await net.perform(TestRequest<JSONValue>(server.provider(), "/reflect-headers?status=500"))
+        }
         let serverError = try #require(tracer.popFinishedSpans().first)
+        // The server received the failing call's context: it reflects what it got.
+        #expect(failed.error?.context?.response?.value(forHeader: "X-Reflected-\(InMemoryTracer.spanIDKey)") == serverError.spanID)
         #expect(serverError.int("http.response.status_code") == 500)
         #expect(serverError.string("error.type") == "500")
         #expect(serverError.status?.code == .error)

@@ -1,3 +1,0 @@
-import NetworkLayer
-
-print(NetworkLayerInfo.version)
