@@ -10,7 +10,9 @@ reaches EOF. With --client-ca it requires a client certificate signed by that CA
 
 Every path is under --base-path (default none), as the document's server URL puts it:
 
-  GET  /greet?name=N          200 {"message": "Hello, N!"}
+  GET  /greet?name=N          200 {"message": "Hello, N!"}; with a header X-Script: <id>:<step>,<step>,...
+                              each request naming <id> takes the next step (the last repeats):
+                              ok, 503 (503 {"error"}), 302 (to the same URL), slow (answers after 3 s)
   POST /notes                 201 the note with an id; 400 {"error"} without a "text"
   GET  /notes/<id>            200 {"id", "text"}; 404 {"error"} for an id above 100
   POST /coffee                418 {"error": "I'm a teapot"} (a status the document does not list)
@@ -57,6 +59,22 @@ def pattern_bytes(start, count):
     return bytes(out)
 
 
+SCRIPTS = {}                 # X-Script id -> the requests that named it so far
+SCRIPTS_LOCK = threading.Lock()
+
+
+def script_step(header):
+    """The step of an X-Script header this request is at, or "ok" without one."""
+    if not header or ":" not in header:
+        return "ok"
+    name, steps = header.split(":", 1)
+    steps = steps.split(",")
+    with SCRIPTS_LOCK:
+        seen = SCRIPTS.get(name, 0)
+        SCRIPTS[name] = seen + 1
+    return steps[min(seen, len(steps) - 1)]
+
+
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     base_path = ""
@@ -101,6 +119,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         path, query = self.route()
         if path == "/greet":
+            step = script_step(self.headers.get("X-Script"))
+            if step == "503":
+                return self.send_json(503, {"error": "try again"})
+            if step == "302":
+                return self.send_json(302, {"error": "moved"}, extra=[("Location", self.path)])
+            if step == "slow":
+                time.sleep(3)
             self.send_json(200, {"message": "Hello, %s!" % query.get("name", "stranger")})
         elif path is not None and path.startswith("/notes/"):
             try:

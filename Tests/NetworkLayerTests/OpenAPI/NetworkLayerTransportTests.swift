@@ -80,6 +80,34 @@ struct NetworkLayerTransportTests {
         }
     }
 
+    @Test("The provider's retry policy, redirect policy and timeouts govern a generated call")
+    func providersPolicies() async throws {
+        try await withOpenAPIServer { server in
+            let net = makeManager()
+            func greet(_ provider: ScriptedProvider) async throws -> Operations.GetGreeting.Output {
+                try await server.client(net, provider: provider).getGreeting(query: .init(name: "Ada"))
+            }
+            func script(_ steps: String) -> String { "\(UUID().uuidString):\(steps)" }
+            let retry = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(10), retryableStatuses: [503])
+            #expect(try await greet(ScriptedProvider(port: server.port, script: script("503,503,ok"), retryPolicy: retry))
+                .ok.body.json.message == "Hello, Ada!")
+            guard case .undocumented(503, _) = try await greet(ScriptedProvider(port: server.port, script: script("503,ok"))) else {
+                Issue.record("without a retry policy the 503 is the generated code's")
+                return
+            }
+            #expect(try await greet(ScriptedProvider(port: server.port, script: script("302,ok"))).ok.body.json.message == "Hello, Ada!")
+            let stays = ScriptedProvider(port: server.port, script: script("302,ok"), redirectPolicy: RedirectPolicy.none)
+            guard case .undocumented(302, let payload) = try await greet(stays) else {
+                Issue.record("with RedirectPolicy.none the 302 is the generated code's")
+                return
+            }
+            #expect(payload.headerFields[.location]?.hasSuffix("/greet?name=Ada") == true)
+            let late = ScriptedProvider(port: server.port, script: script("slow"), timeouts: Timeouts(request: 0.5))
+            let (error, cause) = try #require(await clientError { try await greet(late) })
+            #expect(cause?.caseName == "timeOut", "\(error)")
+        }
+    }
+
     @Test("A serverURL that is not http(s), or has a query, a fragment or a user: a ClientError wrapping invalidRequest, nothing sent",
           arguments: ["ftp://127.0.0.1/files", "http://127.0.0.1:9/v1?key=secret", "http://127.0.0.1:9/v1#top",
                       "http://user:pw@127.0.0.1:9/v1", "file:///etc/passwd"])
@@ -298,6 +326,18 @@ struct NetworkLayerTransportTests {
             #expect(elapsed < .milliseconds(500), "the download ended \(elapsed) after its task was cancelled")
         }
     }
+}
+
+/// openapi_server.py's origin, its `/greet` answers scripted by the `X-Script` header, and the policies under test.
+private struct ScriptedProvider: ServiceProvider {
+    var host = "127.0.0.1"
+    var httpScheme: HTTPScheme = .http
+    var port: Int?
+    var script: String
+    var retryPolicy: RetryPolicy?
+    var redirectPolicy: RedirectPolicy?
+    var timeouts: Timeouts?
+    func createHTTPHeaders() -> [String: String] { ["X-Script": script] }
 }
 
 @Suite("NetworkLayerOpenAPI: mocks by operation ID", .sharing)
