@@ -124,7 +124,9 @@ if grep -qF "Bearer" <<<"$output"; then
 fi
 echo "make test: $example OK (log entries reached swift-log with metadata; swift-otel's traceparent reached the server)"
 
-# Examples/OpenAPIClient against the Notes server under /v1, as the document's server URL has it.
+# Examples/OpenAPIClient against the Notes server under /v1, as the document's server URL has it
+# (once the echo server above has gone: bash runs one coproc at a time).
+[[ -n ${SERVER_PID:-} ]] && wait "$SERVER_PID" 2>/dev/null || true
 coproc NOTES { exec .venv/bin/python3 Tests/Servers/openapi_server.py --base-path /v1; }
 read -r _ notes_port <&"${NOTES[0]}"
 output=$("$openapi_scratch/debug/OpenAPIClient" --server "http://127.0.0.1:$notes_port/v1" 2>&1) || true
