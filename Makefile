@@ -6,7 +6,7 @@ SWIFT ?= swift
 SWIFT_TRAITS ?= --traits IntegrationTests
 export SWIFT_TRAITS
 
-.PHONY: tsan asan deps build test readme-check demo demo-github demo-chat demo-check examples-check docs api-check fuzz bench cache-conformance stress clean
+.PHONY: tsan asan deps build test readme-check demo demo-github demo-chat demo-openapi demo-check examples-check docs api-check fuzz bench cache-conformance stress clean
 
 ## deps: install the system packages the library and its tests need (apt-get as root; otherwise prints the command)
 deps:
@@ -50,12 +50,21 @@ demo-chat: deps
 	$(SWIFT) build --product ChatClient $(SWIFT_TRAITS)
 	$$($(SWIFT) build --show-bin-path)/ChatClient $(ARGS)
 
+## demo-openapi: Examples/OpenAPIClient, a client generated from its openapi.yaml by swift-openapi-generator, on
+##               NetworkLayerTransport, answered from its mocks by operation ID (ARGS="--verbose" for the log,
+##               ARGS="--server http://127.0.0.1:<port>/v1" for Tests/Servers/openapi_server.py). Its own package:
+##               the first build compiles the generator (minutes)
+demo-openapi: deps
+	$(SWIFT) build --package-path Examples/OpenAPIClient --scratch-path .build-examples/OpenAPIClient
+	.build-examples/OpenAPIClient/debug/OpenAPIClient $(ARGS)
+
 ## demo-check: runs the demos and checks what they printed (scripts/check-demo.sh)
 demo-check:
 	@SWIFT="$(SWIFT)" scripts/check-demo.sh
 
-## examples-check: Tests/Consumer (no trait: no package may be pinned; its own C targets named COpenSSL, CLibcurl, CCurl)
-##                 and Examples/Observability (swift-log, swift-otel, through the trait Observability), in .build-examples/
+## examples-check: Tests/Consumer (no trait: no package may be pinned; its own C targets named COpenSSL, CLibcurl, CCurl),
+##                 Examples/Observability (swift-log, swift-otel, through the trait Observability) and
+##                 Examples/OpenAPIClient (a generated client, through the trait OpenAPI), in .build-examples/
 examples-check:
 	@SWIFT="$(SWIFT)" scripts/check-examples.sh
 

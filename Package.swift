@@ -9,19 +9,26 @@ let package = Package(
         // Its sources compile to nothing unless the `Observability` trait is on, and a consumer
         // that does not name the trait resolves none of those packages.
         .library(name: "NetworkLayerObservability", targets: ["NetworkLayerObservability"]),
+        // A `ClientTransport` for swift-openapi-generator's clients. Its sources compile to nothing
+        // unless the `OpenAPI` trait is on, and a consumer that does not name the trait resolves
+        // neither swift-openapi-runtime nor swift-http-types.
+        .library(name: "NetworkLayerOpenAPI", targets: ["NetworkLayerOpenAPI"]),
     ],
     // The core depends on no Swift package. Each trait brings in what one opt-in product needs;
     // no trait is on by default.
     traits: [
         .trait(name: "Observability", description: "NetworkLayerObservability: TracingMiddleware, MetricsMiddleware, SwiftLogBridge"),
+        .trait(name: "OpenAPI", description: "NetworkLayerOpenAPI: NetworkLayerTransport, a ClientTransport for swift-openapi-generator's clients"),
         .trait(name: "IntegrationTests", description: "The project's own tests of every opt-in product (make test)",
-               enabledTraits: ["Observability"]),
+               enabledTraits: ["Observability", "OpenAPI"]),
         .default(enabledTraits: []),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4", traits: []),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // The system libraries, found through pkg-config. Without them SwiftPM prints the
@@ -66,6 +73,14 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Observability"])),
             ]
         ),
+        .target(
+            name: "NetworkLayerOpenAPI",
+            dependencies: [
+                "NetworkLayer",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["OpenAPI"])),
+            ]
+        ),
         // The demo (`make demo`): the original README's iTunes search example.
         .executableTarget(
             name: "ITunesSearch",
@@ -98,6 +113,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Observability"])),
                 .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Observability"])),
                 .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Observability"])),
+                .target(name: "NetworkLayerOpenAPI", condition: .when(traits: ["OpenAPI"])),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["OpenAPI"])),
             ],
             path: "Tests/APICheck",
             swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]
@@ -111,6 +129,7 @@ let package = Package(
                 "NetworkLayer",
                 .target(name: "NetworkLayerObservability", condition: .when(traits: ["Observability"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Observability"])),
+                .target(name: "NetworkLayerOpenAPI", condition: .when(traits: ["OpenAPI"])),
             ],
             path: "Tests/ReadmeCheck",
             swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]
@@ -130,7 +149,23 @@ let package = Package(
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing", condition: .when(traits: ["IntegrationTests"])),
                 .product(name: "MetricsTestKit", package: "swift-metrics", condition: .when(traits: ["IntegrationTests"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["IntegrationTests"])),
+                .target(name: "NetworkLayerOpenAPI", condition: .when(traits: ["IntegrationTests"])),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["IntegrationTests"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["IntegrationTests"])),
+                .target(name: "OpenAPIMemoryProbe", condition: .when(traits: ["IntegrationTests"])),
             ]
+        ),
+        // One download through NetworkLayerTransport in a process of its own, for its peak resident
+        // size ("NetworkLayerOpenAPI": 1 GB to a slow reader stays under 64 MB).
+        .executableTarget(
+            name: "OpenAPIMemoryProbe",
+            dependencies: [
+                "NetworkLayer",
+                .target(name: "NetworkLayerOpenAPI", condition: .when(traits: ["IntegrationTests"])),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["IntegrationTests"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["IntegrationTests"])),
+            ],
+            path: "Tests/OpenAPIMemoryProbe"
         ),
         // How a test uses the machine: `.measuring` tests run alone, `.sharing` ones alongside each
         // other (Tests/TestScheduling/MachineUse.swift). One module for every test target, so that

@@ -10,15 +10,22 @@ let package = Package(
         .executable(name: "bench-networklayer", targets: ["BenchNetworkLayer"]),
         .executable(name: "bench-urlsession", targets: ["BenchURLSession"]),
         .executable(name: "bench-ahc", targets: ["BenchAHC"]),
+        .executable(name: "bench-openapi", targets: ["BenchOpenAPI"]),
     ],
     dependencies: [
         // Observability: the client's `--observe` runs TracingMiddleware and MetricsMiddleware (issue 33).
-        .package(name: "NetworkLayer", path: "..", traits: ["Observability"]),
+        // OpenAPI: bench-openapi's NetworkLayerTransport (issue 34).
+        .package(name: "NetworkLayer", path: "..", traits: ["Observability", "OpenAPI"]),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         // Already in AsyncHTTPClient's graph; named here for ByteBuffer, its JSONDecoder overload
         // and TLSConfiguration.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.100.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.30.0"),
+        // bench-openapi: the generated client over each of the three transports.
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4", traits: []),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
     ],
     targets: [
         // The command line, the result line, the fixture types and the worker loop every client shares.
@@ -41,6 +48,24 @@ let package = Package(
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
+        ),
+        // Examples/OpenAPIClient's generated client (Sources/BenchOpenAPI/Generated links to the
+        // tests' copy, which scripts/openapi-generated.sh checks against the generator; its files
+        // are wrapped in `#if IntegrationTests`, hence the define) on NetworkLayerTransport,
+        // AsyncHTTPClientTransport or URLSessionTransport.
+        .executableTarget(
+            name: "BenchOpenAPI",
+            dependencies: [
+                "BenchSupport",
+                .product(name: "NetworkLayer", package: "NetworkLayer"),
+                .product(name: "NetworkLayerOpenAPI", package: "NetworkLayer"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: [.define("IntegrationTests")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -58,7 +58,7 @@ class Scenario:
     requests: int
     quick_requests: int
     concurrency: int
-    fixture: str         # "small", "items", "big", "events" or "huge"
+    fixture: str         # "small", "items", "big", "events", "huge" or "greeting"
     decode: bool = False
     decode_object: bool = False   # decode the small body into a Decodable (issue 16: "with a small Decodable")
     only: tuple = ()              # the clients that run it (empty: all)
@@ -109,13 +109,23 @@ SCENARIOS = [
              "small", cache="memory", only=("networklayer",)),
     Scenario("8", "s8-disk", "8d. sequential small GET, hits of a disk cache", "/cached.json", 10_000, 1_000, 1,
              "small", cache="disk", only=("networklayer",)),
+    # A generated client (issue 34): Examples/OpenAPIClient's `getGreeting` (a small JSON object
+    # decoded into its schema's type) over three transports in one process each; the URL is the
+    # client's server URL.
+    Scenario("9", "s9", "9. generated OpenAPI client's small GET, 32 concurrent", "/v1", 20_000, 2_000, 32,
+             "greeting", only=("openapi-networklayer", "openapi-ahc", "openapi-urlsession")),
 ]
 
 # The clients, in the order they run and appear in the table.
-CLIENTS = ["networklayer", "networklayer-executor", "networklayer-observed", "urlsession", "ahc", "curl", "loadgen"]
+CLIENTS = ["networklayer", "networklayer-executor", "networklayer-observed", "urlsession", "ahc", "curl", "loadgen",
+           "openapi-networklayer", "openapi-ahc", "openapi-urlsession"]
 SWIFT_BINARIES = {"networklayer": "bench-networklayer", "networklayer-executor": "bench-networklayer",
                   "networklayer-observed": "bench-networklayer",
-                  "urlsession": "bench-urlsession", "ahc": "bench-ahc"}
+                  "urlsession": "bench-urlsession", "ahc": "bench-ahc",
+                  "openapi-networklayer": "bench-openapi", "openapi-ahc": "bench-openapi",
+                  "openapi-urlsession": "bench-openapi"}
+# The generated client's transports (scenario 9 only): `bench-openapi --transport <the rest of the name>`.
+OPENAPI_CLIENTS = ("openapi-networklayer", "openapi-ahc", "openapi-urlsession")
 # NetworkLayer with its requests sent from a task preferring NetworkManager.engineExecutor (the libcurl
 # thread as a task executor, `--engine-executor`): the small-request scenarios only.
 EXECUTOR_SCENARIOS = ("s1", "s2", "s5", "s1-decoded", "s2-decoded", "s5-decoded")
@@ -125,7 +135,9 @@ OBSERVED_SCENARIOS = ("s2",)
 CLIENT_NAMES = {"networklayer": "NetworkLayer", "networklayer-executor": "NetworkLayer on engineExecutor",
                 "networklayer-observed": "NetworkLayer with tracing and metrics middleware",
                 "urlsession": "URLSession", "ahc": "AsyncHTTPClient",
-                "curl": "C libcurl-multi", "loadgen": "load generator"}
+                "curl": "C libcurl-multi", "loadgen": "load generator",
+                "openapi-networklayer": "NetworkLayerTransport", "openapi-ahc": "AsyncHTTPClientTransport",
+                "openapi-urlsession": "URLSessionTransport"}
 
 
 def log(text: str) -> None:
@@ -219,9 +231,14 @@ def write_fixtures(www: Path, huge: bool = False) -> Fixtures:
         with open(www / "huge.bin", "wb") as out:
             for _ in range(HUGE_SIZE // len(block)):
                 out.write(block)
+    # Scenario 9: the example's Greeting schema, a message of about the small object's size.
+    message = "Hello, Ada! " + "A greeting from the benchmark's nginx, as long as a typical short answer. " * 3
+    (www / "greeting.json").write_text(json.dumps({"message": message.strip()}, separators=(",", ":")))
     sizes = {name: (www / f"{name}.{ext}").stat().st_size
              for name, ext in (("small", "json"), ("items", "json"), ("big", "bin"), ("events", "sse"),
                                ("huge", "bin")) if (www / f"{name}.{ext}").exists()}
+    # The generated client hands back the decoded message, not the body: its UTF-8 size is what it counts.
+    sizes["greeting"] = len(message.strip().encode())
     return Fixtures(sizes=sizes, item_count=len(items), event_count=event_count, event_data_bytes=event_data_bytes)
 
 
@@ -247,7 +264,9 @@ class Nginx:
         # The only logged URL: which protocol a client speaks (one probe request per client).
         location = /probe.json {{ access_log {self.probe_log} probe; alias {www}/small.json; }}
         # Scenario 8: the small object, fresh for an hour (a response cache may answer it).
-        location = /cached.json {{ alias {www}/small.json; add_header Cache-Control "max-age=3600"; }}"""
+        location = /cached.json {{ alias {www}/small.json; add_header Cache-Control "max-age=3600"; }}
+        # Scenario 9: the generated client's getGreeting (GET /greet?name=Ada) under its server URL /v1.
+        location = /v1/greet {{ alias {www}/greeting.json; default_type application/json; }}"""
         self.conf.write_text(f"""# Written by Benchmarks/run.py.
 worker_processes 1;
 daemon off;
@@ -376,6 +395,8 @@ def client_command(client: str, scenario: Scenario, requests: int, nginx: Nginx,
         command += ["--engine-executor"]
     if client == "networklayer-observed":
         command += ["--observe"]
+    if client in OPENAPI_CLIENTS:
+        command += ["--transport", client.removeprefix("openapi-")]
     if scenario.stream:
         command += ["--stream"]
     if scenario.events:
@@ -617,6 +638,16 @@ def targets(results: dict) -> str:
         if nl and other:
             target(f"scenario 3 (decoding): NetworkLayer {nl / other:.1f}× {CLIENT_NAMES[client]} (target ≥ 2×)",
                    nl / other, 2)
+    # The generated client (issue 34): NetworkLayerTransport against the other transports.
+    nl = median("s9", "openapi-networklayer")
+    for client, goal in (("openapi-ahc", 1.2), ("openapi-urlsession", None)):
+        other = median("s9", client)
+        if nl and other:
+            if goal:
+                target(f"scenario 9: {CLIENT_NAMES['openapi-networklayer']} {nl / other:.2f}× {CLIENT_NAMES[client]} "
+                       f"(target ≥ {goal}×, issue 34)", nl / other, goal)
+            else:
+                lines.append(f"- ℹ scenario 9: {CLIENT_NAMES['openapi-networklayer']} {nl / other:.2f}× {CLIENT_NAMES[client]}")
     rss = median("s4-file", "networklayer", "rss_mb")
     if rss:
         target(f"scenario 4 into a file: peak RSS {rss:.0f} MB (target < 32 MB)", rss, 32, False)
@@ -685,7 +716,7 @@ def machine() -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer requests, one run each (a smoke run)")
-    parser.add_argument("--scenarios", default="1,2,3,4,5,6,7,8", help="which scenarios, e.g. 1,2 (default: all)")
+    parser.add_argument("--scenarios", default="1,2,3,4,5,6,7,8,9", help="which scenarios, e.g. 1,2 (default: all)")
     parser.add_argument("--clients", default=",".join(CLIENTS),
                         help=f"which clients (default: {','.join(CLIENTS)}; curl is the C client)")
     parser.add_argument("--runs", type=int, help="runs per client and scenario (default 3, --quick 1)")
@@ -740,6 +771,7 @@ def main() -> int:
                         and (not scenario.only or c in scenario.only)
                         and (c != "networklayer-executor" or scenario.label in EXECUTOR_SCENARIOS)
                         and (c != "networklayer-observed" or scenario.label in OBSERVED_SCENARIOS)
+                        and (c not in OPENAPI_CLIENTS or scenario.label == "s9")
                         and not (scenario.https and c == "urlsession" and not can_unshare)]
             if scenario.https:
                 for client in runnable:

@@ -17,7 +17,8 @@ import Tracing
 /// `http.request.resend_count` when a retry or a redirect sent the request again, `error.type`
 /// on a failure (the ``NetworkError`` case, or the status of a 4xx or 5xx, which also mark the
 /// span as an error). A mocked call carries `networklayer.mocked`, an answer of the response
-/// cache `networklayer.cache.status`. Each retry and redirect is an event on the span.
+/// cache `networklayer.cache.status`, a request naming its operation (`OutgoingRequest.operationID`,
+/// an OpenAPI `operationId`) `networklayer.operation.id`. Each retry and redirect is an event on the span.
 ///
 /// The span's context is injected (W3C `traceparent`/`tracestate` with an OpenTelemetry tracer)
 /// into every request that goes on the wire: each attempt and each hop of a redirect. For a
@@ -72,6 +73,7 @@ public struct TracingMiddleware: RequestMiddleware {
             attributes["server.address"] = origin.host
             attributes["server.port"] = origin.port
             attributes["url.full"] = request.redactedURL
+            if let operationID = request.operationID { attributes["networklayer.operation.id"] = operationID }
         }
         let observer = SpanObserver(span: span, tracer: tracer)
         let outcome = await ServiceContext.$current.withValue(span.context) { () async -> Result<HTTPResponse, NetworkError> in

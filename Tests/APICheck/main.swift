@@ -768,5 +768,6 @@ let networkLayerVersion: String = NetworkLayerInfo.version   // "2.0.0"; the Use
 try await checkCachingAPI(cachesDirectory: URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("api-cache"))
 checkServerSideAPI(destination: URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("archive.tar"))
 checkMiddlewareAPI()
+try await checkOpenAPIAPI()
 checkFirstUserAPI()
 try await checkStreamsAPI()

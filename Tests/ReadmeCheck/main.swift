@@ -167,12 +167,21 @@ Net.middlewares = [TracingMiddleware(), MetricsMiddleware()]   // OpenTelemetry'
 Net.logEntryHandler = SwiftLogBridge(logger: Logger(label: "network")).handle
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 324)
+// README.md:330: not compiled (the generated client exists only in a package that runs the generator)
+
+#sourceLocation(file: "README.md", line: 337)
+import NetworkLayerOpenAPI
+
+Net.mocks.register(operationID: "getGreeting", .json(["message": "Hello, Ada"]))   // or MockResponses/getGreeting.json
+let notes = NetworkLayerTransport(provider: try BaseURLProvider("https://notes.example.com/v1"))
+#sourceLocation()
+
+#sourceLocation(file: "README.md", line: 349)
 Net.cookieStorage = .inMemory     // off by default; .file(url) keeps them in curl's cookie-jar format
 Net.proxy = .http(URL(string: "http://proxy.corp:3128")!, excluding: ["localhost", ".internal"])  // default: .environment
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 365)
+#sourceLocation(file: "README.md", line: 390)
 do {
     _ = try await Net.perform(ITunesSearchRequest(artist: "Dream Theater", limit: 3))
 } catch .unauthorizedAccess {
@@ -184,7 +193,7 @@ do {
 }
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 384)
+#sourceLocation(file: "README.md", line: 409)
 struct Inventory: ServiceProvider {
     var host: String { "inventory.internal" }
     var httpScheme: HTTPScheme { .http }

@@ -24,6 +24,7 @@ import Glibc
 ///                          no-op tracer and metrics backend (nothing bootstrapped): what the middleware itself costs
 ///     --cache KIND         NetworkLayer only: a response cache, `memory` or `disk` (scenario 8); one request
 ///                          primes it before the clock starts, and every timed request must be a hit
+///     --transport KIND     bench-openapi only: the generated client's transport, `networklayer`, `ahc` or `urlsession`
 public struct Options: Sendable {
     public var url = ""
     public var requests = 1
@@ -42,6 +43,7 @@ public struct Options: Sendable {
     public var expectItems: Int?
     public var expectData: Int?
     public var cache: String?
+    public var transport = "networklayer"
 
     /// Parses `CommandLine.arguments`; prints the usage and exits with status 2 when they are wrong.
     public static func parse(_ arguments: [String] = CommandLine.arguments) -> Options {
@@ -76,6 +78,11 @@ public struct Options: Sendable {
             case "--cache":
                 options.cache = value(flag)
                 if options.cache != "memory" && options.cache != "disk" { usage("--cache is memory or disk") }
+            case "--transport":
+                options.transport = value(flag)
+                if !["networklayer", "ahc", "urlsession"].contains(options.transport) {
+                    usage("--transport is networklayer, ahc or urlsession")
+                }
             default: usage("unknown argument \(flag)")
             }
         }
@@ -90,6 +97,7 @@ public struct Options: Sendable {
             usage: \(CommandLine.arguments.first ?? "bench") --url URL [--requests N] [--concurrency C] [--decode]
                    [--decode-object] [--output FILE] [--stream] [--events] [--cacert FILE] [--http2] [--label NAME]
                    [--expect-bytes N] [--expect-items N] [--expect-data N] [--cache memory|disk]
+                   [--transport networklayer|ahc|urlsession]
 
             """
         printError(text)

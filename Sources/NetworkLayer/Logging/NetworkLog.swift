@@ -36,22 +36,34 @@ struct NetworkLog: Sendable {
 
     /// The log of one request under `settings`, or `nil` when neither the text log nor the
     /// entry handler is on: then nothing about the request is ever formatted.
-    init?(settings: Settings, mocked: Bool) {
+    init?(settings: Settings, mocked: Bool, operationID: String? = nil) {
         let sink = settings.isVerbose ? settings.logSink : nil
         guard sink != nil || settings.logEntryHandler != nil else { return nil }
-        self.init(redactor: settings.redactor, mocked: mocked, sink: sink, entrySink: settings.logEntryHandler)
+        self.init(redactor: settings.redactor, mocked: mocked, sink: sink, entrySink: settings.logEntryHandler,
+                  operationID: operationID)
     }
 
     init(redactor: Redactor, mocked: Bool, sink: (@Sendable (String) -> Void)?,
-         entrySink: (@Sendable (NetworkLogEntry) -> Void)? = nil) {
+         entrySink: (@Sendable (NetworkLogEntry) -> Void)? = nil, operationID: String? = nil) {
         id = Self.nextID.add(1, ordering: .relaxed).oldValue
         self.redactor = redactor
         self.mocked = mocked
         self.sink = sink
-        self.entrySink = entrySink
+        // Printed as given by the caller's code, but escaped like everything else the log shows.
+        let operationID = operationID?.escapingControlCharacters
+        prefix = "[NetworkLayer #\(id)\(operationID.map { " \($0)" } ?? "")]"
+        self.entrySink = entrySink.map { entrySink in
+            guard let operationID else { return entrySink }
+            return { entry in
+                var entry = entry
+                entry.operationID = operationID
+                entrySink(entry)
+            }
+        }
     }
 
-    private var prefix: String { "[NetworkLayer #\(id)]" }
+    /// `[NetworkLayer #12]`, or `[NetworkLayer #12 getGreeting]` for a request naming its operation.
+    private let prefix: String
     private var mockMark: String { mocked ? " [MOCK]" : "" }
 
     /// The request's attempt line. `cacheNote` says what the response cache did instead of

@@ -110,6 +110,9 @@ public struct NetworkLogEntry: Sendable, Equatable, CustomStringConvertible {
     /// ``CacheStatus/stale``, as the text log's `[HIT]` mark says; `nil` without a cache, and
     /// for other phases.
     public let cacheStatus: CacheStatus?
+    /// The request's ``BaseRequest/operationID`` (an OpenAPI `operationId`), control characters
+    /// escaped; `nil` for a request that names none.
+    public internal(set) var operationID: String?
 
     init(phase: Phase, level: Level, requestID: Int, method: HTTPMethod, url: String, isMocked: Bool, message: String,
          statusCode: Int? = nil, elapsed: Duration? = nil, bytesSent: Int64? = nil, bytesReceived: Int64? = nil,
@@ -135,6 +138,6 @@ public struct NetworkLogEntry: Sendable, Equatable, CustomStringConvertible {
         self.cacheStatus = cacheStatus
     }
 
-    /// `[NetworkLayer #n] ` and the ``message``.
-    public var description: String { "[NetworkLayer #\(requestID)] \(message)" }
+    /// `[NetworkLayer #n] ` (`[NetworkLayer #n getGreeting] ` with an ``operationID``) and the ``message``.
+    public var description: String { "[NetworkLayer #\(requestID)\(operationID.map { " \($0)" } ?? "")] \(message)" }
 }

@@ -16,7 +16,8 @@ import Foundation
 ///
 /// A request in mock mode is answered by, in order: a mock registered for its class (the most
 /// specific, so a subclass's registration wins over its superclass's), a mock registered for its
-/// method and path, the file named by its `mockedResponseFilename`, the `METHOD/path` file.
+/// ``BaseRequest/operationID``, a mock registered for its method and path, the file named by its
+/// `mockedResponseFilename`, the file named by its operation ID, the `METHOD/path` file.
 /// Nothing is ``NetworkError/mockNotFound(filename:)`` naming every place looked in.
 ///
 /// Registrations and recorded requests belong to one manager: a test with a `NetworkManager()`
@@ -87,6 +88,34 @@ public final class MockRegistry: Sendable {
     public func register(_ method: HTTPMethod, _ path: String,
                          answer: @escaping @Sendable (RecordedRequest) -> MockResponse) {
         register(method, path, answer: .closure(answer))
+    }
+
+    /// Answers every request whose ``BaseRequest/operationID`` is `operationID` (an OpenAPI
+    /// `operationId`: what a generated client's `NetworkLayerTransport` sets) with `response`.
+    ///
+    /// ```swift
+    /// Net.mocks.register(operationID: "getGreeting", .json(["message": "Hello, Ada"]))
+    /// ```
+    ///
+    /// Asked after the mocks registered for a request's class, before those for its method and path.
+    public func register(operationID: String, _ response: MockResponse) {
+        register(operationID: operationID, answer: .sequence([response], next: 0))
+    }
+
+    /// Answers requests of the operation `operationID` with each response of `sequence` in turn,
+    /// then with the last one, as a sequence registered for a method and path does.
+    public func register(operationID: String, _ sequence: [MockResponse]) {
+        register(operationID: operationID, answer: .sequence(sequence, next: 0))
+    }
+
+    /// Answers requests of the operation `operationID` with what `answer` returns for each (it
+    /// receives the request as it would go out).
+    public func register(operationID: String, answer: @escaping @Sendable (RecordedRequest) -> MockResponse) {
+        register(operationID: operationID, answer: .closure(answer))
+    }
+
+    private func register(operationID: String, answer: RouteAnswer) {
+        state.withLock { $0.operations[operationID] = answer }
     }
 
     /// Answers what nothing else matched: asked after the mocks registered for the request's
@@ -161,23 +190,16 @@ public final class MockRegistry: Sendable {
         if let byClass {
             return (byClass.answer(recorded), "the mock registered for \(byClass.name)")
         }
-        for route in Route.candidates(for: request) {
-            let found: RouteAnswer? = state.withLock { state in
-                guard let answer = state.routes[route] else { return nil }
-                if case .sequence(let responses, let next) = answer, next + 1 < responses.count {
-                    state.routes[route] = .sequence(responses, next: next + 1)
-                }
-                return answer
+        if let operationID = request.resolved.operationID {
+            let found = state.withLock { state in RouteAnswer.take(&state.operations[operationID]) }
+            if let found {
+                return try found.response(for: request, recorded: recorded, source: "the mock registered for operation \(operationID)")
             }
-            let source = "the mock registered for \(route)"
-            switch found {
-            case nil: continue
-            case .closure(let answer)?: return (answer(recorded), source)
-            case .sequence(let responses, let next)?:
-                guard responses.indices.contains(next) else {
-                    throw .invalidRequest(.init(request: request.redactedDescription, reason: "\(source) is an empty sequence"))
-                }
-                return (responses[next], source)
+        }
+        for route in Route.candidates(for: request) {
+            let found = state.withLock { state in RouteAnswer.take(&state.routes[route]) }
+            if let found {
+                return try found.response(for: request, recorded: recorded, source: "the mock registered for \(route)")
             }
         }
         return nil
@@ -186,7 +208,8 @@ public final class MockRegistry: Sendable {
     /// The registrations a request was looked up under, for ``NetworkError/mockNotFound(filename:)``.
     static func placesLooked(for request: PreparedRequest) -> [String] {
         let path = Route.normalized(Substring(request.url.path(percentEncoded: true)))
-        return [String(describing: request.resolved.requestClass), "\(Route(method: request.method, path: path, query: nil))"]
+        return [String(describing: request.resolved.requestClass)] + (request.resolved.operationID.map { ["operation \($0)"] } ?? [])
+            + ["\(Route(method: request.method, path: path, query: nil))"]
     }
 
     // MARK: - State
@@ -194,6 +217,7 @@ public final class MockRegistry: Sendable {
     private struct State: Sendable {
         var classes: [ClassRegistration] = []
         var routes: [Route: RouteAnswer] = [:]
+        var operations: [String: RouteAnswer] = [:]
         var requests: [RecordedRequest] = []
         var fallback: (@Sendable (RecordedRequest) -> MockResponse?)?
     }
@@ -209,5 +233,26 @@ public final class MockRegistry: Sendable {
     private enum RouteAnswer: Sendable {
         case sequence([MockResponse], next: Int)
         case closure(@Sendable (RecordedRequest) -> MockResponse)
+
+        /// The registration in `slot`, a sequence moved on by one for the next request.
+        static func take(_ slot: inout RouteAnswer?) -> RouteAnswer? {
+            guard let answer = slot else { return nil }
+            if case .sequence(let responses, let next) = answer, next + 1 < responses.count {
+                slot = .sequence(responses, next: next + 1)
+            }
+            return answer
+        }
+
+        /// The response this registration gives `recorded`, named by `source`.
+        func response(for request: PreparedRequest, recorded: RecordedRequest, source: String) throws(NetworkError) -> (MockResponse, source: String) {
+            switch self {
+            case .closure(let answer): return (answer(recorded), source)
+            case .sequence(let responses, let next):
+                guard responses.indices.contains(next) else {
+                    throw .invalidRequest(.init(request: request.redactedDescription, reason: "\(source) is an empty sequence"))
+                }
+                return (responses[next], source)
+            }
+        }
     }
 }

@@ -8,8 +8,9 @@ import Foundation
 ///     MockResponses/ITunesSearchMockedResponse.meta.json   optional: {"statusCode": 404, "headers": {...}, "delay": 0.5}
 ///                                                          or a failure: {"error": "timeOut", "delay": 0.5}
 ///
-/// A request is also answered by `<METHOD>/<URL path>.json`, e.g. `MockResponses/GET/search.json`
-/// for `GET /search`: when it has no `mockedResponseFilename`, or that file does not exist.
+/// A request is also answered by `<operationID>.json` (``BaseRequest/operationID``), then by
+/// `<METHOD>/<URL path>.json`, e.g. `MockResponses/GET/search.json` for `GET /search`: when it
+/// has no `mockedResponseFilename`, or that file does not exist.
 ///
 /// A streamed response reads `<name>.sse` (``EventStream``), `<name>.ndjson` (``JSONLines``) or,
 /// for a ``ByteStream``, `<name>.bin`, else `<name>.json`, else any other `<name>.<extension>`;
@@ -49,9 +50,9 @@ struct MockStore: Sendable {
         try file(named: mockName(for: request), extension: "meta.json")
     }
 
-    /// `mockedResponseFilename`, or `METHOD/path` without one: the name record mode writes.
+    /// `mockedResponseFilename`, else the operation ID, else `METHOD/path`: the name record mode writes.
     private func mockName(for request: PreparedRequest) -> String {
-        request.resolved.mockedResponseFilename ?? Self.methodPathName(for: request)
+        request.resolved.mockedResponseFilename ?? request.resolved.operationID ?? Self.methodPathName(for: request)
     }
 
     /// `METHOD/path`: `/users/42?x=1` → `GET/users/42`, `/` → `GET/index`. Percent-escapes are
@@ -126,7 +127,7 @@ struct MockStore: Sendable {
                             delay: sidecar.delayDuration)
         }
         let response = HTTPResponse(statusCode: sidecar.statusCode ?? 200,
-                                    headers: sidecar.responseHeaders(defaults: ["Content-Type": Self.contentType(for: request)]),
+                                    headers: sidecar.responseHeaders(defaults: ["Content-Type": Self.contentType(for: request, file: bodyURL)]),
                                     body: body ?? Data(), isMocked: true, origin: request.origin,
                                     expectations: request.resolved.expectations)
         if sidecar.eventDelay != nil || sidecar.cutAfterEvents != nil {
@@ -136,12 +137,20 @@ struct MockStore: Sendable {
         return .response(response, delay: sidecar.delayDuration)
     }
 
-    /// The `Content-Type` of a mock whose sidecar gives no headers: by its response type.
-    private static func contentType(for request: PreparedRequest) -> String {
+    /// The `Content-Type` of a mock whose sidecar gives no headers: by its response type, and
+    /// for a ``ByteStream`` (which takes any file) by the file's extension.
+    private static func contentType(for request: PreparedRequest, file: URL) -> String {
         switch request.resolved.streamKind {
         case .events?: "text/event-stream"
         case .jsonLines?: "application/x-ndjson"
-        case .bytes?: "application/octet-stream"
+        case .bytes?:
+            switch file.pathExtension {
+            case "json": "application/json"
+            case "sse": "text/event-stream"
+            case "ndjson": "application/x-ndjson"
+            case "txt": "text/plain"
+            default: "application/octet-stream"
+            }
         case nil: "application/json"
         }
     }

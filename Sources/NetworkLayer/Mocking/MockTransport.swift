@@ -3,8 +3,9 @@ import Foundation
 /// Answers requests from mocks instead of the network: no socket is ever opened.
 ///
 /// Each request is first recorded in the registry, as it would have gone out, then answered by
-/// the first of: a mock registered for its class, one registered for its method and path, the
-/// file named by its `mockedResponseFilename`, the `METHOD/path` file, the fallback. The answer found waits
+/// the first of: a mock registered for its class, one registered for its operation ID, one
+/// registered for its method and path, the file named by its `mockedResponseFilename`, the file
+/// named by its operation ID, the `METHOD/path` file, the fallback. The answer found waits
 /// out its delay, then goes back up the data path exactly as a live response (or failure) would.
 struct MockTransport: Transport {
     let store: MockStore
@@ -57,6 +58,7 @@ struct MockTransport: Transport {
         }
         var names: [String] = []
         if let filename = request.resolved.mockedResponseFilename { names.append(filename) }
+        if let operationID = request.resolved.operationID { names.append(operationID) }
         names.append(MockStore.methodPathName(for: request))
         var files: [String] = []
         for name in names {

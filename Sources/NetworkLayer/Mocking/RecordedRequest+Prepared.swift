@@ -45,6 +45,7 @@ extension RecordedRequest {
             }
         }
         self.init(method: request.method, url: request.url, headers: headers, body: body, redactor: request.redactor)
+        operationID = request.resolved.operationID
     }
 
     /// A description standing in for a body, as UTF-8 bytes: `<what>`.

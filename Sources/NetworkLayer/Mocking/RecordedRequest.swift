@@ -42,6 +42,8 @@ public struct RecordedRequest: Sendable {
     /// is read whole by the mock and recorded up to the same limit (`<streamed body: … bytes, not
     /// recorded: larger than 1 MB>` beyond it).
     public let body: Data?
+    /// The request's ``BaseRequest/operationID``; `nil` for a request that names none.
+    public internal(set) var operationID: String?
 
     /// The largest multipart or file body recorded as bytes: 1 MB.
     public static let recordedBodyLimit = 1 << 20

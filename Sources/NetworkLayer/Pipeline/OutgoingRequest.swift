@@ -73,6 +73,10 @@ public struct OutgoingRequest: Sendable {
     /// multipart form, which libcurl assembles; a sequence without a declared length).
     public private(set) var bodyLength: Int?
 
+    /// The request's ``BaseRequest/operationID`` (an OpenAPI `operationId`), as its code gave it;
+    /// `nil` for a request that names none. Never sent.
+    public var operationID: String? { request.resolved.operationID }
+
     /// How long this attempt may take, in seconds: what is left of the request's timeout.
     /// Setting a longer one has no effect beyond the request's own timeout.
     public var timeout: TimeInterval {

@@ -73,6 +73,8 @@ final class ResolvedRequest: Sendable {
     /// Whether mocks answer this request (the provider's choice, else the manager's).
     let isMocked: Bool
     let mockedResponseFilename: String?
+    /// ``BaseRequest/operationID``: names the call in the log and in mock mode.
+    let operationID: String?
     /// Where mock files are read from, for a mocked request; `nil` for a live one (the default,
     /// a file URL under the working directory, costs ~8 k instructions to make).
     let mockResponsesDirectory: URL?
@@ -118,7 +120,8 @@ final class ResolvedRequest: Sendable {
          expectations: ResponseExpectations, validator: (@Sendable (HTTPResponse) throws -> Void)?,
          streamKind: StreamKind?, downloadDestination: URL?, resumesDownloads: Bool, progress: ProgressReporter?, isMocked: Bool,
          mockedResponseFilename: String?, mockResponsesDirectory: URL?, mockRecordingDirectory: URL?, log: NetworkLog?,
-         cache: RequestCaching? = nil, bodyCompression: BodyCompression? = nil, reconnectPolicy: ReconnectPolicy? = nil) {
+         cache: RequestCaching? = nil, bodyCompression: BodyCompression? = nil, reconnectPolicy: ReconnectPolicy? = nil,
+         operationID: String? = nil) {
         self.requestClass = requestClass
         self.provider = provider
         self.location = location
@@ -148,6 +151,7 @@ final class ResolvedRequest: Sendable {
         self.progress = progress
         self.isMocked = isMocked
         self.mockedResponseFilename = mockedResponseFilename
+        self.operationID = operationID
         self.mockResponsesDirectory = mockResponsesDirectory
         self.mockRecordingDirectory = mockRecordingDirectory
         self.log = log
@@ -281,14 +285,15 @@ extension BaseRequest {
             mockedResponseFilename: mockedResponseFilename,
             mockResponsesDirectory: isMocked ? settings.mockResponsesDirectory : nil,
             mockRecordingDirectory: isMocked ? nil : settings.mockRecordingDirectory,
-            log: NetworkLog(settings: settings, mocked: isMocked),
+            log: NetworkLog(settings: settings, mocked: isMocked, operationID: operationID),
             cache: isMocked ? nil : settings.responseCacheStore.map { store in
                 RequestCaching(store: store, policy: cachePolicy ?? provider.cachePolicy ?? .useProtocol,
                                storesAuthorizedResponsesOnDisk: provider.cachesAuthorizedResponsesOnDisk,
                                isBypassed: streamKind != nil || downloadDestination != nil || body?.isUpload == true)
             },
             bodyCompression: bodyCompression,
-            reconnectPolicy: streamKind == .events ? reconnectPolicy : nil)
+            reconnectPolicy: streamKind == .events ? reconnectPolicy : nil,
+            operationID: operationID)
     }
 }
 

@@ -64,6 +64,14 @@ open class BaseRequest<Response: Decodable & Sendable> {
     /// The mock file answering this request in mock mode, without the `.json` extension.
     @exclusivity(unchecked) public var mockedResponseFilename: String?
 
+    /// The name of the operation this request performs (an OpenAPI `operationId`, `getGreeting`),
+    /// or `nil` (the default). Not sent: it names the call in the text log (`[NetworkLayer #12
+    /// getGreeting]`), in ``NetworkLogEntry/operationID``, in ``OutgoingRequest/operationID`` (a
+    /// middleware's span or metric), and in mock mode, where
+    /// `Net.mocks.register(operationID:…)` answers it and, after
+    /// ``mockedResponseFilename``, `MockResponses/<operationID>.json` does.
+    @exclusivity(unchecked) public var operationID: String?
+
     // MARK: Bodies and encodings
 
     /// An explicit body, sent instead of `params` (which then go to the query string).

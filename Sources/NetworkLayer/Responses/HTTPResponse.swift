@@ -122,6 +122,13 @@ public struct HTTPResponse: Sendable {
         headerBlock.values(for: name)
     }
 
+    /// Every header line in the order received, names as the server sent them, a repeated name
+    /// once per line (a mock's headers sorted by name): to hand the headers on whole, as a
+    /// transport for another HTTP library does. Raw, like ``headers``.
+    public var headerFields: [(name: String, value: String)] {
+        headerBlock.lines
+    }
+
     /// How much of a failing response's body an error keeps in ``NetworkError/Context/response``: 64 KB.
     public static let errorBodyLimit = 64 * 1024
 

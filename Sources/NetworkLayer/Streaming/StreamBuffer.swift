@@ -342,6 +342,9 @@ final class StreamBuffer: Sendable {
 
     // MARK: Observation
 
+    /// Whether ``cancel(_:)`` would change nothing: the reader has seen the end, or it was cancelled.
+    var isSettled: Bool { state.withLock { $0.endDelivered || $0.isCancelled } }
+
     /// Whether the stream has ended (either side).
     var hasEnded: Bool { state.withLock { $0.end != nil } }
 
