@@ -175,6 +175,8 @@ final class CurlTransfer: @unchecked Sendable {
         var hostOverrides: HostOverrides?
         /// The client certificate's identity number (0 for none): its bytes and password are options.
         var clientIdentity: Int
+        var tls: TLSOptions?
+        var connecting: ConnectOptions
 
         init(_ options: TransferOptions, isHTTPS: Bool, clientIdentity: Int) {
             customCABundle = options.customCABundle
@@ -187,6 +189,8 @@ final class CurlTransfer: @unchecked Sendable {
             idleTimeout = options.idleTimeout
             hostOverrides = options.hostOverrides
             self.clientIdentity = clientIdentity
+            tls = options.tls
+            connecting = options.connecting
         }
 
         /// Whether `options` over `isHTTPS` make this baseline: the fields compared where they
@@ -196,7 +200,7 @@ final class CurlTransfer: @unchecked Sendable {
                 && unixSocketPath == options.unixSocketPath && usesCookies == (options.cookieJar != nil)
                 && httpVersion == options.httpVersion && connectTimeout == options.connectTimeout
                 && idleTimeout == options.idleTimeout && hostOverrides === options.hostOverrides
-                && self.clientIdentity == clientIdentity
+                && self.clientIdentity == clientIdentity && tls == options.tls && connecting == options.connecting
         }
     }
 
@@ -254,6 +258,7 @@ final class CurlTransfer: @unchecked Sendable {
             try configureIdleTimeout(sendsBody: plan.body != nil, context: context)
         }
         if let overrides = options.hostOverrides { try handle.set(CURLOPT_CONNECT_TO, headers: try overrides.curlList()) }
+        if !options.connecting.isDefault { try configureConnecting(options.connecting) }
         if plan.isHTTPS {
             // Transfers starting together wait for the first connection to say whether it speaks
             // HTTP/2, and share it, instead of each opening its own.
@@ -272,8 +277,12 @@ final class CurlTransfer: @unchecked Sendable {
         // TLS: verification is always on; pinning adds to it, never replaces it.
         try handle.set(CURLOPT_SSL_VERIFYPEER, true)
         try handle.set(CURLOPT_SSL_VERIFYHOST, 2)
-        try handle.set(CURLOPT_SSLVERSION, CURL_SSLVERSION_TLSv1_2)
-        if let bundle = options.customCABundle {
+        if let tls = options.tls {
+            try configureTLS(tls)
+        } else {
+            try handle.set(CURLOPT_SSLVERSION, CURL_SSLVERSION_TLSv1_2)
+        }
+        if let bundle = options.trustedCertificates {
             try handle.set(CURLOPT_CAINFO, bundle.path)
         }
         if let clientIdentity { try configureClientCertificate(clientIdentity) }
@@ -593,6 +602,8 @@ final class CurlTransfer: @unchecked Sendable {
         }
         addRoutingFacts(to: &facts, for: code)
         facts.presentedClientCertificate = clientIdentity != nil
+        facts.tls = options.tls
+        facts.networkInterface = options.connecting.networkInterface
         facts.receivedNothing = (handle.long(CURLINFO_HEADER_SIZE) ?? 0) == 0
         return facts
     }

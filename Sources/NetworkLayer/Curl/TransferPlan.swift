@@ -18,12 +18,12 @@ struct TransferPlan {
         streaming = request.resolved.streamKind != nil
         body = request.body ?? (request.method == .post || request.method == .put || request.method == .patch ? .bytes(Data()) : nil)
         let options = request.resolved.options
-        guard options.unixSocketPath != nil || options.cookieJar != nil || options.clientCertificate != nil else {
+        guard options.unixSocketPath != nil || options.cookieJar != nil || options.clientCertificate != nil || options.tls != nil else {
             self.options = options  // as they are: most requests have none of them
             return
         }
-        // The provider's Unix socket and client certificate are for its own origin only.
-        let dropsOriginBound = !request.isHome && (options.unixSocketPath != nil || options.clientCertificate != nil)
+        // The provider's Unix socket, client certificate and TLS options are for its own origin only.
+        let dropsOriginBound = !request.isHome && (options.unixSocketPath != nil || options.clientCertificate != nil || options.tls != nil)
         // A Cookie header set by the user wins: that request neither sends nor stores the store's cookies.
         let dropsCookies = options.cookieJar != nil && request.headers.value(for: "Cookie") != nil
         self.options = dropsOriginBound || dropsCookies

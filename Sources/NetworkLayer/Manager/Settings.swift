@@ -41,6 +41,8 @@ struct Settings: Sendable {
         var responseCache = ResponseCache.none
         /// The cache for ``responseCache``; `nil` for `.none`.
         var responseCacheStore: ResponseCacheStore?
+        /// ``NetworkManager/ipFamily`` and the other connection settings.
+        var connecting = ConnectOptions()
     }
 
     /// Never mutated: a change makes a new one, so a request's copy never sees a later change.
@@ -89,13 +91,15 @@ struct Settings: Sendable {
     /// provider decided.
     func transferOptions(maximumResponseSize: Int?, decompressionLimit: DecompressionLimit, connectTimeout: TimeInterval?,
                          idleTimeout: TimeInterval?, httpVersion: HTTPVersion, unixSocketPath: String?,
-                         proxy: ProxyConfiguration, clientCertificate: ClientCertificate?) -> TransferOptions {
+                         proxy: ProxyConfiguration, clientCertificate: ClientCertificate?, tls: TLSOptions?,
+                         connecting: ConnectOptions) -> TransferOptions {
         let values = box.values
         return TransferOptions(customCABundle: values.customCABundle, pinning: values.pinning?.isEnabled == true ? values.pinning : nil,
                                tlsBackendProblem: values.tlsBackendProblem, maximumResponseSize: maximumResponseSize,
                                decompressionLimit: decompressionLimit, connectTimeout: connectTimeout, idleTimeout: idleTimeout,
                                httpVersion: httpVersion, hostOverrides: values.hostOverrides, unixSocketPath: unixSocketPath,
-                               proxy: proxy, cookieJar: values.cookieJar, clientCertificate: clientCertificate)
+                               proxy: proxy, cookieJar: values.cookieJar, clientCertificate: clientCertificate, tls: tls,
+                               connecting: connecting)
     }
 
     /// Where log entries go: the handler, or standard error.

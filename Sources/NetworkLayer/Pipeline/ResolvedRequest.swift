@@ -175,6 +175,7 @@ extension BaseRequest {
     /// | interceptors | `interceptors` (innermost) | `interceptors`, `adapt(_:)` | `interceptors` (outermost) | none |
     /// | acceptable statuses | `acceptableStatuses`, else `acceptableStatusCodes` | `acceptableStatuses` (default: its `acceptableStatusCodes`) | | `200..<300` |
     /// | client certificate | | `clientCertificate` | | none |
+    /// | TLS versions, ciphers, CA (own origin) | | `tls` | `customCABundle` | TLS 1.2+, system store |
     /// | decoder | `jsonDecoder` | `jsonDecoder` | | `JSONDecoder()` |
     /// | FastJSON | | `usesFastJSONDecoder` | `usesFastJSONDecoder` | both must allow it |
     /// | encoder | `jsonEncoder` | `jsonEncoder` | | sorted keys |
@@ -183,6 +184,7 @@ extension BaseRequest {
     /// | secret names | `secret…Names` | `secret…Names` | `redacted…Names` | union of all |
     /// | mocks | | `areMocksEnabled` | `areMocksEnabled` | live |
     /// | proxy | | `proxy` | `proxy` | the environment's |
+    /// | IP family, DNS cache, Happy Eyeballs, interface | | `ipFamily`, `dnsCacheTimeout`, `happyEyeballsTimeout`, `networkInterface` | the same | `.any`, libcurl's |
     /// | Unix socket | | `unixSocketPath` | | TCP |
     /// | response size | `maximumResponseSize` | | `maximumResponseSize` | no limit |
     /// | decompression | `decompressionLimit` | | `decompressionLimit` | `.standard` |
@@ -205,7 +207,12 @@ extension BaseRequest {
             httpVersion: provider.httpVersion ?? settings.httpVersion,
             unixSocketPath: provider.unixSocketPath,
             proxy: provider.proxy ?? settings.proxy,
-            clientCertificate: provider.clientCertificate)
+            clientCertificate: provider.clientCertificate,
+            tls: provider.tls,
+            connecting: ConnectOptions(ipFamily: provider.ipFamily ?? settings.connecting.ipFamily,
+                                       dnsCacheTimeout: provider.dnsCacheTimeout ?? settings.connecting.dnsCacheTimeout,
+                                       happyEyeballsTimeout: provider.happyEyeballsTimeout ?? settings.connecting.happyEyeballsTimeout,
+                                       networkInterface: provider.networkInterface ?? settings.connecting.networkInterface))
         let streamKind = ResolvedRequest.streamKind(of: Response.self)
         return ResolvedRequest(
             requestClass: type(of: self),
