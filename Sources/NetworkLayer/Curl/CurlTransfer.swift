@@ -19,6 +19,10 @@ final class CurlTransfer: @unchecked Sendable {
     let clientIdentity: ClientIdentity?
     /// What the pin verifier of this transfer's handshakes requires and saw (`nl_pin_check *`).
     private let pinCheck: OpaquePointer?
+    /// The scheme libcurl answers challenges with (Digest, NTLM, Negotiate), if any.
+    let challenge: Authentication.ChallengeScheme?
+    /// How many `401`s answered a challenge in this transfer (CurlTransfer+Challenge.swift). Engine thread.
+    var challengesAnswered = 0
 
     /// Set by any thread when the request's task or handle is cancelled.
     let isCancellationRequested = Atomic<Bool>(false)
@@ -121,6 +125,7 @@ final class CurlTransfer: @unchecked Sendable {
         idleTimeout = plan.idleSeconds == nil ? nil : plan.options.idleTimeout.map { Duration.milliseconds(Int64(($0 * 1000).rounded(.up))) }
         timeoutMilliseconds = plan.timeoutMilliseconds
         headerList = try plan.curlHeaderList()
+        challenge = plan.challenge?.scheme
         // The two C resources last, each released if the other cannot be had: until every stored
         // property is set, a throwing init does not run `deinit`.
         var check: OpaquePointer?
@@ -209,7 +214,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// A GET without a body, progress or pins: the transfers that reuse a configured handle.
     private var isPlain: Bool {
-        request.method == .get && request.body == nil && progress == nil && pinning == nil && stream == nil
+        request.method == .get && request.body == nil && progress == nil && pinning == nil && stream == nil && challenge == nil
     }
 
     private func configure(_ plan: TransferPlan) throws(NetworkError) {
@@ -304,6 +309,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
 
         try configureRouting(options)
+        if let challenge = plan.challenge { try configureChallenge(challenge) }
         if options.cookieJar != nil {
             // Turns libcurl's cookie engine on (an empty name reads no file); the cookies are the
             // jar's share's, which the engine attaches.
@@ -431,6 +437,7 @@ final class CurlTransfer: @unchecked Sendable {
             guard Self.isBlankLine(line) else { return true }
             if headerBlock.isContentEncoded, stream == nil, isFinalResponse { passUndecodableBodyThrough() }
             if download != nil, !downloadHeadersComplete() { return false }
+            if challenge != nil, !challengeHeadersComplete() { return false }
             return endOfHeaderBlock()
         case .malformed(let reason):
             malformedResponse = reason
@@ -551,6 +558,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// The outcome once libcurl reports the transfer done with `code`.
     func result(for code: CURLcode) -> Result<HTTPResponse, NetworkError> {
         if let failure = uploadFailure(for: code) { return .failure(failure) }
+        if let failure = challengeLoopFailure() { return .failure(failure) }
         if code != CURLE_OK || malformedResponse != nil || exceededMaximumSize || exceededDecompressionLimit != nil {
             // What the download received is in the file before anyone looks at it (a resume
             // continues from its size), not in stdio's buffer until `deinit` closes it.

@@ -17,17 +17,44 @@ struct TransferPlan {
         self.request = request
         streaming = request.resolved.streamKind != nil
         body = request.body ?? (request.method == .post || request.method == .put || request.method == .patch ? .bytes(Data()) : nil)
+        options = Self.options(for: request)
+        // The provider's credentials that are not headers go to its own origin only, and not
+        // when the request carries an Authorization of its own.
+        guard request.isHome, let authentication = request.resolved.authentication,
+              authentication.challenge != nil || authentication.sigV4 != nil,
+              request.headers.value(for: "Authorization") == nil else { return }
+        challenge = authentication.challenge
+        if let signer = authentication.sigV4 { signatureHeaders = sign(with: signer) }
+    }
+
+    private static func options(for request: PreparedRequest) -> TransferOptions {
         let options = request.resolved.options
         guard options.unixSocketPath != nil || options.cookieJar != nil || options.clientCertificate != nil || options.tls != nil else {
-            self.options = options  // as they are: most requests have none of them
-            return
+            return options  // as they are: most requests have none of them
         }
         // The provider's Unix socket, client certificate and TLS options are for its own origin only.
         let dropsOriginBound = !request.isHome && (options.unixSocketPath != nil || options.clientCertificate != nil || options.tls != nil)
         // A Cookie header set by the user wins: that request neither sends nor stores the store's cookies.
         let dropsCookies = options.cookieJar != nil && request.headers.value(for: "Cookie") != nil
-        self.options = dropsOriginBound || dropsCookies
-            ? options.withoutOriginBound(dropsOriginBound, keepsCookies: !dropsCookies) : options
+        return dropsOriginBound || dropsCookies ? options.withoutOriginBound(dropsOriginBound, keepsCookies: !dropsCookies) : options
+    }
+
+    // MARK: Authentication libcurl or the plan does
+
+    /// Digest, NTLM or Negotiate, which libcurl answers the server's challenge with.
+    private(set) var challenge: (scheme: Authentication.ChallengeScheme, user: String, password: String)?
+    /// The SigV4 headers signing exactly what this plan sends (after every interceptor).
+    private(set) var signatureHeaders: [(name: String, value: String)] = []
+
+    private func sign(with signer: AWSSigV4) -> [(name: String, value: String)] {
+        let payloadHash: String?
+        switch body {
+        case nil: payloadHash = HMACSHA256.hexDigest([])
+        case .bytes(let data)?: payloadHash = SHA256Digest.of(data)?.hex
+        case .file?, .multipart?, .stream?: payloadHash = nil
+        }
+        let sent = request.headers.map { ($0.name, $0.value) } + libraryHeaders.map { ($0.name, $0.value) }
+        return signer.headers(method: request.method.rawValue, urlText: request.urlText, headers: sent, payloadHash: payloadHash)
     }
 
     // MARK: The request line and body
@@ -77,8 +104,14 @@ struct TransferPlan {
     }
 
     /// The library's own headers, after the request's unless it set them: `User-Agent`, and
-    /// `Accept-Encoding` with every encoding this libcurl decodes when ``decodesBody``.
+    /// `Accept-Encoding` with every encoding this libcurl decodes when ``decodesBody``; then the
+    /// SigV4 signature's.
     var addedHeaders: [(name: String, value: String)] {
+        signatureHeaders.isEmpty ? libraryHeaders : libraryHeaders + signatureHeaders
+    }
+
+    /// `User-Agent` and `Accept-Encoding`, unless the request set them.
+    private var libraryHeaders: [(name: String, value: String)] {
         var added: [(name: String, value: String)] = []
         if request.headers.value(for: "User-Agent") == nil { added.append(("User-Agent", Self.userAgent)) }
         if decodesBody, request.headers.value(for: "Accept-Encoding") == nil { added.append(("Accept-Encoding", Self.acceptedEncodings)) }
@@ -94,7 +127,7 @@ struct TransferPlan {
     /// The header list for libcurl: a shared one when the request has no header of its own and
     /// nothing to suppress (the common GET), else one built for it.
     func curlHeaderList() throws(NetworkError) -> CurlHeaderList {
-        if request.headers.isEmpty, body == nil {
+        if request.headers.isEmpty, body == nil, signatureHeaders.isEmpty {
             return try (decodesBody ? CurlHeaderList.standard : CurlHeaderList.userAgentOnly).get()
         }
         return try CurlHeaderList(request.headers, suppressing: suppressedHeaders, adding: addedHeaders)

@@ -37,6 +37,11 @@ enum CurlCommand {
             let shown = redactingSecrets ? redactor.redact(header: name, value: value) : value
             parts += ["-H", quote(shown.isEmpty ? "\(name);" : "\(name): \(shown)")]
         }
+        if let challenge = plan.challenge {
+            let credentials = challenge.scheme == .negotiate ? ":" : redactingSecrets ? "\(Redactor.placeholder):\(Redactor.placeholder)"
+                : "\(challenge.user):\(challenge.password)"
+            parts += ["--\(challenge.scheme)", "-u", quote(credentials)]
+        }
         parts += bodyArguments(plan.body, of: request, redactingSecrets: redactingSecrets)
         // A stream shows its body as it arrives; a decoded body is asked for compressed (the
         // plan's Accept-Encoding) and decoded as libcurl does.
