@@ -24,7 +24,16 @@ struct TransferPlan {
               authentication.challenge != nil || authentication.sigV4 != nil,
               request.headers.value(for: "Authorization") == nil else { return }
         challenge = authentication.challenge
-        if let signer = authentication.sigV4 { signatureHeaders = sign(with: signer) }
+        if let signer = authentication.sigV4 {
+            signatureHeaders = sign(with: signer)
+            if let authorization = signatureHeaders.last?.value {
+                request.resolved.signatures.withLock { signatures in
+                    if signatures.count >= 16 { signatures.removeFirst() }  // a long retry loop keeps its latest
+                    signatures.append(authorization)
+                    if let signature = authorization.range(of: "Signature=") { signatures.append(String(authorization[signature.upperBound...])) }
+                }
+            }
+        }
     }
 
     private static func options(for request: PreparedRequest) -> TransferOptions {

@@ -74,6 +74,9 @@ final class ResolvedRequest: Sendable {
     let log: NetworkLog?
     /// How it uses the manager's response cache; `nil` without one, and in mock mode.
     let cache: RequestCaching?
+    /// The SigV4 signatures made for its attempts: secrets no header of the request holds, which
+    /// the log and errors scrub too (a server may echo them).
+    let signatures = Protected<[String]>([])
 
     /// A provider's `scheme://host[:port][/basePath]`, as it declared them (checked when a URL is built).
     struct Location: Sendable {
