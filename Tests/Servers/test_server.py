@@ -72,7 +72,8 @@ HEAD gets the same headers as GET, without the body):
                             gets its headers and the first `cut` (0-1) of the body, then the
                             connection closes; a later one with Range: bytes=N- and a matching
                             If-Range gets 206 from N; change=1 makes version 2 after the cut (so
-                            If-Range fails: 200, the whole new body); refuse=1 answers 416
+                            If-Range fails: 200, the whole new body); refuse=1 answers 416;
+                            stall=S waits S seconds after the cut before closing
   /resumable-log/<key>      [{"range", "ifRange", "status"}, ...] for each request of key
   anything else             404 {"error": "not found", "path": ...}
   bad parameters            400 {"error": "bad request", "detail": ...}
@@ -556,6 +557,9 @@ def resumable(request, key):
         request.end_headers()
         request.wfile.write(body[:int(size * cut)])
         request.wfile.flush()
+        stall = float(request.args.get("stall", ["0"])[0])
+        if stall > 0:  # a download a client cancels while it waits
+            time.sleep(min(stall, 60))
         request.close_connection = True
         request.connection.shutdown(socket.SHUT_RDWR)
         return

@@ -555,6 +555,12 @@ final class CurlTransfer: @unchecked Sendable {
         }
     }
 
+    /// Writes what stdio holds of a download to its file. Once the transfer is done (its handle
+    /// out of the engine: no write callback follows), from the task that awaited it.
+    func flushDownload() {
+        if let downloadFile { fflush(downloadFile) }
+    }
+
     /// The outcome once libcurl reports the transfer done with `code`.
     func result(for code: CURLcode) -> Result<HTTPResponse, NetworkError> {
         if let failure = uploadFailure(for: code) { return .failure(failure) }

@@ -26,6 +26,8 @@ struct CurlTransport: Transport {
             engine.cancel(transfer)
         }
         nl_tsan_acquire(Unmanaged.passUnretained(transfer).toOpaque())
+        // A cancelled download's part is on disk before anyone measures it for resume data.
+        transfer.flushDownload()
         switch consume result {  // moved out, not copied as `get()` would
         case .success(let response): return response
         case .failure(let error): throw error

@@ -33,11 +33,11 @@ struct RequestPipeline {
         var prepared = try resolved.prepare(providerHeaders: providerHeaders, credentials: state.credentials)
         hop = prepared
         if let log = resolved.log, !resolved.isMocked { Self.logRouting(of: prepared, to: log) }
-        var attempt = try await adapt(prepared)
+        var attempt = try await adapt(try resumingIfAsked(prepared))
         // With a cache, the cache step writes this line: only it knows whether the request goes out.
         if resolved.cache == nil { resolved.log?.request(attempt, curl: CurlCommand.render(TransferPlan(attempt), redactingSecrets: true)) }
         var current = attempt
-        var download = newDownload()
+        var download = firstDownload()
         while true {
             hop = current
             let outcome = await send(current, download: download)
@@ -70,15 +70,15 @@ struct RequestPipeline {
                     current = attempt
                 }
             } catch {
-                download?.discard()
-                throw error
+                // A download that can be continued keeps its part, and says where it stopped.
+                throw download?.abandon(after: error, of: prepared) ?? error
             }
         }
     }
 
     /// The temporary file for a download's body, unless the request keeps its body in memory
     /// (or streams it, or is mocked).
-    private func newDownload() -> PendingDownload? {
+    func newDownload() -> PendingDownload? {
         guard let destination = resolved.downloadDestination, resolved.streamKind == nil, !resolved.isMocked else { return nil }
         return PendingDownload(beside: destination)
     }
@@ -241,8 +241,7 @@ struct RequestPipeline {
     private func finish(_ outcome: consuming RequestOutcome, download: PendingDownload?) throws(NetworkError) -> HTTPResponse {
         switch consume outcome {  // moved out: a copy of a response retains each of its references
         case .failure(let error):
-            download?.discard()
-            throw error
+            throw error  // the caller keeps or removes the download's part
         case .response(let response):
             guard let download, let destination = resolved.downloadDestination else { return response }
             return try download.finish(response, at: destination)

@@ -58,6 +58,8 @@ final class ResolvedRequest: Sendable {
     let downloadDestination: URL?
     /// Whether a download that breaks continues where it stopped (``BaseRequest/resumesDownloads``).
     let resumesDownloads: Bool
+    /// Where an earlier download stopped, to continue from (``NetworkManager/perform(_:resumingFrom:isolation:)``).
+    let resumeData: ResumeData?
     let progress: ProgressReporter?
 
     // MARK: Mock or live, and the log
@@ -112,7 +114,7 @@ final class ResolvedRequest: Sendable {
          expectations: ResponseExpectations, validator: (@Sendable (HTTPResponse) throws -> Void)?,
          streamKind: StreamKind?, downloadDestination: URL?, resumesDownloads: Bool, progress: ProgressReporter?, isMocked: Bool,
          mockedResponseFilename: String?, mockResponsesDirectory: URL?, mockRecordingDirectory: URL?, log: NetworkLog?,
-         cache: RequestCaching? = nil) {
+         cache: RequestCaching? = nil, resumeData: ResumeData? = nil) {
         self.requestClass = requestClass
         self.provider = provider
         self.location = location
@@ -136,6 +138,7 @@ final class ResolvedRequest: Sendable {
         self.streamKind = streamKind
         self.downloadDestination = downloadDestination
         self.resumesDownloads = resumesDownloads
+        self.resumeData = resumeData
         self.progress = progress
         self.isMocked = isMocked
         self.mockedResponseFilename = mockedResponseFilename
@@ -198,7 +201,7 @@ extension BaseRequest {
     ///
     /// The cache is left out (`nil`) in mock mode; streams, downloads and uploads streamed from a
     /// sequence, a file or a multipart form go around it (``RequestCaching/isBypassed``).
-    final func resolved(with settings: Settings = Settings()) -> ResolvedRequest {
+    final func resolved(with settings: Settings = Settings(), resumingFrom resumeData: ResumeData? = nil) -> ResolvedRequest {
         let provider = serviceProvider  // read once: each read of the property is a checked access and a copy
         let isMocked = provider.areMocksEnabled ?? settings.areMocksEnabled
         let timeouts = provider.timeouts
@@ -260,7 +263,8 @@ extension BaseRequest {
                 RequestCaching(store: store, policy: cachePolicy ?? provider.cachePolicy ?? .useProtocol,
                                storesAuthorizedResponsesOnDisk: provider.cachesAuthorizedResponsesOnDisk,
                                isBypassed: streamKind != nil || downloadDestination != nil || body?.isUpload == true)
-            })
+            },
+            resumeData: resumeData)
     }
 }
 
