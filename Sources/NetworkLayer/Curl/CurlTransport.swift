@@ -9,9 +9,10 @@ import Synchronization
 struct CurlTransport: Transport {
     nonisolated(nonsending) func send(_ request: PreparedRequest, download: PendingDownload?) async throws(NetworkError) -> HTTPResponse {
         let engine = try CurlEngine.shared.get()
+        let plan = TransferPlan(request)
         // libcurl reads nothing of a body declared empty: its sequence is checked to be empty first.
-        if case .stream(let upload)? = request.body, upload.length == 0 { try await upload.confirmEmpty(request.redactedDescription) }
-        let transfer = try engine.makeTransfer(for: TransferPlan(request), download: download)
+        if case .stream(let upload)? = plan.body, upload.length == 0 { try await upload.confirmEmpty(request.redactedDescription) }
+        let transfer = try engine.makeTransfer(for: plan, download: download)
         // The result crosses from the engine thread to this task through the concurrency runtime,
         // which ThreadSanitizer cannot see into: the release/acquire pair states the ordering
         // that resuming the continuation provides (both are no-ops outside TSan builds).

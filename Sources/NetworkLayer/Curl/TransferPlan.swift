@@ -16,7 +16,7 @@ struct TransferPlan {
     init(_ request: PreparedRequest) {
         self.request = request
         streaming = request.resolved.streamKind != nil
-        body = request.body ?? (request.method == .post || request.method == .put || request.method == .patch ? .bytes(Data()) : nil)
+        body = request.body?.forSending ?? (request.method == .post || request.method == .put || request.method == .patch ? .bytes(Data()) : nil)
         options = Self.options(for: request)
         // The provider's credentials that are not headers go to its own origin only, and not
         // when the request carries an Authorization of its own.
