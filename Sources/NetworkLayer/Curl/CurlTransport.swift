@@ -13,6 +13,7 @@ struct CurlTransport: Transport {
         // libcurl reads nothing of a body declared empty: its sequence is checked to be empty first.
         if case .stream(let upload)? = plan.body, upload.length == 0 { try await upload.confirmEmpty(request.redactedDescription) }
         let transfer = try engine.makeTransfer(for: plan, download: download)
+        let started = request.resolved.traffic == nil ? nil : Date()
         // The result crosses from the engine thread to this task through the concurrency runtime,
         // which ThreadSanitizer cannot see into: the release/acquire pair states the ordering
         // that resuming the continuation provides (both are no-ops outside TSan builds).
@@ -29,6 +30,12 @@ struct CurlTransport: Transport {
         nl_tsan_acquire(Unmanaged.passUnretained(transfer).toOpaque())
         // A cancelled download's part is on disk before anyone measures it for resume data.
         transfer.flushDownload()
+        if let traffic = request.resolved.traffic, let started {
+            switch result {
+            case .success(let response): traffic.record(plan, started: started, response: response, error: nil, toFile: download != nil)
+            case .failure(let error): traffic.record(plan, started: started, response: nil, error: error, toFile: download != nil)
+            }
+        }
         switch consume result {  // moved out, not copied as `get()` would
         case .success(let response): return response
         case .failure(let error): throw error

@@ -43,6 +43,9 @@ struct Settings: Sendable {
         var responseCacheStore: ResponseCacheStore?
         /// ``NetworkManager/ipFamily`` and the other connection settings.
         var connecting = ConnectOptions()
+        var recordsTraffic = false
+        /// The manager's recorded traffic, kept whether or not it records now.
+        var recordedTraffic = RecordedTraffic()
     }
 
     /// Never mutated: a change makes a new one, so a request's copy never sees a later change.

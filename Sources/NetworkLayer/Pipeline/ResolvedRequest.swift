@@ -60,6 +60,8 @@ final class ResolvedRequest: Sendable {
     let resumesDownloads: Bool
     /// Where an earlier download stopped, to continue from (``NetworkManager/perform(_:resumingFrom:isolation:)``).
     let resumeData: ResumeData?
+    /// Where its network traffic is recorded (``NetworkManager/recordsTraffic``), or `nil`.
+    let traffic: RecordedTraffic?
     let progress: ProgressReporter?
 
     // MARK: Mock or live, and the log
@@ -114,7 +116,7 @@ final class ResolvedRequest: Sendable {
          expectations: ResponseExpectations, validator: (@Sendable (HTTPResponse) throws -> Void)?,
          streamKind: StreamKind?, downloadDestination: URL?, resumesDownloads: Bool, progress: ProgressReporter?, isMocked: Bool,
          mockedResponseFilename: String?, mockResponsesDirectory: URL?, mockRecordingDirectory: URL?, log: NetworkLog?,
-         cache: RequestCaching? = nil, resumeData: ResumeData? = nil) {
+         cache: RequestCaching? = nil, resumeData: ResumeData? = nil, traffic: RecordedTraffic? = nil) {
         self.requestClass = requestClass
         self.provider = provider
         self.location = location
@@ -139,6 +141,7 @@ final class ResolvedRequest: Sendable {
         self.downloadDestination = downloadDestination
         self.resumesDownloads = resumesDownloads
         self.resumeData = resumeData
+        self.traffic = traffic
         self.progress = progress
         self.isMocked = isMocked
         self.mockedResponseFilename = mockedResponseFilename
@@ -264,7 +267,8 @@ extension BaseRequest {
                                storesAuthorizedResponsesOnDisk: provider.cachesAuthorizedResponsesOnDisk,
                                isBypassed: streamKind != nil || downloadDestination != nil || body?.isUpload == true)
             },
-            resumeData: resumeData)
+            resumeData: resumeData,
+            traffic: isMocked || !settings.recordsTraffic ? nil : settings.recordedTraffic)
     }
 }
 
