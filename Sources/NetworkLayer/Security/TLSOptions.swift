@@ -14,7 +14,7 @@ import Synchronization
 /// ```
 ///
 /// Verification stays on whatever the options say, and the manager's pins
-/// (``NetworkManager/pinnedCertificates``) are checked on top of the chain these certificates
+/// (``NetworkManager/configurePinning(_:isEnabled:)``) are checked on top of the chain these certificates
 /// verify. The options apply to the provider's origin (scheme, host and port): a redirect
 /// elsewhere uses the manager's settings.
 ///
