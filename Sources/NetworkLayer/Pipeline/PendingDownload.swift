@@ -66,10 +66,11 @@ final class PendingDownload: Sendable {
                                           partialFile: file, destination: destination))
     }
 
-    /// The size of the file at `url`; `nil` when there is none.
+    /// The size of the regular file at `url`; `nil` when there is none, or a link (a saved
+    /// resume data's partial file must not lead elsewhere).
     static func size(of url: URL) -> Int64? {
         var info = stat()
-        guard stat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        guard lstat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         return Int64(info.st_size)
     }
 

@@ -117,7 +117,11 @@ struct ResumeDataTests {
                 change(&object)
                 return try JSONDecoder().decode(ResumeData.self, from: JSONSerialization.data(withJSONObject: object))
             }
+            // A link named like a partial file, pointing elsewhere, is not one.
+            let link = data.partialFile.deletingLastPathComponent().appendingPathComponent(".file.bin.link.download")
+            try FileManager.default.createSymbolicLink(at: link, withDestinationURL: data.partialFile)
             let cases: [(ResumeData, String)] = [
+                (try variant { $0["partialFile"] = link.absoluteString }, "is gone"),
                 (try variant { $0["url"] = "http://127.0.0.1:\(server.port)/another" }, "the resume data is for"),
                 (try variant { $0["offset"] = Self.cut + 1 }, "beyond the \(Self.cut) bytes of the partial file"),
                 (try variant { $0["offset"] = -5 }, "offset (-5)"),
