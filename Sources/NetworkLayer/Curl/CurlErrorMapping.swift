@@ -197,8 +197,10 @@ enum CurlErrorMapping {
                                       + "its credentials are missing or were refused; give them in ProxyConfiguration.http"))
     }
 
+    static let diskWriteFailurePrefix = "the download could not be written to disk: "
+
     /// The error for a download that could not be written to its file, for the system's `reason`.
     static func diskWriteFailure(_ reason: String, request: PreparedRequest) -> NetworkError {
-        .transport(.init(request: request.redactedDescription, reason: "the download could not be written to disk: \(reason)"))
+        .transport(.init(request: request.redactedDescription, reason: diskWriteFailurePrefix + reason))
     }
 }

@@ -54,8 +54,10 @@ final class PendingDownload: Sendable {
     /// was cancelled), its partial file kept; otherwise the file is removed and `error` returned.
     func abandon(after error: NetworkError, of request: PreparedRequest) -> NetworkError {
         if error.resumeData != nil { return error }
+        // A full disk is not mended by waiting: its part would only keep the disk full.
         let mendable = switch error {
-        case .transport, .timeOut, .reachability, .cancelled: true
+        case .transport(let context): context.reason?.hasPrefix(CurlErrorMapping.diskWriteFailurePrefix) != true
+        case .timeOut, .reachability, .cancelled: true
         default: false
         }
         guard mendable, request.method == .get, let validator, let size = Self.size(of: file), size > 0 else {

@@ -42,7 +42,8 @@ struct RequestPipeline {
             hop = current
             let outcome = await send(current, download: download)
             // Whatever fails from here leaves no temporary file behind (a resumed download keeps
-            // its file across attempts, so a failed retry must remove it too).
+            // its file across attempts, so a failed retry must remove it too), but for the part
+            // of a download its error's resume data points to.
             do throws(NetworkError) {
                 switch try await next(after: outcome, of: attempt, hop: current, download: download, state: &state) {
                 case .redirect(let next):
