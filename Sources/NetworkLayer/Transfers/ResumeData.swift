@@ -48,12 +48,14 @@ public struct ResumeData: Codable, Sendable, Hashable {
         guard url == self.url else {
             return "the resume data is for \(shown), not \(HeaderFields.printable(url)); start this download without it"
         }
-        guard self.destination.standardizedFileURL == destination.standardizedFileURL else {
+        // Compared as standardized paths: URLs of one directory differ by a trailing slash.
+        func path(_ url: URL) -> String { url.standardizedFileURL.path }
+        guard path(self.destination) == path(destination) else {
             return "the resume data is for a download to \(HeaderFields.printable(self.destination.path)), "
                 + "not \(HeaderFields.printable(destination.path))"
         }
         let name = partialFile.lastPathComponent
-        guard partialFile.deletingLastPathComponent().standardizedFileURL == destination.deletingLastPathComponent().standardizedFileURL,
+        guard path(partialFile.deletingLastPathComponent()) == path(destination.deletingLastPathComponent()),
               name.hasPrefix(".\(destination.lastPathComponent)."), name.hasSuffix(".download"), !name.contains("/") else {
             return "the resume data names \(HeaderFields.printable(partialFile.path)), which is not a partial file of this download"
         }

@@ -35,8 +35,8 @@ enum ResumeDataFuzz {
         let name = resumeData.partialFile.lastPathComponent
         let size = PendingDownload.size(of: resumeData.partialFile)
         let acceptable = resumeData.url == url
-            && resumeData.destination.standardizedFileURL == destination.standardizedFileURL
-            && resumeData.partialFile.deletingLastPathComponent().standardizedFileURL == directory.standardizedFileURL
+            && resumeData.destination.standardizedFileURL.path == destination.standardizedFileURL.path
+            && resumeData.partialFile.deletingLastPathComponent().standardizedFileURL.path == directory.standardizedFileURL.path
             && name.hasPrefix(".file.bin.") && name.hasSuffix(".download")
             && size.map { resumeData.offset >= 1 && resumeData.offset <= $0 } == true
             && !resumeData.validator.isEmpty
