@@ -147,6 +147,11 @@ unsigned long nl_openssl_runtime_version(void);
 /// (NL_PIN_LENGTH bytes). Returns 1, or 0 when OpenSSL fails (`out` is then zeroed).
 int nl_sha256(const void *data, size_t length, unsigned char *out);
 
+/// Writes the HMAC-SHA256 (RFC 2104) of `length` bytes at `data` under `key_length` bytes at `key`
+/// to `out` (NL_PIN_LENGTH bytes). Either length may be 0 (its pointer is then not read). Returns
+/// 1, or 0 when OpenSSL fails or the key is longer than INT_MAX bytes (`out` is then zeroed).
+int nl_hmac_sha256(const void *key, size_t key_length, const void *data, size_t length, unsigned char *out);
+
 // MARK: - TLS options (OpenSSL)
 
 /// Whether OpenSSL knows `name` as a cipher for TLS 1.2 and below (`tls13` 0: one element of a
