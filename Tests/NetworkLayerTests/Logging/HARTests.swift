@@ -143,6 +143,35 @@ struct HARTests {
         }
     }
 
+    @Test("Only what goes on the wire is an entry: a cache hit, a mock and a middleware's own answer are not; a revalidation is, as its 304")
+    func onlyTheWire() async throws {
+        try await withCacheServer { server in
+            try await server.configure("/har-fresh", ["headers": [["Cache-Control", "max-age=60"]], "body": "fresh #{count}"])
+            try await server.configure("/har-stale", ["headers": [["Cache-Control", "no-cache"]], "etag": "\"v1\"", "body": "stale #{count}"])
+            let net = makeCachingManager()
+            net.recordsTraffic = true
+            net.networkMiddlewares = [ClosureMiddleware { request, next throws(NetworkError) in
+                var request = request
+                request.setHeader("X-On-The-Wire", "yes")
+                return try await next(request)
+            }]
+            for path in ["/har-fresh", "/har-fresh", "/har-stale", "/har-stale"] { _ = try await net.perform(CachedText(server, path)) }
+            let stubbed = CachedText(server, "/har-stub")
+            stubbed.middlewares = [ClosureMiddleware { request, _ in HTTPResponse(statusCode: 200, body: Data("stub".utf8), url: request.url) }]
+            #expect(try await net.perform(stubbed) == "stub")
+            net.areMocksEnabled = true
+            net.mocks.register(.get, "/har-mocked", .data(Data("mock".utf8)))
+            #expect(try await net.perform(CachedText(server, "/har-mocked")) == "mock")
+
+            let (report, _) = try await readBack(net.recordedTraffic)
+            #expect(report.entries.map(\.status) == [200, 200, 304], "\(report.entries.map(\.url))")
+            #expect(report.entries.map { URL(string: $0.url)?.path } == ["/har-fresh", "/har-stale", "/har-stale"])
+            #expect(report.entries.allSatisfy { $0.requestHeaders["X-On-The-Wire"] == "yes" }, "an entry is not what went on the wire")
+            #expect(report.entries[2].requestHeaders["If-None-Match"] == "\"v1\"")
+            #expect(try await server.count("/har-fresh").count == 1)
+        }
+    }
+
     @Test("At most entryLimit entries, the newest")
     func entryLimit() {
         let traffic = RecordedTraffic()
