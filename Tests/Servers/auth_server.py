@@ -10,7 +10,8 @@ stdin reaches EOF (the rule of test_server.py). Endpoints:
                    ``DOMAIN:user:password``): the handshake runs on one connection, as NTLM
                    requires; 200 {"user": "DOMAIN\\user", "connection": n} once it completes,
                    401 with ``WWW-Authenticate: NTLM`` before, 401 without a challenge when the
-                   credentials are wrong
+                   credentials are wrong; with ``?cacheable`` the 200 carries
+                   ``Cache-Control: max-age=60`` and ``"answer"``, the server's count of requests
   /negotiate       401 ``WWW-Authenticate: Negotiate`` to any request without a token (no KDC
                    here: a client without a Kerberos ticket cannot answer)
   /digest-stale    401 with a fresh Digest challenge marked stale=true to every request: a
@@ -109,6 +110,9 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(401, {"error": "continue"}, [("WWW-Authenticate", value)])
         user = self.ntlm.client_principal
         self.ntlm = None
+        if self.path.endswith("?cacheable"):
+            return self.send(200, {"user": user, "connection": self.connection_number, "answer": requests_seen},
+                             [("Cache-Control", "max-age=60")])
         self.send(200, {"user": user, "connection": self.connection_number})
 
 

@@ -10,7 +10,8 @@ received, its body, and its X-Amz-Date go to botocore's own signer (``S3SigV4Aut
 service ``s3``, else ``SigV4Auth``) with the secret of the access key named in its Credential.
 It answers 200 when botocore's signature equals the request's, else 403; the body is JSON:
 ``{"verified", "expected", "received", "canonicalRequest", "service", "region", "path", "query",
-"bodyLength"}``.
+"bodyLength", "answer"}``, ``answer`` counting the server's answers from 1. A verified answer for a
+path under ``/cacheable/`` carries ``Cache-Control: max-age=60``.
 """
 
 import argparse
@@ -25,6 +26,8 @@ from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 
 KEYS = {}
+ANSWERS = [0]
+LOCK = threading.Lock()
 AUTHORIZATION = re.compile(
     r"^AWS4-HMAC-SHA256 Credential=([^/]+)/(\d{8})/([^/]+)/([^/]+)/aws4_request, "
     r"SignedHeaders=([a-z0-9;\-]+), Signature=([0-9a-f]{64})$")
@@ -37,9 +40,14 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def answer(self, status, body):
+        with LOCK:
+            ANSWERS[0] += 1
+            body["answer"] = ANSWERS[0]
         data = json.dumps(body).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
+        if status == 200 and self.path.startswith("/cacheable/"):
+            self.send_header("Cache-Control", "max-age=60")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)

@@ -74,10 +74,10 @@ struct AWSSigV4: Sendable {
         let canonicalRequest = [method.uppercased(), path, Self.canonicalQuery(parts.query), canonicalHeaders, signedNames, payload]
             .joined(separator: "\n")
         let scope = "\(day)/\(region)/\(service)/aws4_request"
-        let stringToSign = ["AWS4-HMAC-SHA256", stamp, scope, HMACSHA256.hexDigest(Array(canonicalRequest.utf8))].joined(separator: "\n")
-        var key = HMACSHA256.mac(key: Array("AWS4\(secretAccessKey)".utf8), message: Array(day.utf8))
-        for part in [region, service, "aws4_request"] { key = HMACSHA256.mac(key: key, message: Array(part.utf8)) }
-        let signature = HMACSHA256.hex(HMACSHA256.mac(key: key, message: Array(stringToSign.utf8)))
+        let stringToSign = ["AWS4-HMAC-SHA256", stamp, scope, AWSSigV4.hexDigest(Array(canonicalRequest.utf8))].joined(separator: "\n")
+        var key = AWSSigV4.mac(key: Array("AWS4\(secretAccessKey)".utf8), message: Array(day.utf8))
+        for part in [region, service, "aws4_request"] { key = AWSSigV4.mac(key: key, message: Array(part.utf8)) }
+        let signature = Signing.hex(AWSSigV4.mac(key: key, message: Array(stringToSign.utf8)))
         added.append(("Authorization", "AWS4-HMAC-SHA256 Credential=\(accessKeyID)/\(scope), SignedHeaders=\(signedNames), Signature=\(signature)"))
         return added
     }
@@ -140,7 +140,7 @@ struct AWSSigV4: Sendable {
                  UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "~"), UInt8(ascii: "/"):
                 output.unicodeScalars.append(Unicode.Scalar(byte))
             default:
-                output += "%" + HMACSHA256.hex([byte]).uppercased()
+                output += "%" + Signing.hex([byte]).uppercased()
             }
         }
         return output
@@ -160,28 +160,74 @@ struct AWSSigV4: Sendable {
     }
 }
 
-/// HMAC-SHA256 (RFC 2104) over OpenSSL's SHA-256.
-enum HMACSHA256 {
+extension AWSSigV4 {
+    /// HMAC-SHA256 by OpenSSL; empty if OpenSSL fails, which makes a signature the server refuses.
     static func mac(key: [UInt8], message: [UInt8]) -> [UInt8] {
-        var block = key.count > 64 ? digest(key) : key
-        block += [UInt8](repeating: 0, count: 64 - block.count)
-        let inner = digest(block.map { $0 ^ 0x36 } + message)
-        return digest(block.map { $0 ^ 0x5C } + inner)
-    }
-
-    static func digest(_ bytes: [UInt8]) -> [UInt8] {
-        SHA256Digest.of(bytes)?.bytes ?? []
+        (try? Signing.hmacSHA256(key: key, message: message)).map(Array.init) ?? []
     }
 
     static func hexDigest(_ bytes: [UInt8]) -> String {
         SHA256Digest.of(bytes)?.hex ?? ""
     }
 
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text = [UInt8]()
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes { text += [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]] }
-        return String(decoding: text, as: UTF8.self)
+    /// The instant an `X-Amz-Date` names (`20260102T030405Z`), or `nil`.
+    static func date(stamp: String) -> Date? {
+        let digits = Array(stamp.utf8)
+        guard digits.count == 16, digits[8] == UInt8(ascii: "T"), digits[15] == UInt8(ascii: "Z") else { return nil }
+        func number(_ range: Range<Int>) -> Int32? {
+            var value: Int32 = 0
+            for digit in digits[range] {
+                guard digit >= 0x30, digit <= 0x39 else { return nil }
+                value = value * 10 + Int32(digit - 0x30)
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(4..<6), let day = number(6..<8),
+              let hour = number(9..<11), let minute = number(11..<13), let second = number(13..<15) else { return nil }
+        var parts = tm()
+        (parts.tm_year, parts.tm_mon, parts.tm_mday) = (year - 1900, month - 1, day)
+        (parts.tm_hour, parts.tm_min, parts.tm_sec) = (hour, minute, second)
+        let date = Date(timeIntervalSince1970: TimeInterval(timegm(&parts)))
+        return timestamps(date).stamp == stamp ? date : nil  // out-of-range fields normalised to another instant
+    }
+}
+
+extension PreparedRequest {
+    /// This hop with the SigV4 headers its transfer would send, as a network middleware sees it
+    /// (`X-Amz-Date`, `Authorization`, …); itself when it is not signed. The transfer plan signs
+    /// the hop again as the middlewares leave it, at the same `X-Amz-Date`.
+    func signedForNetworkMiddlewares() -> PreparedRequest {
+        guard let signer = resolved.authentication?.sigV4 else { return self }
+        let signature = TransferPlan(self).signatureHeaders
+        guard !signature.isEmpty else { return self }
+        var secrets = self.secrets
+        if signer.sessionToken != nil { secrets.insert(header: "X-Amz-Security-Token") }
+        let signed = PreparedRequest(method: method, urlText: urlText, headers: headers + signature, body: body, timeout: timeout,
+                                     resolved: resolved, secrets: secrets, adaptedHeaderNames: adaptedHeaderNames,
+                                     redirectedFrom: redirectedFrom, isHome: isHome)
+        signed.shareParsedURL(of: self)
+        return signed
+    }
+
+    /// This hop without the SigV4 headers `signer` put on it for the network middlewares, and when
+    /// it signed; `nil` when its `Authorization` is not `signer`'s (none, or the request's own).
+    func withoutSignature(of signer: AWSSigV4) -> (request: PreparedRequest, date: Date)? {
+        guard let authorization = headers.value(for: "Authorization"),
+              authorization.hasPrefix("AWS4-HMAC-SHA256 Credential=\(signer.accessKeyID)/"),
+              let date = headers.value(for: "X-Amz-Date").flatMap(AWSSigV4.date(stamp:)) else { return nil }
+        let unsigned = headers.filter { header in
+            let name = header.name.lowercased()
+            switch name {
+            case "authorization", "x-amz-date": return false
+            case "x-amz-security-token": return signer.sessionToken == nil
+            case "x-amz-content-sha256": return signer.service != "s3" && header.value != AWSSigV4.unsignedPayload
+            default: return true
+            }
+        }
+        let request = PreparedRequest(method: method, urlText: urlText, headers: unsigned, body: body, timeout: timeout,
+                                      resolved: resolved, secrets: secrets, adaptedHeaderNames: adaptedHeaderNames,
+                                      redirectedFrom: redirectedFrom, isHome: isHome)
+        request.shareParsedURL(of: self)
+        return (request, date)
     }
 }

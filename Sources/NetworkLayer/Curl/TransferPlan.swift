@@ -13,7 +13,11 @@ struct TransferPlan {
     /// Whether the body is handed over while it arrives (``ByteStream``, ``EventStream``, ``JSONLines``).
     let streaming: Bool
 
-    init(_ request: PreparedRequest) {
+    init(_ hop: PreparedRequest) {
+        // A hop a network middleware saw signed is signed again as it now is, at the same time.
+        let signer = hop.resolved.authentication?.sigV4
+        let presigned = signer.flatMap { hop.withoutSignature(of: $0) }
+        let request = presigned?.request ?? hop
         self.request = request
         streaming = request.resolved.streamKind != nil
         body = request.body?.forSending ?? (request.method == .post || request.method == .put || request.method == .patch ? .bytes(Data()) : nil)
@@ -25,7 +29,7 @@ struct TransferPlan {
               request.headers.value(for: "Authorization") == nil else { return }
         challenge = authentication.challenge
         if let signer = authentication.sigV4 {
-            signatureHeaders = sign(with: signer)
+            signatureHeaders = sign(with: signer, at: presigned?.date ?? Date())
             if let authorization = signatureHeaders.last?.value {
                 request.resolved.signatures.withLock { signatures in
                     if signatures.count >= 16 { signatures.removeFirst() }  // a long retry loop keeps its latest
@@ -55,15 +59,23 @@ struct TransferPlan {
     /// The SigV4 headers signing exactly what this plan sends (after every interceptor).
     private(set) var signatureHeaders: [(name: String, value: String)] = []
 
-    private func sign(with signer: AWSSigV4) -> [(name: String, value: String)] {
+    private func sign(with signer: AWSSigV4, at date: Date) -> [(name: String, value: String)] {
         let payloadHash: String?
         switch body {
-        case nil: payloadHash = HMACSHA256.hexDigest([])
+        case nil: payloadHash = AWSSigV4.hexDigest([])
         case .bytes(let data)?: payloadHash = SHA256Digest.of(data)?.hex
         case .file?, .multipart?, .stream?: payloadHash = nil
         }
         let sent = request.headers.map { ($0.name, $0.value) } + libraryHeaders.map { ($0.name, $0.value) }
-        return signer.headers(method: request.method.rawValue, urlText: request.urlText, headers: sent, payloadHash: payloadHash)
+        return signer.headers(method: request.method.rawValue, urlText: request.urlText, headers: sent, payloadHash: payloadHash, date: date)
+    }
+
+    /// The credentials libcurl or the signer uses, which identify the caller to the response
+    /// cache (hashed into its partition, never stored), or `nil`.
+    var cacheCaller: String? {
+        if let challenge { return "\(challenge.scheme)\u{0}\(challenge.user)\u{0}\(challenge.password)" }
+        guard !signatureHeaders.isEmpty, let signer = request.resolved.authentication?.sigV4 else { return nil }
+        return "aws4\u{0}\(signer.accessKeyID)\u{0}\(signer.secretAccessKey)\u{0}\(signer.region)\u{0}\(signer.service)"
     }
 
     // MARK: The request line and body

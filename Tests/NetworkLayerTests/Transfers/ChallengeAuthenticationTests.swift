@@ -13,12 +13,14 @@ struct DigestAnswer: Decodable, Sendable {
 struct NTLMAnswer: Decodable, Sendable {
     let user: String
     let connection: Int
+    /// The server's count of requests, with `?cacheable`: a response served from the cache repeats it.
+    var answer: Int?
 }
 
-/// A user file for pyspnego's NTLM acceptor, with one user.
+/// A user file for pyspnego's NTLM acceptor, with two users.
 private func ntlmUserFile() throws -> URL {
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("ntlm-users-\(UUID().uuidString.prefix(8))")
-    try Data("CORP:alice:s3cret-Passw0rd\n".utf8).write(to: file)
+    try Data("CORP:alice:s3cret-Passw0rd\nCORP:bob:b0b-Passw0rd\n".utf8).write(to: file)
     return file
 }
 
@@ -77,6 +79,28 @@ struct ChallengeAuthenticationTests {
             let wrong = AuthProvider(port: server.port, authentication: .ntlm(user: "CORP\\alice", password: "not-the-password"))
             let error = await networkError { try await makeManager().perform(TestRequest<NTLMAnswer>(wrong, "/ntlm")) }
             guard case .unauthorizedAccess = error else { Issue.record("got \(String(describing: error))"); return }
+        }
+    }
+
+    @Test("The response cache keys a response by the user and password libcurl answered with: never served to another user or a wrong password")
+    func cachedPerUser() async throws {
+        let users = try ntlmUserFile()
+        defer { try? FileManager.default.removeItem(at: users) }
+        try await withVenvServer("auth_server.py", ["--ntlm-user-file", users.path]) { server in
+            let net = makeCachingManager()
+            func fetch(_ user: String, _ password: String) async throws(NetworkError) -> (NTLMAnswer, CacheStatus?) {
+                let provider = AuthProvider(port: server.port, authentication: .ntlm(user: user, password: password))
+                let (answer, response) = try await net.performWithResponse(TestRequest<NTLMAnswer>(provider, "/ntlm?cacheable"))
+                return (answer, response.cacheStatus)
+            }
+            let (alice, aliceStatus) = try await fetch("CORP\\alice", "s3cret-Passw0rd")
+            #expect(alice.user == "CORP\\alice" && aliceStatus == .miss)
+            let (again, againStatus) = try await fetch("CORP\\alice", "s3cret-Passw0rd")
+            #expect(againStatus == .hit && again.answer == alice.answer)
+            let (bob, bobStatus) = try await fetch("CORP\\bob", "b0b-Passw0rd")
+            #expect(bob.user == "CORP\\bob" && bobStatus == .miss, "bob was served alice's response")
+            let wrong = await networkError { _ = try await fetch("CORP\\alice", "not-the-password") }
+            guard case .unauthorizedAccess = wrong else { Issue.record("a wrong password got \(String(describing: wrong))"); return }
         }
     }
 

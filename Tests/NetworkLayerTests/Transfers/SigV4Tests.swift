@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TestScheduling
 @testable import NetworkLayer
@@ -10,6 +11,10 @@ struct SigV4Answer: Decodable, Sendable {
     let path: String
     let query: String
     let bodyLength: Int
+    /// The signature the request carried.
+    let received: String?
+    /// The server's answers so far, this one included: a response served from the cache repeats it.
+    let answer: Int?
 }
 
 /// A backend signing with SigV4, and interceptors of its own.
@@ -169,6 +174,80 @@ struct SigV4Tests {
                 #expect(redirected.headers.keys.allSatisfy { !$0.lowercased().hasPrefix("x-amz") && $0.lowercased() != "authorization" },
                         "\(redirected.headers)")
             }
+        }
+    }
+}
+
+/// A network middleware that notes the `Authorization` and `X-Amz-Date` it sees and, when told,
+/// adds a header and a query item.
+private struct SeesTheWire: RequestMiddleware {
+    final class Seen: Sendable {
+        let lines = Mutex<[(authorization: String?, date: String?)]>([])
+    }
+    let seen: Seen
+    let changes: Bool
+    func intercept(_ request: OutgoingRequest, next: RequestMiddlewareNext) async throws(NetworkError) -> HTTPResponse {
+        seen.lines.withLock { $0.append((request.value(forHeader: "Authorization"), request.value(forHeader: "X-Amz-Date"))) }
+        guard changes else { return try await next(request) }
+        var changed = request
+        changed.setHeader("X-Network", "added on the wire")
+        changed.url = URL(string: request.url.absoluteString + "&wire=1")!
+        return try await next(changed)
+    }
+}
+
+extension SigV4Tests {
+    @Test("A network middleware sees the request signed; what it changes is signed again at the same X-Amz-Date, as botocore checks")
+    func networkMiddlewaresSeeTheSignedRequest() async throws {
+        try await withVenvServer("sigv4_server.py", ["--key", "\(keyID):\(secret)"]) { server in
+            let provider = SigV4Provider(port: server.port, authentication: signing("s3", token: "wire-session-token"))
+            for changes in [false, true] {
+                let net = makeManager()
+                let seen = SeesTheWire.Seen()
+                net.networkMiddlewares = [SeesTheWire(seen: seen, changes: changes)]
+                net.recordsTraffic = true
+                let answer = try #require(try await verified(net, TestRequest<SigV4Answer>(provider, "/bucket/key?b=2")))
+                let saw = try #require(seen.lines.withLock { $0.first })
+                let authorization = try #require(saw.authorization, "the middleware saw no Authorization")
+                #expect(authorization.hasPrefix("AWS4-HMAC-SHA256 Credential=\(keyID)/"))
+                let date = try #require(saw.date)
+                #expect(answer.canonicalRequest.contains("x-amz-date:\(date)\n"), "signed again at another time")
+                let sawSignature = authorization.components(separatedBy: "Signature=").last
+                if changes {
+                    #expect(answer.canonicalRequest.contains("x-network:added on the wire"))
+                    #expect(answer.query == "b=2&wire=1")
+                    #expect(answer.received != sawSignature, "the changed request went with the signature of the unchanged one")
+                } else {
+                    #expect(answer.received == sawSignature, "the middleware saw another signature than the one sent")
+                }
+                let har = String(decoding: try net.recordedTraffic.har(), as: UTF8.self)
+                #expect(har.contains("X-Network") == changes)
+                #expect(!har.contains("wire-session-token") && !har.contains("Signature="), "\(har)")
+            }
+        }
+    }
+
+    @Test("The response cache keys a SigV4 request by its key, not its signature: served again to the same key, never to another")
+    func cachedByKeyNotSignature() async throws {
+        let otherKey = "AKIDOTHER0TEST", otherSecret = "another/secret+key"
+        try await withVenvServer("sigv4_server.py", ["--key", "\(keyID):\(secret)", "--key", "\(otherKey):\(otherSecret)"]) { server in
+            let net = makeCachingManager()
+            func fetch(_ key: String, _ secret: String) async throws(NetworkError) -> (SigV4Answer, CacheStatus?) {
+                let auth = Authentication.awsSigV4(accessKeyID: key, secretAccessKey: secret, region: "eu-west-1", service: "s3")
+                let (answer, response) = try await net.performWithResponse(TestRequest<SigV4Answer>(SigV4Provider(port: server.port, authentication: auth),
+                                                                                                   "/cacheable/object"))
+                return (answer, response.cacheStatus)
+            }
+            let (first, firstStatus) = try await fetch(keyID, secret)
+            #expect(first.verified && firstStatus == .miss)
+            let now = Int(Date().timeIntervalSince1970)
+            while Int(Date().timeIntervalSince1970) == now { try await Task.sleep(for: .milliseconds(20)) }  // a new signature
+            let (again, againStatus) = try await fetch(keyID, secret)
+            #expect(againStatus == .hit && again.answer == first.answer, "the same key was not served from the cache")
+            let (other, otherStatus) = try await fetch(otherKey, otherSecret)
+            #expect(otherStatus == .miss && other.verified && other.answer != first.answer, "another key was served the first key's response")
+            let wrongSecret = await networkError { _ = try await fetch(keyID, "not-the-secret") }
+            #expect(wrongSecret?.statusCode == 403, "a wrong secret with the same key id was served the cached response")
         }
     }
 }
