@@ -19,11 +19,17 @@ stdin reaches EOF (the rule of test_server.py). Endpoints:
   /digest-absurd?kind=
                    401 with a malformed Digest challenge: huge (a 64 KB nonce), unknown
                    (algorithm=MD7, qop=auth-int only) or broken (unterminated quotes)
+  /digest          Digest (MD5, qop=auth, user ``ada``, password ``s3cret-Passw0rd``) checked here:
+                   401 with a challenge (one nonce for the server's life) without a valid answer,
+                   else 200 {"user", "nc", "connection"}
+  /digest-count    {"challenges", "answered", "connections"}: the 401s /digest sent, the requests it
+                   accepted, and the connections those came on
   /count           how many requests the server has received
 """
 
 import argparse
 import base64
+import hashlib
 import json
 import os
 import secrets
@@ -34,6 +40,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import spnego
 
 requests_seen = 0
+DIGEST_NONCE = secrets.token_hex(16)
+digest_counts = {"challenges": 0, "answered": 0, "connections": set()}
 lock = threading.Lock()
 connections = 0
 
@@ -86,11 +94,41 @@ class Handler(BaseHTTPRequestHandler):
                 "broken": 'Digest realm="r, nonce="abc, qop=',
             }
             return self.send(401, {"error": kind}, [("WWW-Authenticate", challenges.get(kind, "Digest"))])
+        if path == "/digest":
+            return self.digest()
+        if path == "/digest-count":
+            with lock:
+                counts = dict(digest_counts, connections=len(digest_counts["connections"]))
+            return self.send(200, counts)
         if path == "/count":
             return self.send(200, {"count": requests_seen})
         self.send(404, {"error": "not found"})
 
     do_POST = do_GET
+
+    def digest(self):
+        def md5(text):
+            return hashlib.md5(text.encode()).hexdigest()
+        header = self.headers.get("Authorization", "")
+        fields = {}
+        if header.startswith("Digest "):
+            for part in header[7:].split(","):
+                name, _, value = part.strip().partition("=")
+                fields[name] = value.strip('"')
+        expected = None
+        if fields.get("username") == "ada" and fields.get("nonce") == DIGEST_NONCE and fields.get("qop") == "auth":
+            ha1 = md5("ada:digest:s3cret-Passw0rd")
+            ha2 = md5(f"{self.command}:{fields.get('uri', '')}")
+            expected = md5(f"{ha1}:{DIGEST_NONCE}:{fields.get('nc', '')}:{fields.get('cnonce', '')}:auth:{ha2}")
+        if expected is None or fields.get("response") != expected:
+            with lock:
+                digest_counts["challenges"] += 1
+            challenge = f'Digest realm="digest", nonce="{DIGEST_NONCE}", qop="auth", algorithm=MD5'
+            return self.send(401, {"error": "digest"}, [("WWW-Authenticate", challenge)])
+        with lock:
+            digest_counts["answered"] += 1
+            digest_counts["connections"].add(self.connection_number)
+        self.send(200, {"user": "ada", "nc": fields.get("nc"), "connection": self.connection_number})
 
     def ntlm_step(self):
         header = self.headers.get("Authorization", "")

@@ -40,6 +40,23 @@ struct ChallengeAuthenticationTests {
         guard case .unauthorizedAccess = error else { Issue.record("got \(String(describing: error))"); return }
     }
 
+    @Test("Each request answers the Digest challenge once, on one kept-alive connection, as curl does (auth_server.py checks the MD5 answer)")
+    func digestOncePerRequestOnOneConnection() async throws {
+        struct Answer: Decodable { let user: String; let nc: String }
+        struct Counts: Decodable { let challenges: Int; let answered: Int; let connections: Int }
+        try await withVenvServer("auth_server.py") { server in
+            let provider = AuthProvider(port: server.port, authentication: .digest(user: "ada", password: "s3cret-Passw0rd"))
+            let net = makeManager()
+            for _ in 0..<3 {
+                let answer = try await net.perform(TestRequest<Answer>(provider, "/digest"))
+                #expect(answer.user == "ada" && answer.nc == "00000001")
+            }
+            let counts = try await net.perform(TestRequest<Counts>(TestProvider(host: "127.0.0.1", httpScheme: .http, port: server.port), "/digest-count"))
+            #expect(counts.challenges == 3 && counts.answered == 3, "\(counts)")
+            #expect(counts.connections == 1, "the challenge was answered on \(counts.connections) connections")
+        }
+    }
+
     @Test("A server that calls every nonce stale is given up after a few rounds, not asked forever")
     func staleNonceLoop() async throws {
         try await withVenvServer("auth_server.py") { server in
