@@ -11,7 +11,8 @@ service ``s3``, else ``SigV4Auth``) with the secret of the access key named in i
 It answers 200 when botocore's signature equals the request's, else 403; the body is JSON:
 ``{"verified", "expected", "received", "canonicalRequest", "service", "region", "path", "query",
 "bodyLength", "answer"}``, ``answer`` counting the server's answers from 1. A verified answer for a
-path under ``/cacheable/`` carries ``Cache-Control: max-age=60``.
+path under ``/cacheable/`` carries ``Cache-Control: max-age=60``; one under ``/slow/`` comes after
+half a second.
 """
 
 import argparse
@@ -19,6 +20,7 @@ import json
 import os
 import re
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from botocore.auth import S3SigV4Auth, SigV4Auth
@@ -40,6 +42,8 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def answer(self, status, body):
+        if self.path.startswith("/slow/"):
+            time.sleep(0.5)
         with LOCK:
             ANSWERS[0] += 1
             body["answer"] = ANSWERS[0]

@@ -73,6 +73,18 @@ extension Authentication {
         return nil
     }
 
+    /// Who is asking, for the credentials that go in no header of the request (libcurl's answer
+    /// to a challenge, a SigV4 key): what the response cache and request coalescing tell callers
+    /// apart by. `nil` for the others, whose headers say it.
+    var callerIdentity: String? {
+        switch kind {
+        case .challenge(let scheme, let user, let password): "\(scheme)\u{0}\(user)\u{0}\(password)"
+        case .awsSigV4(let signer):
+            "aws4\u{0}\(signer.accessKeyID)\u{0}\(signer.secretAccessKey)\u{0}\(signer.region)\u{0}\(signer.service)"
+        default: nil
+        }
+    }
+
     /// The credential values to scrub from any text: what libcurl or the signer uses, which no
     /// header of the request carries as such.
     var hiddenValues: [String] {

@@ -73,9 +73,7 @@ struct TransferPlan {
     /// The credentials libcurl or the signer uses, which identify the caller to the response
     /// cache (hashed into its partition, never stored), or `nil`.
     var cacheCaller: String? {
-        if let challenge { return "\(challenge.scheme)\u{0}\(challenge.user)\u{0}\(challenge.password)" }
-        guard !signatureHeaders.isEmpty, let signer = request.resolved.authentication?.sigV4 else { return nil }
-        return "aws4\u{0}\(signer.accessKeyID)\u{0}\(signer.secretAccessKey)\u{0}\(signer.region)\u{0}\(signer.service)"
+        challenge != nil || !signatureHeaders.isEmpty ? request.resolved.authentication?.callerIdentity : nil
     }
 
     // MARK: The request line and body

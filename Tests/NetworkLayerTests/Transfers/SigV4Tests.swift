@@ -266,3 +266,24 @@ extension SigV4Tests {
         }
     }
 }
+
+extension SigV4Tests {
+    @Test("RequestCoalescing shares a signed GET between calls with the same key, never between two keys")
+    func coalescingKeepsKeysApart() async throws {
+        let otherKey = "AKIDOTHER0TEST", otherSecret = "another/secret+key"
+        try await withVenvServer("sigv4_server.py", ["--key", "\(keyID):\(secret)", "--key", "\(otherKey):\(otherSecret)"]) { server in
+            let net = makeManager()
+            net.middlewares = [RequestCoalescing()]
+            func fetch(_ key: String, _ secret: String) async throws(NetworkError) -> SigV4Answer {
+                let auth = Authentication.awsSigV4(accessKeyID: key, secretAccessKey: secret, region: "eu-west-1", service: "s3")
+                return try await net.perform(TestRequest<SigV4Answer>(SigV4Provider(port: server.port, authentication: auth), "/slow/object"))
+            }
+            async let one = fetch(keyID, secret), same = fetch(keyID, secret)
+            let (first, second) = try await (one, same)
+            #expect(first.answer == second.answer, "two calls with one key at once were not shared: the test proves nothing")
+            async let mine = fetch(keyID, secret), theirs = fetch(otherKey, otherSecret)
+            let (a, b) = try await (mine, theirs)
+            #expect(a.verified && b.verified && a.answer != b.answer, "two keys shared one response")
+        }
+    }
+}
