@@ -181,7 +181,44 @@ Net.cookieStorage = .inMemory     // off by default; .file(url) keeps them in cu
 Net.proxy = .http(URL(string: "http://proxy.corp:3128")!, excluding: ["localhost", ".internal"])  // default: .environment
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 390)
+#sourceLocation(file: "README.md", line: 363)
+struct InternalAPI: ServiceProvider {
+    var host: String { "internal.example" }
+    var httpScheme: HTTPScheme { .https }
+    var tls: TLSOptions? { TLSOptions(minimumVersion: .v1_3, trustedCertificates: URL(fileURLWithPath: "/etc/ssl/internal-ca.pem")) }
+    var authentication: Authentication? { .digest(user: "svc", password: "secret") }   // .ntlm(user:password:), .negotiate
+    var ipFamily: IPFamily? { .ipv6Only }
+}
+
+struct Bucket: ServiceProvider {
+    var host: String { "s3.eu-west-1.amazonaws.com" }
+    var httpScheme: HTTPScheme { .https }
+    var authentication: Authentication? {
+        .awsSigV4(accessKeyID: "AKID", secretAccessKey: "secret", sessionToken: nil, region: "eu-west-1", service: "s3")
+    }
+}
+
+final class BackupDownload: BaseRequest<DownloadedFile> {
+    init(to destination: URL) {
+        super.init(serviceProvider: Bucket(), endpoint: "/backups/latest.tar")
+        downloadDestination = destination
+    }
+}
+
+Net.dnsCacheTimeout = .seconds(60); Net.happyEyeballsTimeout = .milliseconds(200)
+Net.recordsTraffic = true
+let backup = BackupDownload(to: URL(fileURLWithPath: "/tmp/latest.tar"))
+do {
+    _ = try await Net.perform(backup)
+} catch {
+    if let resumeData = error.resumeData {           // Codable: save it, continue after a restart
+        _ = try await Net.perform(backup, resumingFrom: resumeData)   // Range + If-Range
+    }
+}
+try Net.recordedTraffic.har().write(to: URL(fileURLWithPath: "/tmp/session.har"))   // secrets redacted
+#sourceLocation()
+
+#sourceLocation(file: "README.md", line: 439)
 do {
     _ = try await Net.perform(ITunesSearchRequest(artist: "Dream Theater", limit: 3))
 } catch .unauthorizedAccess {
@@ -193,7 +230,7 @@ do {
 }
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 409)
+#sourceLocation(file: "README.md", line: 458)
 struct Inventory: ServiceProvider {
     var host: String { "inventory.internal" }
     var httpScheme: HTTPScheme { .http }

@@ -19,6 +19,10 @@ import Synchronization
 //   stream-upload <port> <endpoint> <bytes> <chunk size>
 //                                             POST .stream of bytes generated lazily (byte i is
 //                                             i % 256), length not given
+//   resumable-download <port> <endpoint> <destination> <resume data file>
+//                                             GET downloaded to destination, continued from the
+//                                             JSON ResumeData in the file when it exists; a failure's
+//                                             resume data is written there (the other process's start)
 //   default-log <port> <endpoint>             GET into Data with a manager whose isVerbose is left
 //                                             at its default (the log's text collected, not printed);
 //                                             reports the default of NetworkManager() and of Net,
@@ -83,6 +87,9 @@ struct Report: Encodable {
     var isVerbose: Bool?
     var sharedIsVerbose: Bool?
     var logTexts: Int?
+    /// `resumable-download`: whether it continued from resume data, and whether it left some.
+    var resumed: Bool?
+    var wroteResumeData: Bool?
 }
 
 func fail(_ message: String) -> Never {
@@ -161,6 +168,22 @@ case ("stream-upload", 2):
     let request = ProbeRequest<Data>(port: port, endpoint: endpoint, method: .post, body: body)
     report = await measure({ () throws(NetworkError) in try await net.perform(request) },
                            fill: { $0.body = String(decoding: $1, as: UTF8.self) })
+case ("resumable-download", 2):
+    let request = ProbeRequest<DownloadedFile>(port: port, endpoint: endpoint, destination: URL(fileURLWithPath: extra[0]))
+    let file = URL(fileURLWithPath: extra[1])
+    let saved = FileManager.default.contents(atPath: file.path).flatMap { try? JSONDecoder().decode(ResumeData.self, from: $0) }
+    var resumed = Report()
+    do {
+        resumed.size = try await net.perform(request, resumingFrom: saved).size
+    } catch {
+        resumed.outcome = Mirror(reflecting: error).children.first?.label ?? String(describing: error)
+        resumed.reason = error.context?.reason
+        if let resumeData = error.resumeData, let encoded = try? JSONEncoder().encode(resumeData) {
+            resumed.wroteResumeData = FileManager.default.createFile(atPath: file.path, contents: encoded)
+        }
+    }
+    resumed.resumed = saved != nil
+    report = resumed
 case ("default-log", 0):
     let quiet = NetworkManager()  // isVerbose as it starts
     let texts = Mutex(0)

@@ -3,6 +3,7 @@
 
     python3 test_server.py [--port 0] [--host 127.0.0.1|::1] [--tls-cert FILE --tls-key FILE
                            [--tls-chain FILE]] [--record FILE] [--tls-max-version TLSv1_1]
+                           [--tls-min-version TLSv1_3] [--tls-ciphers OPENSSL-LIST]
 
 It listens on 127.0.0.1 only (or ::1 with --host ::1), prints exactly one line ``PORT <n>`` to stdout once it
 is listening, and serves HTTP/1.1 with keep-alive until SIGTERM/SIGINT or until its
@@ -71,7 +72,8 @@ HEAD gets the same headers as GET, without the body):
                             gets its headers and the first `cut` (0-1) of the body, then the
                             connection closes; a later one with Range: bytes=N- and a matching
                             If-Range gets 206 from N; change=1 makes version 2 after the cut (so
-                            If-Range fails: 200, the whole new body); refuse=1 answers 416
+                            If-Range fails: 200, the whole new body); refuse=1 answers 416;
+                            stall=S waits S seconds after the cut before closing
   /resumable-log/<key>      [{"range", "ifRange", "status"}, ...] for each request of key
   anything else             404 {"error": "not found", "path": ...}
   bad parameters            400 {"error": "bad request", "detail": ...}
@@ -83,6 +85,10 @@ decrypted) to FILE. The file exists before PORT is printed.
 the minimum version and the OpenSSL security level, but an OpenSSL build without
 old-protocol support can still refuse; either way a TLS 1.2+ client fails the
 handshake.
+
+--tls-min-version TLSv1_3 makes a server that speaks TLS 1.3 only (with
+--tls-max-version TLSv1_2, one that speaks 1.2 only); --tls-ciphers limits its TLS 1.2
+ciphers to an OpenSSL list.
 
 Set TEST_SERVER_VERBOSE=1 for an access log (and client errors) on stderr.
 """
@@ -551,6 +557,9 @@ def resumable(request, key):
         request.end_headers()
         request.wfile.write(body[:int(size * cut)])
         request.wfile.flush()
+        stall = float(request.args.get("stall", ["0"])[0])
+        if stall > 0:  # a download a client cancels while it waits
+            time.sleep(min(stall, 60))
         request.close_connection = True
         request.connection.shutdown(socket.SHUT_RDWR)
         return
@@ -854,6 +863,10 @@ def make_tls_context(args):
             warnings.simplefilter("ignore", DeprecationWarning)
             context.minimum_version = ssl.TLSVersion.MINIMUM_SUPPORTED
             context.maximum_version = ssl.TLSVersion[args.tls_max_version]
+    if args.tls_min_version:
+        context.minimum_version = ssl.TLSVersion[args.tls_min_version]
+    if args.tls_ciphers:
+        context.set_ciphers(args.tls_ciphers)
     if not args.tls_chain:
         context.load_cert_chain(args.tls_cert, args.tls_key)
         return context
@@ -885,10 +898,12 @@ def main():
     parser.add_argument("--tls-chain", help="PEM intermediates to send after the certificate")
     parser.add_argument("--record", help="append all received request bytes to this file")
     parser.add_argument("--tls-max-version", choices=[v.name for v in ssl.TLSVersion])
+    parser.add_argument("--tls-min-version", choices=[v.name for v in ssl.TLSVersion])
+    parser.add_argument("--tls-ciphers", help="the OpenSSL cipher list for TLS 1.2 and below")
     args = parser.parse_args()
     if bool(args.tls_cert) != bool(args.tls_key):
         parser.error("--tls-cert and --tls-key go together")
-    if (args.tls_chain or args.tls_max_version) and not args.tls_cert:
+    if (args.tls_chain or args.tls_max_version or args.tls_min_version or args.tls_ciphers) and not args.tls_cert:
         parser.error("--tls-chain and --tls-max-version need --tls-cert")
 
     tls_context = make_tls_context(args) if args.tls_cert else None

@@ -152,4 +152,11 @@ int nl_sha256(const void *data, size_t length, unsigned char *out);
 /// 1, or 0 when OpenSSL fails or the key is longer than INT_MAX bytes (`out` is then zeroed).
 int nl_hmac_sha256(const void *key, size_t key_length, const void *data, size_t length, unsigned char *out);
 
+// MARK: - TLS options (OpenSSL)
+
+/// Whether OpenSSL knows `name` as a cipher for TLS 1.2 and below (`tls13` 0: one element of a
+/// cipher list, which must select at least one cipher) or as a TLS 1.3 cipher suite (`tls13` 1).
+/// Returns 1 or 0, and -1 when OpenSSL could not be asked.
+int nl_tls_cipher_is_known(const char *name, int tls13);
+
 #endif

@@ -12,6 +12,12 @@ extension Authentication: CustomStringConvertible, CustomDebugStringConvertible,
         case .basic: "Authentication.basic(username: \(hidden), password: \(hidden))"
         case .header(let name, _): "Authentication.apiKey(\(hidden), header: \(HeaderFields.printable(name)))"
         case .queryItem(let name, _): "Authentication.apiKey(\(hidden), queryItem: \(HeaderFields.printable(name)))"
+        case .challenge(.negotiate, _, _): "Authentication.negotiate"
+        case .challenge(let scheme, _, _): "Authentication.\(scheme)(user: \(hidden), password: \(hidden))"
+        case .awsSigV4(let signer):
+            "Authentication.awsSigV4(accessKeyID: \(hidden), secretAccessKey: \(hidden), sessionToken: "
+                + (signer.sessionToken == nil ? "nil" : hidden) + ", region: \(HeaderFields.printable(signer.region)), "
+                + "service: \(HeaderFields.printable(signer.service)))"
         }
     }
 

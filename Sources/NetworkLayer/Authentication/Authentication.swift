@@ -25,6 +25,9 @@ public struct Authentication: Sendable {
         case basic(username: String, password: String)
         case header(name: String, value: String)
         case queryItem(name: String, value: String)
+        /// Digest, NTLM or Negotiate: libcurl answers the server's challenge (Authentication+Schemes.swift).
+        case challenge(ChallengeScheme, user: String, password: String)
+        case awsSigV4(AWSSigV4)
     }
 
     let kind: Kind
@@ -77,6 +80,12 @@ public struct Authentication: Sendable {
             return Credentials(headers: [(name, value)])
         case .queryItem(let name, let value):
             return Credentials(queryItems: [(name, value)])
+        case .challenge(let scheme, let user, let password):
+            try Self.check(scheme, user: user, password: password)
+            return Credentials()
+        case .awsSigV4(let signer):
+            if let problem = signer.problem { throw .invalidRequest(.init(reason: problem)) }
+            return Credentials()
         }
     }
 

@@ -30,6 +30,7 @@ enum CacheKeys {
                 pairs.append((name, line.value))
             }
         }
+        if let caller = request.caller { pairs.append(("\u{0}caller", caller)) }
         // The usual request carries no credential: its partition is always the same digest.
         guard !pairs.isEmpty else { return noCredentials }
         pairs.sort { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 < $1.1) }

@@ -27,6 +27,9 @@ extension CacheRequest {
                   ownerHeaderNames: ownerNames, keysAuthorization: hop.secrets.cacheKeysAuthorization,
                   hasAuthorization: hop.isHome && hop.resolved.authentication != nil,
                   allowsDiskStorageWhenAuthorized: caching.storesAuthorizedResponsesOnDisk)
+        caller = plan.cacheCaller
+        // A SigV4 signature is new with every attempt: its key is the caller.
+        if !plan.signatureHeaders.isEmpty { keysAuthorization = false }
     }
 }
 

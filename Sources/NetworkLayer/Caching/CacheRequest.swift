@@ -26,6 +26,9 @@ struct CacheRequest: Sendable {
     /// The provider's opt-in (`cachesAuthorizedResponsesOnDisk`) to store responses to
     /// authorized requests on disk.
     var allowsDiskStorageWhenAuthorized: Bool
+    /// The credentials that identify the caller but go in no header as such (a Digest user
+    /// and password libcurl answers with, a SigV4 key): they key the stored responses too.
+    var caller: String?
 
     /// A request whose owner headers are `Authorization` and its secret headers.
     init(method: String, url: String, headers: CacheHeaderLines = [], secretHeaderNames: Set<String> = [],

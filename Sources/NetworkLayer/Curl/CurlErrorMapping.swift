@@ -41,6 +41,10 @@ enum CurlErrorMapping {
         var presentedClientCertificate = false
         /// Whether no byte of a response arrived.
         var receivedNothing = false
+        /// The provider's TLS options the transfer used, if any.
+        var tls: TLSOptions?
+        /// The network interface the transfer was to leave from, if one was set.
+        var networkInterface: String?
     }
 
     /// The error for a transfer that ended with `code` (or, whatever the code, with a malformed
@@ -86,6 +90,11 @@ enum CurlErrorMapping {
         }
         if let refusal = clientCertificateRefusal(code, message: message, facts: facts, curl: curl, request: request) {
             return refusal
+        }
+        if let failure = tlsOptionsFailure(code, facts: facts, context: context) { return failure }
+        if code == CURLE_INTERFACE_FAILED, let name = facts.networkInterface {
+            return .reachability(context("the network interface \"\(HeaderFields.printable(name))\" could not be used: "
+                                         + "no such interface or address on this machine"))
         }
         switch code {
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
@@ -188,8 +197,10 @@ enum CurlErrorMapping {
                                       + "its credentials are missing or were refused; give them in ProxyConfiguration.http"))
     }
 
+    static let diskWriteFailurePrefix = "the download could not be written to disk: "
+
     /// The error for a download that could not be written to its file, for the system's `reason`.
     static func diskWriteFailure(_ reason: String, request: PreparedRequest) -> NetworkError {
-        .transport(.init(request: request.redactedDescription, reason: "the download could not be written to disk: \(reason)"))
+        .transport(.init(request: request.redactedDescription, reason: diskWriteFailurePrefix + reason))
     }
 }

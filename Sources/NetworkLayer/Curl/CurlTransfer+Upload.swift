@@ -43,6 +43,12 @@ extension CurlTransfer {
     func uploadFailure(for code: CURLcode) -> NetworkError? {
         guard let upload, code != CURLE_OK else { return nil }
         if let failure = upload.failure { return upload.error(for: failure, request: request.redactedDescription) }
+        if code == CURLE_SEND_FAIL_REWIND, let challenge {
+            return .unauthorizedAccess(.init(request: request.redactedDescription, reason:
+                "the server asked for \(challenge) authentication after part of the streamed body had been sent, and libcurl "
+                    + "answers by sending the body again, which a sequence cannot; give the body as data or a file",
+                underlyingError: CurlError(code: Int(code.rawValue), message: handle.message(for: code))))
+        }
         if code == CURLE_SEND_FAIL_REWIND {
             return .transport(.init(request: request.redactedDescription, reason:
                 "the connection was lost after part of the streamed body had been sent, and a sequence can be sent only once, "

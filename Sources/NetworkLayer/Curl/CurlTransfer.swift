@@ -19,6 +19,10 @@ final class CurlTransfer: @unchecked Sendable {
     let clientIdentity: ClientIdentity?
     /// What the pin verifier of this transfer's handshakes requires and saw (`nl_pin_check *`).
     private let pinCheck: OpaquePointer?
+    /// The scheme libcurl answers challenges with (Digest, NTLM, Negotiate), if any.
+    let challenge: Authentication.ChallengeScheme?
+    /// How many `401`s answered a challenge in this transfer (CurlTransfer+Challenge.swift). Engine thread.
+    var challengesAnswered = 0
 
     /// Set by any thread when the request's task or handle is cancelled.
     let isCancellationRequested = Atomic<Bool>(false)
@@ -121,6 +125,7 @@ final class CurlTransfer: @unchecked Sendable {
         idleTimeout = plan.idleSeconds == nil ? nil : plan.options.idleTimeout.map { Duration.milliseconds(Int64(($0 * 1000).rounded(.up))) }
         timeoutMilliseconds = plan.timeoutMilliseconds
         headerList = try plan.curlHeaderList()
+        challenge = plan.challenge?.scheme
         // The two C resources last, each released if the other cannot be had: until every stored
         // property is set, a throwing init does not run `deinit`.
         var check: OpaquePointer?
@@ -176,6 +181,8 @@ final class CurlTransfer: @unchecked Sendable {
         /// The client certificate's identity number (0 for none): its bytes and password are options.
         var clientIdentity: Int
         var keepAlive: KeepAlive?
+        var tls: TLSOptions?
+        var connecting: ConnectOptions
 
         init(_ options: TransferOptions, isHTTPS: Bool, clientIdentity: Int) {
             customCABundle = options.customCABundle
@@ -189,6 +196,8 @@ final class CurlTransfer: @unchecked Sendable {
             hostOverrides = options.hostOverrides
             self.clientIdentity = clientIdentity
             keepAlive = options.keepAlive
+            tls = options.tls
+            connecting = options.connecting
         }
 
         /// Whether `options` over `isHTTPS` make this baseline: the fields compared where they
@@ -199,6 +208,7 @@ final class CurlTransfer: @unchecked Sendable {
                 && httpVersion == options.httpVersion && connectTimeout == options.connectTimeout
                 && idleTimeout == options.idleTimeout && hostOverrides === options.hostOverrides
                 && self.clientIdentity == clientIdentity && keepAlive == options.keepAlive
+                && tls == options.tls && connecting == options.connecting
         }
     }
 
@@ -207,7 +217,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// A GET without a body, progress or pins: the transfers that reuse a configured handle.
     private var isPlain: Bool {
-        request.method == .get && request.body == nil && progress == nil && pinning == nil && stream == nil
+        request.method == .get && request.body == nil && progress == nil && pinning == nil && stream == nil && challenge == nil
     }
 
     private func configure(_ plan: TransferPlan) throws(NetworkError) {
@@ -262,6 +272,7 @@ final class CurlTransfer: @unchecked Sendable {
             try handle.set(CURLOPT_TCP_KEEPINTVL, keepAlive.intervalSeconds)
         }
         if let overrides = options.hostOverrides { try handle.set(CURLOPT_CONNECT_TO, headers: try overrides.curlList()) }
+        if !options.connecting.isDefault { try configureConnecting(options.connecting) }
         if plan.isHTTPS {
             // Transfers starting together wait for the first connection to say whether it speaks
             // HTTP/2, and share it, instead of each opening its own.
@@ -280,8 +291,12 @@ final class CurlTransfer: @unchecked Sendable {
         // TLS: verification is always on; pinning adds to it, never replaces it.
         try handle.set(CURLOPT_SSL_VERIFYPEER, true)
         try handle.set(CURLOPT_SSL_VERIFYHOST, 2)
-        try handle.set(CURLOPT_SSLVERSION, CURL_SSLVERSION_TLSv1_2)
-        if let bundle = options.customCABundle {
+        if let tls = options.tls {
+            try configureTLS(tls)
+        } else {
+            try handle.set(CURLOPT_SSLVERSION, CURL_SSLVERSION_TLSv1_2)
+        }
+        if let bundle = options.trustedCertificates {
             try handle.set(CURLOPT_CAINFO, bundle.path)
         }
         if let clientIdentity { try configureClientCertificate(clientIdentity) }
@@ -303,6 +318,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
 
         try configureRouting(options)
+        if let challenge = plan.challenge { try configureChallenge(challenge) }
         if options.cookieJar != nil {
             // Turns libcurl's cookie engine on (an empty name reads no file); the cookies are the
             // jar's share's, which the engine attaches.
@@ -430,6 +446,7 @@ final class CurlTransfer: @unchecked Sendable {
             guard Self.isBlankLine(line) else { return true }
             if headerBlock.isContentEncoded, stream == nil, isFinalResponse { passUndecodableBodyThrough() }
             if download != nil, !downloadHeadersComplete() { return false }
+            if challenge != nil, !challengeHeadersComplete() { return false }
             return endOfHeaderBlock()
         case .malformed(let reason):
             malformedResponse = reason
@@ -547,9 +564,16 @@ final class CurlTransfer: @unchecked Sendable {
         }
     }
 
+    /// Writes what stdio holds of a download to its file. Once the transfer is done (its handle
+    /// out of the engine: no write callback follows), from the task that awaited it.
+    func flushDownload() {
+        if let downloadFile { fflush(downloadFile) }
+    }
+
     /// The outcome once libcurl reports the transfer done with `code`.
     func result(for code: CURLcode) -> Result<HTTPResponse, NetworkError> {
         if let failure = uploadFailure(for: code) { return .failure(failure) }
+        if let failure = challengeLoopFailure() { return .failure(failure) }
         if code != CURLE_OK || malformedResponse != nil || exceededMaximumSize || exceededDecompressionLimit != nil {
             // What the download received is in the file before anyone looks at it (a resume
             // continues from its size), not in stdio's buffer until `deinit` closes it.
@@ -601,6 +625,8 @@ final class CurlTransfer: @unchecked Sendable {
         }
         addRoutingFacts(to: &facts, for: code)
         facts.presentedClientCertificate = clientIdentity != nil
+        facts.tls = options.tls
+        facts.networkInterface = options.connecting.networkInterface
         facts.receivedNothing = (handle.long(CURLINFO_HEADER_SIZE) ?? 0) == 0
         return facts
     }

@@ -9,9 +9,11 @@ import Synchronization
 struct CurlTransport: Transport {
     nonisolated(nonsending) func send(_ request: PreparedRequest, download: PendingDownload?) async throws(NetworkError) -> HTTPResponse {
         let engine = try CurlEngine.shared.get()
+        let plan = TransferPlan(request)
         // libcurl reads nothing of a body declared empty: its sequence is checked to be empty first.
-        if case .stream(let upload)? = request.body, upload.length == 0 { try await upload.confirmEmpty(request.redactedDescription) }
-        let transfer = try engine.makeTransfer(for: TransferPlan(request), download: download)
+        if case .stream(let upload)? = plan.body, upload.length == 0 { try await upload.confirmEmpty(request.redactedDescription) }
+        let transfer = try engine.makeTransfer(for: plan, download: download)
+        let started = request.resolved.traffic == nil ? nil : Date()
         // The result crosses from the engine thread to this task through the concurrency runtime,
         // which ThreadSanitizer cannot see into: the release/acquire pair states the ordering
         // that resuming the continuation provides (both are no-ops outside TSan builds).
@@ -26,6 +28,14 @@ struct CurlTransport: Transport {
             engine.cancel(transfer)
         }
         nl_tsan_acquire(Unmanaged.passUnretained(transfer).toOpaque())
+        // A cancelled download's part is on disk before anyone measures it for resume data.
+        transfer.flushDownload()
+        if let traffic = request.resolved.traffic, let started {
+            switch result {
+            case .success(let response): traffic.record(plan, started: started, response: response, error: nil, toFile: download != nil)
+            case .failure(let error): traffic.record(plan, started: started, response: nil, error: error, toFile: download != nil)
+            }
+        }
         switch consume result {  // moved out, not copied as `get()` would
         case .success(let response): return response
         case .failure(let error): throw error

@@ -13,21 +13,67 @@ struct TransferPlan {
     /// Whether the body is handed over while it arrives (``ByteStream``, ``EventStream``, ``JSONLines``).
     let streaming: Bool
 
-    init(_ request: PreparedRequest) {
+    init(_ hop: PreparedRequest) {
+        // A hop a network middleware saw signed is signed again as it now is, at the same time.
+        let signer = hop.resolved.authentication?.sigV4
+        let presigned = signer.flatMap { hop.withoutSignature(of: $0) }
+        let request = presigned?.request ?? hop
         self.request = request
         streaming = request.resolved.streamKind != nil
-        body = request.body ?? (request.method == .post || request.method == .put || request.method == .patch ? .bytes(Data()) : nil)
-        let options = request.resolved.options
-        guard options.unixSocketPath != nil || options.cookieJar != nil || options.clientCertificate != nil else {
-            self.options = options  // as they are: most requests have none of them
-            return
+        body = request.body?.forSending ?? (request.method == .post || request.method == .put || request.method == .patch ? .bytes(Data()) : nil)
+        options = Self.options(for: request)
+        // The provider's credentials that are not headers go to its own origin only, and not
+        // when the request carries an Authorization of its own.
+        guard request.isHome, let authentication = request.resolved.authentication,
+              authentication.challenge != nil || authentication.sigV4 != nil,
+              request.headers.value(for: "Authorization") == nil else { return }
+        challenge = authentication.challenge
+        if let signer = authentication.sigV4 {
+            signatureHeaders = sign(with: signer, at: presigned?.date ?? Date())
+            if let authorization = signatureHeaders.last?.value {
+                request.resolved.signatures.withLock { signatures in
+                    if signatures.count >= 16 { signatures.removeFirst() }  // a long retry loop keeps its latest
+                    signatures.append(authorization)
+                    if let signature = authorization.range(of: "Signature=") { signatures.append(String(authorization[signature.upperBound...])) }
+                }
+            }
         }
-        // The provider's Unix socket and client certificate are for its own origin only.
-        let dropsOriginBound = !request.isHome && (options.unixSocketPath != nil || options.clientCertificate != nil)
+    }
+
+    private static func options(for request: PreparedRequest) -> TransferOptions {
+        let options = request.resolved.options
+        guard options.unixSocketPath != nil || options.cookieJar != nil || options.clientCertificate != nil || options.tls != nil else {
+            return options  // as they are: most requests have none of them
+        }
+        // The provider's Unix socket, client certificate and TLS options are for its own origin only.
+        let dropsOriginBound = !request.isHome && (options.unixSocketPath != nil || options.clientCertificate != nil || options.tls != nil)
         // A Cookie header set by the user wins: that request neither sends nor stores the store's cookies.
         let dropsCookies = options.cookieJar != nil && request.headers.value(for: "Cookie") != nil
-        self.options = dropsOriginBound || dropsCookies
-            ? options.withoutOriginBound(dropsOriginBound, keepsCookies: !dropsCookies) : options
+        return dropsOriginBound || dropsCookies ? options.withoutOriginBound(dropsOriginBound, keepsCookies: !dropsCookies) : options
+    }
+
+    // MARK: Authentication libcurl or the plan does
+
+    /// Digest, NTLM or Negotiate, which libcurl answers the server's challenge with.
+    private(set) var challenge: (scheme: Authentication.ChallengeScheme, user: String, password: String)?
+    /// The SigV4 headers signing exactly what this plan sends (after every interceptor).
+    private(set) var signatureHeaders: [(name: String, value: String)] = []
+
+    private func sign(with signer: AWSSigV4, at date: Date) -> [(name: String, value: String)] {
+        let payloadHash: String?
+        switch body {
+        case nil: payloadHash = AWSSigV4.hexDigest([])
+        case .bytes(let data)?: payloadHash = SHA256Digest.of(data)?.hex
+        case .file?, .multipart?, .stream?: payloadHash = nil
+        }
+        let sent = request.headers.map { ($0.name, $0.value) } + libraryHeaders.map { ($0.name, $0.value) }
+        return signer.headers(method: request.method.rawValue, urlText: request.urlText, headers: sent, payloadHash: payloadHash, date: date)
+    }
+
+    /// The credentials libcurl or the signer uses, which identify the caller to the response
+    /// cache (hashed into its partition, never stored), or `nil`.
+    var cacheCaller: String? {
+        challenge != nil || !signatureHeaders.isEmpty ? request.resolved.authentication?.callerIdentity : nil
     }
 
     // MARK: The request line and body
@@ -77,8 +123,14 @@ struct TransferPlan {
     }
 
     /// The library's own headers, after the request's unless it set them: `User-Agent`, and
-    /// `Accept-Encoding` with every encoding this libcurl decodes when ``decodesBody``.
+    /// `Accept-Encoding` with every encoding this libcurl decodes when ``decodesBody``; then the
+    /// SigV4 signature's.
     var addedHeaders: [(name: String, value: String)] {
+        signatureHeaders.isEmpty ? libraryHeaders : libraryHeaders + signatureHeaders
+    }
+
+    /// `User-Agent` and `Accept-Encoding`, unless the request set them.
+    private var libraryHeaders: [(name: String, value: String)] {
         var added: [(name: String, value: String)] = []
         if request.headers.value(for: "User-Agent") == nil { added.append(("User-Agent", Self.userAgent)) }
         if decodesBody, request.headers.value(for: "Accept-Encoding") == nil { added.append(("Accept-Encoding", Self.acceptedEncodings)) }
@@ -94,7 +146,7 @@ struct TransferPlan {
     /// The header list for libcurl: a shared one when the request has no header of its own and
     /// nothing to suppress (the common GET), else one built for it.
     func curlHeaderList() throws(NetworkError) -> CurlHeaderList {
-        if request.headers.isEmpty, body == nil {
+        if request.headers.isEmpty, body == nil, signatureHeaders.isEmpty {
             return try (decodesBody ? CurlHeaderList.standard : CurlHeaderList.userAgentOnly).get()
         }
         return try CurlHeaderList(request.headers, suppressing: suppressedHeaders, adding: addedHeaders)

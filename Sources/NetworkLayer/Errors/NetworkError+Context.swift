@@ -29,6 +29,13 @@ extension NetworkError {
         // a value copied through value witnesses. ``response`` inline made an error 400 bytes.
         private var serverErrorBox: ServerErrorBox?
         private var responseBox: ResponseBox?
+        private var resumeDataBox: ResumeDataBox?
+
+        /// Where a failed download stopped (``NetworkError/resumeData``), boxed like the response.
+        public var resumeData: ResumeData? {
+            get { resumeDataBox?.resumeData }
+            set { resumeDataBox = newValue.map(ResumeDataBox.init) }
+        }
         /// The response that caused the error, for every error a response caused: a failing
         /// status, a `validator` or `parseAndValidate` that refused it, a body that did not decode. Its status, headers (`WWW-Authenticate`, `Retry-After`) and the first
         /// ``HTTPResponse/errorBodyLimit`` bytes (64 KB) of its body. `nil` when no response
@@ -70,6 +77,12 @@ extension NetworkError {
     final class ServerErrorBox: Sendable {
         let body: any ServerErrorBody
         init(_ body: any ServerErrorBody) { self.body = body }
+    }
+
+    /// Where a download stopped, held by reference (see ``Context/resumeData``).
+    final class ResumeDataBox: Sendable {
+        let resumeData: ResumeData
+        init(_ resumeData: ResumeData) { self.resumeData = resumeData }
     }
 
     /// The response that caused an error, held by reference (see ``Context/response``).

@@ -37,13 +37,18 @@ enum CurlCommand {
             let shown = redactingSecrets ? redactor.redact(header: name, value: value) : value
             parts += ["-H", quote(shown.isEmpty ? "\(name);" : "\(name): \(shown)")]
         }
+        if let challenge = plan.challenge {
+            let credentials = challenge.scheme == .negotiate ? ":" : redactingSecrets ? "\(Redactor.placeholder):\(Redactor.placeholder)"
+                : "\(challenge.user):\(challenge.password)"
+            parts += ["--\(challenge.scheme)", "-u", quote(credentials)]
+        }
         parts += bodyArguments(plan.body, of: request, redactingSecrets: redactingSecrets)
         // A stream shows its body as it arrives; a decoded body is asked for compressed (the
         // plan's Accept-Encoding) and decoded as libcurl does.
         if plan.streaming { parts.append("--no-buffer") }
         if plan.decodesBody { parts.append("--compressed") }
         parts += redirectArguments(plan)
-        parts += ["--proto", "=http,https", "--tlsv1.2"]
+        parts += ["--proto", "=http,https"] + tlsArguments(plan.options)
         switch plan.options.httpVersion {
         case .automatic: break  // curl's own default: HTTP/2 over TLS when offered
         case .http1_1: parts.append("--http1.1")
@@ -53,13 +58,14 @@ enum CurlCommand {
         if let milliseconds = plan.connectTimeoutMilliseconds { parts += ["--connect-timeout", (Double(milliseconds) / 1000).compactText] }
         if let seconds = plan.idleSeconds { parts += ["--speed-limit", "1", "--speed-time", String(seconds)] }
         for entry in plan.options.hostOverrides?.entries ?? [] { parts += ["--connect-to", quote(entry.line)] }
+        parts += connectingArguments(plan.options.connecting)
         if let seconds = plan.streamSilenceSeconds {
             // A stream's timeout bounds a silence: less than 1 byte per second for that many seconds.
             parts += ["--speed-limit", "1", "--speed-time", String(seconds)]
         } else if plan.timeoutMilliseconds > 0 {
             parts += ["--max-time", request.timeout.compactText]
         }
-        if let bundle = plan.options.customCABundle { parts += ["--cacert", quote(bundle.path)] }
+        if let bundle = plan.options.trustedCertificates { parts += ["--cacert", quote(bundle.path)] }
         parts += clientCertificateArguments(plan.options)
         parts += routingArguments(plan.options, redactingSecrets: redactingSecrets)
         if plan.maximumFileSize > 0 { parts += ["--max-filesize", String(plan.maximumFileSize)] }
@@ -138,6 +144,16 @@ enum CurlCommand {
         case nil:
             break
         }
+        return parts
+    }
+
+    /// The TLS versions and ciphers: the provider's ``TLSOptions``, else the library's floor.
+    private static func tlsArguments(_ options: TransferOptions) -> [String] {
+        guard let tls = options.tls else { return ["--tlsv1.2"] }
+        var parts = ["--tlsv\(tls.minimumVersion)"]
+        if let maximum = tls.maximumVersion { parts += ["--tls-max", maximum.description] }
+        if !tls.cipherSuites.isEmpty { parts += ["--ciphers", quote(tls.cipherSuites.joined(separator: ":"))] }
+        if !tls.tls13CipherSuites.isEmpty { parts += ["--tls13-ciphers", quote(tls.tls13CipherSuites.joined(separator: ":"))] }
         return parts
     }
 

@@ -192,7 +192,9 @@ extension NetworkManager {
 
     /// Middlewares around each request that goes on the wire: every attempt and every hop of a
     /// redirect, a cache's revalidation too; never a cache hit or a mock. Default: none. Read
-    /// when a request starts.
+    /// when a request starts. They see the request signed with the provider's
+    /// ``Authentication/awsSigV4(accessKeyID:secretAccessKey:sessionToken:region:service:)``;
+    /// what they change is signed again before it is sent.
     ///
     /// ```swift
     /// Net.networkMiddlewares = [Timing()]   // once per request on the wire

@@ -44,6 +44,11 @@ struct Settings: Sendable {
         var responseCache = ResponseCache.none
         /// The cache for ``responseCache``; `nil` for `.none`.
         var responseCacheStore: ResponseCacheStore?
+        /// ``NetworkManager/ipFamily`` and the other connection settings.
+        var connecting = ConnectOptions()
+        var recordsTraffic = false
+        /// The manager's recorded traffic, kept whether or not it records now.
+        var recordedTraffic = RecordedTraffic()
     }
 
     /// Never mutated: a change makes a new one, so a request's copy never sees a later change.
@@ -93,13 +98,14 @@ struct Settings: Sendable {
     func transferOptions(maximumResponseSize: Int?, decompressionLimit: DecompressionLimit, connectTimeout: TimeInterval?,
                          idleTimeout: TimeInterval?, httpVersion: HTTPVersion, unixSocketPath: String?,
                          proxy: ProxyConfiguration, clientCertificate: ClientCertificate?,
-                         keepAlive: KeepAlive?) -> TransferOptions {
+                         keepAlive: KeepAlive?, tls: TLSOptions?, connecting: ConnectOptions) -> TransferOptions {
         let values = box.values
         return TransferOptions(customCABundle: values.customCABundle, pinning: values.pinning?.isEnabled == true ? values.pinning : nil,
                                tlsBackendProblem: values.tlsBackendProblem, maximumResponseSize: maximumResponseSize,
                                decompressionLimit: decompressionLimit, connectTimeout: connectTimeout, idleTimeout: idleTimeout,
                                httpVersion: httpVersion, hostOverrides: values.hostOverrides, unixSocketPath: unixSocketPath,
-                               proxy: proxy, cookieJar: values.cookieJar, clientCertificate: clientCertificate, keepAlive: keepAlive)
+                               proxy: proxy, cookieJar: values.cookieJar, clientCertificate: clientCertificate, keepAlive: keepAlive,
+                               tls: tls, connecting: connecting)
     }
 
     /// Where log entries go: the handler, or standard error.

@@ -10,7 +10,8 @@ import Synchronization
 ///
 /// Identical means the same URL (its query and any credentials in it), the same headers with the
 /// same values (`Authorization` included), the same client certificate, Unix socket and mock
-/// directory: calls with different credentials never share. A GET with a body, a stream and a
+/// directory, the same credentials libcurl or the signer uses and TLS options: calls with
+/// different credentials never share. A GET with a body, a stream and a
 /// download are never shared. The shared transfer runs with the settings of the call that started
 /// it (its timeout, retries, log); the others' only decide how its response is validated and decoded.
 ///
@@ -56,6 +57,9 @@ public final class RequestCoalescing: RequestMiddleware {
         let clientCertificate: ClientCertificate?
         let unixSocketPath: String?
         let mockDirectory: URL?
+        /// The credentials in no header (Digest, NTLM, Negotiate, SigV4) and the provider's TLS options.
+        let caller: String?
+        let tls: TLSOptions?
 
         init(_ request: OutgoingRequest) {
             url = request.url.absoluteString
@@ -64,6 +68,8 @@ public final class RequestCoalescing: RequestMiddleware {
             clientCertificate = resolved.options.clientCertificate
             unixSocketPath = resolved.options.unixSocketPath
             mockDirectory = resolved.mockResponsesDirectory
+            caller = resolved.authentication?.callerIdentity
+            tls = resolved.options.tls
         }
     }
 }

@@ -41,7 +41,7 @@ struct MockTransport: Transport {
     /// chunks to be taken never hangs: its bytes (the first 1 MB) are recorded, and a sequence
     /// that throws or breaks its declared length fails the request as it would live.
     private static func drainStreamedBody(of request: PreparedRequest) async throws(NetworkError) -> (kept: Data?, total: Int64)? {
-        guard case .stream(let upload)? = request.body else { return nil }
+        guard case .stream(let upload)? = request.body?.forSending else { return nil }
         guard upload.claim() else {
             throw UploadStream.alreadySent(request: request.redactedDescription)
         }

@@ -10,6 +10,7 @@ import Synchronization
 final class PendingDownload: Sendable {
     /// `.<name>.<random>.download` in the destination's directory.
     let file: URL
+    let destination: URL
 
     /// What the transfers learn, and where the next one starts. Written on the engine thread,
     /// read by the pipeline after the transfer completes.
@@ -20,12 +21,59 @@ final class PendingDownload: Sendable {
         var validator: String?
         /// How many times the download was resumed.
         var resumes = 0
+        /// Whether the first attempt continued from ``ResumeData`` (its `Range` is the library's).
+        var resumedFromData = false
     }
     private let state = Mutex(State())
 
     init(beside destination: URL) {
+        self.destination = destination
         file = destination.deletingLastPathComponent()
             .appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString.prefix(8)).download")
+    }
+
+    /// The download `resumeData` describes (checked by ``ResumeData/problem(url:destination:)``):
+    /// its partial file cut to the offset (bytes written after the offset was taken, by a
+    /// transfer that was ending, are not known to be the resource's).
+    init(resuming resumeData: ResumeData) {
+        destination = resumeData.destination
+        file = resumeData.partialFile
+        truncate(file.path, off_t(resumeData.offset))
+        state.withLock {
+            $0.resumeOffset = resumeData.offset
+            $0.validator = resumeData.validator
+            $0.resumedFromData = true
+        }
+    }
+
+    /// Whether the first attempt continued from resume data.
+    var resumedFromData: Bool { state.withLock { $0.resumedFromData } }
+
+    /// `error`, with resume data when the download can be continued (some bytes, a validator, a
+    /// failure a later request may mend: the transfer broke or timed out, the host went away, it
+    /// was cancelled), its partial file kept; otherwise the file is removed and `error` returned.
+    func abandon(after error: NetworkError, of request: PreparedRequest) -> NetworkError {
+        if error.resumeData != nil { return error }
+        // A full disk is not mended by waiting: its part would only keep the disk full.
+        let mendable = switch error {
+        case .transport(let context): context.reason?.hasPrefix(CurlErrorMapping.diskWriteFailurePrefix) != true
+        case .timeOut, .reachability, .cancelled: true
+        default: false
+        }
+        guard mendable, request.method == .get, let validator, let size = Self.size(of: file), size > 0 else {
+            discard()
+            return error
+        }
+        return error.resumable(ResumeData(url: request.redactor.redact(url: request.url), validator: validator, offset: size,
+                                          partialFile: file, destination: destination))
+    }
+
+    /// The size of the regular file at `url`; `nil` when there is none, or a link (a saved
+    /// resume data's partial file must not lead elsewhere).
+    static func size(of url: URL) -> Int64? {
+        var info = stat()
+        guard lstat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int64(info.st_size)
     }
 
     /// Where the current attempt continues the body; 0 to write it from the start.
@@ -71,6 +119,13 @@ final class PendingDownload: Sendable {
     /// Moves the download into place when its status is acceptable; otherwise keeps the start of
     /// the body (an error message, for validation) and removes the file.
     func finish(_ response: HTTPResponse, at destination: URL) throws(NetworkError) -> HTTPResponse {
+        if response.statusCode == 416, resumeOffset > 0 {
+            discard()
+            throw .apiError(.init(request: response.requestDescription,
+                                  reason: "the server refused to continue the download at byte \(resumeOffset) (416 Range Not Satisfiable): "
+                                      + "the partial file no longer fits the resource, and was removed; download it again from the start",
+                                  statusCode: 416, response: response.keptForError()))
+        }
         guard response.expectations.acceptableStatuses.contains(response.statusCode) else {
             let handle = FileHandle(forReadingAtPath: file.path)
             if resumeOffset > 0 { try? handle?.seek(toOffset: UInt64(resumeOffset)) }

@@ -2,9 +2,9 @@ import Foundation
 
 extension PreparedRequest {
     /// Whether the body is a sequence (``RequestBody/stream(_:length:contentType:)``), which the
-    /// first attempt reads: no retry, no redirect that keeps the body, no second try after a 401.
+    /// first attempt reads (a factory's, ``RequestBody/stream(length:contentType:_:)``, is made again for each): no retry, no redirect that keeps the body, no second try after a 401.
     var sendsBodyOnce: Bool {
-        if case .stream? = body { return true }
+        if case .stream(let upload)? = body { return !upload.isRepeatable }
         return false
     }
 

@@ -76,7 +76,8 @@ extension RequestPipeline {
 }
 
 /// The transport of the requests that go on the wire, behind the network middlewares: each one
-/// is told of each hop (``RequestObserver/willSend(_:)`` first), then the middlewares handle it.
+/// is told of each hop (``RequestObserver/willSend(_:)`` first), then the middlewares handle it,
+/// signed as it would be sent (the transfer plan signs again what they change).
 struct WireTransport<Network: Transport>: Transport {
     let network: Network
     let middlewares: [any RequestMiddleware]
@@ -92,6 +93,7 @@ struct WireTransport<Network: Transport>: Transport {
             }
             observed = hop.adapted(outgoing)
         }
+        if !middlewares.isEmpty { observed = observed.signedForNetworkMiddlewares() }
         return try await intercept(at: 0, observed.outgoing(), hop: observed, download: download)
     }
 

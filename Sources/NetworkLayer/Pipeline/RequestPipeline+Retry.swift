@@ -60,7 +60,7 @@ extension RequestPipeline {
     /// of its own, nor a failure no resume could mend (cancelled, refused before sending).
     private func resumeDownload(after outcome: RequestOutcome, of attempt: PreparedRequest, download: PendingDownload?) -> Retry? {
         guard resolved.resumesDownloads, let download, case .failure(let error) = outcome, attempt.method == .get,
-              attempt.headers.value(for: "Range") == nil else { return nil }
+              attempt.headers.value(for: "Range") == nil || download.resumedFromData else { return nil }
         switch error {
         case .transport, .timeOut, .reachability: break
         default: return nil

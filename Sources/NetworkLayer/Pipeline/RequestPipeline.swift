@@ -67,16 +67,17 @@ struct RequestPipeline {
     nonisolated(nonsending) func attempts(from base: Base, sending hop: inout PreparedRequest?) async throws(NetworkError) -> HTTPResponse {
         var state = State(credentials: base.credentials)
         var prepared = base.prepared
-        var attempt = try await adapt(prepared)
+        var attempt = try await adapt(try resumingIfAsked(prepared))
         // With a cache, the cache step writes this line: only it knows whether the request goes out.
         if resolved.cache == nil { resolved.log?.request(attempt, curl: CurlCommand.render(TransferPlan(attempt), redactingSecrets: true)) }
         var current = attempt
-        var download = newDownload()
+        var download = firstDownload()
         while true {
             hop = current
             let outcome = await send(current, download: download)
             // Whatever fails from here leaves no temporary file behind (a resumed download keeps
-            // its file across attempts, so a failed retry must remove it too).
+            // its file across attempts, so a failed retry must remove it too), but for the part
+            // of a download its error's resume data points to.
             do throws(NetworkError) {
                 switch try await next(after: outcome, of: attempt, hop: current, download: download, state: &state) {
                 case .redirect(let next):
@@ -107,15 +108,15 @@ struct RequestPipeline {
                     current = attempt
                 }
             } catch {
-                download?.discard()
-                throw error
+                // A download that can be continued keeps its part, and says where it stopped.
+                throw download?.abandon(after: error, of: prepared) ?? error
             }
         }
     }
 
     /// The temporary file for a download's body, unless the request keeps its body in memory
     /// (or streams it, or is mocked).
-    private func newDownload() -> PendingDownload? {
+    func newDownload() -> PendingDownload? {
         guard let destination = resolved.downloadDestination, resolved.streamKind == nil, !resolved.isMocked else { return nil }
         return PendingDownload(beside: destination)
     }
@@ -285,8 +286,7 @@ struct RequestPipeline {
     private func finish(_ outcome: consuming RequestOutcome, download: PendingDownload?) throws(NetworkError) -> HTTPResponse {
         switch consume outcome {  // moved out: a copy of a response retains each of its references
         case .failure(let error):
-            download?.discard()
-            throw error
+            throw error  // the caller keeps or removes the download's part
         case .response(let response):
             guard let download, let destination = resolved.downloadDestination else { return response }
             return try download.finish(response, at: destination)

@@ -47,6 +47,12 @@ extension ResolvedRequest {
         if let problem = options.hostOverrides?.problem {
             throw .invalidRequest(.init(request: describeUnprepared(), reason: problem))
         }
+        if !options.connecting.isDefault, let problem = options.connecting.problem {
+            throw .invalidRequest(.init(request: describeUnprepared(), reason: problem))
+        }
+        if let problem = options.tls?.problem {
+            throw .invalidRequest(.init(request: describeUnprepared(), reason: problem))
+        }
         if let limit = options.maximumResponseSize, limit < 0 {
             throw .invalidRequest(.init(request: describeUnprepared(),
                                         reason: "the maximum response size must be zero or more bytes, not \(limit)"))

@@ -66,6 +66,10 @@ final class ResolvedRequest: Sendable {
     let downloadDestination: URL?
     /// Whether a download that breaks continues where it stopped (``BaseRequest/resumesDownloads``).
     let resumesDownloads: Bool
+    /// Where an earlier download stopped, to continue from (``NetworkManager/perform(_:resumingFrom:isolation:)``).
+    let resumeData: ResumeData?
+    /// Where its network traffic is recorded (``NetworkManager/recordsTraffic``), or `nil`.
+    let traffic: RecordedTraffic?
     let progress: ProgressReporter?
 
     // MARK: Mock or live, and the log
@@ -84,6 +88,9 @@ final class ResolvedRequest: Sendable {
     let log: NetworkLog?
     /// How it uses the manager's response cache; `nil` without one, and in mock mode.
     let cache: RequestCaching?
+    /// The SigV4 signatures made for its attempts: secrets no header of the request holds, which
+    /// the log and errors scrub too (a server may echo them).
+    let signatures = Protected<[String]>([])
 
     /// A provider's `scheme://host[:port][/basePath]`, as it declared them (checked when a URL is built).
     struct Location: Sendable {
@@ -121,7 +128,7 @@ final class ResolvedRequest: Sendable {
          streamKind: StreamKind?, downloadDestination: URL?, resumesDownloads: Bool, progress: ProgressReporter?, isMocked: Bool,
          mockedResponseFilename: String?, mockResponsesDirectory: URL?, mockRecordingDirectory: URL?, log: NetworkLog?,
          cache: RequestCaching? = nil, bodyCompression: BodyCompression? = nil, reconnectPolicy: ReconnectPolicy? = nil,
-         operationID: String? = nil) {
+         operationID: String? = nil, resumeData: ResumeData? = nil, traffic: RecordedTraffic? = nil) {
         self.requestClass = requestClass
         self.provider = provider
         self.location = location
@@ -148,6 +155,8 @@ final class ResolvedRequest: Sendable {
         self.streamKind = streamKind
         self.downloadDestination = downloadDestination
         self.resumesDownloads = resumesDownloads
+        self.resumeData = resumeData
+        self.traffic = traffic
         self.progress = progress
         self.isMocked = isMocked
         self.mockedResponseFilename = mockedResponseFilename
@@ -212,6 +221,7 @@ extension BaseRequest {
     /// | middlewares | `middlewares` (innermost) | `middlewares` | `middlewares` (outermost), `networkMiddlewares` | none |
     /// | acceptable statuses | `acceptableStatuses`, else `acceptableStatusCodes` | `acceptableStatuses` (default: its `acceptableStatusCodes`) | | `200..<300` |
     /// | client certificate | | `clientCertificate` | | none |
+    /// | TLS versions, ciphers, CA (own origin) | | `tls` | `customCABundle` | TLS 1.2+, system store |
     /// | decoder | `jsonDecoder` | `jsonDecoder` | | `JSONDecoder()` |
     /// | FastJSON | | `usesFastJSONDecoder` | `usesFastJSONDecoder` | both must allow it |
     /// | encoder | `jsonEncoder` | `jsonEncoder` | | sorted keys |
@@ -220,6 +230,7 @@ extension BaseRequest {
     /// | secret names | `secret…Names` | `secret…Names` | `redacted…Names` | union of all |
     /// | mocks | | `areMocksEnabled` | `areMocksEnabled` | live |
     /// | proxy | | `proxy` | `proxy` | the environment's |
+    /// | IP family, DNS cache, Happy Eyeballs, interface | | `ipFamily`, `dnsCacheTimeout`, `happyEyeballsTimeout`, `networkInterface` | the same | `.any`, libcurl's |
     /// | Unix socket | | `unixSocketPath` | | TCP |
     /// | response size | `maximumResponseSize` | | `maximumResponseSize` | no limit |
     /// | decompression | `decompressionLimit` | | `decompressionLimit` | `.standard` |
@@ -230,7 +241,7 @@ extension BaseRequest {
     ///
     /// The cache is left out (`nil`) in mock mode; streams, downloads and uploads streamed from a
     /// sequence, a file or a multipart form go around it (``RequestCaching/isBypassed``).
-    final func resolved(with settings: Settings = Settings()) -> ResolvedRequest {
+    final func resolved(with settings: Settings = Settings(), resumingFrom resumeData: ResumeData? = nil) -> ResolvedRequest {
         let provider = serviceProvider  // read once: each read of the property is a checked access and a copy
         let isMocked = provider.areMocksEnabled ?? settings.areMocksEnabled
         let timeouts = provider.timeouts
@@ -243,7 +254,12 @@ extension BaseRequest {
             unixSocketPath: provider.unixSocketPath,
             proxy: provider.proxy ?? settings.proxy,
             clientCertificate: provider.clientCertificate,
-            keepAlive: provider.keepAlive ?? settings.keepAlive)
+            keepAlive: provider.keepAlive ?? settings.keepAlive,
+            tls: provider.tls,
+            connecting: ConnectOptions(ipFamily: provider.ipFamily ?? settings.connecting.ipFamily,
+                                       dnsCacheTimeout: provider.dnsCacheTimeout ?? settings.connecting.dnsCacheTimeout,
+                                       happyEyeballsTimeout: provider.happyEyeballsTimeout ?? settings.connecting.happyEyeballsTimeout,
+                                       networkInterface: provider.networkInterface ?? settings.connecting.networkInterface))
         let streamKind = ResolvedRequest.streamKind(of: Response.self)
         return ResolvedRequest(
             requestClass: type(of: self),
@@ -293,7 +309,9 @@ extension BaseRequest {
             },
             bodyCompression: bodyCompression,
             reconnectPolicy: streamKind == .events ? reconnectPolicy : nil,
-            operationID: operationID)
+            operationID: operationID,
+            resumeData: resumeData,
+            traffic: isMocked || !settings.recordsTraffic ? nil : settings.recordedTraffic)
     }
 }
 

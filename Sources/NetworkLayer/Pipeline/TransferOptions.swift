@@ -8,6 +8,8 @@ import Foundation
 final class TransferOptions: Sendable {
     /// A PEM file of CA certificates trusted instead of the system store.
     let customCABundle: URL?
+    /// The CA file the origin's certificate is verified with: the provider's, else the manager's.
+    var trustedCertificates: URL? { tls?.trustedCertificates ?? customCABundle }
     /// The pins to enforce, or `nil` when pinning is off.
     let pinning: PinningConfiguration?
     /// Why pins cannot be checked in this process, or `nil` (see ``TLSBackendCheck``).
@@ -39,12 +41,17 @@ final class TransferOptions: Sendable {
     let clientCertificate: ClientCertificate?
     /// TCP keepalive on the connection, or `nil` for none.
     let keepAlive: KeepAlive?
+    /// The provider's TLS options, for its own origin only, as the client certificate.
+    let tls: TLSOptions?
+    /// IP family, DNS cache, Happy Eyeballs, interface: the provider's, else the manager's.
+    let connecting: ConnectOptions
 
     init(customCABundle: URL? = nil, pinning: PinningConfiguration? = nil, tlsBackendProblem: String? = nil,
          maximumResponseSize: Int? = nil, decompressionLimit: DecompressionLimit = .standard,
          connectTimeout: TimeInterval? = nil, idleTimeout: TimeInterval? = nil, httpVersion: HTTPVersion = .automatic,
          hostOverrides: HostOverrides? = nil, unixSocketPath: String? = nil, proxy: ProxyConfiguration = .environment,
-         cookieJar: CookieJar? = nil, clientCertificate: ClientCertificate? = nil, keepAlive: KeepAlive? = nil) {
+         cookieJar: CookieJar? = nil, clientCertificate: ClientCertificate? = nil, keepAlive: KeepAlive? = nil,
+         tls: TLSOptions? = nil, connecting: ConnectOptions = ConnectOptions()) {
         self.customCABundle = customCABundle
         self.pinning = pinning
         self.tlsBackendProblem = tlsBackendProblem
@@ -59,9 +66,11 @@ final class TransferOptions: Sendable {
         self.cookieJar = cookieJar
         self.clientCertificate = clientCertificate
         self.keepAlive = keepAlive
+        self.tls = tls
+        self.connecting = connecting
     }
 
-    /// These options without the provider's Unix socket and client certificate (for another
+    /// These options without the provider's Unix socket, client certificate and TLS options (for another
     /// origin), and without the cookie store if `keepsCookies` is false.
     func withoutOriginBound(_ dropsOriginBound: Bool, keepsCookies: Bool) -> TransferOptions {
         TransferOptions(customCABundle: customCABundle, pinning: pinning, tlsBackendProblem: tlsBackendProblem,
@@ -69,7 +78,7 @@ final class TransferOptions: Sendable {
                         connectTimeout: connectTimeout, idleTimeout: idleTimeout, httpVersion: httpVersion,
                         hostOverrides: hostOverrides, unixSocketPath: dropsOriginBound ? nil : unixSocketPath, proxy: proxy,
                         cookieJar: keepsCookies ? cookieJar : nil, clientCertificate: dropsOriginBound ? nil : clientCertificate,
-                        keepAlive: keepAlive)
+                        keepAlive: keepAlive, tls: dropsOriginBound ? nil : tls, connecting: connecting)
     }
 
     /// What the log says when pins are configured for a host this request reaches over a Unix
@@ -81,10 +90,10 @@ final class TransferOptions: Sendable {
             + "\(HeaderFields.printable(path)) without TLS, so there is no certificate to check"
     }
 
-    /// The options for one hop of `original`: a Unix socket and a client certificate serve
+    /// The options for one hop of `original`: a Unix socket, a client certificate and TLS options serve
     /// `original`'s origin only.
     func forHop(to request: PreparedRequest, from original: PreparedRequest) -> TransferOptions {
-        guard unixSocketPath != nil || clientCertificate != nil, Origin(request.url) != Origin(original.url) else { return self }
+        guard unixSocketPath != nil || clientCertificate != nil || tls != nil, Origin(request.url) != Origin(original.url) else { return self }
         return withoutOriginBound(true, keepsCookies: true)
     }
 }

@@ -288,6 +288,35 @@ public protocol ServiceProvider: Sendable {
     /// var cachesAuthorizedResponsesOnDisk: Bool { true }   // a single-user desktop app
     /// ```
     var cachesAuthorizedResponsesOnDisk: Bool { get }
+
+    /// This backend's own TLS rules (versions, ciphers, the CA certificates its servers are
+    /// verified with), in place of the manager's for its origin only; `nil` (the default) keeps
+    /// the manager's. The manager's pins are checked on top. See ``TLSOptions``.
+    ///
+    /// ```swift
+    /// var tls: TLSOptions? { TLSOptions(minimumVersion: .v1_3, trustedCertificates: caURL) }
+    /// ```
+    var tls: TLSOptions? { get }
+
+    /// Which IP addresses this backend's connections use; `nil` (the default) for the manager's
+    /// ``NetworkManager/ipFamily``.
+    ///
+    /// ```swift
+    /// var ipFamily: IPFamily? { .ipv6Only }
+    /// ```
+    var ipFamily: IPFamily? { get }
+
+    /// How long this backend's host name stays resolved; `nil` (the default) for the manager's
+    /// ``NetworkManager/dnsCacheTimeout``.
+    var dnsCacheTimeout: Duration? { get }
+
+    /// This backend's Happy Eyeballs timeout; `nil` (the default) for the manager's
+    /// ``NetworkManager/happyEyeballsTimeout``.
+    var happyEyeballsTimeout: Duration? { get }
+
+    /// The network interface this backend's connections leave from; `nil` (the default) for the
+    /// manager's ``NetworkManager/networkInterface``.
+    var networkInterface: String? { get }
 }
 
 extension ServiceProvider where Port == Int? {
@@ -336,6 +365,11 @@ extension ServiceProvider {
     public var clientCertificate: ClientCertificate? { nil }
     public var cachePolicy: CachePolicy? { nil }
     public var cachesAuthorizedResponsesOnDisk: Bool { false }
+    public var tls: TLSOptions? { nil }
+    public var ipFamily: IPFamily? { nil }
+    public var dnsCacheTimeout: Duration? { nil }
+    public var happyEyeballsTimeout: Duration? { nil }
+    public var networkInterface: String? { nil }
 }
 
 /// The default coders: `JSONDecoder` and `JSONEncoder` are `Sendable`, and safe to share once configured.

@@ -10,6 +10,12 @@ enum PreparedBody: Sendable {
     /// Produced by a sequence while it is sent, once (see ``UploadStream``).
     case stream(UploadStream)
 
+    /// The body one transfer sends: a body made by a factory afresh, any other as it is.
+    var forSending: PreparedBody {
+        if case .stream(let upload) = self, upload.isRepeatable { return .stream(upload.fresh()) }
+        return self
+    }
+
     /// The body's size, when known before sending.
     var count: Int64? {
         switch self {

@@ -99,6 +99,7 @@ public struct RequestBody: Sendable {
     /// - **Sent once**: a sequence can be iterated only once, so the request is not retried (the
     ///   retry policy does not apply), a 307 or 308 redirect that would send the body again and a
     ///   401 that refreshes the token fail with a clear error instead of sending an empty body.
+    ///   A body given as a factory, ``stream(length:contentType:_:)``, can go again.
     /// - In mock mode the mock reads the whole sequence (a producer never waits forever) and the
     ///   recorded request holds its first 1 MB.
     /// - The log, errors and copy-as-curl never show its bytes; ``OutgoingRequest/body`` is `nil`
@@ -119,6 +120,39 @@ public struct RequestBody: Sendable {
         }
         let upload = UploadStream(length: length.map(Int64.init)) { each in
             for try await chunk in chunks where !chunk.isEmpty {
+                guard await each(chunk) else { return }
+            }
+        }
+        return RequestBody(content: .stream(.success(upload), contentType: contentType))
+    }
+
+    /// A body produced while it is sent, by a sequence `makeChunks` makes for each sending: a
+    /// retry, a token refresh after a 401, or a 307 or 308 redirect sends it again, where a
+    /// sequence given as it is (``stream(_:length:contentType:)``) can go only once.
+    ///
+    /// ```swift
+    /// request.body = .stream(length: size) { export.chunks() }   // a new sequence each time it is asked
+    /// ```
+    ///
+    /// Everything else is as for ``stream(_:length:contentType:)``: backpressure, the declared
+    /// length enforced, a sequence that throws failing the request. `makeChunks` must give the
+    /// same bytes each time (a request signature or a `Content-Length` sent once would not fit
+    /// others).
+    ///
+    /// - Parameters:
+    ///   - length: the exact number of bytes each sequence produces, or `nil` when not known.
+    ///   - contentType: the body's `Content-Type` (the request's or provider's header wins).
+    ///   - makeChunks: makes the sequence of the body's chunks, once per sending.
+    public static func stream<Chunks: AsyncSequence & Sendable>(
+        length: Int?, contentType: String = "application/octet-stream", _ makeChunks: @escaping @Sendable () -> Chunks
+    ) -> RequestBody where Chunks.Element == Data {
+        if let length, length < 0 {
+            return RequestBody(content: .stream(.failure(.invalidRequest(.init(
+                reason: "a streamed body's length must be zero or more bytes, or nil when unknown, not \(length)"))),
+                contentType: contentType))
+        }
+        let upload = UploadStream(length: length.map(Int64.init), isRepeatable: true) { each in
+            for try await chunk in makeChunks() where !chunk.isEmpty {
                 guard await each(chunk) else { return }
             }
         }

@@ -94,6 +94,8 @@ struct Redactor: Sendable {
     /// hop of a redirect, the original request's too.
     func rawSecretValues(of request: PreparedRequest) -> [String] {
         var secrets = request.redirectedFrom.map { $0.redactor.rawSecretValues(of: $0) } ?? []
+        secrets += request.resolved.authentication?.hiddenValues ?? []
+        if request.resolved.authentication?.sigV4 != nil { secrets += request.resolved.signatures.withLock { $0 } }
         for header in request.headers where isSecretHeader(header.name) {
             secrets.append(header.value)
             // "Bearer abc" → also "abc"; "a=1; b=2" (cookies) → also "1" and "2".

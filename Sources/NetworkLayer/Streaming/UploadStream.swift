@@ -85,10 +85,21 @@ final class UploadStream: Sendable {
     private let iterate: Iteration
     private let state = Protected(State())
 
-    init(length: Int64?, highWater: Int = 1 << 20, iterate: @escaping Iteration) {
+    /// Whether `iterate` makes a new sequence each time it runs (a factory,
+    /// ``RequestBody/stream(length:contentType:_:)``): each attempt then sends ``fresh()``.
+    let isRepeatable: Bool
+
+    init(length: Int64?, highWater: Int = 1 << 20, isRepeatable: Bool = false, iterate: @escaping Iteration) {
         self.length = length
         self.highWater = highWater
+        self.isRepeatable = isRepeatable
         self.iterate = iterate
+    }
+
+    /// An unclaimed body that runs the same iteration again: for a repeatable one, each
+    /// transfer's (a retry, a 307 or 308 that sends the body again).
+    func fresh() -> UploadStream {
+        UploadStream(length: length, highWater: highWater, isRepeatable: isRepeatable, iterate: iterate)
     }
 
     /// Takes the body for the one attempt that sends it; `false` if an attempt took it already.

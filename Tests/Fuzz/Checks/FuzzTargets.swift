@@ -13,6 +13,7 @@ public enum FuzzTargets {
         FuzzTarget("cache-control", CacheControlFuzz.check),
         FuzzTarget("cache-response", CacheResponseFuzz.check),
         FuzzTarget("cache-files", CacheFilesFuzz.check),
+        FuzzTarget("resume-data", ResumeDataFuzz.check),
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {

@@ -1,0 +1,43 @@
+import Foundation
+
+/// How a request's connection is made: the IP family, the DNS cache, Happy Eyeballs and the
+/// network interface, each the provider's else the manager's, checked when the request is prepared.
+struct ConnectOptions: Sendable, Hashable {
+    var ipFamily = IPFamily.any
+    /// `nil`: libcurl's 60 s.
+    var dnsCacheTimeout: Duration?
+    /// `nil`: libcurl's 200 ms.
+    var happyEyeballsTimeout: Duration?
+    var networkInterface: String?
+
+    /// The most either duration may be: longer is a mistake, not a policy (a DNS answer cached for
+    /// a day outlives any record's TTL; a connection attempt held back a minute is a hang).
+    static let dnsCacheCeiling = Duration.seconds(86_400)
+    static let happyEyeballsCeiling = Duration.seconds(60)
+
+    var isDefault: Bool { self == ConnectOptions() }
+
+    /// The DNS cache timeout in whole seconds, for libcurl (checked to be within its bounds).
+    var dnsCacheSeconds: Int? { dnsCacheTimeout.map { Int($0.components.seconds) } }
+    /// The Happy Eyeballs timeout in whole milliseconds, rounded up.
+    var happyEyeballsMilliseconds: Int? {
+        happyEyeballsTimeout.map { Int($0.components.seconds) * 1000 + Int(($0.components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000) }
+    }
+
+    /// What makes these options unusable, or `nil`.
+    var problem: String? {
+        if let timeout = dnsCacheTimeout, timeout < .zero || timeout > Self.dnsCacheCeiling {
+            return "the DNS cache timeout must be between 0 and 1 day, not \(timeout)"
+        }
+        if let timeout = happyEyeballsTimeout, timeout < .zero || timeout > Self.happyEyeballsCeiling {
+            return "the Happy Eyeballs timeout must be between 0 and 60 seconds, not \(timeout)"
+        }
+        if let name = networkInterface {
+            guard !name.isEmpty, name.utf8.count <= 255, name.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
+                return "the network interface \"\(HeaderFields.printable(name))\" is not a name: give an interface (\"eth1\"), "
+                    + "an address, or a host name, in printable ASCII without spaces"
+            }
+        }
+        return nil
+    }
+}

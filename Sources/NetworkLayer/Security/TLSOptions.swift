@@ -1,0 +1,124 @@
+internal import CNetworkLayerCurl
+import Foundation
+import Synchronization
+
+/// A backend's own TLS rules: the versions and ciphers its connections may use and the CA
+/// certificates its servers are verified with, in place of the manager's for that backend only.
+///
+/// ```swift
+/// struct Internal: ServiceProvider {
+///     var host: String { "internal.example" }
+///     var httpScheme: HTTPScheme { .https }
+///     var tls: TLSOptions? { TLSOptions(minimumVersion: .v1_3, trustedCertificates: caURL) }
+/// }
+/// ```
+///
+/// Verification stays on whatever the options say, and the manager's pins
+/// (``NetworkManager/configurePinning(_:isEnabled:)``) are checked on top of the chain these certificates
+/// verify. The options apply to the provider's origin (scheme, host and port): a redirect
+/// elsewhere uses the manager's settings.
+///
+/// Checked before anything is sent: a maximum below the minimum, or a cipher name OpenSSL does
+/// not know, fails the request with ``NetworkError/invalidRequest(_:)``. A server that offers
+/// no version or cipher the options allow fails with ``NetworkError/invalidCertificate(_:)``
+/// saying what was required. Copy-as-curl shows them as `--tlsv1.3`, `--tls-max`, `--ciphers`,
+/// `--tls13-ciphers` and `--cacert`.
+public struct TLSOptions: Sendable, Hashable {
+    /// The oldest TLS version a connection may use. Default ``TLSVersion/v1_2``, the library's floor.
+    public var minimumVersion: TLSVersion
+    /// The newest TLS version a connection may use; `nil` (the default) for the newest the
+    /// system's OpenSSL speaks.
+    public var maximumVersion: TLSVersion?
+    /// The ciphers allowed for TLS 1.2, as OpenSSL names them (`"ECDHE-RSA-AES256-GCM-SHA384"`);
+    /// empty (the default) for OpenSSL's default list. Elements starting with `!`, `-`, `+` or `@`
+    /// are OpenSSL's list operators and are passed as they are.
+    public var cipherSuites: [String]
+    /// The cipher suites allowed for TLS 1.3 (`"TLS_AES_256_GCM_SHA384"`); empty (the default)
+    /// for OpenSSL's default suites.
+    public var tls13CipherSuites: [String]
+    /// A PEM file of the CA certificates this backend's servers are verified with, instead of the
+    /// manager's ``NetworkManager/customCABundle`` or the system's store; `nil` (the default) keeps those.
+    public var trustedCertificates: URL?
+
+    /// Creates TLS options; every part left out keeps the library's default.
+    public init(minimumVersion: TLSVersion = .v1_2, maximumVersion: TLSVersion? = nil, cipherSuites: [String] = [],
+                tls13CipherSuites: [String] = [], trustedCertificates: URL? = nil) {
+        self.minimumVersion = minimumVersion
+        self.maximumVersion = maximumVersion
+        self.cipherSuites = cipherSuites
+        self.tls13CipherSuites = tls13CipherSuites
+        self.trustedCertificates = trustedCertificates
+    }
+}
+
+/// A TLS protocol version a ``TLSOptions`` allows. Versions before 1.2 are not offered: the
+/// library never connects with them.
+public struct TLSVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
+    let minor: Int
+
+    /// TLS 1.2.
+    public static let v1_2 = TLSVersion(minor: 2)
+    /// TLS 1.3.
+    public static let v1_3 = TLSVersion(minor: 3)
+
+    /// `"1.2"` or `"1.3"`.
+    public var description: String { "1.\(minor)" }
+
+    /// Older first.
+    public static func < (lhs: TLSVersion, rhs: TLSVersion) -> Bool { lhs.minor < rhs.minor }
+
+    /// `CURL_SSLVERSION_TLSv1_x`.
+    var curlMinimum: Int { minor == 3 ? Int(CURL_SSLVERSION_TLSv1_3) : Int(CURL_SSLVERSION_TLSv1_2) }
+    /// `CURL_SSLVERSION_MAX_TLSv1_x`.
+    var curlMaximum: Int { curlMinimum << 16 }
+}
+
+extension TLSOptions {
+    /// `CURLOPT_SSLVERSION`: the minimum, with the maximum in the upper half when there is one.
+    var curlSSLVersion: Int { minimumVersion.curlMinimum | (maximumVersion?.curlMaximum ?? 0) }
+
+    /// What makes these options unusable, or `nil`. Cached per value: asking OpenSSL about a
+    /// cipher makes an `SSL_CTX`, and a provider returns the same options for every request.
+    var problem: String? {
+        if let known = Self.checked.withLock({ $0[self] }) { return known }
+        let found = findProblem()
+        Self.checked.withLock { cache in
+            if cache.count >= 64 { cache.removeAll() }  // options built per request (a new cipher each time) stay bounded
+            cache[self] = .some(found)
+        }
+        return found
+    }
+
+    private static let checked = Mutex<[TLSOptions: String?]>([:])
+
+    private func findProblem() -> String? {
+        if let maximumVersion, maximumVersion < minimumVersion {
+            return "the TLS options' maximum version \(maximumVersion) is below their minimum \(minimumVersion)"
+        }
+        if let path = trustedCertificates?.path, !FileManager.default.isReadableFile(atPath: path) {
+            return "the TLS options' trustedCertificates file \(HeaderFields.printable(path)) cannot be read"
+        }
+        for (names, tls13) in [(cipherSuites, false), (tls13CipherSuites, true)] {
+            for name in names {
+                let shown = HeaderFields.printable(name)
+                let kind = tls13 ? "TLS 1.3 cipher suite" : "cipher"
+                guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") && $0 != UInt8(ascii: ",") }) else {
+                    return "the \(kind) \"\(shown)\" is not a single OpenSSL name (give each name as one element, without ':' or spaces)"
+                }
+                if !tls13, let first = name.first, "!-+@".contains(first) { continue }
+                if nl_tls_cipher_is_known(name, tls13 ? 1 : 0) != 1 {
+                    return "OpenSSL knows no \(kind) named \"\(shown)\" (`openssl ciphers -v` lists the known ones)"
+                }
+            }
+        }
+        return nil
+    }
+
+    /// What the options require, for an error about a handshake they did not allow.
+    var requirement: String {
+        var parts = ["TLS \(minimumVersion)" + (maximumVersion.map { $0 == minimumVersion ? " only" : " to \($0)" } ?? " or later")]
+        if !cipherSuites.isEmpty { parts.append("TLS 1.2 ciphers " + cipherSuites.joined(separator: ":")) }
+        if !tls13CipherSuites.isEmpty { parts.append("TLS 1.3 suites " + tls13CipherSuites.joined(separator: ":")) }
+        return parts.joined(separator: ", ")
+    }
+}
