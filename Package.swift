@@ -19,6 +19,12 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
+        // zlib, for WebSocket compression (permessage-deflate).
+        .systemLibrary(
+            name: "CNetworkLayerZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         // The only C in the project: typed forwarders for libcurl's variadic calls and the
         // OpenSSL helpers that certificate pinning needs.
         .target(
@@ -33,7 +39,7 @@ let package = Package(
         ),
         .target(
             name: "NetworkLayer",
-            dependencies: ["CNetworkLayerCurl", "FastJSON"]
+            dependencies: ["CNetworkLayerCurl", "CNetworkLayerZlib", "FastJSON"]
         ),
         // The demo (`make demo`): the original README's iTunes search example.
         .executableTarget(

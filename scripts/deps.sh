@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(libcurl4-openssl-dev libssl-dev pkg-config curl ca-certificates tinyproxy python3-venv)
+packages=(libcurl4-openssl-dev libssl-dev zlib1g-dev pkg-config curl ca-certificates tinyproxy python3-venv)
 case "${1:-}" in
     bench) packages+=(nginx-light wrk nghttp2-client time) ;;
     stress) packages+=(valgrind) ;;
