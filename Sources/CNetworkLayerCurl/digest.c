@@ -58,3 +58,14 @@ int nl_sha256(const void *data, size_t length, unsigned char *out) {
     }
     return 1;
 }
+
+int nl_sha1(const void *data, size_t length, unsigned char *out) {
+    static const unsigned char empty = 0;
+    unsigned int digest_length = 0;
+    if (EVP_Digest(length > 0 ? data : &empty, length, out, &digest_length, EVP_sha1(), NULL) != 1
+        || digest_length != NL_SHA1_LENGTH) {
+        memset(out, 0, NL_SHA1_LENGTH);
+        return 0;
+    }
+    return 1;
+}

@@ -29,6 +29,8 @@ CURLcode nl_easy_getinfo_string(CURL *handle, CURLINFO info, char **value);
 CURLcode nl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value);
 /// For CURLINFO_COOKIELIST: the list is the caller's, freed with curl_slist_free_all.
 CURLcode nl_easy_getinfo_slist(CURL *handle, CURLINFO info, struct curl_slist **value);
+/// For CURLINFO_ACTIVESOCKET: the socket of a CURLOPT_CONNECT_ONLY transfer (a WebSocket's).
+CURLcode nl_easy_getinfo_socket(CURL *handle, CURLINFO info, curl_socket_t *value);
 
 // MARK: - ThreadSanitizer annotations
 
@@ -146,5 +148,14 @@ unsigned long nl_openssl_runtime_version(void);
 /// Writes the SHA-256 digest of `length` bytes at `data` (NULL when `length` is 0) to `out`
 /// (NL_PIN_LENGTH bytes). Returns 1, or 0 when OpenSSL fails (`out` is then zeroed).
 int nl_sha256(const void *data, size_t length, unsigned char *out);
+
+
+/// Length of a SHA-1 digest.
+#define NL_SHA1_LENGTH 20
+
+/// Writes the SHA-1 digest of `length` bytes at `data` to `out` (NL_SHA1_LENGTH bytes): the
+/// WebSocket handshake's `Sec-WebSocket-Accept` (RFC 6455 §4.2.2), its only use. Returns 1, or 0
+/// when OpenSSL fails (`out` is then zeroed).
+int nl_sha1(const void *data, size_t length, unsigned char *out);
 
 #endif

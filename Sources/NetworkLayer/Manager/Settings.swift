@@ -41,6 +41,7 @@ struct Settings: Sendable {
         var responseCache = ResponseCache.none
         /// The cache for ``responseCache``; `nil` for `.none`.
         var responseCacheStore: ResponseCacheStore?
+        var webSocketOptions = WebSocketOptions()
     }
 
     /// Never mutated: a change makes a new one, so a request's copy never sees a later change.

@@ -140,7 +140,7 @@ struct MockStore: Sendable {
         switch request.resolved.streamKind {
         case .events?: "text/event-stream"
         case .jsonLines?: "application/x-ndjson"
-        case .bytes?: "application/octet-stream"
+        case .bytes?, .webSocket?: "application/octet-stream"
         case nil: "application/json"
         }
     }

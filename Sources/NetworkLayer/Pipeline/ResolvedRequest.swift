@@ -74,6 +74,8 @@ final class ResolvedRequest: Sendable {
     let log: NetworkLog?
     /// How it uses the manager's response cache; `nil` without one, and in mock mode.
     let cache: RequestCaching?
+    /// For a ``WebSocket`` request: the subprotocols offered and the options; `nil` otherwise.
+    let webSocket: WebSocketSettings?
 
     /// A provider's `scheme://host[:port][/basePath]`, as it declared them (checked when a URL is built).
     struct Location: Sendable {
@@ -109,7 +111,7 @@ final class ResolvedRequest: Sendable {
          expectations: ResponseExpectations, validator: (@Sendable (HTTPResponse) throws -> Void)?,
          streamKind: StreamKind?, downloadDestination: URL?, resumesDownloads: Bool, progress: ProgressReporter?, isMocked: Bool,
          mockedResponseFilename: String?, mockResponsesDirectory: URL?, mockRecordingDirectory: URL?, log: NetworkLog?,
-         cache: RequestCaching? = nil) {
+         cache: RequestCaching? = nil, webSocket: WebSocketSettings? = nil) {
         self.requestClass = requestClass
         self.provider = provider
         self.location = location
@@ -140,6 +142,7 @@ final class ResolvedRequest: Sendable {
         self.mockRecordingDirectory = mockRecordingDirectory
         self.log = log
         self.cache = cache
+        self.webSocket = webSocket
     }
 
     /// The endpoint as written, or the full URL's text: what names the request before its URL exists.
@@ -190,6 +193,7 @@ extension BaseRequest {
     /// | response cache | | | `cache` | `.none` |
     /// | cache policy | `cachePolicy` | `cachePolicy` | | `.useProtocol` |
     /// | authorized responses on disk | | `cachesAuthorizedResponsesOnDisk` | | `false` (memory only) |
+    /// | WebSocket options | `webSocketOptions` | `webSocketOptions` | `webSocketOptions` | ``WebSocketOptions/init(maximumMessageSize:compression:pingInterval:closeTimeout:maximumFrameSize:)`` |
     ///
     /// The cache is left out (`nil`) in mock mode; streams, downloads and uploads streamed from a
     /// sequence, a file or a multipart form go around it (``RequestCaching/isBypassed``).
@@ -230,8 +234,9 @@ extension BaseRequest {
             interceptors: ResolvedRequest.Interceptors(manager: settings.interceptors, provider: provider.interceptors, request: interceptors),
             options: options,
             expectations: ResponseExpectations(
-                acceptableStatuses: StatusCodes.resolved(request: acceptableStatuses, requestRange: acceptableStatusCodes,
-                                                         provider: provider),
+                // A WebSocket's handshake succeeds with 101 only (RFC 6455 §4.1).
+                acceptableStatuses: streamKind == .webSocket ? StatusCodes(101..<102)
+                    : StatusCodes.resolved(request: acceptableStatuses, requestRange: acceptableStatusCodes, provider: provider),
                 decoder: jsonDecoder ?? provider.jsonDecoder,
                 keyPath: keyPath,
                 errorBodyType: errorBodyType ?? provider.errorBodyType,
@@ -250,7 +255,10 @@ extension BaseRequest {
                 RequestCaching(store: store, policy: cachePolicy ?? provider.cachePolicy ?? .useProtocol,
                                storesAuthorizedResponsesOnDisk: provider.cachesAuthorizedResponsesOnDisk,
                                isBypassed: streamKind != nil || downloadDestination != nil || body?.isUpload == true)
-            })
+            },
+            webSocket: streamKind == .webSocket
+                ? WebSocketSettings(protocols: webSocketProtocols, options: webSocketOptions ?? provider.webSocketOptions ?? settings.webSocketOptions)
+                : nil)
     }
 }
 
