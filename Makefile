@@ -1,7 +1,7 @@
 # The commands the README promises. Each installs what the system lacks first (make deps).
 SWIFT ?= swift
 
-.PHONY: tsan asan deps build test readme-check demo demo-github demo-chat demo-check examples-check docs api-check fuzz bench cache-conformance stress clean
+.PHONY: tsan asan deps build test readme-check demo demo-github demo-chat demo-ws demo-check examples-check docs api-check fuzz bench cache-conformance stress clean
 
 ## deps: install the system packages the library and its tests need (apt-get as root; otherwise prints the command)
 deps:
@@ -44,6 +44,12 @@ demo-github: deps
 demo-chat: deps
 	$(SWIFT) build --product ChatClient
 	$$($(SWIFT) build --show-bin-path)/ChatClient $(ARGS)
+
+## demo-ws: Examples/WebSocketChat, a chat over a WebSocket answered by a scripted mock server
+##          (MockResponses/ChatSocket.ws; ARGS="--verbose" for the log: the handshake, then one line per message)
+demo-ws: deps
+	$(SWIFT) build --product WebSocketChat
+	$$($(SWIFT) build --show-bin-path)/WebSocketChat $(ARGS)
 
 ## demo-check: runs the demos and checks what they printed (scripts/check-demo.sh)
 demo-check:

@@ -64,6 +64,14 @@ let package = Package(
             exclude: ["README.md", "MockResponses"],
             swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]
         ),
+        // `make demo-ws`: a chat over a WebSocket, answered by a scripted mock server.
+        .executableTarget(
+            name: "WebSocketChat",
+            dependencies: ["NetworkLayer"],
+            path: "Examples/WebSocketChat",
+            exclude: ["MockResponses"],
+            swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]
+        ),
         // The public API as users write it, in a module of its own, warnings as errors. Built, never run.
         .executableTarget(
             name: "APICheck",

@@ -110,7 +110,30 @@ for try await event in events {                     // ServerSentEvent: id, even
 }
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 224)
+#sourceLocation(file: "README.md", line: 225)
+struct ChatRoomServer: ServiceProvider {
+    var host: String { "chat.example.com" }
+    var httpScheme: HTTPScheme { .https }             // https → wss
+}
+
+final class ChatSocket: BaseRequest<WebSocket> {
+    init(room: String) {
+        super.init(serviceProvider: ChatRoomServer(), endpoint: "/rooms/\(room)/ws")
+        webSocketProtocols = ["chat.v2"]
+        mockedResponseFilename = "ChatSocket"          // ChatSocket.ws in mock mode: a script of the server
+    }
+}
+
+let socket = try await Net.perform(ChatSocket(room: "general"))   // a refused handshake throws here
+try await socket.send(.text("hello"))                              // .binary(Data) too; waits when the peer is slow
+for try await message in socket {                                  // ends when the server closes
+    if case .text(let text) = message { print(text) }
+}
+try await socket.close(.normalClosure, reason: "bye")
+print(socket.closeCode ?? .abnormalClosure, socket.negotiatedProtocol ?? "none")
+#sourceLocation()
+
+#sourceLocation(file: "README.md", line: 258)
 struct Signer: RequestInterceptor {
     let key: String
     func adapt(_ request: inout OutgoingRequest) async throws {
@@ -125,12 +148,12 @@ struct Signer: RequestInterceptor {
 Net.interceptors = [Signer(key: "signing-key")]   // every request; a provider's `interceptors`: its origin only
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 245)
+#sourceLocation(file: "README.md", line: 279)
 Net.cookieStorage = .inMemory     // off by default; .file(url) keeps them in curl's cookie-jar format
 Net.proxy = .http(URL(string: "http://proxy.corp:3128")!, excluding: ["localhost", ".internal"])  // default: .environment
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 285)
+#sourceLocation(file: "README.md", line: 319)
 do {
     _ = try await Net.perform(ITunesSearchRequest(artist: "Dream Theater", limit: 3))
 } catch .unauthorizedAccess {
@@ -140,7 +163,7 @@ do {
 }
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 299)
+#sourceLocation(file: "README.md", line: 333)
 struct Inventory: ServiceProvider {
     var host: String { "inventory.internal" }
     var httpScheme: HTTPScheme { .http }

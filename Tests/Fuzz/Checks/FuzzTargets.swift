@@ -13,6 +13,8 @@ public enum FuzzTargets {
         FuzzTarget("cache-control", CacheControlFuzz.check),
         FuzzTarget("cache-response", CacheResponseFuzz.check),
         FuzzTarget("cache-files", CacheFilesFuzz.check),
+        FuzzTarget("websocket-frames", WebSocketFramesFuzz.check),
+        FuzzTarget("websocket-inflate", WebSocketInflateFuzz.check),
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {
