@@ -96,7 +96,8 @@ public final class WebSocket: AsyncSequence, Decodable, Sendable, StreamingRespo
 
     /// Closes the socket: sends a close frame with `code` and `reason`, waits for the server's
     /// (at most ``WebSocketOptions/closeTimeout``), then closes the connection. Calling it on a
-    /// closed socket does nothing. Messages still arriving meanwhile are dropped.
+    /// closed socket does nothing. Messages arriving before the server's close frame still reach a
+    /// loop reading the socket while it has room; the rest are dropped.
     ///
     /// - Parameters:
     ///   - code: 1000–1003, 1007–1014 or 3000–4999. Default ``WebSocketCloseCode/normalClosure``.
