@@ -15,8 +15,6 @@ Paths:
   /subprotocol               sends the subprotocol it chose (chat.v2 over chat.v1) as text, then echoes
   /close?code=&reason=       closes at once with that code and reason
   /ping                      pings, waits for the pong, sends "pong received", then echoes
-  /flood?count=&size=        sends `count` binary messages of `size` bytes, then the text "done"
-  /sink?id=                  reads nothing; counts nothing (the client's sends pile up)
   /count?id=                 counts the messages and bytes it receives
   /reject                    answers 403 with the body "no entry for you"
   /redirect                  answers 302 to /echo
@@ -98,14 +96,6 @@ async def handler(ws):
             await ws.send("pong received")
             async for message in ws:
                 await ws.send(message)
-        elif path == "/flood":
-            payload = b"x" * int(params.get("size", "1024"))
-            for _ in range(int(params.get("count", "100"))):
-                await ws.send(payload)
-            await ws.send("done")
-            await ws.wait_closed()
-        elif path == "/sink":
-            await asyncio.sleep(30)
         elif path == "/count":
             async for message in ws:
                 stats["messages"] += 1
