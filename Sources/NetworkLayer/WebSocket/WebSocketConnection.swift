@@ -119,6 +119,10 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
             connection.shared.withLock { $0.isCancelled = true }
             connection.waker.wake()
         }
+        // The response (and the socket's state in it) crosses from the socket's thread through the
+        // concurrency runtime, which ThreadSanitizer cannot see into: the pair states the ordering
+        // that resuming the continuation provides (no-ops outside TSan builds).
+        nl_tsan_acquire(Unmanaged.passUnretained(connection).toOpaque())
         return try result.get()
     }
 
@@ -243,6 +247,7 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
             if case .success(let response) = outcome, response.webSocket != nil { shared.phase = .open } else { shared.phase = .closed }
             return shared.opener
         }
+        nl_tsan_release(Unmanaged.passUnretained(self).toOpaque())
         opener?.resume(returning: outcome)
         guard case .success(let response) = outcome, response.webSocket != nil else { return }
         exchange()

@@ -1,3 +1,4 @@
+internal import CNetworkLayerCurl
 import Foundation
 
 /// The messages received and not yet read, bounded: whoever receives (the connection's thread, a
@@ -43,7 +44,10 @@ final class WebSocketInbox: Sendable {
             state.bytes += message.byteCount
             return nil
         }
-        reader?.resume(returning: .success(message))
+        if let reader {
+            nl_tsan_release(Unmanaged.passUnretained(self).toOpaque())  // see `next`
+            reader.resume(returning: .success(message))
+        }
     }
 
     /// Ends the inbox after the messages in it; the first end counts.
@@ -55,6 +59,7 @@ final class WebSocketInbox: Sendable {
             return (state.reader, state.roomWaiters)
         }
         if let reader {
+            nl_tsan_release(Unmanaged.passUnretained(self).toOpaque())
             switch end {
             case .closed: reader.resume(returning: .success(nil))
             case .failed(let error): reader.resume(returning: .failure(error))
@@ -90,6 +95,9 @@ final class WebSocketInbox: Sendable {
             onCancel()
             reader?.resume(returning: .failure(cancelled()))
         }
+        // A message resumed from another thread crossed the concurrency runtime, which
+        // ThreadSanitizer cannot see into; the pair with `push` states the ordering it provides.
+        nl_tsan_acquire(Unmanaged.passUnretained(self).toOpaque())
         return try result.get()
     }
 
