@@ -76,10 +76,12 @@ fuzz: deps
 	@SWIFT="$(SWIFT)" FUZZ_SECONDS="$(FUZZ_SECONDS)" scripts/fuzz.sh
 
 ## bench: NetworkLayer against URLSession, AsyncHTTPClient, C libcurl and wrk/h2load on a local nginx (Benchmarks/);
-##        not part of `make test` or CI. BENCH_ARGS="--quick" for a smoke run; see Benchmarks/README.md
+##        not part of `make test` or CI. BENCH_ARGS="--quick" for a smoke run; see Benchmarks/README.md. Then the
+##        WebSocket echo scenario (Benchmarks/websocket.py, WS_BENCH_ARGS="--quick"): NetworkLayer against websocket-kit
 bench:
 	@scripts/deps.sh bench
 	SWIFT="$(SWIFT)" python3 Benchmarks/run.py $(BENCH_ARGS)
+	SWIFT="$(SWIFT)" python3 Benchmarks/websocket.py $(WS_BENCH_ARGS)
 
 ## cache-conformance: the public HTTP cache suite cache-tests (cache-tests.fyi) against the response cache, beside the
 ##                    browsers' published results (Tests/CacheConformance/run.sh); not part of `make test` or CI: needs

@@ -10,6 +10,9 @@ let package = Package(
         .executable(name: "bench-networklayer", targets: ["BenchNetworkLayer"]),
         .executable(name: "bench-urlsession", targets: ["BenchURLSession"]),
         .executable(name: "bench-ahc", targets: ["BenchAHC"]),
+        .executable(name: "bench-ws-echo-server", targets: ["BenchWSEchoServer"]),
+        .executable(name: "bench-ws-networklayer", targets: ["BenchWSNetworkLayer"]),
+        .executable(name: "bench-ws-kit", targets: ["BenchWSKit"]),
     ],
     dependencies: [
         .package(name: "NetworkLayer", path: ".."),
@@ -18,6 +21,10 @@ let package = Package(
         // and TLSConfiguration.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.100.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.30.0"),
+        // The WebSocket scenario (websocket.py): a SwiftNIO echo server, and Vapor's client to compare with.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/vapor/websocket-kit.git", from: "2.16.2"),
     ],
     targets: [
         // The command line, the result line, the fixture types and the worker loop every client shares.
@@ -38,6 +45,25 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        .executableTarget(
+            name: "BenchWSEchoServer",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            ]
+        ),
+        .executableTarget(
+            name: "BenchWSNetworkLayer",
+            dependencies: [.product(name: "NetworkLayer", package: "NetworkLayer")]
+        ),
+        .executableTarget(
+            name: "BenchWSKit",
+            dependencies: [
+                .product(name: "WebSocketKit", package: "websocket-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
     ],
