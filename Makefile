@@ -1,5 +1,10 @@
 # The commands the README promises. Each installs what the system lacks first (make deps).
 SWIFT ?= swift
+# Every build of the package uses the same traits, so that one build serves them all (another trait
+# set rebuilds the library): IntegrationTests turns on every opt-in product (Observability) and
+# their tests. A user's own package names only the traits it wants; this is the project's own build.
+SWIFT_TRAITS ?= --traits IntegrationTests
+export SWIFT_TRAITS
 
 .PHONY: tsan asan deps build test readme-check demo demo-github demo-chat demo-ws demo-check examples-check docs api-check fuzz bench cache-conformance stress clean
 
@@ -8,7 +13,7 @@ deps:
 	@scripts/deps.sh
 
 build: deps
-	$(SWIFT) build
+	$(SWIFT) build $(SWIFT_TRAITS)
 
 ## test: the README's code (readme-check), the whole test suite against real servers on 127.0.0.1, then the demos' runs
 ##       (scripts/check-demo.sh) and the separate example packages (skipped, with a line saying so, when their
@@ -18,8 +23,8 @@ build: deps
 # CONTRIBUTING.md, "Tests that measure").
 test: deps
 	@$(MAKE) --no-print-directory readme-check
-	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) build --build-tests $(SWIFT_TRAITS)
+	$(SWIFT) test --skip-build $(SWIFT_TRAITS)
 	@$(MAKE) --no-print-directory demo-check
 	@$(MAKE) --no-print-directory examples-check
 
@@ -30,19 +35,19 @@ readme-check: deps
 
 ## demo: the iTunes search example, answered from MockResponses/ with the verbose log (ARGS="--live" for the real host)
 demo: deps
-	$(SWIFT) build --product ITunesSearch
+	$(SWIFT) build --product ITunesSearch $(SWIFT_TRAITS)
 	$$($(SWIFT) build --show-bin-path)/ITunesSearch $(ARGS)
 
 ## demo-github: Examples/GitHubClient, a GitHub-style client (Link pagination, ETag/304, rate limit, errors), against a
 ##              mock GitHub (ARGS="--verbose" for the log, ARGS="--live" for api.github.com, ARGS="--help")
 demo-github: deps
-	$(SWIFT) build --product GitHubClient
+	$(SWIFT) build --product GitHubClient $(SWIFT_TRAITS)
 	$$($(SWIFT) build --show-bin-path)/GitHubClient $(ARGS)
 
 ## demo-chat: Examples/ChatClient, an OpenAI-style chat answer streamed token by token from a mock (Ctrl-C or
 ##            ARGS="--timeout 1" stop it; ARGS="--host http://127.0.0.1:11434" for a local server, ARGS="--help")
 demo-chat: deps
-	$(SWIFT) build --product ChatClient
+	$(SWIFT) build --product ChatClient $(SWIFT_TRAITS)
 	$$($(SWIFT) build --show-bin-path)/ChatClient $(ARGS)
 
 ## demo-ws: Examples/WebSocketChat, a chat over a WebSocket answered by a scripted mock server
@@ -55,7 +60,8 @@ demo-ws: deps
 demo-check:
 	@SWIFT="$(SWIFT)" scripts/check-demo.sh
 
-## examples-check: builds and runs Examples/SwiftLogBridge (its own package, depending on swift-log) in .build-examples/
+## examples-check: Tests/Consumer (no trait: no package may be pinned; its own C targets named COpenSSL, CLibcurl, CCurl)
+##                 and Examples/Observability (swift-log, swift-otel, through the trait Observability), in .build-examples/
 examples-check:
 	@SWIFT="$(SWIFT)" scripts/check-examples.sh
 

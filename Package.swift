@@ -1,10 +1,27 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
     name: "NetworkLayer",
     products: [
         .library(name: "NetworkLayer", targets: ["NetworkLayer"]),
+        // Spans, metrics and logs through swift-distributed-tracing, swift-metrics and swift-log.
+        // Its sources compile to nothing unless the `Observability` trait is on, and a consumer
+        // that does not name the trait resolves none of those packages.
+        .library(name: "NetworkLayerObservability", targets: ["NetworkLayerObservability"]),
+    ],
+    // The core depends on no Swift package. Each trait brings in what one opt-in product needs;
+    // no trait is on by default.
+    traits: [
+        .trait(name: "Observability", description: "NetworkLayerObservability: TracingMiddleware, MetricsMiddleware, SwiftLogBridge"),
+        .trait(name: "IntegrationTests", description: "The project's own tests of every opt-in product (make test)",
+               enabledTraits: ["Observability"]),
+        .default(enabledTraits: []),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
     ],
     targets: [
         // The system libraries, found through pkg-config. Without them SwiftPM prints the
@@ -19,7 +36,7 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
-        // zlib, for WebSocket compression (permessage-deflate).
+        // zlib: request bodies compressed (BodyCompression) and WebSocket's permessage-deflate.
         .systemLibrary(
             name: "CNetworkLayerZlib",
             pkgConfig: "zlib",
@@ -40,6 +57,15 @@ let package = Package(
         .target(
             name: "NetworkLayer",
             dependencies: ["CNetworkLayerCurl", "CNetworkLayerZlib", "FastJSON"]
+        ),
+        .target(
+            name: "NetworkLayerObservability",
+            dependencies: [
+                "NetworkLayer",
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Observability"])),
+                .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Observability"])),
+                .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Observability"])),
+            ]
         ),
         // The demo (`make demo`): the original README's iTunes search example.
         .executableTarget(
@@ -75,7 +101,13 @@ let package = Package(
         // The public API as users write it, in a module of its own, warnings as errors. Built, never run.
         .executableTarget(
             name: "APICheck",
-            dependencies: ["NetworkLayer"],
+            dependencies: [
+                "NetworkLayer",
+                .target(name: "NetworkLayerObservability", condition: .when(traits: ["Observability"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Observability"])),
+                .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Observability"])),
+                .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Observability"])),
+            ],
             path: "Tests/APICheck",
             swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]
         ),
@@ -84,7 +116,11 @@ let package = Package(
         // each block's errors at its line in README.md. Built with warnings as errors, never run.
         .executableTarget(
             name: "ReadmeCheck",
-            dependencies: ["NetworkLayer"],
+            dependencies: [
+                "NetworkLayer",
+                .target(name: "NetworkLayerObservability", condition: .when(traits: ["Observability"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Observability"])),
+            ],
             path: "Tests/ReadmeCheck",
             swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]
         ),
@@ -96,7 +132,14 @@ let package = Package(
         ),
         .testTarget(
             name: "NetworkLayerTests",
-            dependencies: ["NetworkLayer", "FastJSON", "StreamMemoryProbe", "DiskWriteProbe", "RequestProbe", "CacheProbe", "TestScheduling"]
+            dependencies: [
+                "NetworkLayer", "FastJSON", "StreamMemoryProbe", "DiskWriteProbe", "RequestProbe", "CacheProbe", "TestScheduling",
+                // The opt-in products' tests (Tests/NetworkLayerTests/Observability), compiled with the `IntegrationTests` trait.
+                .target(name: "NetworkLayerObservability", condition: .when(traits: ["IntegrationTests"])),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing", condition: .when(traits: ["IntegrationTests"])),
+                .product(name: "MetricsTestKit", package: "swift-metrics", condition: .when(traits: ["IntegrationTests"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["IntegrationTests"])),
+            ]
         ),
         // How a test uses the machine: `.measuring` tests run alone, `.sharing` ones alongside each
         // other (Tests/TestScheduling/MachineUse.swift). One module for every test target, so that

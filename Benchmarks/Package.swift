@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 // The benchmark harness of issue 7: NetworkLayer side by side with URLSession, AsyncHTTPClient and a
 // C program on libcurl's multi interface. A separate package, so the library keeps no dependencies.
 // Run it with `make bench` from the repository root (see README.md in this folder).
@@ -15,7 +15,8 @@ let package = Package(
         .executable(name: "bench-ws-kit", targets: ["BenchWSKit"]),
     ],
     dependencies: [
-        .package(name: "NetworkLayer", path: ".."),
+        // Observability: the client's `--observe` runs TracingMiddleware and MetricsMiddleware (issue 33).
+        .package(name: "NetworkLayer", path: "..", traits: ["Observability"]),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         // Already in AsyncHTTPClient's graph; named here for ByteBuffer, its JSONDecoder overload
         // and TLSConfiguration.
@@ -31,7 +32,8 @@ let package = Package(
         .target(name: "BenchSupport"),
         .executableTarget(
             name: "BenchNetworkLayer",
-            dependencies: ["BenchSupport", .product(name: "NetworkLayer", package: "NetworkLayer")]
+            dependencies: ["BenchSupport", .product(name: "NetworkLayer", package: "NetworkLayer"),
+                           .product(name: "NetworkLayerObservability", package: "NetworkLayer")]
         ),
         .executableTarget(
             name: "BenchURLSession",

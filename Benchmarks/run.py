@@ -112,13 +112,18 @@ SCENARIOS = [
 ]
 
 # The clients, in the order they run and appear in the table.
-CLIENTS = ["networklayer", "networklayer-executor", "urlsession", "ahc", "curl", "loadgen"]
+CLIENTS = ["networklayer", "networklayer-executor", "networklayer-observed", "urlsession", "ahc", "curl", "loadgen"]
 SWIFT_BINARIES = {"networklayer": "bench-networklayer", "networklayer-executor": "bench-networklayer",
+                  "networklayer-observed": "bench-networklayer",
                   "urlsession": "bench-urlsession", "ahc": "bench-ahc"}
 # NetworkLayer with its requests sent from a task preferring NetworkManager.engineExecutor (the libcurl
 # thread as a task executor, `--engine-executor`): the small-request scenarios only.
 EXECUTOR_SCENARIOS = ("s1", "s2", "s5", "s1-decoded", "s2-decoded", "s5-decoded")
+# NetworkLayer with TracingMiddleware and MetricsMiddleware on the no-op backends (`--observe`, issue 33):
+# scenario 2 only, against plain NetworkLayer.
+OBSERVED_SCENARIOS = ("s2",)
 CLIENT_NAMES = {"networklayer": "NetworkLayer", "networklayer-executor": "NetworkLayer on engineExecutor",
+                "networklayer-observed": "NetworkLayer with tracing and metrics middleware",
                 "urlsession": "URLSession", "ahc": "AsyncHTTPClient",
                 "curl": "C libcurl-multi", "loadgen": "load generator"}
 
@@ -369,6 +374,8 @@ def client_command(client: str, scenario: Scenario, requests: int, nginx: Nginx,
         command += ["--decode-object"]
     if client == "networklayer-executor":
         command += ["--engine-executor"]
+    if client == "networklayer-observed":
+        command += ["--observe"]
     if scenario.stream:
         command += ["--stream"]
     if scenario.events:
@@ -593,6 +600,10 @@ def targets(results: dict) -> str:
         if executor is not None and c:
             target(f"scenario {title}: NetworkLayer on engineExecutor {executor / c:.2f}× C libcurl "
                    f"(target ≥ {goal}×, issue {issue})", executor / c, goal)
+    plain, observed = median("s2", "networklayer"), median("s2", "networklayer-observed")
+    if plain and observed:
+        target(f"scenario 2: NetworkLayer with TracingMiddleware + MetricsMiddleware (no-op backends) {observed / plain:.3f}× "
+               f"of none (target ≥ 0.97×, issue 33)", observed / plain, 0.97)
     for ours in ("networklayer", "networklayer-executor"):
         nl = median("s2", ours)
         for client, goal, issue in (("ahc", 2, 29), ("urlsession", 15, 16)):   # issue 16 asked 2× AsyncHTTPClient too
@@ -728,6 +739,7 @@ def main() -> int:
                         if not (scenario.to_file and c == "loadgen")
                         and (not scenario.only or c in scenario.only)
                         and (c != "networklayer-executor" or scenario.label in EXECUTOR_SCENARIOS)
+                        and (c != "networklayer-observed" or scenario.label in OBSERVED_SCENARIOS)
                         and not (scenario.https and c == "urlsession" and not can_unshare)]
             if scenario.https:
                 for client in runnable:

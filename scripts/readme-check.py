@@ -12,8 +12,10 @@ HTML comment on the line right above its fence:
 
     <!-- not compiled: Package.swift -->
 
-Keep those to the minimum. Names a block uses without declaring them (an HMAC function, say) are
-declared in Tests/ReadmeCheck/StandIns.swift.
+Keep those to the minimum. Nothing is declared for the README behind its back: the target holds
+main.swift alone, so a name a block uses is one the library or an earlier block declares, and a
+reader who copies the blocks gets a program that compiles (a stand-in once hid that the signing
+example called an HMAC function nobody had).
 
     scripts/readme-check.py             generate main.swift, then build it (`swift build --product ReadmeCheck`)
     scripts/readme-check.py --generate  generate only (what `swift build` then compiles)
@@ -83,7 +85,6 @@ def generate(text):
         "// Generated from README.md by scripts/readme-check.py: do not edit (edit the README, then",
         "// run `make readme-check`). Every ```swift block of the README, in order, as one program;",
         "// built with warnings as errors (`make test` builds it first), never run.",
-        "// Stand-ins for names the README uses without declaring them: StandIns.swift.",
         "",
     ]
     skipped = []
@@ -102,7 +103,8 @@ def generate(text):
 
 def build(swift_blocks):
     swift = os.environ.get("SWIFT", "swift")
-    command = [swift, "build", "--product", "ReadmeCheck"]
+    # The traits of every build of the project (the Makefile's SWIFT_TRAITS), so that this build and make test's share one.
+    command = [swift, "build", "--product", "ReadmeCheck"] + os.environ.get("SWIFT_TRAITS", "--traits IntegrationTests").split()
     print("readme-check: " + " ".join(command), flush=True)
     result = subprocess.run(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     sys.stdout.write(result.stdout)
@@ -125,10 +127,19 @@ def build(swift_blocks):
     return False
 
 
+def files_beside_main():
+    """Swift files in Tests/ReadmeCheck other than main.swift: declarations the README would lean on."""
+    return sorted(path.name for path in OUTPUT.parent.rglob("*.swift") if path != OUTPUT)
+
+
 def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else "--build"
     if mode not in ("--build", "--generate", "--check"):
         sys.exit(__doc__)
+    extra = files_beside_main()
+    if extra:
+        sys.exit("readme-check: Tests/ReadmeCheck holds " + ", ".join(extra) + " besides main.swift: the README's code "
+                 "must declare what it uses (or use the library's own), so that a reader's copy compiles too")
     text, swift_blocks, skipped = generate(README.read_text(encoding="utf-8"))
     current = OUTPUT.read_text(encoding="utf-8") if OUTPUT.exists() else None
     if mode == "--check":

@@ -9,6 +9,8 @@ cd "$(dirname "$0")/.."
 sanitizer=${1:?usage: scripts/sanitize.sh thread|address [--build-only]}
 SWIFT=${SWIFT:-swift}
 scratch=.build-$sanitizer
+# The traits of every build of the project (the Makefile's SWIFT_TRAITS): the opt-in products' tests run here too.
+traits=${SWIFT_TRAITS---traits IntegrationTests}
 
 # The tests that assert the process's peak RSS: the sanitizers' shadow memory inflates it. Add a
 # new memory-bound test here (by its function or suite name) when it cannot hold under a sanitizer.
@@ -21,7 +23,7 @@ trap 'rm -f "$out"' EXIT
 # The test product and what it depends on (the library, the probes the tests start), not the demo,
 # APICheck or the stress runner: `make test` builds those, and nothing here runs them.
 echo "== swift build --product NetworkLayerPackageTests --sanitize=$sanitizer (in $scratch)"
-if ! $SWIFT build --product NetworkLayerPackageTests --sanitize="$sanitizer" --scratch-path "$scratch" >"$out" 2>&1; then
+if ! $SWIFT build --product NetworkLayerPackageTests --sanitize="$sanitizer" --scratch-path "$scratch" $traits >"$out" 2>&1; then
     grep -a "error:" "$out" | head -20
     tail -20 "$out"
     echo "--sanitize=$sanitizer: the suite did not build"
@@ -30,7 +32,7 @@ fi
 [[ ${2:-} == --build-only ]] && { echo "--sanitize=$sanitizer: built ($(grep -a "complete!" "$out" | tail -1))"; exit 0; }
 echo "== swift test --sanitize=$sanitizer --skip-build (in $scratch)"
 TSAN_OPTIONS="suppressions=$PWD/scripts/tsan.supp" LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp" \
-    $SWIFT test --sanitize="$sanitizer" --scratch-path "$scratch" --skip-build --skip "$skip" >"$out" 2>&1
+    $SWIFT test --sanitize="$sanitizer" --scratch-path "$scratch" $traits --skip-build --skip "$skip" >"$out" 2>&1
 code=$?
 summary=$(grep -a "Test run with" "$out" | tail -1 | sed 's/^[^T]*//')
 reports=$(grep -ac "WARNING: ThreadSanitizer\|ERROR: AddressSanitizer\|ERROR: LeakSanitizer" "$out")

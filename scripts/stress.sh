@@ -12,7 +12,7 @@ record() { results+=("| $1 | $2 | $3 |"); [[ $2 == ok ]] || failed=1; }
 field() { python3 -c "import json,sys; print(json.loads(sys.argv[1]).get(sys.argv[2], ''))" "$1" "$2"; }
 
 echo "== building the stress runner"
-$SWIFT build --product NetworkLayerStress >/dev/null || { echo "build failed"; exit 1; }
+$SWIFT build --product NetworkLayerStress ${SWIFT_TRAITS---traits IntegrationTests} >/dev/null || { echo "build failed"; exit 1; }
 runner="$($SWIFT build --show-bin-path)/NetworkLayerStress"
 
 echo "== soak: 10,000 requests, 500 in flight, 10% cancelled, mixed with faults"
@@ -24,6 +24,11 @@ echo "== cancellation storm: 10,000 cancellations before start, during connect a
 cancel=$("$runner" cancel --requests 10000 | tail -1); echo "$cancel"
 [[ $(field "$cancel" ok) == True ]] && status=ok || status=FAILED
 record "cancellations" "$status" "$(field "$cancel" cancelled) cancelled, $(field "$cancel" finishedBeforeCancel) finished first, $(field "$cancel" otherErrors) other errors; cancel→completion p50 $(field "$cancel" cancelLatencyMsP50) ms, p99 $(field "$cancel" cancelLatencyMsP99) ms, max $(field "$cancel" cancelLatencyMsMax) ms"
+
+echo "== coalescing: 10,000 identical GETs in rounds of 100, every other one cancelled while it waits"
+coalesce=$("$runner" coalesce --requests 10000 | tail -1); echo "$coalesce"
+[[ $(field "$coalesce" ok) == True ]] && status=ok || status=FAILED
+record "coalescing" "$status" "$(field "$coalesce" completedExactlyOnce)/10000 completed exactly once ($(field "$coalesce" succeeded) ok, $(field "$coalesce" cancelled) cancelled, $(field "$coalesce" otherErrors) other errors); $(field "$coalesce" transfers) transfers for $(field "$coalesce" rounds) rounds; cancel→completion max $(field "$coalesce" cancelLatencyMsMax) ms; fds $(field "$coalesce" fdsBefore)→$(field "$coalesce" fdsAfter), threads $(field "$coalesce" threadsBefore)→$(field "$coalesce" threadsAfter); peak RSS $(field "$coalesce" peakRSSMB) MB"
 
 echo "== leak check: 1,000 requests under valgrind"
 if command -v valgrind >/dev/null; then

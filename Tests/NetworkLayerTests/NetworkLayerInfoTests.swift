@@ -17,6 +17,20 @@ struct NetworkLayerInfoTests {
         return nil
     }
 
+    /// The version of README.md's install line, `.package(url: "…", from: "X.Y.Z")`.
+    static func readmeInstallVersion() throws -> String? {
+        let text = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        guard let line = text.split(separator: "\n").first(where: { $0.contains(".package(url:") && $0.contains("from:") }),
+              let from = line.range(of: "from: \"") else { return nil }
+        return String(line[from.upperBound...].prefix { $0 != "\"" })
+    }
+
+    @Test("The README's install line names NetworkLayerInfo.version, the last release")
+    func readmeInstallLineNamesTheVersion() throws {
+        #expect(try Self.readmeInstallVersion() == NetworkLayerInfo.version,
+                "README.md's install line must name the last release, NetworkLayerInfo.version: a version a user can resolve")
+    }
+
     @Test("NetworkLayerInfo.version, the User-Agent a server receives and CHANGELOG.md's newest release agree")
     func versionAgreesEverywhere() async throws {
         let version = NetworkLayerInfo.version

@@ -1,11 +1,10 @@
 // Generated from README.md by scripts/readme-check.py: do not edit (edit the README, then
 // run `make readme-check`). Every ```swift block of the README, in order, as one program;
 // built with warnings as errors (`make test` builds it first), never run.
-// Stand-ins for names the README uses without declaring them: StandIns.swift.
 
-// README.md:42: not compiled (Package.swift)
+// README.md:43: not compiled (Package.swift)
 
-#sourceLocation(file: "README.md", line: 64)
+#sourceLocation(file: "README.md", line: 70)
 import Foundation
 import NetworkLayer
 
@@ -22,7 +21,7 @@ struct LocalServiceProvider: ServiceProvider {
 }
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 91)
+#sourceLocation(file: "README.md", line: 97)
 final class ITunesSearchRequest: BaseRequest<ITunesSearchResponse> {
     init(artist: String, limit: Int) {
         super.init(serviceProvider: ITunesServiceProvider(), endpoint: "/search")
@@ -32,7 +31,7 @@ final class ITunesSearchRequest: BaseRequest<ITunesSearchResponse> {
 }
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 109)
+#sourceLocation(file: "README.md", line: 115)
 struct ITunesSearchResponse: Codable, Sendable {
     let resultCount: Int?
     let results: [ITunesArtistResult]?
@@ -46,7 +45,7 @@ struct ITunesArtistResult: Codable, Sendable {
 }
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 125)
+#sourceLocation(file: "README.md", line: 131)
 let response = try await Net.perform(ITunesSearchRequest(artist: "Dream Theater", limit: 3))  // throws NetworkError
 print(response.resultCount ?? 0)
 
@@ -61,7 +60,7 @@ let (found, httpResponse) = try await Net.performWithResponse(ITunesSearchReques
 print(found.results?.first?.collectionName ?? "-", httpResponse.statusCode, httpResponse.value(forHeader: "ETag") ?? "-")
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 150)
+#sourceLocation(file: "README.md", line: 156)
 Net.areMocksEnabled = true                                             // or per provider: var areMocksEnabled: Bool?
 Net.mockResponsesDirectory = URL(fileURLWithPath: "MockResponses")    // <name>.json, optional <name>.meta.json
 
@@ -72,7 +71,7 @@ Net.mocks.registerFallback { request in request.method == .get ? .status(404) : 
 print(Net.mocks.requests.last?.value(forHeader: "Accept") ?? "-")             // what would have been sent
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 170)
+#sourceLocation(file: "README.md", line: 176)
 try Net.configurePinning([
     PinningRule(hosts: ["api.example.com", "*.cdn.example.com"],
                 publicKeyHashes: ["sha256/igUZ/pLpqlvMToY6kxB7zsuw0oM15ImIGYxKvuz4AMI=",    // the issuing CA
@@ -82,7 +81,21 @@ let intermediate = CertificateModel(filename: "Intermediate", fileExtension: .pe
 try Net.configurePinningWith(certificates: [intermediate], isEnabled: true)         // AMNetworkLayer's form
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 188)
+#sourceLocation(file: "README.md", line: 194)
+struct Payments: ServiceProvider {
+    var host: String { "payments.internal" }
+    var httpScheme: HTTPScheme { .https }
+    var clientCertificate: ClientCertificate? {          // who this service is, to the backend
+        .pem(certificate: URL(fileURLWithPath: "/etc/payments/client.pem"),
+             privateKey: URL(fileURLWithPath: "/etc/payments/client.key"), password: nil)
+    }
+}
+
+let payments = NetworkManager()                          // a manager of its own for the private backend
+payments.customCABundle = URL(fileURLWithPath: "/etc/payments/ca.pem")   // who the backend is, to this service
+#sourceLocation()
+
+#sourceLocation(file: "README.md", line: 217)
 struct ChatProvider: ServiceProvider {
     var host: String { "api.openai.com" }
     var httpScheme: HTTPScheme { .https }
@@ -110,7 +123,7 @@ for try await event in events {                     // ServerSentEvent: id, even
 }
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 225)
+#sourceLocation(file: "README.md", line: 254)
 struct ChatRoomServer: ServiceProvider {
     var host: String { "chat.example.com" }
     var httpScheme: HTTPScheme { .https }             // https → wss
@@ -133,37 +146,62 @@ try await socket.close(.normalClosure, reason: "bye")
 print(socket.closeCode ?? .abnormalClosure, socket.negotiatedProtocol ?? "none")
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 258)
+#sourceLocation(file: "README.md", line: 287)
 struct Signer: RequestInterceptor {
+    let keyID: String
     let key: String
     func adapt(_ request: inout OutgoingRequest) async throws {
         let timestamp = String(Int(Date().timeIntervalSince1970))
         let body = String(decoding: request.body ?? Data(), as: UTF8.self)
         let payload = [request.method.rawValue, request.url.path, timestamp, body].joined(separator: "\n")
+        let signature = try Signing.hmacSHA256(key: key, message: payload)   // OpenSSL's: no package to add
+        request.setHeader("X-Key-ID", keyID, secret: false, identifiesCaller: true)     // whose: keys the cache
         request.setHeader("X-Timestamp", timestamp, secret: false)
-        request.setHeader("X-Signature", hmacSHA256(key: key, payload), secret: true)   // redacted everywhere
+        request.setHeader("X-Signature", Signing.hex(signature), secret: true, identifiesCaller: false)  // redacted
     }
 }
 
-Net.interceptors = [Signer(key: "signing-key")]   // every request; a provider's `interceptors`: its origin only
+Net.interceptors = [Signer(keyID: "shop-1", key: "signing-key")]   // every request; a provider's: its origin only
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 279)
+#sourceLocation(file: "README.md", line: 321)
+struct Timing: RequestMiddleware {
+    func intercept(_ request: OutgoingRequest, next: RequestMiddlewareNext) async throws(NetworkError) -> HTTPResponse {
+        let start = ContinuousClock.now
+        let response = try await next(request)
+        print(request.method, request.redactedURL, response.statusCode, ContinuousClock.now - start)
+        return response
+    }
+}
+Net.middlewares = [Timing(), RequestCoalescing()]   // once per call; Net.networkMiddlewares: each request on the wire
+#sourceLocation()
+
+#sourceLocation(file: "README.md", line: 337)
+import NetworkLayerObservability
+import Logging
+
+Net.middlewares = [TracingMiddleware(), MetricsMiddleware()]   // OpenTelemetry's HTTP client spans and metrics
+Net.logEntryHandler = SwiftLogBridge(logger: Logger(label: "network")).handle
+#sourceLocation()
+
+#sourceLocation(file: "README.md", line: 349)
 Net.cookieStorage = .inMemory     // off by default; .file(url) keeps them in curl's cookie-jar format
 Net.proxy = .http(URL(string: "http://proxy.corp:3128")!, excluding: ["localhost", ".internal"])  // default: .environment
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 319)
+#sourceLocation(file: "README.md", line: 390)
 do {
     _ = try await Net.perform(ITunesSearchRequest(artist: "Dream Theater", limit: 3))
 } catch .unauthorizedAccess {
     print("sign in again")
 } catch {
     print(error.localizedDescription, error.recoverySuggestion ?? "", error.statusCode ?? 0)
+    print(error.code)                // "timeOut", "apiError"…: the case's name, for metrics and alerts
+    print(error.logfmtDescription)   // error=timeOut request="GET https://…" reason="…" underlying=CurlError curl_code=28
 }
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 333)
+#sourceLocation(file: "README.md", line: 409)
 struct Inventory: ServiceProvider {
     var host: String { "inventory.internal" }
     var httpScheme: HTTPScheme { .http }
@@ -178,7 +216,12 @@ final class ItemsRequest: BaseRequest<[Item]> {
 Net.isVerbose = false                                   // the text log: off in release builds already
 Net.logEntryHandler = { entry in                        // every event, redacted, as data: one line each
     guard entry.level >= .info else { return }
-    print("request=\(entry.requestID) \(entry.phase.rawValue) \(entry.method.rawValue) \(entry.url) \(entry.statusCode ?? 0)")
+    var line = "request=\(entry.requestID) phase=\(entry.phase.rawValue) method=\(entry.method.rawValue) url=\(entry.url)"
+    if let status = entry.statusCode { line += " status=\(status)" }   // nil when no response came (a timeout)
+    if let code = entry.errorCode {                                   // a failure: why, in the entry itself
+        line += " error=\(code) reason=\"\(entry.errorDescription ?? "")\""
+    }
+    print(line)
 }
 // A service's working directory is not its package's: give the mock files an absolute place.
 Net.mockResponsesDirectory = URL(fileURLWithPath: "/srv/inventory/MockResponses", isDirectory: true)

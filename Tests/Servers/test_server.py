@@ -669,6 +669,26 @@ def echo(request):
     })
 
 
+@route(r"/gunzip")
+def gunzip(request):
+    """What a compressed request body holds: the headers that describe it, the SHA-256 of the
+    bytes as received, and the body after gunzip (refused with 400 when it is not gzip)."""
+    encoding = request.headers.get("Content-Encoding", "")
+    raw = request.body
+    try:
+        body = gzip.decompress(raw) if encoding == "gzip" else raw
+    except (OSError, EOFError) as error:
+        request.send_json(400, {"error": f"not gzip: {error}"})
+        return
+    request.send_json(200, {
+        "contentEncoding": encoding,
+        "contentLength": request.headers.get("Content-Length"),
+        "receivedLength": len(raw),
+        "receivedSHA256": hashlib.sha256(raw).hexdigest(),
+        "body": body.decode("utf-8", errors="replace"),
+    })
+
+
 @route(r"/status/(\d+)")
 def status(request, code):
     code = int(code)

@@ -222,6 +222,59 @@ func leakRun(server: LoopbackServer, requests: Int) async -> [String: any Sendab
     return ["mode": "leak", "requests": requests, "succeeded": succeeded, "ok": succeeded == requests - requests / 10]
 }
 
+/// Identical GETs coalesced (issue 33): `requests` calls in rounds of 100 identical GETs each (a
+/// query of its own per round), every other one cancelled while it waits. Each call completes
+/// exactly once, a cancelled one within 100 ms, the others with the body; each round shares one
+/// transfer (or a new one after all its callers cancelled); descriptors and threads come back.
+func coalesce(server: LoopbackServer, requests: Int) async -> [String: any Sendable] {
+    let ledger = Ledger(count: requests)
+    let manager = NetworkManager()
+    manager.isVerbose = false
+    manager.middlewares = [RequestCoalescing()]
+    _ = try? await manager.perform(Fetch(server.port, "/echo"))
+    Net.closeIdleConnections()
+    try? await Task.sleep(for: .milliseconds(200))
+    let baselineFDs = openFileDescriptors()
+    let baselineThreads = threadCount()
+    let countBefore = (try? await Net.perform(Fetch(server.port, "/count"))).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Int] }?["count"] ?? 0
+    let roundSize = 100
+    for round in 0..<(requests / roundSize) {
+        await withTaskGroup(of: Void.self) { group in
+            for member in 0..<roundSize {
+                let id = round * roundSize + member
+                group.addTask {
+                    let task = Task { try await manager.perform(Fetch(server.port, "/delay/0.05?round=\(round)")) }
+                    var cancelledAt: ContinuousClock.Instant?
+                    if member.isMultiple(of: 2) {
+                        try? await Task.sleep(for: .milliseconds(Int.random(in: 0...40)))
+                        cancelledAt = .now
+                        task.cancel()
+                    }
+                    let result: Result<Data, NetworkError>
+                    do { result = .success(try await task.value) } catch let error as NetworkError { result = .failure(error) } catch {
+                        result = .failure(.generic(code: nil))
+                    }
+                    ledger.record(id, result, cancelLatency: cancelledAt.map { $0.duration(to: .now) })
+                }
+            }
+        }
+    }
+    let countAfter = (try? await Net.perform(Fetch(server.port, "/count"))).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Int] }?["count"] ?? 0
+    let transfers = countAfter - countBefore  // /count does not count itself
+    manager.closeIdleConnections()
+    Net.closeIdleConnections()
+    await settle(.seconds(15)) { openFileDescriptors() <= baselineFDs && threadCount() <= baselineThreads }
+    let s = ledger.summary
+    let rounds = requests / roundSize
+    let ok = s.completedOnce == requests && s.completedTwice == 0 && s.failed == 0 && s.succeeded >= requests / 2
+        && percentile(s.latencies, 1) < 100 && transfers <= 2 * rounds
+        && openFileDescriptors() <= baselineFDs && threadCount() <= baselineThreads
+    return ["mode": "coalesce", "requests": requests, "rounds": rounds, "transfers": transfers, "succeeded": s.succeeded,
+            "cancelled": s.cancelled, "otherErrors": s.failed, "completedExactlyOnce": s.completedOnce,
+            "cancelLatencyMsMax": percentile(s.latencies, 1), "fdsBefore": baselineFDs, "fdsAfter": openFileDescriptors(),
+            "threadsBefore": baselineThreads, "threadsAfter": threadCount(), "peakRSSMB": peakResidentMegabytes(), "ok": ok]
+}
+
 /// A counting semaphore for tasks.
 final class AsyncSemaphore: Sendable {
     private let state: Mutex<(available: Int, waiters: [CheckedContinuation<Void, Never>])>
@@ -288,8 +341,10 @@ case "cancel":
     summary = runBlocking { await cancellations(server: server, requests: Int(requests)) }
 case "leak":
     summary = runBlocking { await leakRun(server: server, requests: Int(requests)) }
+case "coalesce":
+    summary = runBlocking { await coalesce(server: server, requests: Int(requests)) }
 default:
-    FileHandle.standardError.write(Data("usage: NetworkLayerStress soak|cancel|leak [--requests N]\n".utf8))
+    FileHandle.standardError.write(Data("usage: NetworkLayerStress soak|cancel|leak|coalesce [--requests N]\n".utf8))
     exit(2)
 }
 let json = summary.keys.sorted().map { key -> String in

@@ -26,6 +26,7 @@
 import BenchSupport
 import Foundation
 import NetworkLayer
+import NetworkLayerObservability
 import Synchronization
 
 /// The server under test, taken from `--url`.
@@ -150,6 +151,10 @@ if let cacheDirectory {
     Net.cache = .disk(directory: cacheDirectory, limit: 64 << 20)
 } else if options.cache == "memory" {
     Net.cache = .memory(limit: 64 << 20)
+}
+
+if options.observe {
+    Net.middlewares = [TracingMiddleware(), MetricsMiddleware()]
 }
 
 let decodedBytes = ByteCounter()

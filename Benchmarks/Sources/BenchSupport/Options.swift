@@ -20,6 +20,8 @@ import Glibc
 ///     --expect-items N     with --decode: the number of items each decoded array must have;
 ///                          with --events: the number of events the stream must have
 ///     --expect-data N      with --events: the total UTF-8 bytes of the events' `data` fields (a checksum)
+///     --observe            NetworkLayer only: every call through TracingMiddleware and MetricsMiddleware, with the
+///                          no-op tracer and metrics backend (nothing bootstrapped): what the middleware itself costs
 ///     --cache KIND         NetworkLayer only: a response cache, `memory` or `disk` (scenario 8); one request
 ///                          primes it before the clock starts, and every timed request must be a hit
 public struct Options: Sendable {
@@ -29,6 +31,7 @@ public struct Options: Sendable {
     public var decode = false
     public var decodeObject = false
     public var engineExecutor = false
+    public var observe = false
     public var output: String?
     public var stream = false
     public var events = false
@@ -60,6 +63,7 @@ public struct Options: Sendable {
             case "--decode": options.decode = true
             case "--decode-object": options.decodeObject = true
             case "--engine-executor": options.engineExecutor = true
+            case "--observe": options.observe = true
             case "--output": options.output = value(flag)
             case "--stream": options.stream = true
             case "--events": options.events = true

@@ -149,6 +149,10 @@ unsigned long nl_openssl_runtime_version(void);
 /// (NL_PIN_LENGTH bytes). Returns 1, or 0 when OpenSSL fails (`out` is then zeroed).
 int nl_sha256(const void *data, size_t length, unsigned char *out);
 
+/// Writes the HMAC-SHA256 (RFC 2104) of `length` bytes at `data` under `key_length` bytes at `key`
+/// to `out` (NL_PIN_LENGTH bytes). Either length may be 0 (its pointer is then not read). Returns
+/// 1, or 0 when OpenSSL fails or the key is longer than INT_MAX bytes (`out` is then zeroed).
+int nl_hmac_sha256(const void *key, size_t key_length, const void *data, size_t length, unsigned char *out);
 
 /// Length of a SHA-1 digest.
 #define NL_SHA1_LENGTH 20

@@ -142,11 +142,19 @@ struct CacheFreshness: Sendable {
         return CacheControl.deltaSeconds(trimmed).map(Double.init) ?? 0
     }
 
-    /// `value` when it is an entity-tag (`"..."` or `W/"..."`, RFC 9110 section 8.8.3), else `nil`.
+    /// `value` when it can validate the response: an entity-tag (`"..."` or `W/"..."`, RFC 9110
+    /// section 8.8.3), or an unquoted opaque value, as some servers send (httpbin's
+    /// `/etag/{etag}`), which browsers keep and send back as received, and so does this cache.
+    /// `nil` when it is empty, or holds a space, a control character, a comma or a quote out of
+    /// place: sent back, it would not read as one member of `If-None-Match`.
     static func validEntityTag(_ value: String) -> String? {
         var bytes = Substring(value).utf8[...]
         if bytes.starts(with: "W/".utf8) { bytes = bytes.dropFirst(2) }
-        guard bytes.count >= 2, bytes.first == UInt8(ascii: "\""), bytes.last == UInt8(ascii: "\"") else { return nil }
+        guard bytes.first == UInt8(ascii: "\"") else {
+            let opaque = bytes.allSatisfy { ($0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: ",")) || $0 >= 0x80 }
+            return !bytes.isEmpty && opaque ? value : nil
+        }
+        guard bytes.count >= 2, bytes.last == UInt8(ascii: "\"") else { return nil }
         let inner = bytes.dropFirst().dropLast()
         guard inner.allSatisfy({ $0 == 0x21 || ($0 >= 0x23 && $0 <= 0x7E) || $0 >= 0x80 }) else { return nil }
         return value

@@ -4,10 +4,11 @@ import Foundation
 /// kept in a cache file in the clear.
 ///
 /// - The URL key is the SHA-256 of the request URL (without its fragment).
-/// - The partition is the SHA-256 of the request's secret header values (`Authorization`, an API
-///   key, any header declared secret), sorted by name: a response is only ever served to a
-///   request carrying the same credentials, so a response fetched with one user's token never
-///   answers another user's request, or a request after signing out.
+/// - The partition is the SHA-256 of the values of the request's headers that identify the
+///   caller (``CacheRequest/ownerHeaderNames``: `Authorization`, an API key, any header declared
+///   secret, but not a per-attempt signature or nonce), sorted by name: a response is only ever
+///   served to a request carrying the same credentials, so a response fetched with one user's
+///   token never answers another user's request, or a request after signing out.
 /// - The variant key is the SHA-256 of the URL key, the partition and the request's values of
 ///   the headers the response's `Vary` names (RFC 9111 section 4.1), normalised.
 enum CacheKeys {
@@ -18,14 +19,14 @@ enum CacheKeys {
         return SHA256Digest.of(bytes)
     }
 
-    /// The partition of a request: the digest of its secret headers' names and values.
+    /// The partition of a request: the digest of its owner headers' names and values.
     static func partition(of request: CacheRequest) -> SHA256Digest? {
-        let secretNames = request.secretHeaderNames
+        let ownerNames = request.ownerHeaderNames
         var pairs: [(String, String)] = []
         for line in request.headers {
             if line.name.equalsIgnoringASCIICase("authorization") {
-                pairs.append(("authorization", line.value))
-            } else if !secretNames.isEmpty, case let name = SecretNames.folded(line.name), secretNames.contains(name) {
+                if request.keysAuthorization { pairs.append(("authorization", line.value)) }
+            } else if !ownerNames.isEmpty, case let name = SecretNames.folded(line.name), ownerNames.contains(name) {
                 pairs.append((name, line.value))
             }
         }

@@ -7,19 +7,24 @@ extension CacheRequest {
     /// any. `Vary` selects on these, so a response stored for `Accept-Encoding: gzip` or one
     /// session's cookies is not served to a request that sent something else.
     ///
-    /// Secret headers (the hop's secret names, and `Cookie`) key the stored responses by digest
-    /// and are never written to disk. The hop carries credentials when it goes to the provider's
-    /// own origin with the provider's ``Authentication``, or has an `Authorization` header: its
-    /// responses then stay in memory unless the provider opts in to disk.
+    /// The headers that identify the caller (``SecretNames/cacheOwnerHeaders``: `Authorization`,
+    /// the secret headers but those declared per attempt, those declared identifying, and the
+    /// `Cookie`) key the stored responses by digest; secret ones are never written to disk. The hop
+    /// carries credentials when it goes to the provider's own origin with the provider's
+    /// ``Authentication``, or has an `Authorization` header: its responses then stay in memory
+    /// unless the provider opts in to disk.
     init(_ hop: PreparedRequest, caching: RequestCaching) {
         let plan = TransferPlan(hop)
         var headers = hop.headers + plan.addedHeaders
         var secretNames = hop.secrets.headers
+        var ownerNames = hop.secrets.cacheOwnerHeaders
         if let jar = plan.options.cookieJar, let cookie = jar.cookieHeader(for: hop.url) {
             headers.append((name: "Cookie", value: cookie))
             secretNames.insert("cookie")
+            ownerNames.insert("cookie")
         }
         self.init(method: hop.method.rawValue, url: hop.urlText, headers: headers, foldedSecretHeaderNames: secretNames,
+                  ownerHeaderNames: ownerNames, keysAuthorization: hop.secrets.cacheKeysAuthorization,
                   hasAuthorization: hop.isHome && hop.resolved.authentication != nil,
                   allowsDiskStorageWhenAuthorized: caching.storesAuthorizedResponsesOnDisk)
     }

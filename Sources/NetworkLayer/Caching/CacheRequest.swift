@@ -11,10 +11,15 @@ struct CacheRequest: Sendable {
     /// cache reads `Cache-Control`, the conditional headers, `Range`, and the headers a stored
     /// response's `Vary` names.
     var headers: CacheHeaderLines
-    /// The lowercased names of the headers whose values are secrets (``SecretNames``' headers).
-    /// Their values key the stored responses, so a response is only served to a request carrying
-    /// the same credentials, and they are never written to disk (only their digest is).
+    /// The lowercased names of the headers whose values are secrets (``SecretNames``' headers):
+    /// never written to disk (only a digest of the owner headers' values is).
     var secretHeaderNames: Set<String>
+    /// The lowercased names of the headers whose values identify the caller besides
+    /// `Authorization` (``SecretNames/cacheOwnerHeaders``): they key the stored responses, so a
+    /// response is only served to a request carrying the same credentials.
+    var ownerHeaderNames: Set<String>
+    /// Whether `Authorization` keys the stored responses (``SecretNames/cacheKeysAuthorization``).
+    var keysAuthorization: Bool
     /// Whether the request carries `Authorization` (or another credential the library added).
     /// Such responses are stored in memory only, unless ``allowsDiskStorageWhenAuthorized``.
     var hasAuthorization: Bool
@@ -22,19 +27,24 @@ struct CacheRequest: Sendable {
     /// authorized requests on disk.
     var allowsDiskStorageWhenAuthorized: Bool
 
+    /// A request whose owner headers are `Authorization` and its secret headers.
     init(method: String, url: String, headers: CacheHeaderLines = [], secretHeaderNames: Set<String> = [],
          hasAuthorization: Bool = false, allowsDiskStorageWhenAuthorized: Bool = false) {
-        self.init(method: method, url: url, headers: headers, foldedSecretHeaderNames: Set(secretHeaderNames.map(SecretNames.folded)),
-                  hasAuthorization: hasAuthorization, allowsDiskStorageWhenAuthorized: allowsDiskStorageWhenAuthorized)
+        let secrets = Set(secretHeaderNames.map(SecretNames.folded))
+        self.init(method: method, url: url, headers: headers, foldedSecretHeaderNames: secrets, ownerHeaderNames: secrets,
+                  keysAuthorization: true, hasAuthorization: hasAuthorization,
+                  allowsDiskStorageWhenAuthorized: allowsDiskStorageWhenAuthorized)
     }
 
-    /// The same, with secret names lowercased already (a request's ``SecretNames`` are).
+    /// The same, with names lowercased already (a request's ``SecretNames`` are).
     init(method: String, url: String, headers: CacheHeaderLines, foldedSecretHeaderNames: Set<String>,
-         hasAuthorization: Bool, allowsDiskStorageWhenAuthorized: Bool) {
+         ownerHeaderNames: Set<String>, keysAuthorization: Bool, hasAuthorization: Bool, allowsDiskStorageWhenAuthorized: Bool) {
         self.method = method
         self.url = url
         self.headers = headers
         secretHeaderNames = foldedSecretHeaderNames
+        self.ownerHeaderNames = ownerHeaderNames
+        self.keysAuthorization = keysAuthorization
         self.hasAuthorization = hasAuthorization || headers.contains(named: "authorization")
         self.allowsDiskStorageWhenAuthorized = allowsDiskStorageWhenAuthorized
     }

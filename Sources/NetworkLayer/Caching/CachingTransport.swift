@@ -92,7 +92,8 @@ struct CachingTransport<Network: Transport>: Transport {
     /// freshened, ``CacheStatus/revalidated``.
     private nonisolated(nonsending) func validate(_ hop: PreparedRequest, sending conditional: PreparedRequest,
                                                   request: CacheRequest) async throws(NetworkError) -> HTTPResponse {
-        attemptLine?.write(conditional)
+        attemptLine?.write(conditional, renderedAs: hop, note: "revalidating the stored response: "
+                               + conditional.headers.dropFirst(hop.headers.count).map { "\($0.name): \($0.value)" }.joined(separator: ", "))
         let deadline = Date().addingTimeInterval(hop.timeout)
         let (outcome, requestTime) = await exchange(conditional)
         var response = try await answerFailure(outcome, request: request, hop: hop)
@@ -221,5 +222,14 @@ final class AttemptLine: Sendable {
     func write(_ hop: PreparedRequest, note: String? = nil) {
         guard !written.exchange(true, ordering: .relaxed) else { return }
         log.request(hop, curl: note == nil ? CurlCommand.render(TransferPlan(hop), redactingSecrets: true) : nil, cacheNote: note)
+    }
+
+    /// Writes the line for `sent`, the cache's conditional form of `built`, unless it was written:
+    /// its headers as sent, the `note` naming the validators the cache added, and the curl command
+    /// of `built`, as copy-as-curl renders it (the cache's validators are the cache's business:
+    /// one rendering of a request, whoever asks).
+    func write(_ sent: PreparedRequest, renderedAs built: PreparedRequest, note: String) {
+        guard !written.exchange(true, ordering: .relaxed) else { return }
+        log.request(sent, curl: CurlCommand.render(TransferPlan(built), redactingSecrets: true), cacheNote: note)
     }
 }

@@ -20,19 +20,19 @@ extension CurlErrorMapping {
     ///
     /// A server that closes at once after its alert can lose it: the request the client sends
     /// meanwhile is answered with a reset, which discards the alert unread. A connection that
-    /// broke before any byte of a response, with a certificate presented, says it may be that.
+    /// broke before any byte of a response, right after a handshake in which a certificate was
+    /// presented, is therefore ``NetworkError/invalidCertificate(_:)`` saying the server may have
+    /// refused it: never `.transport`, whose advice is to try again (and which a retry policy
+    /// retries), since the same certificate would be refused again.
     static func clientCertificateRefusal(_ code: CURLcode, message: String, facts: Facts, curl: CurlError,
                                          request: PreparedRequest) -> NetworkError? {
         let presented = facts.presentedClientCertificate
         let reason: String
         if presented, facts.receivedNothing, code == CURLE_SEND_ERROR || code == CURLE_RECV_ERROR,
            !message.localizedCaseInsensitiveContains("alert") {
-            return .transport(.init(request: request.redactedDescription,
-                                    reason: "the connection broke right after the TLS handshake, before any response (\(message)); "
-                                        + "a server that refuses the client certificate closes it so",
-                                    underlyingError: curl))
-        }
-        if message.localizedCaseInsensitiveContains("alert certificate required") {
+            reason = "the server may have refused the client certificate: it closed the connection right after the TLS "
+                + "handshake in which the certificate was sent, before any response, as a server that does not trust it does"
+        } else if message.localizedCaseInsensitiveContains("alert certificate required") {
             reason = presented
                 ? "the server requires a client certificate and took the one presented as none"
                 : "the server requires a client certificate, and this request presented none: set the provider's clientCertificate"

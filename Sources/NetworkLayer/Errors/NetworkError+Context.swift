@@ -3,9 +3,13 @@ import Foundation
 extension NetworkError {
     /// What the library knew when the error happened.
     public struct Context: Sendable {
-        /// The request, as `METHOD URL` with credentials redacted; `nil` when unknown.
+        /// The request, as `METHOD URL` with credentials redacted. Every error the library raises
+        /// about a request has it (for one refused before its URL was built, `METHOD endpoint`);
+        /// `nil` only in a context your own code made without one (`throw NetworkError.notFound`).
         public var request: String?
-        /// The precise cause in words, e.g. "the server closed the connection before the body was complete".
+        /// The precise cause in words, e.g. "the server closed the connection before the body was
+        /// complete". Every error the library raises has it; `nil` in a context your own code made
+        /// without one.
         public var reason: String?
         /// The HTTP status of the response, when there was one.
         public var statusCode: Int?
@@ -144,12 +148,17 @@ extension NetworkError {
 }
 
 extension NetworkError.Context: CustomReflectable {
-    /// The context's parts by their public names, as `dump` and `String(reflecting:)` showed them
-    /// before the rare parts were boxed: the boxes stay out of sight.
+    /// The context's parts that are there, by their public names and unwrapped (no
+    /// `Optional(…)`), for `dump` and `print`: the boxes and internal flags stay out of sight, and
+    /// a server's error body shows by its type.
     public var customMirror: Mirror {
-        Mirror(self, children: ["request": request as Any, "reason": reason as Any, "statusCode": statusCode as Any,
-                                "underlyingError": underlyingError as Any, "serverError": serverError as Any,
-                                "response": response as Any, "concernsClientCertificate": concernsClientCertificate],
-               displayStyle: .struct)
+        var children: [(label: String?, value: Any)] = []
+        if let request { children.append(("request", request)) }
+        if let reason { children.append(("reason", reason)) }
+        if let statusCode { children.append(("statusCode", statusCode)) }
+        if let underlyingError { children.append(("underlyingError", underlyingError)) }
+        if let serverError { children.append(("serverError", type(of: serverError))) }
+        if let response { children.append(("response", response)) }
+        return Mirror(self, children: children, displayStyle: .struct)
     }
 }

@@ -76,6 +76,6 @@ extension NetworkError: LocalizedError {
         }
     }
 
-    /// The HTTP status or user code, when there is one.
+    /// The precise cause in words, ``Context/reason``, when there is one.
     public var failureReason: String? { context?.reason }
 }

@@ -186,7 +186,8 @@ struct NetworkLog: Sendable {
                 ?? resolved.unpreparedURL()
             entrySink(NetworkLogEntry(phase: .failure, level: .error, requestID: id, method: request?.method ?? resolved.method,
                                       url: url, isMocked: mocked, message: message,
-                                      statusCode: error.context?.statusCode, elapsed: elapsed, errorDescription: description))
+                                      statusCode: error.context?.statusCode, elapsed: elapsed, errorDescription: description,
+                                      errorCode: error.code))
         }
     }
 
@@ -202,6 +203,7 @@ struct NetworkLog: Sendable {
         let counted = request.resolved.streamKind?.items(items) ?? "\(items) items"
         let how: String
         var errorDescription: String?
+        var errorCode: String?
         switch ending {
         case .finished: how = "finished"
         case .cancelled(let reason): how = "cancelled: \(reason)"
@@ -209,6 +211,7 @@ struct NetworkLog: Sendable {
             let description = Redactor.scrub(error.errorDescription ?? "\(error)", secrets: secrets).escapingControlCharacters
             how = "failed: \(description)"
             errorDescription = description
+            errorCode = error.code
         }
         let headline = Redactor.scrub("⇣ stream of \(request.redactedDescription.escapingControlCharacters) ended after "
                                       + "\(Self.milliseconds(elapsed)) ms, \(counted), \(bytes) bytes, \(how)\(mockMark)", secrets: secrets)
@@ -231,7 +234,7 @@ struct NetworkLog: Sendable {
             let failed = errorDescription != nil
             entrySink(NetworkLogEntry(phase: .streamEnded, level: failed ? .error : .info, requestID: id, method: request.method,
                                       url: url, isMocked: mocked, message: headline, elapsed: elapsed, bytesReceived: bytes,
-                                      errorDescription: errorDescription))
+                                      errorDescription: errorDescription, errorCode: errorCode))
             if let preview {
                 entrySink(NetworkLogEntry(phase: .streamEnded, level: .debug, requestID: id, method: request.method, url: url,
                                           isMocked: mocked, message: Redactor.scrub("⇣ items of \(request.redactedDescription)", secrets: secrets),

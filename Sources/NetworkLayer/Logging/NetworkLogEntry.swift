@@ -13,7 +13,7 @@ import Foundation
 /// The summary of each event is an ``Level-swift.enum/info`` entry (method, redacted URL,
 /// status, elapsed time, byte counts, metrics, redacted headers); bodies come in a separate
 /// ``Level-swift.enum/debug`` entry, so a logger at `info` never formats them; failures are
-/// ``Level-swift.enum/error``.
+/// ``Level-swift.enum/error``, with why in ``errorCode`` and ``errorDescription``.
 ///
 /// Everything in an entry is redacted exactly as the text log is, by the same rules: secret
 /// headers and query items read `<redacted>`, secret JSON fields in body previews too, and a
@@ -21,20 +21,8 @@ import Foundation
 /// server sent (ESC, BEL, CR, NUL, DEL, C1) are escaped (`\u{1B}`) in every text, as in the text
 /// log; ``body`` keeps its tabs and line breaks.
 ///
-/// Bridging to [swift-log](https://github.com/apple/swift-log) (the full example is
-/// `Examples/SwiftLogBridge`):
-///
-/// ```swift
-/// let logger = Logger(label: "network")
-/// Net.isVerbose = false  // no text log on standard error
-/// Net.logEntryHandler = { entry in
-///     var metadata: Logger.Metadata = ["request": "\(entry.requestID)", "method": "\(entry.method.rawValue)",
-///                                      "url": "\(entry.url)"]
-///     if let status = entry.statusCode { metadata["status"] = "\(status)" }
-///     logger.log(level: entry.level == .error ? .error : entry.level == .info ? .info : .debug,
-///                "\(entry.message)", metadata: metadata)
-/// }
-/// ```
+/// To send entries to [swift-log](https://github.com/apple/swift-log), use `SwiftLogBridge` from
+/// the opt-in product `NetworkLayerObservability`: `Net.logEntryHandler = SwiftLogBridge(logger: logger).handle`.
 public struct NetworkLogEntry: Sendable, Equatable, CustomStringConvertible {
     /// Which event of a request an entry reports.
     public enum Phase: String, Sendable, CaseIterable {
@@ -109,8 +97,14 @@ public struct NetworkLogEntry: Sendable, Equatable, CustomStringConvertible {
     public let body: String?
     /// The request as a `curl` command line with secrets redacted (the request's debug entry).
     public let curlCommand: String?
-    /// Why the request failed (failures): the error's description.
+    /// Why the request failed (failures; a stream that ended with an error): the error's
+    /// description, with the reason in words ("The request timed out: no complete answer within
+    /// the timeout of 10 s (…). (GET https://…)"), redacted like the rest. ``statusCode`` is `nil` for a failure no
+    /// response caused (a timeout, a refused connection).
     public let errorDescription: String?
+    /// The failed request's ``NetworkError/code`` (failures; a stream that ended with an error):
+    /// `"timeOut"`, `"apiError"`…, to filter and count failures by.
+    public let errorCode: String?
     /// Where the response came from when the manager has a response cache (response entries):
     /// ``CacheStatus/hit``, ``CacheStatus/revalidated``, ``CacheStatus/miss`` or
     /// ``CacheStatus/stale``, as the text log's `[HIT]` mark says; `nil` without a cache, and
@@ -120,7 +114,7 @@ public struct NetworkLogEntry: Sendable, Equatable, CustomStringConvertible {
     init(phase: Phase, level: Level, requestID: Int, method: HTTPMethod, url: String, isMocked: Bool, message: String,
          statusCode: Int? = nil, elapsed: Duration? = nil, bytesSent: Int64? = nil, bytesReceived: Int64? = nil,
          metrics: TransferMetrics? = nil, headers: [Header] = [], body: String? = nil, curlCommand: String? = nil,
-         errorDescription: String? = nil, cacheStatus: CacheStatus? = nil) {
+         errorDescription: String? = nil, errorCode: String? = nil, cacheStatus: CacheStatus? = nil) {
         self.phase = phase
         self.level = level
         self.requestID = requestID
@@ -137,6 +131,7 @@ public struct NetworkLogEntry: Sendable, Equatable, CustomStringConvertible {
         self.body = body
         self.curlCommand = curlCommand
         self.errorDescription = errorDescription
+        self.errorCode = errorCode
         self.cacheStatus = cacheStatus
     }
 

@@ -176,6 +176,32 @@ extension NetworkManager {
         set { settings.withLock { $0.interceptors = newValue } }
     }
 
+    /// Middlewares around every call of this manager: outermost, before the provider's and the
+    /// request's. Each runs once per call, around mocks, the cache, retries and redirects.
+    /// Default: none. Read when a request starts.
+    ///
+    /// ```swift
+    /// Net.middlewares = [Timing()]
+    /// ```
+    ///
+    /// See ``RequestMiddleware``.
+    public var middlewares: [any RequestMiddleware] {
+        get { settings.withLock { $0.middlewares } }
+        set { settings.withLock { $0.middlewares = newValue } }
+    }
+
+    /// Middlewares around each request that goes on the wire: every attempt and every hop of a
+    /// redirect, a cache's revalidation too; never a cache hit or a mock. Default: none. Read
+    /// when a request starts.
+    ///
+    /// ```swift
+    /// Net.networkMiddlewares = [Timing()]   // once per request on the wire
+    /// ```
+    public var networkMiddlewares: [any RequestMiddleware] {
+        get { settings.withLock { $0.networkMiddlewares } }
+        set { settings.withLock { $0.networkMiddlewares = newValue } }
+    }
+
     /// Which redirects requests follow, unless their provider or the request says otherwise.
     /// Default ``RedirectPolicy/follow(maximum:)`` with 10.
     public var redirectPolicy: RedirectPolicy {

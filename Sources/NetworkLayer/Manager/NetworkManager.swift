@@ -124,11 +124,11 @@ public final class NetworkManager: Sendable {
     func execute<Response: Decodable & Sendable>(_ resolved: ResolvedRequest, parser: (@Sendable (HTTPResponse) throws -> Response)?)
         async throws(NetworkError) -> (value: Response, response: HTTPResponse)
     {
-        let pipeline = RequestPipeline(resolved: resolved, transport: transport(for: resolved), started: .now)
+        let pipeline = RequestPipeline(resolved: resolved, transport: RequestPipeline.transport(for: resolved, mocks: mocks), started: .now)
         var sent: PreparedRequest?
         defer { resolved.progress?.finish?() }
         do throws(NetworkError) {
-            if Task.isCancelled { throw .cancelled(.init(reason: "it was cancelled before it started")) }
+            if Task.isCancelled { throw .cancelled(.init(request: resolved.describeUnprepared(), reason: "it was cancelled before it started")) }
             var response = try await pipeline.run(sending: &sent)
             guard let last = sent else { throw .transport(.init(reason: "the request was not sent")) }
             if let stream = response.stream, !response.expectations.acceptableStatuses.contains(response.statusCode) {
@@ -149,18 +149,10 @@ public final class NetworkManager: Sendable {
         } catch {
             // No secret value of the request in any text of the error, whoever wrote that text.
             let error = sent.map { error.describingRequest($0.redactedDescription).redactingSecrets($0.redactor.secretValues(of: $0)) }
-                ?? error
+                ?? error.describingRequest(resolved.describeUnprepared())
             resolved.log?.failure(error, of: sent, resolved: resolved, elapsed: pipeline.started.duration(to: .now))
             throw error
         }
-    }
-
-    /// Where a request's hops go: the mocks, or libcurl, behind the response cache when the
-    /// request has one.
-    private func transport(for resolved: ResolvedRequest) -> any Transport {
-        if let directory = resolved.mockResponsesDirectory { return MockTransport(store: MockStore(directory: directory), registry: mocks) }
-        guard let caching = resolved.cache else { return CurlTransport() }
-        return CachingTransport(caching, wrapping: CurlTransport(), log: resolved.log)
     }
 
     /// A stream is watched (the log tells its end; record mode writes its body as it is read); in
@@ -215,7 +207,8 @@ public final class NetworkManager: Sendable {
     public func curlCommand<Response>(for request: BaseRequest<Response>, redactingSecrets: Bool = true,
                                       isolation: isolated (any Actor)? = #isolation) async throws(NetworkError) -> String {
         let resolved = request.resolved(with: settings.withLock { $0 })
-        let attempt = try await RequestPipeline(resolved: resolved, transport: transport(for: resolved), started: .now).firstAttempt()
+        let attempt = try await RequestPipeline(resolved: resolved, transport: RequestPipeline.transport(for: resolved, mocks: mocks),
+                                                started: .now).firstAttempt()
         return CurlCommand.render(TransferPlan(attempt), redactingSecrets: redactingSecrets)
     }
 

@@ -32,6 +32,8 @@ struct Settings: Sendable {
         /// The store for ``cookieStorage``; `nil` for `.none`.
         var cookieJar: CookieJar?
         var interceptors: [any RequestInterceptor] = []
+        var middlewares: [any RequestMiddleware] = []
+        var networkMiddlewares: [any RequestMiddleware] = []
         var redirectPolicy = RedirectPolicy.follow()
         var timeouts = Timeouts()
         var httpVersion = HTTPVersion.automatic

@@ -66,6 +66,8 @@ public final class MockRegistry: Sendable {
     /// `basePath`; escaped or not, with or without a trailing slash. The query is not compared,
     /// unless `path` has one (`/search?term=jazz`): then the request must carry exactly those
     /// query items, in any order, and such a registration is preferred to one without a query.
+    /// The host is not compared: for two providers with the same path, register the full path
+    /// (base path included, tried first), the request's class, or a closure reading the host.
     public func register(_ method: HTTPMethod, _ path: String, _ response: MockResponse) {
         register(method, path, answer: .sequence([response], next: 0))
     }

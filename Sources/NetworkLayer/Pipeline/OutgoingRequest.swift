@@ -8,7 +8,7 @@ import Foundation
 /// ```swift
 /// func adapt(_ request: inout OutgoingRequest) async throws {
 ///     let payload = request.method.rawValue + request.url.path + (request.body.map { String(decoding: $0, as: UTF8.self) } ?? "")
-///     request.setHeader("X-Signature", hmacSHA256(key: secret, payload))   // a secret-looking name: redacted in logs
+///     request.setHeader("X-Signature", Signing.hex(try Signing.hmacSHA256(key: secret, message: payload)))   // redacted: its name looks secret
 ///     request.setQueryItem("X-Expires", "300")
 ///     request.setHeader("X-Request-Time", timestamp, secret: false)
 /// }
@@ -34,6 +34,19 @@ public struct OutgoingRequest: Sendable {
     private var changedBody: PreparedBody?
     /// Why a change cannot be sent (a new body for a streamed one), reported when the attempt is built.
     private(set) var refusal: String?
+    /// The changes made through the public methods, in order, to make them again on the same
+    /// request prepared anew (``replayed(on:)``).
+    private var edits: [Edit] = []
+
+    private enum Edit: Sendable {
+        case setHeader(String, String, secret: Bool)
+        case addHeader(String, String, secret: Bool)
+        case removeHeader(String)
+        case setQueryItem(String, String, secret: Bool)
+        case setBody(Data, contentType: String?)
+        case setURL(URL)
+        case identifiesCaller(String, Bool)
+    }
 
     /// The HTTP method. May be changed, e.g. to tunnel a method through `POST`.
     public var method: HTTPMethod {
@@ -72,6 +85,10 @@ public struct OutgoingRequest: Sendable {
     private(set) var setNames: Set<String> = []
     /// Names declared secret here.
     private(set) var declaredSecrets = SecretNames()
+    /// Header names declared public here (`secret: false`), lowercased.
+    private(set) var declaredPublic: Set<String> = []
+    /// Header names declared here to identify the caller, or not, to the response cache (lowercased).
+    private(set) var declaredCallers: [String: Bool] = [:]
     /// Whether anything changed, so an unchanged request is sent as it was prepared.
     private(set) var isModified = false
     /// Whether the URL is still at the provider's origin.
@@ -102,6 +119,28 @@ public struct OutgoingRequest: Sendable {
         Dictionary(headerList.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
     }
 
+    /// The URL's scheme (`"https"`), host and port (the scheme's default when the URL names none):
+    /// the origin the attempt goes to. Read from the provider's settings while the attempt is at
+    /// its origin, without parsing ``url``.
+    public var origin: (scheme: String, host: String, port: Int) {
+        if changedURL == nil, request.isHome, case .endpoint = request.resolved.target {
+            let location = request.resolved.location
+            return (location.scheme.rawValue, location.host, location.port ?? (location.scheme == .https ? 443 : 80))
+        }
+        let url = self.url
+        let scheme = url.scheme?.lowercased() ?? ""
+        return (scheme, url.host ?? "", url.port ?? (scheme == "https" ? 443 : 80))
+    }
+
+    /// ``url`` as the log shows it: secret query values (credentials, the names declared secret,
+    /// names that look secret) replaced by `<redacted>`, control characters escaped. For a span's
+    /// `url.full` or a log line of your own.
+    public var redactedURL: String {
+        let redactor = Redactor(names: request.redactor.names.union(declaredSecrets))
+        let text = redactor.redact(urlString: changedURL?.absoluteString ?? request.urlText)
+        return HeaderFields.printable(Redactor.scrub(text, secrets: request.redactor.secretValues(of: request)))
+    }
+
     /// The value of a header, looked up ignoring case; `nil` when absent. A repeated header
     /// gives its first value. Raw, like ``headers``.
     public func value(forHeader name: String) -> String? {
@@ -114,38 +153,108 @@ public struct OutgoingRequest: Sendable {
     }
 
     /// Sets a header, replacing every one of the same name (ignoring case). It is a secret
-    /// (redacted in the log, errors and copy-as-curl, never sent to another origin) when the
-    /// redaction rules already treat its name as one (`Authorization`, names with `token`,
-    /// `secret`, `signature`, `auth`, …, and ``NetworkManager/redactedHeaderNames``); say so with
-    /// ``setHeader(_:_:secret:)`` otherwise.
+    /// (redacted in the log, errors and copy-as-curl, never sent to another origin, and its value
+    /// keys the response cache) when the redaction rules already treat its name as one
+    /// (`Authorization`, names with `token`, `secret`, `signature`, `auth`, …, and
+    /// ``NetworkManager/redactedHeaderNames``); say so with ``setHeader(_:_:secret:)`` otherwise.
     public mutating func setHeader(_ name: String, _ value: String) {
-        setHeader(name, value, secret: redactor.isSecretHeader(name))
+        setHeader(name, value, secret: !declaredPublic.contains(SecretNames.folded(name)) && redactor.isSecretHeader(name))
     }
 
     /// Sets a header, replacing every one of the same name (ignoring case), declaring whether
-    /// its value is a secret. `secret: false` cannot make a name the redaction rules treat as
-    /// secret public.
+    /// its value is a secret.
+    ///
+    /// `secret: false` makes the header public even when its name looks secret (`X-Signature`):
+    /// shown in the log, errors and copy-as-curl, and not part of the response cache's key.
+    /// `Authorization`, `Proxy-Authorization`, `Cookie` and the names declared secret elsewhere
+    /// (``NetworkManager/redactedHeaderNames``, a provider's or request's `secretHeaderNames`,
+    /// what an ``Authentication`` adds) stay secret.
+    ///
+    /// A secret header's value keys the response cache: a response is served only to requests
+    /// carrying the same value. For a secret that changes with every attempt, say so with
+    /// ``setHeader(_:_:secret:identifiesCaller:)``.
     public mutating func setHeader(_ name: String, _ value: String, secret: Bool) {
+        edits.append(.setHeader(name, value, secret: secret))
+        replaceHeader(name, value, secret: secret)
+    }
+
+    private mutating func replaceHeader(_ name: String, _ value: String, secret: Bool) {
         headerList.removeAll { $0.name.equalsIgnoringASCIICase(name) }
-        addHeader(name, value, secret: secret)
+        appendHeader(name, value, secret: secret)
+    }
+
+    /// Sets a header, replacing every one of the same name (ignoring case), declaring whether its
+    /// value is a secret and whether it identifies the caller to the response cache.
+    ///
+    /// The cache serves a stored response only to requests whose identifying headers carry the
+    /// same values, so that one caller's response never answers another's. `Authorization` and
+    /// every secret header identify the caller unless declared otherwise; public ones do not.
+    ///
+    /// - `identifiesCaller: false` for a secret that changes with every attempt and names no one
+    ///   by itself: a timestamped signature, a nonce. Keyed by it, the cache would never hit.
+    /// - `identifiesCaller: true` for a public value that says who is asking: a key id, a tenant.
+    ///
+    /// A signer declares both, so that its responses are cached per key and served again:
+    ///
+    /// ```swift
+    /// request.setHeader("X-Key-ID", keyID, secret: false, identifiesCaller: true)
+    /// request.setHeader("X-Signature", signature, secret: true, identifiesCaller: false)
+    /// ```
+    ///
+    /// A signature declared `identifiesCaller: false` with nothing identifying beside it would
+    /// let two keys share cached responses: send what the server tells keys apart by.
+    public mutating func setHeader(_ name: String, _ value: String, secret: Bool, identifiesCaller: Bool) {
+        setHeader(name, value, secret: secret)
+        edits.append(.identifiesCaller(name, identifiesCaller))
+        declaredCallers[SecretNames.folded(name)] = identifiesCaller
     }
 
     /// Adds a header line, keeping those of the same name: `Accept: text/html` and
     /// `Accept: application/json` go as two lines. Secret as for ``setHeader(_:_:)``.
     public mutating func addHeader(_ name: String, _ value: String) {
-        addHeader(name, value, secret: redactor.isSecretHeader(name))
+        addHeader(name, value, secret: !declaredPublic.contains(SecretNames.folded(name)) && redactor.isSecretHeader(name))
     }
 
-    /// Adds a header line, keeping those of the same name, declaring whether its value is a secret.
+    /// Adds a header line, keeping those of the same name, declaring whether its value is a
+    /// secret (see ``setHeader(_:_:secret:)``).
     public mutating func addHeader(_ name: String, _ value: String, secret: Bool) {
+        edits.append(.addHeader(name, value, secret: secret))
+        appendHeader(name, value, secret: secret)
+    }
+
+    private mutating func appendHeader(_ name: String, _ value: String, secret: Bool) {
         headerList.append((name, value))
-        setNames.insert(SecretNames.folded(name))
-        if secret { declaredSecrets.insert(header: name) }
+        let folded = SecretNames.folded(name)
+        setNames.insert(folded)
+        if secret {
+            declaredSecrets.insert(header: name)
+            declaredPublic.remove(folded)
+        } else {
+            declaredSecrets.remove(header: name)
+            declaredPublic.insert(folded)
+        }
         isModified = true
+    }
+
+    /// Adds a header line, keeping those of the same name, declaring whether its value is a
+    /// secret and whether it identifies the caller (see ``setHeader(_:_:secret:identifiesCaller:)``).
+    public mutating func addHeader(_ name: String, _ value: String, secret: Bool, identifiesCaller: Bool) {
+        addHeader(name, value, secret: secret)
+        edits.append(.identifiesCaller(name, identifiesCaller))
+        declaredCallers[SecretNames.folded(name)] = identifiesCaller
+    }
+
+    /// The request's secret names with what was declared here: the rules for this attempt.
+    var secrets: SecretNames {
+        var secrets = request.secrets.union(declaredSecrets)
+        for name in declaredPublic { secrets.insert(publicHeader: name) }
+        for (name, identifies) in declaredCallers { secrets.insert(header: name, identifiesCaller: identifies) }
+        return secrets
     }
 
     /// Removes every header of this name (ignoring case).
     public mutating func removeHeader(_ name: String) {
+        edits.append(.removeHeader(name))
         headerList.removeAll { $0.name.equalsIgnoringASCIICase(name) }
         isModified = true
     }
@@ -158,6 +267,7 @@ public struct OutgoingRequest: Sendable {
     /// request.setQueryItem("X-Signature", signature, secret: true)
     /// ```
     public mutating func setQueryItem(_ name: String, _ value: String, secret: Bool = false) {
+        edits.append(.setQueryItem(name, value, secret: secret))
         let current = url
         let text = current.absoluteString
         let fragmentStart = text.firstIndex(of: "#") ?? text.endIndex
@@ -183,6 +293,7 @@ public struct OutgoingRequest: Sendable {
     /// is given. A streamed body (a file, a multipart form, a sequence) cannot be replaced: the
     /// attempt then fails with ``NetworkError/invalidRequest(_:)``.
     public mutating func setBody(_ data: Data, contentType: String? = nil) {
+        edits.append(.setBody(data, contentType: contentType))
         switch request.body {
         case .file?, .multipart?, .stream?:
             refusal = "a streamed body (a file, a multipart form or a sequence) cannot be replaced"
@@ -191,18 +302,18 @@ public struct OutgoingRequest: Sendable {
             body = data
             bodyLength = data.count
         }
-        if let contentType { setHeader("Content-Type", contentType, secret: false) }
+        if let contentType { replaceHeader("Content-Type", contentType, secret: false) }
         isModified = true
     }
 
     /// Moves the attempt to `newURL`; another origin leaves every secret behind.
     private mutating func setURL(_ newURL: URL) {
+        edits.append(.setURL(newURL))
         isModified = true
         let old = url
         changedURL = newURL
         guard let from = Origin(old), let to = Origin(newURL), from == to else {
             isHome = false
-            let secrets = redactor.names.union(declaredSecrets)
             let rules = Redactor(names: secrets)
             headerList.removeAll { rules.isSecretHeader($0.name) || $0.name.equalsIgnoringASCIICase("Host") }
             changedURL = Self.removingSecretQueryItems(from: newURL, rules: rules)
@@ -224,6 +335,29 @@ public struct OutgoingRequest: Sendable {
         let rebuilt = String(text[..<mark]) + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&")) + text[fragmentStart...]
         return URL(string: rebuilt) ?? url
     }
+
+    /// `request` with the changes made here made again, in the same order: a middleware's changes
+    /// kept when the call's first attempt is prepared anew (fresh credentials).
+    func replayed(on request: OutgoingRequest) -> OutgoingRequest {
+        var replayed = request
+        for edit in edits {
+            switch edit {
+            case .setHeader(let name, let value, let secret): replayed.setHeader(name, value, secret: secret)
+            case .addHeader(let name, let value, let secret): replayed.addHeader(name, value, secret: secret)
+            case .removeHeader(let name): replayed.removeHeader(name)
+            case .setQueryItem(let name, let value, let secret): replayed.setQueryItem(name, value, secret: secret)
+            case .setBody(let data, let contentType): replayed.setBody(data, contentType: contentType)
+            case .setURL(let url): replayed.url = url
+            case .identifiesCaller(let name, let identifies): replayed.declaredCallers[SecretNames.folded(name)] = identifies
+            }
+        }
+        if method != request.method { replayed.method = method }
+        if timeout != request.timeout { replayed.timeout = timeout }
+        return replayed
+    }
+
+    /// The request this is the outgoing form of, as it was before any change here.
+    var original: PreparedRequest { request }
 
     /// The URL an interceptor set, and the body.
     var changes: (url: URL?, body: PreparedBody?) { (changedURL, changedBody) }
@@ -262,7 +396,7 @@ extension OutgoingRequest: CustomStringConvertible, CustomDebugStringConvertible
     /// names and those declared here):
     /// `POST https://api.example.com/orders [Authorization: <redacted>, X-Signature: <redacted>] 27 bytes`.
     public var description: String {
-        let redactor = Redactor(names: request.redactor.names.union(declaredSecrets))
+        let redactor = Redactor(names: secrets)
         let headerText = headerList.map { "\($0.name): \(redactor.redact(header: $0.name, value: $0.value))" }.joined(separator: ", ")
         let size = body.map { "\($0.count) bytes" } ?? bodyLength.map { "\($0) bytes, streamed" } ?? (request.body == nil ? "no body" : "streamed body")
         let text = "\(method.rawValue) \(redactor.redact(urlString: changedURL?.absoluteString ?? request.urlText)) [\(headerText)] \(size)"

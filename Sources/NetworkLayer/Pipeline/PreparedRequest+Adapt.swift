@@ -9,7 +9,7 @@ extension PreparedRequest {
     /// the names they set are remembered, so that a redirect to another origin leaves them behind.
     func adapted(_ outgoing: OutgoingRequest) -> PreparedRequest {
         guard outgoing.isModified else { return self }
-        var secrets = self.secrets.union(outgoing.declaredSecrets)
+        var secrets = outgoing.secrets
         let (changedURL, changedBody) = outgoing.changes
         let urlText = changedURL?.absoluteString ?? self.urlText
         secrets.addLookalikes(headers: outgoing.headerList,

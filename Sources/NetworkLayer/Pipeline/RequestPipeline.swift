@@ -16,6 +16,8 @@ struct RequestPipeline {
     let transport: any Transport
     /// When the request started: its timeout counts from here, across attempts and redirects.
     let started: ContinuousClock.Instant
+    /// What the middlewares watching this run asked to be told; `nil` without any.
+    var observers: [any RequestObserver]? = nil
 
     /// What the loop knows between attempts.
     struct State {
@@ -25,14 +27,46 @@ struct RequestPipeline {
         var hasRefreshed = false
     }
 
+    /// The first attempt as prepared, and what a token refresh needs to prepare it again.
+    struct Base {
+        let prepared: PreparedRequest
+        let providerHeaders: [String: String]
+        let credentials: Authentication.Credentials?
+        /// What the middlewares changed, replayed on a request prepared again with fresh credentials.
+        var changes: MiddlewareChanges?
+
+        /// The first attempt prepared again with `credentials`, the middlewares' changes replayed.
+        func prepared(with credentials: Authentication.Credentials, by resolved: ResolvedRequest) throws(NetworkError) -> PreparedRequest {
+            let fresh = try resolved.prepare(providerHeaders: providerHeaders, credentials: credentials)
+            guard let changes else { return fresh }
+            return fresh.adapted(changes.request.replayed(on: fresh.outgoing()))
+        }
+    }
+
+    /// A middleware's changes, boxed: a `Base` stays four words, cheap to pass along every request.
+    final class MiddlewareChanges: Sendable {
+        let request: OutgoingRequest
+        init(_ request: OutgoingRequest) { self.request = request }
+    }
+
     /// The final response. `sending` is the hop being sent (then the one that got the response),
     /// for the error and the log to describe: `nil` until the request is prepared.
     nonisolated(nonsending) func run(sending hop: inout PreparedRequest?) async throws(NetworkError) -> HTTPResponse {
         let providerHeaders = try await self.providerHeaders()
-        var state = State(credentials: try await resolved.authentication?.credentials())
-        var prepared = try resolved.prepare(providerHeaders: providerHeaders, credentials: state.credentials)
+        let credentials = try await resolved.authentication?.credentials()
+        let prepared = try resolved.prepare(providerHeaders: providerHeaders, credentials: credentials)
         hop = prepared
         if let log = resolved.log, !resolved.isMocked { Self.logRouting(of: prepared, to: log) }
+        let base = Base(prepared: prepared, providerHeaders: providerHeaders, credentials: credentials)
+        if resolved.middlewares.isEmpty { return try await attempts(from: base, sending: &hop) }
+        return try await aroundMiddlewares(base, sending: &hop)
+    }
+
+    /// Every attempt and hop of the call from `base`, until the outcome is its result.
+    @inline(__always)
+    nonisolated(nonsending) func attempts(from base: Base, sending hop: inout PreparedRequest?) async throws(NetworkError) -> HTTPResponse {
+        var state = State(credentials: base.credentials)
+        var prepared = base.prepared
         var attempt = try await adapt(prepared)
         // With a cache, the cache step writes this line: only it knows whether the request goes out.
         if resolved.cache == nil { resolved.log?.request(attempt, curl: CurlCommand.render(TransferPlan(attempt), redactingSecrets: true)) }
@@ -60,7 +94,7 @@ struct RequestPipeline {
                     state.attempt += 1
                     if let fresh = try await resolved.authentication?.credentials(), fresh.token != state.credentials?.token {
                         state.credentials = fresh
-                        prepared = try resolved.prepare(providerHeaders: providerHeaders, credentials: fresh)
+                        prepared = try base.prepared(with: fresh, by: resolved)
                     }
                     var next = prepared.limited(to: remainingTime)
                     if let offset = retry.resumeOffset, let validator = download?.validator {
@@ -103,10 +137,17 @@ struct RequestPipeline {
     private nonisolated(nonsending) func next(after outcome: RequestOutcome, of attempt: PreparedRequest, hop: PreparedRequest,
                                               download: PendingDownload?, state: inout State) async throws(NetworkError) -> Step {
         if let next = try follow(outcome, from: hop, of: attempt, redirects: &state.redirects) {
+            if let observers, case .response(let response) = outcome {
+                let redirect = Redirect(from: hop.url, to: next.url, statusCode: response.statusCode)
+                for observer in observers { observer.didRedirect(redirect) }
+            }
             return .redirect(next)
         }
         guard let retry = try await decide(after: outcome, of: attempt, hop: hop, download: download, state: &state) else {
             return .result
+        }
+        if let observers {
+            for observer in observers { observer.willRetry(after: outcome, attempt: state.attempt, delay: retry.delay) }
         }
         return .retry(retry)
     }

@@ -10,8 +10,17 @@ extension ResolvedRequest {
     ///   - credentials: what the authentication adds: headers between the provider's and the
     ///     request's, query items after the parameters.
     /// A full URL of another origin than the provider's gets neither the credentials nor the
-    /// provider's secret headers.
+    /// provider's secret headers. Every error it throws names the request (`METHOD endpoint`, as
+    /// it has no URL yet).
     func prepare(providerHeaders: [String: String], credentials: Authentication.Credentials? = nil) throws(NetworkError) -> PreparedRequest {
+        do {
+            return try build(providerHeaders: providerHeaders, credentials: credentials)
+        } catch {
+            throw error.describingRequest(describeUnprepared())
+        }
+    }
+
+    private func build(providerHeaders: [String: String], credentials: Authentication.Credentials?) throws(NetworkError) -> PreparedRequest {
         if let problem = method.problem { throw .invalidRequest(.init(request: describeUnprepared(), reason: problem)) }
         let (base, isHome) = try targetURL()
         let credentials = isHome ? credentials : nil
@@ -19,10 +28,15 @@ extension ResolvedRequest {
         for header in credentials?.headers ?? [] { secrets.insert(header: header.name) }
         for item in credentials?.queryItems ?? [] { secrets.insert(queryItem: item.name) }
 
-        let (query, body) = try encodedParameters()
+        var (query, body) = try encodedParameters()
         let url = try finalURL(base, query: query, credentials: credentials?.queryItems ?? [], secrets: secrets)
-        let headers = try mergedHeaders(isHome ? providerHeaders : publicHeaders(providerHeaders, secrets: secrets),
+        var headers = try mergedHeaders(isHome ? providerHeaders : publicHeaders(providerHeaders, secrets: secrets),
                                         credentials: credentials?.headers ?? [], contentType: body?.contentType)
+        if let compression = bodyCompression, let encoded = body {
+            body = (try compressed(encoded.body, with: compression), encoded.contentType)
+            headers.removeAll { $0.name.equalsIgnoringASCIICase("Content-Encoding") }
+            headers.append(("Content-Encoding", compression.coding))
+        }
         guard timeout > 0 else {
             throw .invalidRequest(.init(reason: "the timeout must be greater than zero, not \(timeout)"))
         }
@@ -49,6 +63,15 @@ extension ResolvedRequest {
                                resolved: self, secrets: secrets, isHome: isHome)
     }
 
+    /// `body` compressed for ``BaseRequest/bodyCompression``: only a body held in memory can be.
+    private func compressed(_ body: PreparedBody, with compression: BodyCompression) throws(NetworkError) -> PreparedBody {
+        guard case .bytes(let data) = body else {
+            throw .invalidRequest(.init(request: describeUnprepared(), reason: "bodyCompression compresses a body held in memory; "
+                                        + "this one is streamed (a file, a multipart form or a sequence): compress it before, or set no bodyCompression"))
+        }
+        return .bytes(try compression.compress(data))
+    }
+
     /// The error for a connect or idle timeout that is not greater than zero.
     private func nonPositiveTimeout(_ part: String, _ value: TimeInterval) -> NetworkError {
         .invalidRequest(.init(request: describeUnprepared(), reason: "the \(part) timeout must be greater than zero, not \(value)"))
@@ -71,7 +94,7 @@ extension SecretNames {
     /// The safety net: the headers and query items whose names look secret become facts of this
     /// request too.
     mutating func addLookalikes(headers: [(name: String, value: String)], query: Substring?) {
-        for header in headers where Redactor.looksSecret(header: header.name) { insert(header: header.name) }
+        for header in headers where Redactor.looksSecret(header: header.name) { insert(lookalikeHeader: header.name) }
         guard let query else { return }
         for item in query.split(separator: "&") {
             let rawName = item.prefix { $0 != "=" }

@@ -26,6 +26,8 @@ final class ResolvedRequest: Sendable {
     /// The converted `params`, or why they cannot be sent (reported once the request runs).
     let parameters: Result<ParameterValue, NetworkError>
     let body: RequestBody?
+    /// How the body is compressed before it is sent (``BaseRequest/bodyCompression``).
+    let bodyCompression: BodyCompression?
     let parameterEncoding: ParameterEncoding?
     let arrayEncoding: ArrayEncoding
     /// The request's encoder, else the provider's.
@@ -44,6 +46,10 @@ final class ResolvedRequest: Sendable {
     let redirectPolicy: RedirectPolicy
     /// The manager's, the provider's and the request's interceptors.
     let interceptors: Interceptors
+    /// The manager's, the provider's and the request's middlewares, outermost first.
+    let middlewares: [any RequestMiddleware]
+    /// The manager's network middlewares.
+    let networkMiddlewares: [any RequestMiddleware]
     /// The transfer's settings: CA bundle, pins, proxy, Unix socket, cookie store, size limits.
     let options: TransferOptions
 
@@ -107,11 +113,12 @@ final class ResolvedRequest: Sendable {
          parameters: Result<ParameterValue, NetworkError>, body: RequestBody?, parameterEncoding: ParameterEncoding?,
          arrayEncoding: ArrayEncoding, jsonEncoder: JSONEncoder, additionalHeaders: [String: String],
          authentication: Authentication?, secretNames: SecretNames, timeout: TimeInterval, retryPolicy: RetryPolicy?,
-         redirectPolicy: RedirectPolicy, interceptors: Interceptors, options: TransferOptions,
+         redirectPolicy: RedirectPolicy, interceptors: Interceptors, middlewares: [any RequestMiddleware] = [],
+         networkMiddlewares: [any RequestMiddleware] = [], options: TransferOptions,
          expectations: ResponseExpectations, validator: (@Sendable (HTTPResponse) throws -> Void)?,
          streamKind: StreamKind?, downloadDestination: URL?, resumesDownloads: Bool, progress: ProgressReporter?, isMocked: Bool,
          mockedResponseFilename: String?, mockResponsesDirectory: URL?, mockRecordingDirectory: URL?, log: NetworkLog?,
-         cache: RequestCaching? = nil, webSocket: WebSocketSettings? = nil) {
+         cache: RequestCaching? = nil, bodyCompression: BodyCompression? = nil, webSocket: WebSocketSettings? = nil) {
         self.requestClass = requestClass
         self.provider = provider
         self.location = location
@@ -119,6 +126,7 @@ final class ResolvedRequest: Sendable {
         self.target = target
         self.parameters = parameters
         self.body = body
+        self.bodyCompression = bodyCompression
         self.parameterEncoding = parameterEncoding
         self.arrayEncoding = arrayEncoding
         self.jsonEncoder = jsonEncoder
@@ -129,6 +137,8 @@ final class ResolvedRequest: Sendable {
         self.retryPolicy = retryPolicy
         self.redirectPolicy = redirectPolicy
         self.interceptors = interceptors
+        self.middlewares = middlewares
+        self.networkMiddlewares = networkMiddlewares
         self.options = options
         self.expectations = expectations
         self.validator = validator
@@ -165,6 +175,13 @@ extension BaseRequest {
                                          queryItems: provider.queryItems.union(request.queryItems)))
     }
 
+    /// The three lists in order; most calls have none, and join none.
+    private static func middlewares(manager: [any RequestMiddleware], provider: [any RequestMiddleware],
+                                    request: [any RequestMiddleware]) -> [any RequestMiddleware] {
+        if provider.isEmpty, request.isEmpty { return manager }
+        return manager + provider + request
+    }
+
     /// The request as it will run under `settings`: every setting of the request, its provider
     /// and the manager resolved once, the request's over the provider's over the manager's.
     ///
@@ -176,6 +193,7 @@ extension BaseRequest {
     /// | retry policy | `retryPolicy` | `retryPolicy` | | none |
     /// | redirect policy | `redirectPolicy` | `redirectPolicy` | `redirectPolicy` | `.follow()` |
     /// | interceptors | `interceptors` (innermost) | `interceptors`, `adapt(_:)` | `interceptors` (outermost) | none |
+    /// | middlewares | `middlewares` (innermost) | `middlewares` | `middlewares` (outermost), `networkMiddlewares` | none |
     /// | acceptable statuses | `acceptableStatuses`, else `acceptableStatusCodes` | `acceptableStatuses` (default: its `acceptableStatusCodes`) | | `200..<300` |
     /// | client certificate | | `clientCertificate` | | none |
     /// | decoder | `jsonDecoder` | `jsonDecoder` | | `JSONDecoder()` |
@@ -232,6 +250,8 @@ extension BaseRequest {
             retryPolicy: retryPolicy ?? provider.retryPolicy,
             redirectPolicy: redirectPolicy ?? provider.redirectPolicy ?? settings.redirectPolicy,
             interceptors: ResolvedRequest.Interceptors(manager: settings.interceptors, provider: provider.interceptors, request: interceptors),
+            middlewares: Self.middlewares(manager: settings.middlewares, provider: provider.middlewares, request: middlewares),
+            networkMiddlewares: settings.networkMiddlewares,
             options: options,
             expectations: ResponseExpectations(
                 // A WebSocket's handshake succeeds with 101 only (RFC 6455 §4.1).
@@ -256,6 +276,7 @@ extension BaseRequest {
                                storesAuthorizedResponsesOnDisk: provider.cachesAuthorizedResponsesOnDisk,
                                isBypassed: streamKind != nil || downloadDestination != nil || body?.isUpload == true)
             },
+            bodyCompression: bodyCompression,
             webSocket: streamKind == .webSocket
                 ? WebSocketSettings(protocols: webSocketProtocols, options: webSocketOptions ?? provider.webSocketOptions ?? settings.webSocketOptions)
                 : nil)

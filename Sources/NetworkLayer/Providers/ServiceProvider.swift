@@ -75,7 +75,7 @@ public protocol ServiceProvider: Sendable {
     /// ```swift
     /// func adapt(_ request: inout OutgoingRequest) async throws {
     ///     let payload = request.method.rawValue + request.url.path + (request.body.map { String(decoding: $0, as: UTF8.self) } ?? "")
-    ///     request.setHeader("X-Signature", hmacSHA256(key: secret, payload))
+    ///     request.setHeader("X-Signature", Signing.hex(try Signing.hmacSHA256(key: secret, message: payload)))
     /// }
     /// ```
     ///
@@ -228,6 +228,10 @@ public protocol ServiceProvider: Sendable {
     /// ```
     var interceptors: [any RequestInterceptor] { get }
 
+    /// This backend's middlewares: after the manager's, before the request's, once per call.
+    /// Default: none. See ``RequestMiddleware``.
+    var middlewares: [any RequestMiddleware] { get }
+
     /// Which redirects this backend's requests follow; `nil` (the default) uses the manager's
     /// ``NetworkManager/redirectPolicy``. A request's own ``BaseRequest/redirectPolicy`` wins.
     var redirectPolicy: RedirectPolicy? { get }
@@ -319,6 +323,7 @@ extension ServiceProvider {
     public var proxy: ProxyConfiguration? { nil }
     public var unixSocketPath: String? { nil }
     public var interceptors: [any RequestInterceptor] { [] }
+    public var middlewares: [any RequestMiddleware] { [] }
     public var redirectPolicy: RedirectPolicy? { nil }
     public var areMocksEnabled: Bool? { nil }
     public var timeouts: Timeouts? { nil }

@@ -212,6 +212,22 @@ open class BaseRequest<Response: Decodable & Sendable> {
     /// and the first asked whether to retry. Default: none. See ``RequestInterceptor``.
     @exclusivity(unchecked) public var interceptors: [any RequestInterceptor] = []
 
+    /// Compresses the body before it is sent, with `Content-Encoding` naming the coding; `nil`
+    /// (the default) sends it as it is. Only a body held in memory (``body`` data or JSON,
+    /// `params`) can be: a streamed one fails with ``NetworkError/invalidRequest(_:)``.
+    ///
+    /// ```swift
+    /// request.bodyCompression = .gzip
+    /// ```
+    ///
+    /// Interceptors and the provider's `adapt(_:)` see the compressed body (a signature covers
+    /// what is sent); `Content-Length` is its size. See ``BodyCompression``.
+    @exclusivity(unchecked) public var bodyCompression: BodyCompression?
+
+    /// This request's own middlewares: innermost, after the manager's and the provider's, once
+    /// per call. Default: none. See ``RequestMiddleware``.
+    @exclusivity(unchecked) public var middlewares: [any RequestMiddleware] = []
+
     /// Which redirects this request follows; `nil` uses the provider's, then the manager's
     /// (``NetworkManager/redirectPolicy``, by default ``RedirectPolicy/follow(maximum:)``).
     @exclusivity(unchecked) public var redirectPolicy: RedirectPolicy?

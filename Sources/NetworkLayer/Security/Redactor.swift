@@ -67,7 +67,7 @@ struct Redactor: Sendable {
     }
 
     func isSecretHeader(_ name: String) -> Bool {
-        names.contains(header: name) || Self.looksSecret(header: name)
+        names.contains(header: name) || (!names.isDeclaredPublic(header: name) && Self.looksSecret(header: name))
     }
 
     func isSecretQueryItem(_ name: String) -> Bool {

@@ -19,12 +19,31 @@ import Foundation
 /// another origin leaves these headers behind. To make one more name secret, insert it here
 /// where the request is built: nothing else needs to know.
 ///
+/// An interceptor's `secret: false` is a fact too: the name is public even if it looks secret
+/// (never `Authorization`, `Proxy-Authorization` or `Cookie`, nor a name declared secret
+/// elsewhere, which win).
+///
+/// The set also says which headers identify the caller to the response cache: their values key
+/// its partition (``cacheOwnerHeaders``).
+///
 /// Names are compared ignoring ASCII case and stored lowercased.
 struct SecretNames: Sendable, Equatable {
     /// Lowercased header names.
     private(set) var headers: Set<String> = []
     /// Lowercased query item names (percent-decoded).
     private(set) var queryItems: Set<String> = []
+    /// The names in ``headers`` only because they look secret: an interceptor's `secret: false` may make them public.
+    private var lookalikeHeaders: Set<String> = []
+    /// Header names an interceptor declared public: the list of secret-looking names no longer applies to them.
+    private(set) var publicHeaders: Set<String> = []
+    /// Header names whose values identify the caller although they are public (a key id).
+    private var callerHeaders: Set<String> = []
+    /// Secret header names whose values do not identify the caller: they change with every
+    /// attempt (a timestamped signature, a nonce), so keying the cache by them would never hit.
+    private var perAttemptHeaders: Set<String> = []
+
+    /// The credential fields HTTP itself defines: secret whatever a request declares.
+    static let alwaysSecretHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie"]
 
     init() {}
 
@@ -34,14 +53,84 @@ struct SecretNames: Sendable, Equatable {
     }
 
     /// Adds a header name.
-    mutating func insert(header name: String) { headers.insert(Self.folded(name)) }
+    mutating func insert(header name: String) {
+        let name = Self.folded(name)
+        headers.insert(name)
+        lookalikeHeaders.remove(name)
+        publicHeaders.remove(name)
+    }
+
+    /// Adds a header name the list of secret-looking names matches, unless it was declared public.
+    mutating func insert(lookalikeHeader name: String) {
+        let name = Self.folded(name)
+        guard !publicHeaders.contains(name), !headers.contains(name) else { return }
+        headers.insert(name)
+        lookalikeHeaders.insert(name)
+    }
+
+    /// Forgets a header name declared secret (a later declaration says otherwise).
+    mutating func remove(header name: String) {
+        let name = Self.folded(name)
+        headers.remove(name)
+        lookalikeHeaders.remove(name)
+    }
+
+    /// Makes a header public, as an interceptor's `secret: false` says, unless it is a credential
+    /// field or secret by a declaration (not only by its looks).
+    mutating func insert(publicHeader name: String) {
+        let name = Self.folded(name)
+        guard !Self.alwaysSecretHeaders.contains(name), !headers.contains(name) || lookalikeHeaders.contains(name) else { return }
+        headers.remove(name)
+        lookalikeHeaders.remove(name)
+        publicHeaders.insert(name)
+    }
+
+    /// Says whether a header's value identifies the caller to the response cache (see ``cacheOwnerHeaders``).
+    mutating func insert(header name: String, identifiesCaller: Bool) {
+        let name = Self.folded(name)
+        if identifiesCaller {
+            callerHeaders.insert(name)
+            perAttemptHeaders.remove(name)
+        } else {
+            perAttemptHeaders.insert(name)
+            callerHeaders.remove(name)
+        }
+    }
+
+    /// Whether the header of this name was declared public (`secret: false`).
+    func isDeclaredPublic(header name: String) -> Bool {
+        !publicHeaders.isEmpty && publicHeaders.contains(Self.folded(name))
+    }
+
+    /// The headers whose values key the response cache's partition, besides `Authorization`
+    /// (``cacheKeysAuthorization``): every secret header (the credentials, the names declared
+    /// secret, those that look secret, the cookies) and the public headers declared to identify
+    /// the caller, less the secret headers declared per attempt (`identifiesCaller: false`).
+    /// Lowercased.
+    var cacheOwnerHeaders: Set<String> {
+        // Most requests declare neither: their secret names are the owner names, no set is built.
+        guard !callerHeaders.isEmpty || !perAttemptHeaders.isEmpty else { return headers }
+        return headers.union(callerHeaders).subtracting(perAttemptHeaders)
+    }
+
+    /// Whether `Authorization` keys the response cache's partition: unless declared per attempt
+    /// (a signature in `Authorization`, as AWS Signature V4 sends).
+    var cacheKeysAuthorization: Bool {
+        perAttemptHeaders.isEmpty || !perAttemptHeaders.contains("authorization")
+    }
 
     /// Adds a query item name (as decoded: `api_key`, not `api%5Fkey`).
     mutating func insert(queryItem name: String) { queryItems.insert(Self.folded(name)) }
 
-    /// Adds every name of `other`.
+    /// Adds every name of `other`, and what it declared public or identifying: `other`'s
+    /// declarations are the later ones.
     mutating func formUnion(_ other: SecretNames) {
-        headers.formUnion(other.headers)
+        for name in other.headers {
+            if other.lookalikeHeaders.contains(name) { insert(lookalikeHeader: name) } else { insert(header: name) }
+        }
+        for name in other.publicHeaders { insert(publicHeader: name) }
+        for name in other.callerHeaders { insert(header: name, identifiesCaller: true) }
+        for name in other.perAttemptHeaders { insert(header: name, identifiesCaller: false) }
         queryItems.formUnion(other.queryItems)
     }
 

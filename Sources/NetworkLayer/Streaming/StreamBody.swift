@@ -29,7 +29,10 @@ final class StreamBody: Sendable {
 
     private struct State {
         var observers = Observers()
-        var ended = false
+        /// Who waits for the end (``HTTPResponse/onBodyEnd(_:)``).
+        var endHandlers: [@Sendable (ResponseBodyEnd) -> Void] = []
+        /// How it ended, once it has.
+        var ending: Ending?
         var items = 0
         var bytes: Int64 = 0
         var previews: [String] = []
@@ -53,6 +56,26 @@ final class StreamBody: Sendable {
     /// Attaches the log and record mode; call before the stream is handed out.
     func observe(_ observers: Observers) {
         state.withLock { $0.observers = observers }
+    }
+
+    /// Calls `handler` when the stream ends (at once if it has).
+    func onEnd(_ handler: @escaping @Sendable (ResponseBodyEnd) -> Void) {
+        let ended = state.withLock { state -> (Ending, Int64)? in
+            guard let ending = state.ending else {
+                state.endHandlers.append(handler)
+                return nil
+            }
+            return (ending, state.bytes)
+        }
+        if let (ending, bytes) = ended { handler(bodyEnd(ending, bytes: bytes)) }
+    }
+
+    private func bodyEnd(_ ending: Ending, bytes: Int64) -> ResponseBodyEnd {
+        switch ending {
+        case .finished: ResponseBodyEnd(byteCount: bytes, error: nil)
+        case .failed(let error): ResponseBodyEnd(byteCount: bytes, error: error)
+        case .cancelled(let reason): ResponseBodyEnd(byteCount: bytes, error: .cancelled(.init(request: origin.description, reason: reason)))
+        }
     }
 
     /// Whether items should be kept for the log's preview (only when a log would show it).
@@ -128,13 +151,19 @@ final class StreamBody: Sendable {
     /// Logs the end once, and finishes record mode's copy. `nil` (an ending the consumer did not
     /// see, the stream having ended before) still closes the log if nothing did.
     private func end(_ ending: Ending?) {
-        let (observers, items, bytes, previews) = state.withLock { state -> (Observers?, Int, Int64, [String]) in
-            guard !state.ended else { return (nil, 0, 0, []) }
-            state.ended = true
-            return (state.observers, state.items, state.bytes, state.previews)
+        let ending = ending ?? .finished
+        let (observers, items, bytes, previews, handlers) = state.withLock { state
+            -> (Observers?, Int, Int64, [String], [@Sendable (ResponseBodyEnd) -> Void]) in
+            guard state.ending == nil else { return (nil, 0, 0, [], []) }
+            state.ending = ending
+            defer { state.endHandlers = [] }
+            return (state.observers, state.items, state.bytes, state.previews, state.endHandlers)
         }
         guard let observers else { return }
-        let ending = ending ?? .finished
+        if !handlers.isEmpty {
+            let end = bodyEnd(ending, bytes: bytes)
+            for handler in handlers { handler(end) }
+        }
         observers.recorder?.finish(ending)
         if let request = observers.request {
             observers.log?.streamEnded(ending, of: request, items: items, bytes: bytes, previews: previews,

@@ -86,8 +86,8 @@ final class WebSocketInflater {
         stream.initialize(to: z_stream())
         scratch = .allocate(byteCount: 64 << 10, alignment: 8)
         resetsAfterMessage = noContextTakeover
-        // A window of 15 bits inflates what any smaller window produced.
-        guard nl_inflate_init_raw(stream, 15) == Z_OK else {
+        // A window of 15 bits inflates what any smaller window produced; negative: raw DEFLATE, no zlib header.
+        guard inflateInit2_(stream, -15, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
             stream.deallocate()
             scratch.deallocate()
             throw WebSocketProtocolError(.internalServerError, "zlib could not start a decompressor (out of memory)")
@@ -165,7 +165,9 @@ final class WebSocketDeflater {
         stream.initialize(to: z_stream())
         scratch = .allocate(byteCount: 64 << 10, alignment: 8)
         resetsAfterMessage = accepted.clientNoContextTakeover
-        guard nl_deflate_init_raw(stream, Z_DEFAULT_COMPRESSION, Int32(accepted.clientMaxWindowBits)) == Z_OK else {
+        // Negative window bits: raw DEFLATE, no zlib header; memory level 8, zlib's default.
+        guard deflateInit2_(stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -Int32(accepted.clientMaxWindowBits), 8,
+                            Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
             stream.deallocate()
             scratch.deallocate()
             return nil

@@ -61,18 +61,31 @@ struct ClientCertificateTests {
         }
     }
 
-    @Test("A server that closes at once after refusing the certificate still gives an error that names the certificate")
+    @Test("A server that closes at once after refusing the certificate gives .invalidCertificate saying it may have refused it, never a retry")
     func refusalLostToAResetStillNamesTheCertificate() async throws {
         let files = try await ClientCertificateFiles.shared()
         try await withMTLSServer(files, closeAtOnce: true) { server in
             let rogue = ClientCertificate.pem(certificate: files.url("rogue.pem"), privateKey: files.url("rogue.key"))
             for _ in 0..<5 {
                 let error = await networkError { try await makeMTLSManager(files).perform(TestRequest<WhoAmI>(server.provider(rogue), "/whoami")) }
-                let reason = error?.context?.reason ?? ""
-                // The alert read (.invalidCertificate), or lost to the reset (.transport saying what it may be).
-                #expect(reason.contains("refused the client certificate") || reason.contains("refuses the client certificate closes it"),
-                        "\(String(describing: error))")
+                // The alert read ("refused"), or lost to the reset ("may have refused"): the certificate either way.
+                guard case .invalidCertificate(let context)? = error else { Issue.record("got \(String(describing: error))"); continue }
+                let reason = context.reason ?? ""
+                #expect(reason.contains("refused the client certificate") || reason.contains("may have refused the client certificate"),
+                        "\(reason)")
+                #expect(error?.errorDescription?.hasPrefix("The client certificate could not be used") == true)
+                let suggestion = error?.recoverySuggestion ?? ""
+                #expect(suggestion.contains("trusts the CA") && !suggestion.lowercased().contains("try again"), "\(suggestion)")
             }
+            // A retry policy does not send the refused certificate again.
+            let before = server.acceptedConnections
+            var provider = server.provider(rogue)
+            provider.retryPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(10))
+            let retried = await networkError { try await makeMTLSManager(files).perform(TestRequest<WhoAmI>(provider, "/whoami")) }
+            #expect(retried?.code == "invalidCertificate")
+            // Every attempt was accepted before its error arrived; the server writes its events a moment later.
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(server.acceptedConnections == before + 1, "\(server.eventLines())")
         }
     }
 

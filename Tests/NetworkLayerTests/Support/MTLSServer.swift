@@ -105,6 +105,7 @@ struct MTLSProvider: ServiceProvider {
     var httpScheme: HTTPScheme { .https }
     var port: Int?
     var clientCertificate: ClientCertificate?
+    var retryPolicy: RetryPolicy?
 }
 
 /// What `/whoami` answers.

@@ -24,8 +24,9 @@ enum Toolchain {
                               "-I", bin.appendingPathComponent("Modules").path,
                               // NetworkLayer imports CNetworkLayerCurl internally; loading its module still needs the module map.
                               "-Xcc", "-fmodule-map-file=" + bin.appendingPathComponent("CNetworkLayerCurl.build/module.modulemap").path,
-                              // And zlib's (a system library: SwiftPM reads its module map where it is, in Sources/).
-                              "-Xcc", "-fmodule-map-file=" + repositoryRoot.appendingPathComponent("Sources/CNetworkLayerZlib/module.modulemap").path,
+                              // The system libraries' module maps are in Sources/.
+                              "-Xcc", "-fmodule-map-file=" + repositoryRoot
+                                  .appendingPathComponent("Sources/CNetworkLayerZlib/module.modulemap").path,
                               file.path])
     }
 

@@ -51,6 +51,9 @@ struct WebSocketBadInputTests {
             let (messages, error) = await drain(socket)
             #expect(messages == [.text("caf€!")])
             #expect(error == nil, "\(String(describing: error))")
+            // The loop ends when the server's close arrives, before the pong is written: the
+            // client's close answer goes after the pong, so once the server has it the pong is counted.
+            #expect(try await server.closeCode(id) == 1000)
             #expect(try await server.results(id).pongs == 1)
         }
     }
@@ -128,8 +131,7 @@ struct WebSocketBadInputTests {
                 _ = try await makeManager().perform(SocketRequest(server.provider(), path, timeout: 1))
                 Issue.record("\(path) opened a socket")
             } catch {
-                let name = "\(error)".prefix { $0 != "(" }
-                #expect(name == kind, "\(path): \(error)")
+                #expect((error as? NetworkError)?.code == kind, "\(path): \(error)")
             }
         }
     }

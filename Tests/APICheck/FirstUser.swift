@@ -1,0 +1,42 @@
+// Issue 38's block: what the second first-time user reached for (signing without another
+// package, errors a service logs by name, a signer the cache serves).
+
+import Foundation
+import NetworkLayer
+
+struct KeyedSigner: RequestInterceptor {
+    let key: String
+    func adapt(_ request: inout OutgoingRequest) async throws {
+        let mac: Data = try Signing.hmacSHA256(key: key, message: request.method.rawValue + request.url.path)
+        let raw: Data = try Signing.hmacSHA256(key: Data(key.utf8), message: [UInt8](request.body ?? Data()))
+        request.setHeader("X-Signature", Signing.hex(mac), secret: true)
+        request.setHeader("X-Body-Signature", raw.base64EncodedString(), secret: true)
+    }
+}
+
+// A signed request the cache serves: the key id identifies the caller, the signature does not.
+struct CachedSigner: RequestInterceptor {
+    let keyID: String, key: String
+    func adapt(_ request: inout OutgoingRequest) async throws {
+        let signature = Signing.hex(try Signing.hmacSHA256(key: key, message: request.url.path))
+        request.setHeader("X-Key-ID", keyID, secret: false, identifiesCaller: true)
+        request.setHeader("X-Signature", signature, secret: true, identifiesCaller: false)
+        request.addHeader("X-Nonce", UUID().uuidString, secret: true, identifiesCaller: false)
+    }
+}
+
+// Errors a service logs by name.
+func logFailure(_ error: NetworkError) {
+    let code: String = error.code                      // "timeOut", "invalidCertificate"…
+    let line: String = error.logfmtDescription          // error=timeOut request="GET …" reason="…"
+    let described: any CustomStringConvertible & CustomDebugStringConvertible = error
+    print(code, line, described.description, described.debugDescription)
+}
+
+func checkFirstUserAPI() {
+    print(KeyedSigner(key: "k"), CachedSigner(keyID: "id", key: "k"))
+    logFailure(.timeOut)
+    Net.logEntryHandler = { entry in
+        if let code: String = entry.errorCode { print(code, entry.errorDescription ?? "") }
+    }
+}
