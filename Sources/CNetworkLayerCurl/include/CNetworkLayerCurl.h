@@ -162,4 +162,9 @@ int nl_hmac_sha256(const void *key, size_t key_length, const void *data, size_t 
 /// when OpenSSL fails (`out` is then zeroed).
 int nl_sha1(const void *data, size_t length, unsigned char *out);
 
+/// Fills `length` bytes at `out` from OpenSSL's CSPRNG (RAND_bytes): the WebSocket masking keys
+/// (RFC 6455 §5.3 asks for a strong source of entropy), drawn many at once. Returns 1, or 0 when
+/// OpenSSL fails or `length` exceeds INT_MAX (`out` is then zeroed).
+int nl_random_bytes(void *out, size_t length);
+
 #endif

@@ -86,7 +86,7 @@ final class MockWebSocketChannel: WebSocketChannel {
 
     // MARK: The client's side
 
-    func send(_ message: WebSocketMessage) async throws(NetworkError) {
+    nonisolated(nonsending) func send(_ message: WebSocketMessage) async throws(NetworkError) {
         if let closed = status.withLock({ $0 }) {
             throw .invalidRequest(.init(request: description, reason: "the WebSocket is closed (\(closed.code)): a message cannot be sent after close"))
         }
@@ -95,14 +95,14 @@ final class MockWebSocketChannel: WebSocketChannel {
         toPeer.push(message)
     }
 
-    func receive() async throws(NetworkError) -> WebSocketMessage? {
+    nonisolated(nonsending) func receive() async throws(NetworkError) -> WebSocketMessage? {
         let message = try await toClient.next(onCancel: { [weak self] in self?.closeSoon(.goingAway, reason: "") },
                                               cancelled: { [description] in .cancelled(.init(request: description, reason: "the task reading the WebSocket was cancelled")) })
         if let message { registry.withLock { $0 }?.recordWebSocket(.received(message, from: url)) }
         return message
     }
 
-    func close(_ code: WebSocketCloseCode, reason: String) async {
+    nonisolated(nonsending) func close(_ code: WebSocketCloseCode, reason: String) async {
         closeSoon(code, reason: reason)
     }
 

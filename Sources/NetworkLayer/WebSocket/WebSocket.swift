@@ -39,6 +39,8 @@ import Foundation
 /// - **Closing**: ``close(_:reason:)`` sends a close frame and waits for the server's (at most
 ///   ``WebSocketOptions/closeTimeout``). Pings from the server are answered, and a ping goes out
 ///   every ``WebSocketOptions/pingInterval``. Dropping the last reference closes with 1001.
+/// - **Isolation**: `send`, `close` and the loop run on the caller's actor (`nonisolated(nonsending)`):
+///   a message already received or queued costs no hop to another executor.
 ///
 /// It is `Decodable` only so that it can be a `BaseRequest` response type: decoding one from
 /// JSON throws.
@@ -89,7 +91,7 @@ public final class WebSocket: AsyncSequence, Decodable, Sendable, StreamingRespo
     /// left. Messages go in the order `send` is called.
     /// - Throws: ``NetworkError/invalidRequest(_:)`` after the socket closed; the failure that
     ///   ended it when it failed.
-    public func send(_ message: WebSocketMessage) async throws(NetworkError) {
+    public nonisolated(nonsending) func send(_ message: WebSocketMessage) async throws(NetworkError) {
         log?.message(message, outgoing: true)
         try await upgrade.channel.send(message)
     }
@@ -103,7 +105,7 @@ public final class WebSocket: AsyncSequence, Decodable, Sendable, StreamingRespo
     ///   - code: 1000–1003, 1007–1014 or 3000–4999. Default ``WebSocketCloseCode/normalClosure``.
     ///   - reason: at most 123 bytes of UTF-8.
     /// - Throws: ``NetworkError/invalidRequest(_:)`` for a code that may not be sent or a reason too long.
-    public func close(_ code: WebSocketCloseCode = .normalClosure, reason: String = "") async throws(NetworkError) {
+    public nonisolated(nonsending) func close(_ code: WebSocketCloseCode = .normalClosure, reason: String = "") async throws(NetworkError) {
         if let problem = code.problem(withReason: reason) {
             throw .invalidRequest(.init(request: response.requestDescription, reason: problem))
         }
@@ -134,7 +136,7 @@ public final class WebSocket: AsyncSequence, Decodable, Sendable, StreamingRespo
         }
     }
 
-    private func receive() async throws(NetworkError) -> WebSocketMessage? {
+    private nonisolated(nonsending) func receive() async throws(NetworkError) -> WebSocketMessage? {
         do throws(NetworkError) {
             guard let message = try await upgrade.channel.receive() else {
                 log?.closed(code: closeCode, reason: closeReason)
@@ -158,12 +160,12 @@ final class ClosedWebSocketChannel: WebSocketChannel {
         self.request = request
     }
 
-    func send(_ message: WebSocketMessage) async throws(NetworkError) {
+    nonisolated(nonsending) func send(_ message: WebSocketMessage) async throws(NetworkError) {
         throw .invalidRequest(.init(request: request, reason: "this WebSocket has no connection (its response was not a handshake's)"))
     }
 
-    func receive() async throws(NetworkError) -> WebSocketMessage? { nil }
-    func close(_ code: WebSocketCloseCode, reason: String) async {}
+    nonisolated(nonsending) func receive() async throws(NetworkError) -> WebSocketMessage? { nil }
+    nonisolated(nonsending) func close(_ code: WebSocketCloseCode, reason: String) async {}
     func closeSoon(_ code: WebSocketCloseCode, reason: String) {}
     var closeStatus: (code: WebSocketCloseCode, reason: String)? { (.abnormalClosure, "") }
 }

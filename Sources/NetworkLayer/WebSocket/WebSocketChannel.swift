@@ -4,11 +4,11 @@ import Foundation
 /// (``MockWebSocketChannel``).
 protocol WebSocketChannel: AnyObject, Sendable {
     /// Queues the message; waits while the peer is slow (the queue is full).
-    func send(_ message: WebSocketMessage) async throws(NetworkError)
+    nonisolated(nonsending) func send(_ message: WebSocketMessage) async throws(NetworkError)
     /// The next message; `nil` once the socket closed.
-    func receive() async throws(NetworkError) -> WebSocketMessage?
+    nonisolated(nonsending) func receive() async throws(NetworkError) -> WebSocketMessage?
     /// Starts the close handshake with `code` and waits for it to end (or its timeout).
-    func close(_ code: WebSocketCloseCode, reason: String) async
+    nonisolated(nonsending) func close(_ code: WebSocketCloseCode, reason: String) async
     /// Starts the close handshake without waiting: a cancelled reader, a socket nobody holds.
     func closeSoon(_ code: WebSocketCloseCode, reason: String)
     /// The close frame's code and reason once the socket closed.

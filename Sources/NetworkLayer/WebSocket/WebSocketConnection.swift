@@ -53,6 +53,7 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
     /// The deflater, used under this lock so that messages are compressed in the order they are queued.
     private struct Sender {
         var deflater: WebSocketDeflater?
+        var keys = WebSocketMaskingKeys()
     }
     private let sender = Protected(Sender())
 
@@ -73,6 +74,8 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
     private var closeSent = false
     /// Failed: what arrives is read and dropped until our close frame is out.
     private var discarding = false
+    /// Messages decoded from one read, handed to the inbox together (one wake-up of the reader).
+    private var arrived: [WebSocketMessage] = []
 
     private init(_ request: PreparedRequest, options: WebSocketOptions) throws(NetworkError) {
         self.request = request
@@ -128,25 +131,27 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
 
     // MARK: The tasks' side
 
-    func send(_ message: WebSocketMessage) async throws(NetworkError) {
-        let waits = try sender.withLock { (sender: inout Sender) -> Result<Bool, NetworkError> in
+    nonisolated(nonsending) func send(_ message: WebSocketMessage) async throws(NetworkError) {
+        let queued = try sender.withLock { (sender: inout Sender) -> Result<(wakes: Bool, waits: Bool), NetworkError> in
             var frames: [UInt8] = []
             switch message {
             case .text(let text):
                 var text = text
-                text.withUTF8 { appendFrames(.text, payload: UnsafeRawBufferPointer($0), deflater: sender.deflater, to: &frames) }
+                text.withUTF8 { appendFrames(.text, payload: UnsafeRawBufferPointer($0), sender: &sender, to: &frames) }
             case .binary(let data):
-                data.withUnsafeBytes { appendFrames(.binary, payload: $0, deflater: sender.deflater, to: &frames) }
+                data.withUnsafeBytes { appendFrames(.binary, payload: $0, sender: &sender, to: &frames) }
             }
-            return shared.withLock { (shared: inout Shared) -> Result<Bool, NetworkError> in
+            return shared.withLock { (shared: inout Shared) -> Result<(wakes: Bool, waits: Bool), NetworkError> in
                 guard case .open = shared.phase else { return .failure(closedError(shared)) }
                 shared.outbox.append(frames)
                 shared.outboxBytes += frames.count
-                return .success(shared.outboxBytes > Self.outboxCapacity)
+                // Only the first message of an empty outbox wakes the thread: it takes the whole
+                // outbox at once, and any message queued before it does goes with it.
+                return .success((shared.outbox.count == 1, shared.outboxBytes > Self.outboxCapacity))
             }
         }.get()
-        waker.wake()
-        guard waits else { return }
+        if queued.wakes { waker.wake() }
+        guard queued.waits else { return }
         await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
             let waiting = shared.withLock { shared -> Bool in
                 guard shared.outboxBytes > Self.outboxCapacity, case .open = shared.phase else { return false }
@@ -158,24 +163,25 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
     }
 
     /// The frames of one message: compressed when agreed, split at the frame limit.
-    private func appendFrames(_ opcode: WebSocketFrame.Opcode, payload: UnsafeRawBufferPointer, deflater: WebSocketDeflater?,
+    private func appendFrames(_ opcode: WebSocketFrame.Opcode, payload: UnsafeRawBufferPointer, sender: inout Sender,
                               to frames: inout [UInt8]) {
-        if let deflater {
+        if let deflater = sender.deflater {
             let compressed = deflater.compress(payload)
-            compressed.withUnsafeBytes { split(opcode, compressed: true, payload: $0, to: &frames) }
+            compressed.withUnsafeBytes { split(opcode, compressed: true, payload: $0, keys: &sender.keys, to: &frames) }
         } else {
-            split(opcode, compressed: false, payload: payload, to: &frames)
+            split(opcode, compressed: false, payload: payload, keys: &sender.keys, to: &frames)
         }
     }
 
-    private func split(_ opcode: WebSocketFrame.Opcode, compressed: Bool, payload: UnsafeRawBufferPointer, to frames: inout [UInt8]) {
+    private func split(_ opcode: WebSocketFrame.Opcode, compressed: Bool, payload: UnsafeRawBufferPointer,
+                       keys: inout WebSocketMaskingKeys, to frames: inout [UInt8]) {
         let limit = options.frameLimit
         var offset = 0
         repeat {
             let end = min(payload.count, offset + limit)
             WebSocketFrameEncoder.append(offset == 0 ? opcode : .continuation, fin: end == payload.count,
                                          compressed: compressed && offset == 0, payload: UnsafeRawBufferPointer(rebasing: payload[offset..<end]),
-                                         key: UInt32.random(in: .min ... .max), to: &frames)
+                                         key: keys.next(), to: &frames)
             offset = end
         } while offset < payload.count
     }
@@ -187,12 +193,13 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
         return .invalidRequest(.init(request: description, reason: "the WebSocket is closed\(status): a message cannot be sent after close"))
     }
 
-    func receive() async throws(NetworkError) -> WebSocketMessage? {
-        try await inbox.next(onCancel: { [weak self] in self?.closeSoon(.goingAway, reason: "") },
+    nonisolated(nonsending) func receive() async throws(NetworkError) -> WebSocketMessage? {
+        if let ready = inbox.ready() { return try ready.get() }
+        return try await inbox.next(onCancel: { [weak self] in self?.closeSoon(.goingAway, reason: "") },
                              cancelled: { [description] in .cancelled(.init(request: description, reason: "the task reading the WebSocket was cancelled")) })
     }
 
-    func close(_ code: WebSocketCloseCode, reason: String) async {
+    nonisolated(nonsending) func close(_ code: WebSocketCloseCode, reason: String) async {
         if enqueueClose(code, reason: reason) { waker.wake() }
         await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
             let waiting = shared.withLock { shared -> Bool in
@@ -557,6 +564,7 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
 
     /// Handles the complete frames received: `nil` to go on reading, else whether the socket is done.
     private func processFrames() -> Bool? {
+        defer { deliver() }
         do {
             while let frame = try decoder.next() {
                 guard let event = try reader.receive(frame) else { continue }
@@ -574,7 +582,7 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
     private func handle(_ event: WebSocketMessageReader.Event) -> Bool {
         switch event {
         case .message(let message):
-            if !closeSent || inbox.hasRoom { inbox.push(message) }
+            if !closeSent || inbox.hasRoom { arrived.append(message) }
         case .ping(let payload):
             if !closeSent {
                 var frame: [UInt8] = []
@@ -584,6 +592,7 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
         case .pong:
             awaitingPong = false
         case .close(let code, let reason):
+            deliver()
             closeReceived = true
             setStatus((code, reason))
             if !closeSent {
@@ -605,6 +614,7 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
     private func fail(_ error: NetworkError, code: WebSocketCloseCode, sendsClose: Bool, reason: String = "") {
         setStatus((code, reason))
         shared.withLock { shared in if shared.failure == nil { shared.failure = error } }
+        deliver()
         inbox.finish(.failed(error))
         if sendsClose, !closeSent {
             var frame: [UInt8] = []
@@ -619,6 +629,13 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
             closeSent = true
             clearPending()
         }
+    }
+
+    /// Hands the messages decoded so far to the inbox, ahead of any end.
+    private func deliver() {
+        guard !arrived.isEmpty else { return }
+        inbox.push(contentsOf: arrived)
+        arrived.removeAll(keepingCapacity: arrived.capacity <= 4096)
     }
 
     /// Records how the socket closed; the first record counts.

@@ -1,3 +1,4 @@
+internal import CNetworkLayerCurl
 import Foundation
 
 /// One frame of RFC 6455 §5.2, as the decoder returns it: the payload unmasked.
@@ -90,6 +91,24 @@ enum WebSocketFrameEncoder {
             base.storeBytes(of: base.load(fromByteOffset: index, as: UInt8.self) ^ keyByte, toByteOffset: index, as: UInt8.self)
             index += 1
         }
+    }
+}
+
+/// Masking keys from OpenSSL's CSPRNG (RFC 6455 §5.3: unpredictable), drawn 256 at a time: a
+/// message costs no system call for its key.
+struct WebSocketMaskingKeys {
+    private var keys = [UInt32](repeating: 0, count: 256)
+    private var index = 256
+
+    mutating func next() -> UInt32 {
+        if index == keys.count {
+            if keys.withUnsafeMutableBytes({ nl_random_bytes($0.baseAddress, $0.count) }) != 1 {
+                for slot in keys.indices { keys[slot] = UInt32.random(in: .min ... .max) }
+            }
+            index = 0
+        }
+        defer { index += 1 }
+        return keys[index]
     }
 }
 

@@ -34,19 +34,26 @@ final class WebSocketInbox: Sendable {
 
     /// Adds a message for the reader; dropped when the inbox has ended.
     func push(_ message: WebSocketMessage) {
+        push(contentsOf: CollectionOfOne(message))
+    }
+
+    /// Adds messages in order, with one lock and at most one wake-up of the reader (the rest wait
+    /// for it in the inbox); dropped when the inbox has ended.
+    func push(contentsOf messages: some Collection<WebSocketMessage>) {
+        guard let first = messages.first else { return }
         let reader = state.withLock { state -> UnsafeContinuation<Result<WebSocketMessage?, NetworkError>, Never>? in
             guard state.end == nil else { return nil }
-            if let reader = state.reader {
-                state.reader = nil
-                return reader
+            let reader = state.reader
+            state.reader = nil
+            for message in reader == nil ? messages[...] : messages.dropFirst() {
+                state.messages.append(message)
+                state.bytes += message.byteCount
             }
-            state.messages.append(message)
-            state.bytes += message.byteCount
-            return nil
+            return reader
         }
         if let reader {
             nl_tsan_release(Unmanaged.passUnretained(self).toOpaque())  // see `next`
-            reader.resume(returning: .success(message))
+            reader.resume(returning: .success(first))
         }
     }
 
@@ -73,18 +80,18 @@ final class WebSocketInbox: Sendable {
 
     /// The next message, `nil` after a close, or the failure that ended the socket. `onCancel`
     /// runs when the reading task is cancelled while it waits; the wait then ends with `cancelled`.
-    func next(onCancel: @escaping @Sendable () -> Void, cancelled: @escaping @Sendable () -> NetworkError) async throws(NetworkError) -> WebSocketMessage? {
-        if let ready = take() { return try ready.get() }
+    nonisolated(nonsending) func next(onCancel: @escaping @Sendable () -> Void, cancelled: @escaping @Sendable () -> NetworkError) async throws(NetworkError) -> WebSocketMessage? {
+        if let ready = ready() { return try ready.get() }
         let result = await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<WebSocketMessage?, NetworkError>, Never>) in
-                if let ready = take() { return continuation.resume(returning: ready) }
+                if let ready = ready() { return continuation.resume(returning: ready) }
                 let waiting = state.withLock { state -> Bool in
                     guard state.end == nil, state.reader == nil, !Task.isCancelled else { return false }
                     state.reader = continuation
                     return true
                 }
                 if !waiting {
-                    continuation.resume(returning: take() ?? .failure(cancelled()))
+                    continuation.resume(returning: ready() ?? .failure(cancelled()))
                 }
             }
         } onCancel: {
@@ -101,8 +108,8 @@ final class WebSocketInbox: Sendable {
         return try result.get()
     }
 
-    /// A message, or the end, if one is ready.
-    private func take() -> Result<WebSocketMessage?, NetworkError>? {
+    /// A message, or the end, if one is ready: what `next` returns without waiting.
+    func ready() -> Result<WebSocketMessage?, NetworkError>? {
         let (result, madeRoom) = state.withLock { state -> (Result<WebSocketMessage?, NetworkError>?, Bool) in
             if state.head < state.messages.count {
                 let message = state.messages[state.head]
@@ -136,7 +143,7 @@ final class WebSocketInbox: Sendable {
     }
 
     /// Waits until there is room for a message, or the inbox ended (a mock peer's `send`).
-    func waitForRoom() async {
+    nonisolated(nonsending) func waitForRoom() async {
         await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
             let waits = state.withLock { state -> Bool in
                 guard state.bytes >= Self.capacity, state.end == nil else { return false }

@@ -85,6 +85,15 @@ struct WebSocketFramingTests {
         #expect(keys.count > 60)
     }
 
+    @Test("The keys a message's frames are masked with stay fresh across the batches they are drawn in")
+    func maskingKeysAcrossBatches() {
+        var source = WebSocketMaskingKeys()
+        let keys = (0..<1000).map { _ in source.next() }
+        // 32-bit keys from a CSPRNG: two of 1000 (four batches) are equal with a chance of about 1 in 10,000;
+        // a batch drawn again, or left zeroed, would repeat hundreds.
+        #expect(Set(keys).count >= 999)
+    }
+
     @Test("Masking at any offset equals masking byte by byte")
     func maskingOffsets() {
         let key: UInt32 = 0xA1B2_C3D4
