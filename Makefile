@@ -53,7 +53,7 @@ demo-chat: deps
 ## demo-ws: Examples/WebSocketChat, a chat over a WebSocket answered by a scripted mock server
 ##          (MockResponses/ChatSocket.ws; ARGS="--verbose" for the log: the handshake, then one line per message)
 demo-ws: deps
-	$(SWIFT) build --product WebSocketChat
+	$(SWIFT) build --product WebSocketChat $(SWIFT_TRAITS)
 	$$($(SWIFT) build --show-bin-path)/WebSocketChat $(ARGS)
 
 ## demo-check: runs the demos and checks what they printed (scripts/check-demo.sh)

@@ -10,11 +10,13 @@ Unix socket), and serves until its stdin reaches EOF.
 
 Paths:
   /echo                      echoes every message, as it came (text or binary)
-  /echo-fragmented?size=     echoes every message in fragments of `size` bytes (default 7)
+  /echo-fragmented?size=     echoes every message in fragments of `size` bytes (default 7); a text's
+                             fragments split its UTF-8 bytes, code points included
   /headers                   sends the request's headers as a JSON text, then echoes
   /subprotocol               sends the subprotocol it chose (chat.v2 over chat.v1) as text, then echoes
   /close?code=&reason=       closes at once with that code and reason
-  /ping                      pings, waits for the pong, sends "pong received", then echoes
+  /ping?size=                pings (with `size` bytes, 0-125, if given), waits for the pong with the
+                             same payload, sends "pong received", then echoes
   /count?id=                 counts the messages and bytes it receives
   /reject                    answers 403 with the body "no entry for you"
   /redirect                  answers 302 to /echo
@@ -79,7 +81,8 @@ async def handler(ws):
         elif path == "/echo-fragmented":
             size = int(params.get("size", "7"))
             async for message in ws:
-                await ws.send([message[i:i + size] for i in range(0, len(message), size)] or [message])
+                data = message.encode() if isinstance(message, str) else message
+                await ws.send([data[i:i + size] for i in range(0, len(data), size)] or [data], text=isinstance(message, str))
         elif path == "/headers":
             await ws.send(json.dumps(dict(ws.request.headers.raw_items())))
             async for message in ws:
@@ -91,7 +94,8 @@ async def handler(ws):
         elif path == "/close":
             await ws.close(int(params.get("code", "1000")), params.get("reason", ""))
         elif path == "/ping":
-            pong = await ws.ping(b"are you there")
+            size = params.get("size")
+            pong = await ws.ping(bytes(i % 256 for i in range(int(size))) if size is not None else b"are you there")
             await asyncio.wait_for(pong, 5)
             await ws.send("pong received")
             async for message in ws:

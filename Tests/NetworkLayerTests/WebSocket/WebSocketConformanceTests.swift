@@ -5,7 +5,9 @@ import TestScheduling
 
 /// Against `websockets` (PyPI), a strict implementation, following the Autobahn|Testsuite's
 /// sections: 1 framing (every length form), 2 pings and pongs, 5 fragmentation, 6 UTF-8, 7 the
-/// close handshake, 9 large messages, 12 and 13 compression (context takeover, window bits).
+/// close handshake, 9 large and many messages, 12 and 13 compression (context takeover, window
+/// bits). `websockets` never writes what sections 3 (reserved bits) and 4 (reserved opcodes) send,
+/// nor invalid UTF-8 or close codes: WebSocketBadInputTests has them from a frame-level server.
 @Suite("WebSocket conformance", .sharing)
 struct WebSocketConformanceTests {
     static let sizes = [0, 1, 125, 126, 127, 128, 65535, 65536, 65537, 1 << 20, 4 << 20]
@@ -155,6 +157,89 @@ struct WebSocketConformanceTests {
             var iterator = socket.makeAsyncIterator()
             #expect(try await iterator.next() == .text("pong received"))
             try await socket.close()
+        }
+    }
+
+    @Test("Pings with 0, 1 and 125 bytes are answered with pongs carrying the same bytes (Autobahn 2)", arguments: [0, 1, 125])
+    func pongPayloads(size: Int) async throws {
+        try await withWebSocketServer { server in
+            // websockets resolves its ping only on a pong with the same payload.
+            let socket = try await makeManager().perform(SocketRequest(server.provider(), "/ping?size=\(size)"))
+            var iterator = socket.makeAsyncIterator()
+            #expect(try await iterator.next() == .text("pong received"))
+            try await socket.close()
+            #expect(socket.closeCode == .normalClosure)
+        }
+    }
+
+    /// Code points at every boundary of UTF-8's forms, a noncharacter, the last code point.
+    static let utf8Boundaries = "\u{0}\u{7F}\u{80}\u{7FF}\u{800}\u{D7FF}\u{E000}\u{FFFD}\u{FFFF}\u{10000}\u{10FFFF} κόσμε 😀"
+
+    @Test("Valid UTF-8 of every form, whole and split at every byte both ways (Autobahn 6)")
+    func validUTF8() async throws {
+        try await withWebSocketServer(compression: "none") { server in
+            // One byte per frame each way: every code point split across fragments, which the
+            // server validates as it joins ours and we validate as we join its.
+            let options = WebSocketOptions(compression: .none, maximumFrameSize: 1)
+            let socket = try await makeManager().perform(SocketRequest(server.provider(), "/echo-fragmented?size=1", options: options))
+            try await socket.send(.text(Self.utf8Boundaries))
+            try await socket.send(.text(""))
+            var iterator = socket.makeAsyncIterator()
+            #expect(try await iterator.next() == .text(Self.utf8Boundaries))
+            #expect(try await iterator.next() == .text(""))
+            try await socket.close()
+            #expect(socket.closeCode == .normalClosure)
+        }
+        try await withWebSocketServer(compression: "deflate") { server in
+            let socket = try await makeManager().perform(SocketRequest(server.provider(), "/echo"))
+            try await socket.send(.text(Self.utf8Boundaries))
+            var iterator = socket.makeAsyncIterator()
+            #expect(try await iterator.next() == .text(Self.utf8Boundaries))
+            try await socket.close()
+        }
+    }
+
+    @Test("Every close code the RFC lets an endpoint send, both ways (Autobahn 7.7)",
+          arguments: [1000, 1001, 1002, 1003, 1007, 1008, 1009, 1010, 1011, 3000, 3999, 4000, 4999])
+    func closeCodes(code: Int) async throws {
+        try await withWebSocketServer { server in
+            let net = makeManager()
+            let id = connectionID()
+            let socket = try await net.perform(SocketRequest(server.provider(), "/count?id=\(id)"))
+            try await socket.close(WebSocketCloseCode(rawValue: UInt16(code)), reason: "code \(code)")
+            #expect(try await server.closeCode(id) == code)
+            #expect(try await server.stats(id).reason == "code \(code)")
+
+            let closed = try await net.perform(SocketRequest(server.provider(), "/close?code=\(code)&reason=from%20the%20server"))
+            let (messages, error) = await drain(closed)
+            #expect(messages.isEmpty && error == nil, "\(String(describing: error))")
+            #expect(closed.closeCode?.rawValue == UInt16(code))
+            #expect(closed.closeReason == "from the server")
+        }
+    }
+
+    @Test("Ten thousand messages of every small size, sent back to back, echo in order (Autobahn 9.7, 9.8)", arguments: ["none", "deflate"])
+    func manyMessagesInOrder(compression: String) async throws {
+        try await withWebSocketServer(compression: compression) { server in
+            let socket = try await makeManager().perform(SocketRequest(server.provider(), "/echo"))
+            let messages: [WebSocketMessage] = (0..<10_000).map { index in
+                index % 3 == 0 ? .binary(Data((0..<(index % 301)).map { UInt8(truncatingIfNeeded: $0 &+ index) }))
+                    : .text("\(index) " + String(repeating: "ü", count: index % 97))
+            }
+            let sender = Task { for message in messages { try await socket.send(message) } }
+            var received = 0
+            for try await message in socket {
+                guard message == messages[received] else {
+                    Issue.record("message \(received) is \(message), not \(messages[received])")
+                    break
+                }
+                received += 1
+                if received == messages.count { break }
+            }
+            try await sender.value
+            #expect(received == messages.count)
+            try await socket.close()
+            #expect(socket.closeCode == .normalClosure)
         }
     }
 
