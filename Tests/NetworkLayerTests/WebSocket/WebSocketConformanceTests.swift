@@ -80,12 +80,13 @@ struct WebSocketConformanceTests {
         }
     }
 
-    @Test("The handshake carries the provider's headers, credentials, cookies and interceptors' headers")
+    @Test("The handshake carries the provider's headers, credentials, cookies, interceptors' and middlewares' headers")
     func handshakeHeaders() async throws {
         try await withWebSocketServer { server in
             let net = makeManager()
             net.cookieStorage = .inMemory
             net.interceptors = [SigningInterceptor()]
+            net.middlewares = [TraceHeaderMiddleware()]
             _ = try await net.perform(TestRequest<Data>(server.provider(), "/set-cookie"))
             let provider = AuthProvider(port: server.port, authentication: .bearer("token-123"), headers: ["X-App": "chat"])
             let socket = try await net.perform(SocketRequest(provider, "/headers"))
@@ -96,6 +97,7 @@ struct WebSocketConformanceTests {
             #expect(headers["X-App"] == "chat")
             #expect(headers["Cookie"] == "session=abc123")
             #expect(headers["X-Signature"] == "signed:GET")
+            #expect(headers["traceparent"] == "00-trace-span-01", "\(headers.keys.sorted())")
             #expect(headers["Upgrade"] == "websocket")
             #expect(headers["Sec-WebSocket-Version"] == "13")
             #expect(headers["User-Agent"]?.hasPrefix("NetworkLayer/") == true)
@@ -326,6 +328,15 @@ struct WebSocketConformanceTests {
             #expect(sent.value - queued < 8, "send went on: \(queued) then \(sent.value) messages")
             sender.cancel()
         }
+    }
+}
+
+/// Adds a header around the whole call, as a tracing middleware would.
+struct TraceHeaderMiddleware: RequestMiddleware {
+    func intercept(_ request: OutgoingRequest, next: RequestMiddlewareNext) async throws(NetworkError) -> HTTPResponse {
+        var request = request
+        request.setHeader("traceparent", "00-trace-span-01")
+        return try await next(request)
     }
 }
 
