@@ -6,7 +6,7 @@ SWIFT ?= swift
 SWIFT_TRAITS ?= --traits IntegrationTests
 export SWIFT_TRAITS
 
-.PHONY: tsan asan deps build test readme-check demo demo-github demo-chat demo-openapi demo-check examples-check docs api-check fuzz bench cache-conformance stress clean
+.PHONY: tsan asan deps build test readme-check demo demo-github demo-chat demo-openapi demo-ws demo-check examples-check docs api-check fuzz bench cache-conformance stress clean
 
 ## deps: install the system packages the library and its tests need (apt-get as root; otherwise prints the command)
 deps:
@@ -58,6 +58,12 @@ demo-openapi: deps
 	$(SWIFT) build --package-path Examples/OpenAPIClient --scratch-path .build-examples/OpenAPIClient
 	.build-examples/OpenAPIClient/debug/OpenAPIClient $(ARGS)
 
+## demo-ws: Examples/WebSocketChat, a chat over a WebSocket answered by a scripted mock server
+##          (MockResponses/ChatSocket.ws; ARGS="--verbose" for the log: the handshake, then one line per message)
+demo-ws: deps
+	$(SWIFT) build --product WebSocketChat $(SWIFT_TRAITS)
+	$$($(SWIFT) build --show-bin-path)/WebSocketChat $(ARGS)
+
 ## demo-check: runs the demos and checks what they printed (scripts/check-demo.sh)
 demo-check:
 	@SWIFT="$(SWIFT)" scripts/check-demo.sh
@@ -85,10 +91,12 @@ fuzz: deps
 	@SWIFT="$(SWIFT)" FUZZ_SECONDS="$(FUZZ_SECONDS)" scripts/fuzz.sh
 
 ## bench: NetworkLayer against URLSession, AsyncHTTPClient, C libcurl and wrk/h2load on a local nginx (Benchmarks/);
-##        not part of `make test` or CI. BENCH_ARGS="--quick" for a smoke run; see Benchmarks/README.md
+##        not part of `make test` or CI. BENCH_ARGS="--quick" for a smoke run; see Benchmarks/README.md. Then the
+##        WebSocket echo scenario (Benchmarks/websocket.py, WS_BENCH_ARGS="--quick"): NetworkLayer against websocket-kit
 bench:
 	@scripts/deps.sh bench
 	SWIFT="$(SWIFT)" python3 Benchmarks/run.py $(BENCH_ARGS)
+	SWIFT="$(SWIFT)" python3 Benchmarks/websocket.py $(WS_BENCH_ARGS)
 
 ## cache-conformance: the public HTTP cache suite cache-tests (cache-tests.fyi) against the response cache, beside the
 ##                    browsers' published results (Tests/CacheConformance/run.sh); not part of `make test` or CI: needs

@@ -43,6 +43,7 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
+        // zlib: request bodies compressed (BodyCompression) and WebSocket's permessage-deflate.
         .systemLibrary(
             name: "CNetworkLayerZlib",
             pkgConfig: "zlib",
@@ -102,6 +103,14 @@ let package = Package(
             dependencies: ["NetworkLayer"],
             path: "Examples/ChatClient",
             exclude: ["README.md", "MockResponses"],
+            swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]
+        ),
+        // `make demo-ws`: a chat over a WebSocket, answered by a scripted mock server.
+        .executableTarget(
+            name: "WebSocketChat",
+            dependencies: ["NetworkLayer"],
+            path: "Examples/WebSocketChat",
+            exclude: ["MockResponses"],
             swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]
         ),
         // The public API as users write it, in a module of its own, warnings as errors. Built, never run.

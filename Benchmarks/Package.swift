@@ -11,6 +11,9 @@ let package = Package(
         .executable(name: "bench-urlsession", targets: ["BenchURLSession"]),
         .executable(name: "bench-ahc", targets: ["BenchAHC"]),
         .executable(name: "bench-openapi", targets: ["BenchOpenAPI"]),
+        .executable(name: "bench-ws-echo-server", targets: ["BenchWSEchoServer"]),
+        .executable(name: "bench-ws-networklayer", targets: ["BenchWSNetworkLayer"]),
+        .executable(name: "bench-ws-kit", targets: ["BenchWSKit"]),
     ],
     dependencies: [
         // Observability: the client's `--observe` runs TracingMiddleware and MetricsMiddleware (issue 33).
@@ -26,6 +29,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
+        // The WebSocket scenario (websocket.py): a SwiftNIO echo server, and Vapor's client to compare with.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/vapor/websocket-kit.git", from: "2.16.2"),
     ],
     targets: [
         // The command line, the result line, the fixture types and the worker loop every client shares.
@@ -66,6 +73,25 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: [.define("IntegrationTests")]
+        ),
+        .executableTarget(
+            name: "BenchWSEchoServer",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            ]
+        ),
+        .executableTarget(
+            name: "BenchWSNetworkLayer",
+            dependencies: [.product(name: "NetworkLayer", package: "NetworkLayer")]
+        ),
+        .executableTarget(
+            name: "BenchWSKit",
+            dependencies: [
+                .product(name: "WebSocketKit", package: "websocket-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the demos as a new user would (`make demo`, `make demo-github`, `make demo-chat`) and checks
+# Runs the demos as a new user would (`make demo`, `make demo-github`, `make demo-chat`, `make demo-ws`) and checks
 # what they printed; then the examples' other paths through the programs just built (faster than
 # make): GitHubClient's log and its handled errors, ChatClient's deadline and Ctrl-C, and a live
 # stream from a loopback chat server (Tests/Servers/chat_server.py), interrupted too.
@@ -175,4 +175,23 @@ if ! grep -qF '"abandoned": 1' <<<"$stats"; then
     exit 1
 fi
 
-echo "make demo: OK (iTunes search with its log; GitHubClient: Link pagination, ETag/304, rate limit, three handled errors, no token printed; ChatClient: streamed from a mock and a loopback server, deadline and Ctrl-C)"
+# --- make demo-ws: a chat over a WebSocket, from the scripted mock MockResponses/ChatSocket.ws.
+run "make demo-ws" 0 make --no-print-directory demo-ws
+expect "connected to #general over chat.v2"
+expect "<grace> Hi Ada! Did the socket connect?"
+expect "<ada> It did: through libcurl, pinned and logged."
+expect "<grace> Bye for now!"
+expect "the server closed the room: 1000 (normal closure) room closed"
+# The server's escape sequence is shown, not sent to the terminal.
+expect '<grace> \u{1B}[31mThis line tried to paint your terminal red'
+refuse $'\e'
+run "WebSocketChat --verbose" 0 "$bin/WebSocketChat" --verbose
+expect "→ GET https://chat.example.com/rooms/general/ws [MOCK]"
+expect "Upgrade: websocket"
+expect "← 101 GET https://chat.example.com/rooms/general/ws"
+expect '↑ text 28 bytes: {"name":"ada","type":"join"}'
+expect "↓ text 55 bytes"
+expect "WebSocket closed with 1000 (normal closure): room closed"
+refuse $'\e'
+
+echo "make demo: OK (iTunes search with its log; GitHubClient: Link pagination, ETag/304, rate limit, three handled errors, no token printed; ChatClient: streamed from a mock and a loopback server, deadline and Ctrl-C; WebSocketChat: a scripted chat, its log)"

@@ -1,9 +1,12 @@
-// SHA-256 for the response cache's keys and entry checksums (OpenSSL's, not a copy of the algorithm).
+// SHA-256 for the response cache's keys and entry checksums (OpenSSL's, not a copy of the algorithm);
+// SHA-1 and random bytes for WebSocket.
 #include "CNetworkLayerCurl.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <string.h>
 #include <openssl/evp.h>
+#include <openssl/rand.h>
 
 // A cache lookup digests a short key: what costs is OpenSSL's machinery around it, not the
 // algorithm. So the algorithm is fetched once (OpenSSL 3 otherwise looks it up in its providers on
@@ -54,6 +57,25 @@ int nl_sha256(const void *data, size_t length, unsigned char *out) {
     }
     if (!ok || digest_length != NL_PIN_LENGTH) {
         memset(out, 0, NL_PIN_LENGTH);
+        return 0;
+    }
+    return 1;
+}
+
+int nl_sha1(const void *data, size_t length, unsigned char *out) {
+    static const unsigned char empty = 0;
+    unsigned int digest_length = 0;
+    if (EVP_Digest(length > 0 ? data : &empty, length, out, &digest_length, EVP_sha1(), NULL) != 1
+        || digest_length != NL_SHA1_LENGTH) {
+        memset(out, 0, NL_SHA1_LENGTH);
+        return 0;
+    }
+    return 1;
+}
+
+int nl_random_bytes(void *out, size_t length) {
+    if (length > INT_MAX || RAND_bytes(out, (int)length) != 1) {
+        memset(out, 0, length);
         return 0;
     }
     return 1;

@@ -51,6 +51,10 @@ CURLcode nl_easy_getinfo_slist(CURL *handle, CURLINFO info, struct curl_slist **
     return curl_easy_getinfo(handle, info, value);
 }
 
+CURLcode nl_easy_getinfo_socket(CURL *handle, CURLINFO info, curl_socket_t *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
 CURLMcode nl_multi_setopt_long(CURLM *handle, CURLMoption option, long value) {
     return curl_multi_setopt(handle, option, value);
 }

@@ -129,7 +129,30 @@ feed.reconnectPolicy = .eventSource(maximumAttempts: 10, reconnectsNonIdempotent
 Net.keepAlive = KeepAlive(idle: .seconds(60), interval: .seconds(30))
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 262)
+#sourceLocation(file: "README.md", line: 263)
+struct ChatRoomServer: ServiceProvider {
+    var host: String { "chat.example.com" }
+    var httpScheme: HTTPScheme { .https }             // https → wss
+}
+
+final class ChatSocket: BaseRequest<WebSocket> {
+    init(room: String) {
+        super.init(serviceProvider: ChatRoomServer(), endpoint: "/rooms/\(room)/ws")
+        webSocketProtocols = ["chat.v2"]
+        mockedResponseFilename = "ChatSocket"          // ChatSocket.ws in mock mode: a script of the server
+    }
+}
+
+let socket = try await Net.perform(ChatSocket(room: "general"))   // a refused handshake throws here
+try await socket.send(.text("hello"))                              // .binary(Data) too; waits when the peer is slow
+for try await message in socket {                                  // ends when the server closes
+    if case .text(let text) = message { print(text) }
+}
+try await socket.close(.normalClosure, reason: "bye")
+print(socket.closeCode ?? .abnormalClosure, socket.negotiatedProtocol ?? "none")
+#sourceLocation()
+
+#sourceLocation(file: "README.md", line: 296)
 struct Signer: RequestInterceptor {
     let keyID: String
     let key: String
@@ -147,7 +170,7 @@ struct Signer: RequestInterceptor {
 Net.interceptors = [Signer(keyID: "shop-1", key: "signing-key")]   // every request; a provider's: its origin only
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 296)
+#sourceLocation(file: "README.md", line: 330)
 struct Timing: RequestMiddleware {
     func intercept(_ request: OutgoingRequest, next: RequestMiddlewareNext) async throws(NetworkError) -> HTTPResponse {
         let start = ContinuousClock.now
@@ -159,7 +182,7 @@ struct Timing: RequestMiddleware {
 Net.middlewares = [Timing(), RequestCoalescing()]   // once per call; Net.networkMiddlewares: each request on the wire
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 312)
+#sourceLocation(file: "README.md", line: 346)
 import NetworkLayerObservability
 import Logging
 
@@ -167,21 +190,21 @@ Net.middlewares = [TracingMiddleware(), MetricsMiddleware()]   // OpenTelemetry'
 Net.logEntryHandler = SwiftLogBridge(logger: Logger(label: "network")).handle
 #sourceLocation()
 
-// README.md:330: not compiled (the generated client exists only in a package that runs the generator)
+// README.md:364: not compiled (the generated client exists only in a package that runs the generator)
 
-#sourceLocation(file: "README.md", line: 337)
+#sourceLocation(file: "README.md", line: 371)
 import NetworkLayerOpenAPI
 
 Net.mocks.register(operationID: "getGreeting", .json(["message": "Hello, Ada"]))   // or MockResponses/getGreeting.json
 let notes = NetworkLayerTransport(provider: try BaseURLProvider("https://notes.example.com/v1"))
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 349)
+#sourceLocation(file: "README.md", line: 383)
 Net.cookieStorage = .inMemory     // off by default; .file(url) keeps them in curl's cookie-jar format
 Net.proxy = .http(URL(string: "http://proxy.corp:3128")!, excluding: ["localhost", ".internal"])  // default: .environment
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 363)
+#sourceLocation(file: "README.md", line: 397)
 struct InternalAPI: ServiceProvider {
     var host: String { "internal.example" }
     var httpScheme: HTTPScheme { .https }
@@ -218,7 +241,7 @@ do {
 try Net.recordedTraffic.har().write(to: URL(fileURLWithPath: "/tmp/session.har"))   // secrets redacted
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 439)
+#sourceLocation(file: "README.md", line: 473)
 do {
     _ = try await Net.perform(ITunesSearchRequest(artist: "Dream Theater", limit: 3))
 } catch .unauthorizedAccess {
@@ -230,7 +253,7 @@ do {
 }
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 458)
+#sourceLocation(file: "README.md", line: 492)
 struct Inventory: ServiceProvider {
     var host: String { "inventory.internal" }
     var httpScheme: HTTPScheme { .http }

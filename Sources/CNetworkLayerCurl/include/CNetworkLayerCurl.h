@@ -29,6 +29,8 @@ CURLcode nl_easy_getinfo_string(CURL *handle, CURLINFO info, char **value);
 CURLcode nl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value);
 /// For CURLINFO_COOKIELIST: the list is the caller's, freed with curl_slist_free_all.
 CURLcode nl_easy_getinfo_slist(CURL *handle, CURLINFO info, struct curl_slist **value);
+/// For CURLINFO_ACTIVESOCKET: the socket of a CURLOPT_CONNECT_ONLY transfer (a WebSocket's).
+CURLcode nl_easy_getinfo_socket(CURL *handle, CURLINFO info, curl_socket_t *value);
 
 // MARK: - ThreadSanitizer annotations
 
@@ -158,5 +160,18 @@ int nl_hmac_sha256(const void *key, size_t key_length, const void *data, size_t 
 /// cipher list, which must select at least one cipher) or as a TLS 1.3 cipher suite (`tls13` 1).
 /// Returns 1 or 0, and -1 when OpenSSL could not be asked.
 int nl_tls_cipher_is_known(const char *name, int tls13);
+
+/// Length of a SHA-1 digest.
+#define NL_SHA1_LENGTH 20
+
+/// Writes the SHA-1 digest of `length` bytes at `data` to `out` (NL_SHA1_LENGTH bytes): the
+/// WebSocket handshake's `Sec-WebSocket-Accept` (RFC 6455 §4.2.2), its only use. Returns 1, or 0
+/// when OpenSSL fails (`out` is then zeroed).
+int nl_sha1(const void *data, size_t length, unsigned char *out);
+
+/// Fills `length` bytes at `out` from OpenSSL's CSPRNG (RAND_bytes): the WebSocket masking keys
+/// (RFC 6455 §5.3 asks for a strong source of entropy), drawn many at once. Returns 1, or 0 when
+/// OpenSSL fails or `length` exceeds INT_MAX (`out` is then zeroed).
+int nl_random_bytes(void *out, size_t length);
 
 #endif

@@ -8,6 +8,7 @@ import Synchronization
 /// its body still arriving through ``HTTPResponse/stream``.
 struct CurlTransport: Transport {
     nonisolated(nonsending) func send(_ request: PreparedRequest, download: PendingDownload?) async throws(NetworkError) -> HTTPResponse {
+        if request.resolved.webSocket != nil { return try await WebSocketConnection.open(request) }
         let engine = try CurlEngine.shared.get()
         let plan = TransferPlan(request)
         // libcurl reads nothing of a body declared empty: its sequence is checked to be empty first.

@@ -257,7 +257,7 @@ struct NetworkLog: Sendable {
 
     /// One item of a stream as its preview shows it: JSON on one line with secret fields
     /// redacted, else the text, cut at ``previewLimit`` characters.
-    private func previewLine(_ text: String) -> String {
+    func previewLine(_ text: String) -> String {
         let data = Data(text.utf8)
         if data.count <= Self.prettyPrintLimit,
            let first = data.first(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }),

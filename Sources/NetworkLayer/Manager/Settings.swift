@@ -49,6 +49,7 @@ struct Settings: Sendable {
         var recordsTraffic = false
         /// The manager's recorded traffic, kept whether or not it records now.
         var recordedTraffic = RecordedTraffic()
+        var webSocketOptions = WebSocketOptions()
     }
 
     /// Never mutated: a change makes a new one, so a request's copy never sees a later change.

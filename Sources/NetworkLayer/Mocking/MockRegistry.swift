@@ -161,6 +161,20 @@ public final class MockRegistry: Sendable {
         state.withLock { $0.requests }
     }
 
+    /// The messages mocked WebSockets carried, oldest first, each as the client sent or read it.
+    /// The newest ``recordedRequestLimit`` (1,000) are kept.
+    public var webSocketMessages: [RecordedWebSocketMessage] {
+        state.withLock { $0.webSocketMessages }
+    }
+
+    /// Keeps a mocked WebSocket's message, dropping the oldest beyond the limit.
+    func recordWebSocket(_ message: RecordedWebSocketMessage) {
+        state.withLock { state in
+            state.webSocketMessages.append(message)
+            if state.webSocketMessages.count > Self.recordedRequestLimit { state.webSocketMessages.removeFirst() }
+        }
+    }
+
     /// Keeps `request` as answered, dropping the oldest beyond the limit.
     func record(_ request: RecordedRequest) {
         state.withLock { state in
@@ -220,6 +234,7 @@ public final class MockRegistry: Sendable {
         var operations: [String: RouteAnswer] = [:]
         var requests: [RecordedRequest] = []
         var fallback: (@Sendable (RecordedRequest) -> MockResponse?)?
+        var webSocketMessages: [RecordedWebSocketMessage] = []
     }
 
     private struct ClassRegistration: Sendable {

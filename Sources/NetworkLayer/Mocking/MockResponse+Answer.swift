@@ -45,6 +45,8 @@ extension MockResponse {
             }
             let body = ServerSentEventParser.encode(events).reduce(into: Data()) { $0.append($1) }
             return .stream(try response(body, 200, ResponseHeaders(["Content-Type": "text/event-stream"])), delay: .zero, eventDelay: eventDelay)
+        case .webSocket(let peer):
+            return .response(MockWebSocketChannel.upgrade(for: request, peer: peer), delay: .zero)
         }
     }
 }

@@ -19,6 +19,7 @@ extension MockResponse: CustomStringConvertible, CustomDebugStringConvertible, C
         case .file(let name): "MockResponse.file(\(name))"
         case .failure(let error): "MockResponse.failure(\(error.errorDescription ?? "\(error)"))"
         case .events(let events, let delay): "MockResponse.events(\(events.count) events\(delayText(delay)))"
+        case .webSocket: "MockResponse.webSocket"
         }
         return HeaderFields.printable(text)
     }

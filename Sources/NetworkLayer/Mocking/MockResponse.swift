@@ -22,6 +22,8 @@ public struct MockResponse: Sendable {
         case failure(NetworkError)
         /// Server-sent events, answered as a `text/event-stream` body paced by `eventDelay`.
         case events([ServerSentEvent], eventDelay: Duration)
+        /// A WebSocket whose server is the closure (``MockResponse/webSocket(_:)``).
+        case webSocket(@Sendable (WebSocketPeer) async throws -> Void)
     }
 
     let kind: Kind

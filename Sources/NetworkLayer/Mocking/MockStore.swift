@@ -151,6 +151,7 @@ struct MockStore: Sendable {
             case "txt": "text/plain"
             default: "application/octet-stream"
             }
+        case .webSocket?: "application/octet-stream"
         case nil: "application/json"
         }
     }
@@ -166,6 +167,8 @@ struct MockStore: Sendable {
     /// read into memory) with its `bodyExtension` (`sse`, `ndjson`, `bin`).
     func record(_ response: HTTPResponse, for request: PreparedRequest, bodyExtension: String = "json",
                 movingBody: URL? = nil) throws(NetworkError) {
+        // A WebSocket's 101 has no body to replay: its mock is a script (`.ws`), written by hand.
+        guard response.webSocket == nil else { return }
         let bodyURL = try file(named: mockName(for: request), extension: bodyExtension)
         let sidecarURL = try sidecarFile(for: request)
         let secrets = request.redactor.secretValues(of: request)

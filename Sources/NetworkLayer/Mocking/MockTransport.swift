@@ -16,6 +16,7 @@ struct MockTransport: Transport {
         registry.record(recorded)
         let answer = try answer(for: request, recorded: recorded)
         let response = try await answer.deliver(for: request)
+        if request.resolved.webSocket != nil { return try MockWebSocketChannel.answer(response, to: request, registry: registry) }
         guard let kind = request.resolved.streamKind else { return response }
         // A streaming request gets its headers now and the body paced as the mock asks.
         guard kind == .events, answer.cutAfterEvents != nil || request.headers.value(for: "Last-Event-ID") != nil else {

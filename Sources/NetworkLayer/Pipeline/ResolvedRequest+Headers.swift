@@ -11,6 +11,7 @@ extension ResolvedRequest {
             try HeaderFields.validate(name: "Content-Type", value: contentType)
             headers.append(("Content-Type", contentType))
         }
+        if let webSocket { try webSocket.addHandshakeHeaders(to: &headers) }
         return headers
     }
 

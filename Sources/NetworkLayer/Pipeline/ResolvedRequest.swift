@@ -91,6 +91,8 @@ final class ResolvedRequest: Sendable {
     /// The SigV4 signatures made for its attempts: secrets no header of the request holds, which
     /// the log and errors scrub too (a server may echo them).
     let signatures = Protected<[String]>([])
+    /// For a ``WebSocket`` request: the subprotocols offered and the options; `nil` otherwise.
+    let webSocket: WebSocketSettings?
 
     /// A provider's `scheme://host[:port][/basePath]`, as it declared them (checked when a URL is built).
     struct Location: Sendable {
@@ -128,7 +130,8 @@ final class ResolvedRequest: Sendable {
          streamKind: StreamKind?, downloadDestination: URL?, resumesDownloads: Bool, progress: ProgressReporter?, isMocked: Bool,
          mockedResponseFilename: String?, mockResponsesDirectory: URL?, mockRecordingDirectory: URL?, log: NetworkLog?,
          cache: RequestCaching? = nil, bodyCompression: BodyCompression? = nil, reconnectPolicy: ReconnectPolicy? = nil,
-         operationID: String? = nil, resumeData: ResumeData? = nil, traffic: RecordedTraffic? = nil) {
+         operationID: String? = nil, resumeData: ResumeData? = nil, traffic: RecordedTraffic? = nil,
+         webSocket: WebSocketSettings? = nil) {
         self.requestClass = requestClass
         self.provider = provider
         self.location = location
@@ -166,6 +169,7 @@ final class ResolvedRequest: Sendable {
         self.log = log
         self.cache = cache
         self.reconnectPolicy = reconnectPolicy
+        self.webSocket = webSocket
     }
 
     /// The endpoint as written, or the full URL's text: what names the request before its URL exists.
@@ -238,6 +242,7 @@ extension BaseRequest {
     /// | response cache | | | `cache` | `.none` |
     /// | cache policy | `cachePolicy` | `cachePolicy` | | `.useProtocol` |
     /// | authorized responses on disk | | `cachesAuthorizedResponsesOnDisk` | | `false` (memory only) |
+    /// | WebSocket options | `webSocketOptions` | `webSocketOptions` | `webSocketOptions` | ``WebSocketOptions/init(maximumMessageSize:compression:pingInterval:closeTimeout:maximumFrameSize:)`` |
     ///
     /// The cache is left out (`nil`) in mock mode; streams, downloads and uploads streamed from a
     /// sequence, a file or a multipart form go around it (``RequestCaching/isBypassed``).
@@ -286,8 +291,9 @@ extension BaseRequest {
             networkMiddlewares: Self.active(settings.networkMiddlewares),
             options: options,
             expectations: ResponseExpectations(
-                acceptableStatuses: StatusCodes.resolved(request: acceptableStatuses, requestRange: acceptableStatusCodes,
-                                                         provider: provider),
+                // A WebSocket's handshake succeeds with 101 only (RFC 6455 §4.1).
+                acceptableStatuses: streamKind == .webSocket ? StatusCodes(101..<102)
+                    : StatusCodes.resolved(request: acceptableStatuses, requestRange: acceptableStatusCodes, provider: provider),
                 decoder: jsonDecoder ?? provider.jsonDecoder,
                 keyPath: keyPath,
                 errorBodyType: errorBodyType ?? provider.errorBodyType,
@@ -311,7 +317,10 @@ extension BaseRequest {
             reconnectPolicy: streamKind == .events ? reconnectPolicy : nil,
             operationID: operationID,
             resumeData: resumeData,
-            traffic: isMocked || !settings.recordsTraffic ? nil : settings.recordedTraffic)
+            traffic: isMocked || !settings.recordsTraffic ? nil : settings.recordedTraffic,
+            webSocket: streamKind == .webSocket
+                ? WebSocketSettings(protocols: webSocketProtocols, options: webSocketOptions ?? provider.webSocketOptions ?? settings.webSocketOptions)
+                : nil)
     }
 }
 

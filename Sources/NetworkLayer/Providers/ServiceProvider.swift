@@ -202,6 +202,10 @@ public protocol ServiceProvider: Sendable {
     /// ```
     var unixSocketPath: String? { get }
 
+    /// The WebSocket options of this backend's sockets, or `nil` (the default) for the
+    /// manager's ``NetworkManager/webSocketOptions``. A request's ``BaseRequest/webSocketOptions`` wins.
+    var webSocketOptions: WebSocketOptions? { get }
+
     /// The certificate this client presents to the backend in the TLS handshake (mutual TLS), or
     /// `nil` (the default) for none.
     ///

@@ -170,6 +170,15 @@ open class BaseRequest<Response: Decodable & Sendable> {
     /// The body streams to a temporary file and is moved here only on success. Default `nil`.
     @exclusivity(unchecked) public var downloadDestination: URL?
 
+    /// For a ``WebSocket`` request: the subprotocols offered, in order of preference
+    /// (`Sec-WebSocket-Protocol`); ``WebSocket/negotiatedProtocol`` says which the server chose.
+    /// Each must be an HTTP token. Default: none.
+    @exclusivity(unchecked) public var webSocketProtocols: [String] = []
+
+    /// For a ``WebSocket`` request: its options; `nil` (the default) for the provider's
+    /// ``ServiceProvider/webSocketOptions``, else the manager's ``NetworkManager/webSocketOptions``.
+    @exclusivity(unchecked) public var webSocketOptions: WebSocketOptions?
+
     /// Whether a download that breaks after part of its body continues where it stopped instead
     /// of starting again. Default `false`.
     ///

@@ -44,6 +44,9 @@ public struct HTTPResponse: Sendable {
     /// Where a 3xx response points, resolved against the request URL.
     var redirectLocation: String?
 
+    /// The open socket of a WebSocket handshake's 101, until a ``WebSocket`` takes it.
+    var webSocket: WebSocketUpgrade?
+
     /// The request that got this response, to describe it in errors (built only when needed).
     let origin: RequestOrigin
 

@@ -9,6 +9,8 @@ enum StreamKind: Sendable, Equatable {
     case events
     /// ``JSONLines``: NDJSON (paced by lines).
     case jsonLines
+    /// ``WebSocket``: a connection, not a body (its mock file is a script, `.ws`).
+    case webSocket
 
     /// The kind for `type` when it is a streaming response type, else `nil`.
     init?(for type: Any.Type) {
@@ -22,6 +24,7 @@ enum StreamKind: Sendable, Equatable {
         case .bytes: "bin"
         case .events: "sse"
         case .jsonLines: "ndjson"
+        case .webSocket: "ws"
         }
     }
 
@@ -31,6 +34,7 @@ enum StreamKind: Sendable, Equatable {
         case .bytes: count == 1 ? "1 chunk" : "\(count) chunks"
         case .events: count == 1 ? "1 event" : "\(count) events"
         case .jsonLines: count == 1 ? "1 line" : "\(count) lines"
+        case .webSocket: count == 1 ? "1 message" : "\(count) messages"
         }
     }
 }

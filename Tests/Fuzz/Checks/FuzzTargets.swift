@@ -14,6 +14,8 @@ public enum FuzzTargets {
         FuzzTarget("cache-response", CacheResponseFuzz.check),
         FuzzTarget("cache-files", CacheFilesFuzz.check),
         FuzzTarget("resume-data", ResumeDataFuzz.check),
+        FuzzTarget("websocket-frames", WebSocketFramesFuzz.check),
+        FuzzTarget("websocket-inflate", WebSocketInflateFuzz.check),
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {

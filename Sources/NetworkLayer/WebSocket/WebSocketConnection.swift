@@ -1,0 +1,747 @@
+internal import CNetworkLayerCurl
+import Foundation
+
+/// A live WebSocket: libcurl connects (`CURLOPT_CONNECT_ONLY`: proxy tunnel, TLS with the pins,
+/// CA bundle and client certificate of any request), then a thread of its own writes the
+/// handshake and moves frames with `curl_easy_send`/`curl_easy_recv`, waiting in
+/// `curl_multi_poll` on the socket and on wake-ups from the tasks that send, read and close.
+///
+/// Backpressure: the thread stops reading while the inbox is full, and `send` waits while more
+/// than ``outboxCapacity`` bytes are queued and not yet taken by the kernel.
+// @unchecked Sendable: `shared` is behind its lock; `sender` too. Everything else mutable (the
+// easy and multi handles, the decoder, the reader, the pending bytes) is used by the connection's
+// thread alone, from `run()` on; the opener only creates them before the thread starts.
+final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
+    /// Bytes of sent messages queued ahead of the kernel before `send` waits.
+    static let outboxCapacity = 1 << 20
+    /// How long a failing connection waits for its close frame to leave before it closes.
+    static let failureLinger: Duration = .seconds(1)
+
+    private let request: PreparedRequest
+    private let transfer: CurlTransfer
+    private let multi: UnsafeMutableRawPointer
+    private let waker: MultiWaker
+    private let options: WebSocketOptions
+    private let description: String
+    let inbox: WebSocketInbox
+
+    private enum Phase {
+        case connecting
+        case open
+        /// A close frame is queued or sent; the connection ends at `deadline` if the server's
+        /// close frame has not come.
+        case closing(deadline: ContinuousClock.Instant)
+        case closed
+    }
+
+    /// What the tasks and the thread share.
+    private struct Shared {
+        var phase = Phase.connecting
+        var outbox: [[UInt8]] = []
+        /// Bytes queued and not yet taken by the kernel.
+        var outboxBytes = 0
+        var sendWaiters: [UnsafeContinuation<Void, Never>] = []
+        var closeWaiters: [UnsafeContinuation<Void, Never>] = []
+        var closeStatus: (code: WebSocketCloseCode, reason: String)?
+        var isCancelled = false
+        /// Why the socket failed, for sends after it.
+        var failure: NetworkError?
+        var opener: UnsafeContinuation<Result<HTTPResponse, NetworkError>, Never>?
+    }
+    private let shared = Protected(Shared())
+
+    /// The deflater, used under this lock so that messages are compressed in the order they are queued.
+    private struct Sender {
+        var deflater: WebSocketDeflater?
+        var keys = WebSocketMaskingKeys()
+    }
+    private let sender = Protected(Sender())
+
+    // The thread's own.
+    private var socket: curl_socket_t = -1
+    private var decoder = WebSocketFrameDecoder(maximumPayload: 0, allowsCompression: false)
+    private var reader = WebSocketMessageReader(maximumMessageSize: 0)
+    private var pending: [UInt8] = []
+    private var pendingOffset = 0
+    /// Bytes of `pending` that came from the outbox (counted in `outboxBytes` until written).
+    private var pendingFromOutbox = 0
+    /// Whether the last read stopped before libcurl said "no more" (TLS may hold decrypted bytes
+    /// that `poll` does not see).
+    private var mayHaveBufferedInput = false
+    private var nextPing: ContinuousClock.Instant?
+    private var awaitingPong = false
+    private var closeReceived = false
+    private var closeSent = false
+    /// Failed: what arrives is read and dropped until our close frame is out.
+    private var discarding = false
+    /// Messages decoded from one read, handed to the inbox together (one wake-up of the reader).
+    private var arrived: [WebSocketMessage] = []
+
+    private init(_ request: PreparedRequest, options: WebSocketOptions) throws(NetworkError) {
+        self.request = request
+        self.options = options
+        description = request.redactedDescription
+        let handle = try CurlEasyHandle()
+        transfer = try CurlTransfer(plan: TransferPlan(request), handle: handle)
+        // Connect (proxy tunnel and TLS included), then stop: the bytes are ours. HTTP/1.1 only:
+        // an upgrade is an HTTP/1.1 exchange, and ALPN must not agree on h2. A proxy is always
+        // tunnelled (CONNECT), for http:// too: a proxy would not forward an upgrade otherwise.
+        try handle.set(CURLOPT_CONNECT_ONLY, 1)
+        try handle.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
+        try handle.set(CURLOPT_HTTPPROXYTUNNEL, true)
+        guard let multi = curl_multi_init() else {
+            throw .transport(.init(request: description, reason: "libcurl could not create a multi handle (curl_multi_init failed)"))
+        }
+        self.multi = multi
+        let waker = MultiWaker(multi: multi)
+        self.waker = waker
+        inbox = WebSocketInbox(onRoom: { waker.wake() })
+    }
+
+    deinit {
+        curl_multi_remove_handle(multi, transfer.handle.raw)
+        curl_multi_cleanup(multi)
+    }
+
+    /// Connects, sends the handshake and returns the server's answer: a 101 carrying the open
+    /// socket (``HTTPResponse/webSocket``), or any other status with its body (up to 64 KB),
+    /// which the pipeline validates and redirects like any response.
+    static func open(_ request: PreparedRequest) async throws(NetworkError) -> HTTPResponse {
+        // libcurl's global initialisation runs once, with the engine's: never from two handles at once.
+        _ = try CurlEngine.shared.get()
+        let options = request.resolved.webSocket?.options ?? WebSocketOptions()
+        let connection = try WebSocketConnection(request, options: options)
+        let result = await withTaskCancellationHandler {
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<HTTPResponse, NetworkError>, Never>) in
+                connection.shared.withLock { $0.opener = continuation }
+                let thread = Thread { connection.run() }
+                thread.name = "NetworkLayer WebSocket"
+                thread.start()
+            }
+        } onCancel: {
+            connection.shared.withLock { $0.isCancelled = true }
+            connection.waker.wake()
+        }
+        // The response (and the socket's state in it) crosses from the socket's thread through the
+        // concurrency runtime, which ThreadSanitizer cannot see into: the pair states the ordering
+        // that resuming the continuation provides (no-ops outside TSan builds).
+        nl_tsan_acquire(Unmanaged.passUnretained(connection).toOpaque())
+        return try result.get()
+    }
+
+    // MARK: The tasks' side
+
+    nonisolated(nonsending) func send(_ message: WebSocketMessage) async throws(NetworkError) {
+        let queued = try sender.withLock { (sender: inout Sender) -> Result<(wakes: Bool, waits: Bool), NetworkError> in
+            var frames: [UInt8] = []
+            switch message {
+            case .text(let text):
+                var text = text
+                text.withUTF8 { appendFrames(.text, payload: UnsafeRawBufferPointer($0), sender: &sender, to: &frames) }
+            case .binary(let data):
+                data.withUnsafeBytes { appendFrames(.binary, payload: $0, sender: &sender, to: &frames) }
+            }
+            return shared.withLock { (shared: inout Shared) -> Result<(wakes: Bool, waits: Bool), NetworkError> in
+                guard case .open = shared.phase else { return .failure(closedError(shared)) }
+                shared.outbox.append(frames)
+                shared.outboxBytes += frames.count
+                // Only the first message of an empty outbox wakes the thread: it takes the whole
+                // outbox at once, and any message queued before it does goes with it.
+                return .success((shared.outbox.count == 1, shared.outboxBytes > Self.outboxCapacity))
+            }
+        }.get()
+        if queued.wakes { waker.wake() }
+        guard queued.waits else { return }
+        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+            let waiting = shared.withLock { shared -> Bool in
+                guard shared.outboxBytes > Self.outboxCapacity, case .open = shared.phase else { return false }
+                shared.sendWaiters.append(continuation)
+                return true
+            }
+            if !waiting { continuation.resume() }
+        }
+    }
+
+    /// The frames of one message: compressed when agreed, split at the frame limit.
+    private func appendFrames(_ opcode: WebSocketFrame.Opcode, payload: UnsafeRawBufferPointer, sender: inout Sender,
+                              to frames: inout [UInt8]) {
+        if let deflater = sender.deflater {
+            let compressed = deflater.compress(payload)
+            compressed.withUnsafeBytes { split(opcode, compressed: true, payload: $0, keys: &sender.keys, to: &frames) }
+        } else {
+            split(opcode, compressed: false, payload: payload, keys: &sender.keys, to: &frames)
+        }
+    }
+
+    private func split(_ opcode: WebSocketFrame.Opcode, compressed: Bool, payload: UnsafeRawBufferPointer,
+                       keys: inout WebSocketMaskingKeys, to frames: inout [UInt8]) {
+        let limit = options.frameLimit
+        var offset = 0
+        repeat {
+            let end = min(payload.count, offset + limit)
+            WebSocketFrameEncoder.append(offset == 0 ? opcode : .continuation, fin: end == payload.count,
+                                         compressed: compressed && offset == 0, payload: UnsafeRawBufferPointer(rebasing: payload[offset..<end]),
+                                         key: keys.next(), to: &frames)
+            offset = end
+        } while offset < payload.count
+    }
+
+    /// The error for a send on a socket that is closing or closed.
+    private func closedError(_ shared: Shared) -> NetworkError {
+        if let failure = shared.failure { return failure }
+        let status = shared.closeStatus.map { " (\($0.code))" } ?? ""
+        return .invalidRequest(.init(request: description, reason: "the WebSocket is closed\(status): a message cannot be sent after close"))
+    }
+
+    nonisolated(nonsending) func receive() async throws(NetworkError) -> WebSocketMessage? {
+        if let ready = inbox.ready() { return try ready.get() }
+        return try await inbox.next(onCancel: { [weak self] in self?.closeSoon(.goingAway, reason: "") },
+                             cancelled: { [description] in .cancelled(.init(request: description, reason: "the task reading the WebSocket was cancelled")) })
+    }
+
+    nonisolated(nonsending) func close(_ code: WebSocketCloseCode, reason: String) async {
+        if enqueueClose(code, reason: reason) { waker.wake() }
+        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+            let waiting = shared.withLock { shared -> Bool in
+                if case .closed = shared.phase { return false }
+                shared.closeWaiters.append(continuation)
+                return true
+            }
+            if !waiting { continuation.resume() }
+        }
+    }
+
+    func closeSoon(_ code: WebSocketCloseCode, reason: String) {
+        if !enqueueClose(code, reason: reason) {
+            shared.withLock { shared in if case .connecting = shared.phase { shared.isCancelled = true } }
+        }
+        waker.wake()
+    }
+
+    /// Queues a close frame after the messages queued before it, if the socket is open: the
+    /// socket is closing from then on, and nothing more can be sent.
+    private func enqueueClose(_ code: WebSocketCloseCode, reason: String) -> Bool {
+        var frame: [UInt8] = []
+        WebSocketFrameEncoder.append(.close, payload: code.payload(reason: reason), to: &frame)
+        return sender.withLock { _ -> Bool in
+            shared.withLock { shared -> Bool in
+                guard case .open = shared.phase else { return false }
+                shared.outbox.append(frame)
+                shared.outboxBytes += frame.count
+                shared.phase = .closing(deadline: .now + options.closeTimeout)
+                return true
+            }
+        }
+    }
+
+    var closeStatus: (code: WebSocketCloseCode, reason: String)? {
+        shared.withLock { $0.closeStatus }
+    }
+
+    // MARK: The thread
+
+    private func run() {
+        let deadline = ContinuousClock.now + .seconds(max(0, min(request.timeout, PreparedRequest.timeoutCeiling)))
+        let outcome: Result<HTTPResponse, NetworkError>
+        do throws(NetworkError) {
+            try connect()
+            outcome = .success(try handshake(until: deadline))
+        } catch {
+            outcome = .failure(error)
+        }
+        let opener = shared.withLock { shared in
+            defer { shared.opener = nil }
+            if case .success(let response) = outcome, response.webSocket != nil { shared.phase = .open } else { shared.phase = .closed }
+            return shared.opener
+        }
+        nl_tsan_release(Unmanaged.passUnretained(self).toOpaque())
+        opener?.resume(returning: outcome)
+        guard case .success(let response) = outcome, response.webSocket != nil else { return }
+        exchange()
+    }
+
+    /// libcurl's part: resolve, connect, tunnel, TLS. Throws what any request would.
+    private func connect() throws(NetworkError) {
+        let added = curl_multi_add_handle(multi, transfer.handle.raw)
+        guard added == CURLM_OK else {
+            throw .transport(.init(request: description, reason: "libcurl refused the WebSocket's transfer (CURLMcode \(added.rawValue))"))
+        }
+        while true {
+            var running: Int32 = 0
+            curl_multi_perform(multi, &running)
+            var left: Int32 = 0
+            while let message = curl_multi_info_read(multi, &left) {
+                guard message.pointee.msg == CURLMSG_DONE else { continue }
+                let code = message.pointee.data.result
+                if code == CURLE_OK { return }
+                if case .failure(let error) = transfer.result(for: code) { throw error }
+                throw .transport(.init(request: description, reason: "libcurl could not connect (CURLcode \(code.rawValue))"))
+            }
+            if shared.withLock({ $0.isCancelled }) {
+                throw .cancelled(.init(request: description, reason: "the WebSocket was cancelled while it connected"))
+            }
+            curl_multi_poll(multi, nil, 0, 1000, nil)
+        }
+    }
+
+    /// Writes the request, reads the answer's head (and a failure's body).
+    private func handshake(until deadline: ContinuousClock.Instant) throws(NetworkError) -> HTTPResponse {
+        var active: curl_socket_t = -1
+        guard nl_easy_getinfo_socket(transfer.handle.raw, CURLINFO_ACTIVESOCKET, &active) == CURLE_OK, active >= 0 else {
+            throw .transport(.init(request: description, reason: "libcurl connected but has no socket for the WebSocket"))
+        }
+        socket = active
+        let plan = TransferPlan(request)
+        var lines = plan.headerLines.compactMap { line in line.value.map { (name: line.name, value: $0) } }
+        if let cookie = cookieHeader(plan) { lines.append(("Cookie", cookie)) }
+        pending = WebSocketHandshake.requestBytes(url: request.urlText, lines: lines)
+        pendingOffset = 0
+        while pendingOffset < pending.count {
+            try waitForSocket(writing: true, until: deadline, during: "sending the handshake")
+            guard try writePending() else { continue }
+        }
+        pending = []
+        pendingOffset = 0
+        var received: [UInt8] = []
+        var headEnd: Int?
+        while headEnd == nil {
+            guard received.count <= 64 << 10 else {
+                throw .transport(.init(request: description, reason: "the server's handshake answer has more than 64 KB of headers"))
+            }
+            guard try read(into: &received) else {
+                if let end = received.firstRange(of: [13, 10, 13, 10]) { headEnd = end.upperBound; break }
+                throw .transport(.init(request: description, reason: received.isEmpty
+                    ? "the server closed the connection without answering the WebSocket handshake"
+                    : "the server closed the connection in the middle of its handshake answer"))
+            }
+            if let end = received.firstRange(of: [13, 10, 13, 10]) { headEnd = end.upperBound; break }
+            try waitForSocket(writing: false, until: deadline, during: "waiting for the handshake's answer")
+        }
+        let end = headEnd ?? received.count
+        let head: WebSocketHandshake.Head
+        switch WebSocketHandshake.parseHead(received[..<end]) {
+        case .success(let parsed): head = parsed
+        case .failure(let error): throw .transport(.init(request: description, reason: error.reason))
+        }
+        let headers = ResponseHeaders(fields: head.fields)
+        let leftover = Array(received[end...])
+        guard head.status == 101 else {
+            let body = try failureBody(head, received: leftover, until: deadline)
+            let location = (300..<400).contains(head.status) ? head.values("Location").first.flatMap {
+                URL(string: $0, relativeTo: request.url)?.absoluteString } : nil
+            return HTTPResponse(statusCode: head.status, headers: headers, body: body, isMocked: false, origin: request.origin,
+                                expectations: request.resolved.expectations, metrics: transfer.metrics(), redirectLocation: location)
+        }
+        let key = request.headers.value(for: "Sec-WebSocket-Key") ?? ""
+        let offered = request.headers.value(for: "Sec-WebSocket-Protocol")?.split(separator: ",")
+            .map { $0.trimmingCharacters(in: .whitespaces) } ?? []
+        let compression = request.headers.value(for: "Sec-WebSocket-Extensions") == nil ? .none : options.compression
+        let agreement: WebSocketHandshake.Agreement
+        switch WebSocketHandshake.check(head, key: key, protocols: offered, compression: compression) {
+        case .success(let agreed): agreement = agreed
+        case .failure(let error): throw .transport(.init(request: description, reason: error.reason, statusCode: 101))
+        }
+        var inflater: WebSocketInflater?
+        if let deflate = agreement.deflate {
+            do {
+                inflater = try WebSocketInflater(noContextTakeover: deflate.serverNoContextTakeover)
+            } catch {
+                throw .transport(.init(request: description, reason: error.reason))
+            }
+            sender.withLock { $0.deflater = WebSocketDeflater(deflate) }
+        }
+        decoder = WebSocketFrameDecoder(maximumPayload: options.messageLimit, allowsCompression: inflater != nil)
+        reader = WebSocketMessageReader(maximumMessageSize: options.messageLimit,
+                                        decompressionLimit: request.resolved.options.decompressionLimit, inflater: inflater)
+        decoder.append(leftover)
+        var response = HTTPResponse(statusCode: 101, headers: headers, body: Data(), isMocked: false, origin: request.origin,
+                                    expectations: request.resolved.expectations, metrics: transfer.metrics())
+        response.webSocket = WebSocketUpgrade(channel: self, subprotocol: agreement.subprotocol, isCompressed: inflater != nil,
+                                              log: request.resolved.log.map { WebSocketLog($0, request: request) })
+        return response
+    }
+
+    /// The `Cookie` header from the manager's cookie store, when the request has none of its own.
+    private func cookieHeader(_ plan: TransferPlan) -> String? {
+        guard let jar = plan.options.cookieJar, let lines = try? jar.lines() else { return nil }
+        let now = Date()
+        let cookies = lines.compactMap(Cookie.init(netscapeLine:)).filter { $0.applies(to: request.url, at: now) }
+        guard !cookies.isEmpty else { return nil }
+        return cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
+    }
+
+    /// The body of a failing answer, up to 64 KB: by its `Content-Length`, chunked, or until the
+    /// server closes; whatever arrived when the deadline passes.
+    private func failureBody(_ head: WebSocketHandshake.Head, received: [UInt8], until deadline: ContinuousClock.Instant) throws(NetworkError) -> Data {
+        let limit = HTTPResponse.errorBodyLimit
+        let length = head.values("Content-Length").first.flatMap { Int($0) }
+        let chunked = head.values("Transfer-Encoding").contains { $0.lowercased().contains("chunked") }
+        var body = received
+        func complete() -> Bool {
+            if body.count >= limit { return true }
+            if let length { return body.count >= length }
+            if chunked { return body.firstRange(of: Array("0\r\n\r\n".utf8)) != nil }
+            return false
+        }
+        while !complete(), ContinuousClock.now < deadline {
+            guard (try? read(into: &body)) == true else { break }
+            if complete() { break }
+            guard (try? waitForSocket(writing: false, until: deadline, during: "")) != nil else { break }
+        }
+        if chunked { body = Self.dechunked(body) }
+        if let length { body = Array(body.prefix(length)) }
+        return Data(body.prefix(limit))
+    }
+
+    /// The data of a chunked body, as far as it is well formed.
+    static func dechunked(_ bytes: [UInt8]) -> [UInt8] {
+        var output: [UInt8] = []
+        var index = 0
+        while let lineEnd = bytes[index...].firstRange(of: [13, 10]) {
+            let sizeText = String(decoding: bytes[index..<lineEnd.lowerBound], as: UTF8.self).split(separator: ";").first ?? ""
+            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16), size > 0,
+                  lineEnd.upperBound + size <= bytes.count else { break }
+            output += bytes[lineEnd.upperBound..<lineEnd.upperBound + size]
+            index = min(bytes.count, lineEnd.upperBound + size + 2)
+        }
+        return output
+    }
+
+    /// Waits until the socket is ready (or a wake-up), failing at `deadline` or on cancellation.
+    private func waitForSocket(writing: Bool, until deadline: ContinuousClock.Instant, during step: String) throws(NetworkError) {
+        let remaining = deadline - .now
+        guard remaining > .zero else {
+            throw .timeOut(.init(request: description, reason: "the request's timeout of \(request.timeout.compactText) s passed while \(step)"))
+        }
+        var wait = curl_waitfd(fd: socket, events: Int16(writing ? CURL_WAIT_POLLOUT : CURL_WAIT_POLLIN), revents: 0)
+        curl_multi_poll(multi, &wait, 1, Int32(min(1000, max(1, remaining.milliseconds))), nil)
+        if shared.withLock({ $0.isCancelled }) {
+            throw .cancelled(.init(request: description, reason: "the WebSocket was cancelled during its handshake"))
+        }
+    }
+
+    /// Reads what is there onto `bytes`: `false` when the server closed the connection.
+    private func read(into bytes: inout [UInt8]) throws(NetworkError) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 16 << 10)
+        while true {
+            var count = 0
+            let code = buffer.withUnsafeMutableBytes { curl_easy_recv(transfer.handle.raw, $0.baseAddress, $0.count, &count) }
+            if code == CURLE_AGAIN { return true }
+            guard code == CURLE_OK else { throw receiveError(code) }
+            if count == 0 { return false }
+            bytes += buffer[..<count]
+        }
+    }
+
+    /// Writes from `pending`: `true` once all of it is written, `false` when the kernel is full.
+    private func writePending() throws(NetworkError) -> Bool {
+        while pendingOffset < pending.count {
+            var count = 0
+            let code = pending.withUnsafeBytes {
+                curl_easy_send(transfer.handle.raw, $0.baseAddress! + pendingOffset, $0.count - pendingOffset, &count)
+            }
+            if code == CURLE_AGAIN { return false }
+            guard code == CURLE_OK else {
+                throw .transport(.init(request: description, reason: "sending on the WebSocket failed: \(transfer.handle.message(for: code))"))
+            }
+            pendingOffset += count
+        }
+        return true
+    }
+
+    private func receiveError(_ code: CURLcode) -> NetworkError {
+        .transport(.init(request: description, reason: "the WebSocket connection broke: \(transfer.handle.message(for: code))"))
+    }
+
+    // MARK: Frames both ways (the thread)
+
+    /// Moves frames until the socket closes.
+    private func exchange() {
+        if let interval = options.pingInterval, interval > .zero { nextPing = .now + interval }
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        // Frames that came with the handshake's answer (a server that greets, or closes, at once).
+        var done = processFrames() == true
+        while !done {
+            do throws(NetworkError) {
+                done = try step(&buffer)
+            } catch {
+                fail(error, code: .abnormalClosure, sendsClose: false)
+                done = true
+            }
+        }
+        finishClosing()
+        // Closes the connection now (libcurl closes a CONNECT_ONLY connection whose handle leaves
+        // the multi handle), not when the last holder of the socket lets go.
+        curl_multi_remove_handle(multi, transfer.handle.raw)
+    }
+
+    /// One round: wake-ups and requests, writing, reading, timers. `true` when the socket is done.
+    private func step(_ buffer: inout [UInt8]) throws(NetworkError) -> Bool {
+        if pendingOffset >= pending.count { refillPending() }
+        if pendingOffset < pending.count {
+            let wasFromOutbox = pendingFromOutbox
+            let before = pendingOffset
+            let done = try writePending()
+            wrote(min(wasFromOutbox, pendingOffset - before))
+            if done { clearPending() }
+        }
+        if closeReceived, closeSent, pendingOffset >= pending.count { return true }
+        let reading = discarding || (!closeReceived && (inbox.hasRoom || isClosing))
+        if reading, try receive(&buffer) { return true }
+        if closeReceived, closeSent, pendingOffset >= pending.count { return true }
+        // Timers.
+        let now = ContinuousClock.now
+        if case .closing(let deadline) = shared.withLock({ $0.phase }), now >= deadline {
+            setStatus(closeReceived ? nil : (.abnormalClosure, ""))
+            return true
+        }
+        if let next = nextPing, now >= next, !isClosing {
+            if !reading {
+                nextPing = now + (options.pingInterval ?? .seconds(30))  // not reading: a pong could not be seen
+            } else if awaitingPong {
+                let seconds = (options.pingInterval ?? .zero).seconds.compactText
+                fail(.timeOut(.init(request: description, reason: "the server did not answer a ping within \(seconds) s")),
+                     code: .abnormalClosure, sendsClose: false)
+                return true
+            } else {
+                var frame: [UInt8] = []
+                WebSocketFrameEncoder.append(.ping, payload: Array("NetworkLayer".utf8), to: &frame)
+                appendControl(frame)
+                awaitingPong = true
+                nextPing = now + (options.pingInterval ?? .seconds(30))
+            }
+        }
+        // Wait.
+        var events = Int16(0)
+        if reading { events |= Int16(CURL_WAIT_POLLIN) }
+        if pendingOffset < pending.count { events |= Int16(CURL_WAIT_POLLOUT) }
+        var timeout = Duration.seconds(1)
+        if let nextPing { timeout = min(timeout, nextPing - now) }
+        if case .closing(let deadline) = shared.withLock({ $0.phase }) { timeout = min(timeout, deadline - now) }
+        if mayHaveBufferedInput, reading { timeout = .zero }
+        var wait = curl_waitfd(fd: socket, events: events, revents: 0)
+        if events == 0 {
+            curl_multi_poll(multi, nil, 0, Int32(max(0, timeout.milliseconds)), nil)
+        } else {
+            curl_multi_poll(multi, &wait, 1, Int32(max(0, timeout.milliseconds)), nil)
+        }
+        return false
+    }
+
+    private var isClosing: Bool {
+        if case .closing = shared.withLock({ $0.phase }) { return true }
+        return closeSent
+    }
+
+    /// Reads and handles what arrived: `true` when the socket is done.
+    private func receive(_ buffer: inout [UInt8]) throws(NetworkError) -> Bool {
+        mayHaveBufferedInput = false
+        for _ in 0..<16 {
+            var count = 0
+            let code = buffer.withUnsafeMutableBytes { curl_easy_recv(transfer.handle.raw, $0.baseAddress, $0.count, &count) }
+            if code == CURLE_AGAIN { return false }
+            guard code == CURLE_OK else { throw receiveError(code) }
+            if count == 0 {
+                if !closeReceived {
+                    setStatus((.abnormalClosure, ""))
+                    inbox.finish(.failed(.transport(.init(request: description,
+                                                          reason: "the server closed the connection without a close frame (1006)"))))
+                }
+                return true
+            }
+            // After a failure, what still comes is read only so that the server can take our close frame.
+            if discarding { continue }
+            buffer.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+            if let done = processFrames() { return done }
+            if !inbox.hasRoom, !isClosing {
+                mayHaveBufferedInput = true
+                return false
+            }
+        }
+        mayHaveBufferedInput = true
+        return false
+    }
+
+    /// Handles the complete frames received: `nil` to go on reading, else whether the socket is done.
+    private func processFrames() -> Bool? {
+        defer { deliver() }
+        do {
+            while let frame = try decoder.next() {
+                guard let event = try reader.receive(frame) else { continue }
+                if handle(event) { return closeSent && pendingOffset >= pending.count }
+            }
+        } catch {
+            fail(.transport(.init(request: description, reason: "\(error.reason); the WebSocket closed with \(error.code)")),
+                 code: error.code, sendsClose: true, reason: "")
+            return false
+        }
+        return nil
+    }
+
+    /// Handles one event: `true` after the server's close frame.
+    private func handle(_ event: WebSocketMessageReader.Event) -> Bool {
+        switch event {
+        case .message(let message):
+            if !closeSent || inbox.hasRoom { arrived.append(message) }
+        case .ping(let payload):
+            if !closeSent {
+                var frame: [UInt8] = []
+                WebSocketFrameEncoder.append(.pong, payload: payload, to: &frame)
+                appendControl(frame)
+            }
+        case .pong:
+            awaitingPong = false
+        case .close(let code, let reason):
+            deliver()
+            closeReceived = true
+            setStatus((code, reason))
+            if !closeSent {
+                var frame: [UInt8] = []
+                WebSocketFrameEncoder.append(.close, payload: code == .noStatusReceived ? [] : code.payload(reason: ""), to: &frame)
+                dropOutbox()
+                appendControl(frame)
+                closeSent = true
+                setClosing()
+            }
+            inbox.finish(.closed)
+            return true
+        }
+        return false
+    }
+
+    /// Fails the socket: the reader gets `error`, the server a close frame with `code` when
+    /// `sendsClose` (it then has ``failureLinger`` to leave).
+    private func fail(_ error: NetworkError, code: WebSocketCloseCode, sendsClose: Bool, reason: String = "") {
+        setStatus((code, reason))
+        shared.withLock { shared in if shared.failure == nil { shared.failure = error } }
+        deliver()
+        inbox.finish(.failed(error))
+        if sendsClose, !closeSent {
+            var frame: [UInt8] = []
+            WebSocketFrameEncoder.append(.close, payload: code.payload(reason: reason), to: &frame)
+            dropOutbox()
+            appendControl(frame)
+            closeSent = true
+            discarding = true
+            shared.withLock { $0.phase = .closing(deadline: .now + Self.failureLinger) }
+        } else if !sendsClose {
+            closeReceived = true
+            closeSent = true
+            clearPending()
+        }
+    }
+
+    /// Hands the messages decoded so far to the inbox, ahead of any end.
+    private func deliver() {
+        guard !arrived.isEmpty else { return }
+        inbox.push(contentsOf: arrived)
+        arrived.removeAll(keepingCapacity: arrived.capacity <= 4096)
+    }
+
+    /// Records how the socket closed; the first record counts.
+    private func setStatus(_ status: (code: WebSocketCloseCode, reason: String)?) {
+        guard let status else { return }
+        shared.withLock { shared in if shared.closeStatus == nil { shared.closeStatus = status } }
+    }
+
+    private func setClosing() {
+        shared.withLock { shared in
+            if case .open = shared.phase { shared.phase = .closing(deadline: .now + options.closeTimeout) }
+        }
+    }
+
+    /// Takes queued messages into `pending`, up to 1 MB at once; a close frame among them ends
+    /// what is taken, and what follows it is never sent.
+    private func refillPending() {
+        let chunks = shared.withLock { shared -> [[UInt8]] in
+            defer { shared.outbox = [] }
+            return shared.outbox
+        }
+        guard !chunks.isEmpty else { return }
+        pending.removeAll(keepingCapacity: true)
+        pendingOffset = 0
+        pendingFromOutbox = 0
+        for chunk in chunks where !closeSent {
+            pending += chunk
+            pendingFromOutbox += chunk.count
+            if chunk.count >= 2, chunk[0] == 0x88 { closeSent = true }
+        }
+        let skipped = chunks.reduce(0) { $0 + $1.count } - pendingFromOutbox
+        if skipped > 0 { wrote(skipped) }
+    }
+
+    /// A control frame, after what is pending (never inside a frame: pending holds whole frames).
+    private func appendControl(_ frame: [UInt8]) {
+        if pendingOffset >= pending.count { clearPending() }
+        pending += frame
+    }
+
+    private func clearPending() {
+        pending.removeAll(keepingCapacity: pending.capacity <= 1 << 20)
+        pendingOffset = 0
+        pendingFromOutbox = 0
+    }
+
+    /// Queued messages that will never go (a close came first): counted as gone for waiting senders.
+    private func dropOutbox() {
+        let dropped = shared.withLock { shared -> Int in
+            defer { shared.outbox = [] }
+            return shared.outbox.reduce(0) { $0 + $1.count }
+        }
+        wrote(dropped)
+    }
+
+    /// `count` bytes of messages left: senders waiting for room may go on.
+    private func wrote(_ count: Int) {
+        guard count > 0 else { return }
+        pendingFromOutbox = max(0, pendingFromOutbox - count)
+        let waiters = shared.withLock { shared -> [UnsafeContinuation<Void, Never>] in
+            shared.outboxBytes -= count
+            guard shared.outboxBytes <= Self.outboxCapacity else { return [] }
+            defer { shared.sendWaiters = [] }
+            return shared.sendWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// The socket is done: everyone waiting is told.
+    private func finishClosing() {
+        if !inbox.hasEnded {
+            let status = shared.withLock { $0.closeStatus }
+            if let status, status.code != .abnormalClosure {
+                inbox.finish(.closed)
+            } else {
+                inbox.finish(.failed(.transport(.init(request: description, reason: "the server did not answer the close handshake within "
+                                                      + "\(options.closeTimeout.seconds.compactText) s; the connection was closed (1006)"))))
+            }
+        }
+        setStatus((.abnormalClosure, ""))
+        let (senders, closers) = shared.withLock { shared in
+            shared.phase = .closed
+            defer { shared.sendWaiters = []; shared.closeWaiters = [] }
+            return (shared.sendWaiters, shared.closeWaiters)
+        }
+        for waiter in senders { waiter.resume() }
+        for waiter in closers { waiter.resume() }
+    }
+}
+
+/// Wakes the connection's thread from `curl_multi_poll`.
+// @unchecked Sendable: curl_multi_wakeup is the one libcurl call documented as safe from any
+// thread, and the multi handle outlives every holder of this (the connection owns both).
+struct MultiWaker: @unchecked Sendable {
+    let multi: UnsafeMutableRawPointer
+
+    func wake() {
+        curl_multi_wakeup(multi)
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds, rounded up, within `Int`.
+    fileprivate var milliseconds: Int {
+        let (seconds, attoseconds) = components
+        let total = Double(seconds) * 1000 + Double(attoseconds) / 1e15
+        return Int(min(Double(Int32.max), max(0, total.rounded(.up))))
+    }
+}
