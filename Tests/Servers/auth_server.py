@@ -33,11 +33,12 @@ import hashlib
 import json
 import os
 import secrets
-import sys
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import spnego
+
+import server_support
 
 requests_seen = 0
 DIGEST_NONCE = secrets.token_hex(16)
@@ -160,12 +161,7 @@ def main():
     args = parser.parse_args()
     if args.ntlm_user_file:
         os.environ["NTLM_USER_FILE"] = args.ntlm_user_file
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    print(f"PORT {server.server_address[1]}", flush=True)
-    while os.read(0, 65536):
-        pass
+    server_support.serve(server_support.LoopbackHTTPServer(Handler))
 
 
 if __name__ == "__main__":

@@ -17,7 +17,6 @@ when its stdin reaches EOF. Every connection is served on its own thread.
 
 import json
 import socket
-import sys
 import threading
 import time
 import urllib.parse
@@ -25,6 +24,8 @@ import urllib.parse
 import h2.config
 import h2.connection
 import h2.events
+
+import server_support
 
 LOCK = threading.Lock()
 COUNTS = {"pings": 0, "connections": 0}
@@ -124,24 +125,16 @@ class Connection:
 
 
 def main():
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(64)
+    listener = server_support.listen(backlog=64, reuse_address=True)
 
-    def accept():
-        while True:
-            try:
-                sock, _ = listener.accept()
-            except OSError:
-                return
-            count("connections")
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            threading.Thread(target=Connection(sock).serve, daemon=True).start()
+    def handle(sock):
+        count("connections")
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        Connection(sock).serve()
 
-    threading.Thread(target=accept, daemon=True).start()
-    print("PORT %d" % listener.getsockname()[1], flush=True)
-    sys.stdin.read()
+    server_support.accept_in_background(listener, handle)
+    server_support.wait_for_stop(server_support.port_of(listener))
+    server_support.exit_now()
 
 
 if __name__ == "__main__":

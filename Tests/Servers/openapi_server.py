@@ -37,13 +37,12 @@ import argparse
 import hashlib
 import http.server
 import json
-import os
-import socketserver
 import ssl
-import sys
 import threading
 import time
 import urllib.parse
+
+import server_support
 
 PATTERN = bytes(i % 251 for i in range(251 * 261))  # 65,511 bytes: a whole number of 251-byte cycles
 
@@ -220,11 +219,6 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_json(404, {"error": "not found"})
 
 
-class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--base-path", default="")
@@ -233,7 +227,7 @@ def main():
     parser.add_argument("--client-ca")
     args = parser.parse_args()
     Handler.base_path = args.base_path.rstrip("/")
-    server = Server(("127.0.0.1", 0), Handler)
+    server = server_support.LoopbackHTTPServer(Handler)
     if args.tls_cert:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(args.tls_cert, args.tls_key)
@@ -241,10 +235,7 @@ def main():
             context.verify_mode = ssl.CERT_REQUIRED
             context.load_verify_locations(args.client_ca)
         server.socket = context.wrap_socket(server.socket, server_side=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    print("PORT %d" % server.server_address[1], flush=True)
-    sys.stdin.read()
-    os._exit(0)
+    server_support.serve(server)
 
 
 if __name__ == "__main__":

@@ -17,15 +17,16 @@ half a second.
 
 import argparse
 import json
-import os
 import re
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 from botocore.auth import S3SigV4Auth, SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
+
+import server_support
 
 KEYS = {}
 ANSWERS = [0]
@@ -102,12 +103,7 @@ def main():
     for pair in args.key:
         key, _, secret = pair.partition(":")
         KEYS[key] = secret
-    server = ThreadingHTTPServer((args.host, 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    print(f"PORT {server.server_address[1]}", flush=True)
-    while os.read(0, 65536):
-        pass
+    server_support.serve(server_support.LoopbackHTTPServer(Handler, host=args.host))
 
 
 if __name__ == "__main__":

@@ -107,9 +107,7 @@ import json
 import math
 import os
 import re
-import signal
 import socket
-import socketserver
 import ssl
 import struct
 import sys
@@ -118,6 +116,8 @@ import threading
 import time
 import urllib.parse
 import warnings
+
+import server_support
 
 JSON_TYPE = "application/json; charset=utf-8"
 VERBOSE = os.environ.get("TEST_SERVER_VERBOSE") == "1"
@@ -161,14 +161,11 @@ class RecordingReader(io.RawIOBase):
 
 # --- Server --------------------------------------------------------------------------
 
-class TestServer(http.server.ThreadingHTTPServer):
-    daemon_threads = True
+class TestServer(server_support.LoopbackHTTPServer):
     request_queue_size = 128  # dozens of simultaneous connects must not overflow the backlog
 
     def __init__(self, port, tls_context=None, recorder=None, host="127.0.0.1"):
-        if ":" in host:
-            self.address_family = socket.AF_INET6
-        super().__init__((host, port), Handler)
+        super().__init__(Handler, port, host)
         self.tls_context = tls_context
         self.recorder = recorder
         self._count = 0
@@ -179,11 +176,6 @@ class TestServer(http.server.ThreadingHTTPServer):
             # in the connection's own thread.
             self.socket = tls_context.wrap_socket(
                 self.socket, server_side=True, do_handshake_on_connect=False)
-
-    def server_bind(self):
-        # HTTPServer.server_bind does a reverse DNS lookup (getfqdn); not needed here.
-        socketserver.TCPServer.server_bind(self)
-        self.server_name, self.server_port = self.server_address[:2]
 
     def finish_request(self, request, client_address):
         if self.tls_context:
@@ -880,15 +872,6 @@ def make_tls_context(args):
     return context
 
 
-def wait_for_stdin_eof(on_eof):
-    try:
-        while os.read(0, 65536):
-            pass
-    except OSError:  # no usable stdin counts as EOF
-        pass
-    on_eof()
-
-
 def main():
     parser = argparse.ArgumentParser(description="Loopback HTTP(S) server for tests.")
     parser.add_argument("--port", type=int, default=0, help="0 lets the kernel choose")
@@ -908,20 +891,7 @@ def main():
 
     tls_context = make_tls_context(args) if args.tls_cert else None
     recorder = Recorder(args.record) if args.record else None
-    server = TestServer(args.port, tls_context, recorder, host=args.host)
-
-    def stop(*_):
-        # shutdown() blocks until serve_forever() returns, so it cannot run on the main
-        # thread, which both serves and runs signal handlers.
-        threading.Thread(target=server.shutdown, daemon=True).start()
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    threading.Thread(target=wait_for_stdin_eof, args=(stop,), daemon=True).start()
-
-    print(f"PORT {server.server_address[1]}", flush=True)
-    server.serve_forever(poll_interval=0.1)  # short poll: shutdown takes effect quickly
-    server.server_close()
+    server_support.serve(TestServer(args.port, tls_context, recorder, host=args.host))
 
 
 if __name__ == "__main__":

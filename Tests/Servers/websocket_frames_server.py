@@ -32,11 +32,12 @@ import hashlib
 import json
 import socket
 import struct
-import sys
 import threading
 import time
 import urllib.parse
 import zlib
+
+import server_support
 
 RESULTS = {}
 LOCK = threading.Lock()
@@ -248,26 +249,19 @@ def serve(conn):
 
 
 def main():
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(64)
-    print("PORT %d" % listener.getsockname()[1], flush=True)
+    listener = server_support.listen(backlog=64, reuse_address=True)
 
-    def accept_loop():
-        while True:
-            conn, _ = listener.accept()
+    def handle(conn):
+        try:
+            serve(conn)
+        except OSError:
+            pass
+        finally:
+            conn.close()
 
-            def run(conn=conn):
-                try:
-                    serve(conn)
-                except OSError:
-                    pass
-                finally:
-                    conn.close()
-            threading.Thread(target=run, daemon=True).start()
-    threading.Thread(target=accept_loop, daemon=True).start()
-    sys.stdin.read()
+    server_support.accept_in_background(listener, handle)
+    server_support.wait_for_stop(server_support.port_of(listener))
+    server_support.exit_now()
 
 
 if __name__ == "__main__":

@@ -29,13 +29,14 @@ import argparse
 import asyncio
 import json
 import ssl
-import sys
 import urllib.parse
 
 from websockets.asyncio.server import serve, unix_serve
 from websockets.datastructures import Headers
 from websockets.extensions.permessage_deflate import ServerPerMessageDeflateFactory
 from websockets.http11 import Response
+
+import server_support
 
 STATS = {}
 
@@ -138,9 +139,11 @@ async def main():
     else:
         server = await serve(handler, "127.0.0.1", 0, **options)
         port = server.sockets[0].getsockname()[1]
-    print(f"PORT {port}", flush=True)
     loop = asyncio.get_running_loop()
-    await loop.run_in_executor(None, sys.stdin.read)
+    stopped = asyncio.Event()
+    server_support.on_stop(lambda: loop.call_soon_threadsafe(stopped.set))
+    server_support.announce(port)
+    await stopped.wait()
     server.close()
 
 
