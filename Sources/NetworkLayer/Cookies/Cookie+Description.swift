@@ -1,8 +1,7 @@
 import Foundation
 
 extension Cookie: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// The cookie as a `Set-Cookie` line would carry it, its value `<redacted>`:
-    /// `session=<redacted>; Domain=.example.com; Path=/; Secure; HttpOnly`.
+    /// The cookie as a `Set-Cookie` line would carry it, its value `<redacted>`.
     public var description: String {
         var text = "\(name)=\(Redactor.placeholder); Domain=\(domain); Path=\(path)"
         if let expires { text += "; Expires=\(expires.formatted(.iso8601))" }
@@ -11,7 +10,6 @@ extension Cookie: CustomStringConvertible, CustomDebugStringConvertible, CustomR
         return HeaderFields.printable(text)
     }
 
-    /// The same as ``description``.
     public var debugDescription: String { description }
 
     /// What `dump` shows: every attribute, the value `<redacted>`.

@@ -1,10 +1,8 @@
 import Foundation
 
 extension Cookie {
-    /// Reads one line of libcurl's cookie list (the Netscape format: domain, include-subdomains,
-    /// path, secure, expiry, name, value, separated by tabs; `#HttpOnly_` before the domain).
-    /// `nil` for a line that is not a cookie. Never traps, whatever the line holds: the values come
-    /// from servers.
+    /// Reads one line of libcurl's cookie list (Netscape format); `nil` for a line that is not a
+    /// cookie. Never traps, whatever the line holds: the values come from servers.
     init?(netscapeLine line: String) {
         var text = Substring(line)
         var httpOnly = false
@@ -31,9 +29,8 @@ extension Cookie {
                   expires: expires, isSecure: fields[3].uppercased() == "TRUE", isHTTPOnly: httpOnly)
     }
 
-    /// Whether libcurl would send this cookie with a request to `url` at `now`: the host matches
-    /// the domain (or a subdomain of a leading-dot domain), the path is under the cookie's path,
-    /// it has not expired, and a secure cookie goes to `https` or to localhost only (curl's rule).
+    /// Whether libcurl would send this cookie with a request to `url` at `now` (domain, path,
+    /// expiry, and a secure cookie to `https` or localhost only).
     func applies(to url: URL, at now: Date = Date()) -> Bool {
         guard let rawHost = url.host?.lowercased() else { return false }
         let host = rawHost.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))

@@ -1,8 +1,4 @@
 /// Which IP addresses a host name's connections may use.
-///
-/// ```swift
-/// Net.ipFamily = .ipv6Only
-/// ```
 public enum IPFamily: Sendable, Hashable {
     /// IPv4 and IPv6, whichever connects first (Happy Eyeballs): the default.
     case any

@@ -1,26 +1,10 @@
 import Foundation
 
 extension NetworkManager {
-    /// Performs a download, continuing where an earlier one stopped: `resumeData` from the
-    /// error of a download that failed or was cancelled (``NetworkError/resumeData``), in this
-    /// process or, decoded from where it was saved, another.
-    ///
-    /// ```swift
-    /// do {
-    ///     file = try await Net.perform(download)
-    /// } catch {
-    ///     if let resumeData = error.resumeData { file = try await Net.perform(download, resumingFrom: resumeData) }
-    /// }
-    /// ```
-    ///
-    /// The request asks for the bytes after the partial file's (`Range`, with `If-Range` and the
-    /// validator): a `206` continues the file; a `200` (the resource changed) starts it over; a
-    /// `416` fails with ``NetworkError/apiError(_:)`` and removes the partial file. Resume data
-    /// for another URL or destination, or whose partial file is missing or shorter than its
-    /// offset, fails with ``NetworkError/invalidRequest(_:)`` before anything is sent. `nil`
-    /// performs the download from the start.
-    ///
-    /// - Throws: only ``NetworkError``; a download that fails again carries new resume data.
+    /// Performs a download from where an earlier one stopped (``NetworkError/resumeData``; `nil`: from the start).
+    /// A `200` starts the file over; a `416` fails with ``NetworkError/apiError(_:)`` and removes the partial file.
+    /// - Throws: only ``NetworkError``; ``NetworkError/invalidRequest(_:)``, nothing sent, for resume
+    ///   data of another URL or destination, or with a missing or short partial file.
     public func perform<Response>(
         _ request: BaseRequest<Response>,
         resumingFrom resumeData: ResumeData?,

@@ -1,14 +1,7 @@
 import Foundation
 
 extension NetworkManager {
-    /// Whether this manager records its network traffic in ``recordedTraffic``, to export it as
-    /// HAR. Default `false`. Read when a request starts; what was recorded stays until
-    /// ``RecordedTraffic/removeAll()``.
-    ///
-    /// ```swift
-    /// Net.recordsTraffic = true
-    /// let har: Data = try Net.recordedTraffic.har()
-    /// ```
+    /// Whether this manager records its traffic in ``recordedTraffic``, to export it as HAR. Default `false`.
     public var recordsTraffic: Bool {
         get { settings.withLock { $0.recordsTraffic } }
         set { settings.withLock { $0.recordsTraffic = newValue } }

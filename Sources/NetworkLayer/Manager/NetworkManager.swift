@@ -4,14 +4,9 @@ import Synchronization
 /// The shared manager, `NetworkManager.shared` by its short name.
 public let Net = NetworkManager.shared
 
-/// Runs every request: live through libcurl, or from mock files in mock mode.
-///
-/// Use the shared instance, `Net`. Its settings can be changed from any thread at any time; a
-/// request uses the settings in force when it starts.
-///
-/// ```swift
-/// let response = try await Net.perform(ITunesSearchRequest(artist: "Dream Theater", limit: 3))
-/// ```
+/// Runs every request: live through libcurl, or from mock files in mock mode. Its settings can be
+/// changed from any thread; a request uses those in force when it starts. A provider's setting wins
+/// over the manager's, and a request's over both.
 public final class NetworkManager: Sendable {
     /// The manager every request goes through.
     public static let shared = NetworkManager()
@@ -19,23 +14,15 @@ public final class NetworkManager: Sendable {
     let settings = Protected(Settings())
 
     /// The mocks this manager answers from in code, and the requests it answered in mock mode.
-    /// See ``MockRegistry``.
     public let mocks = MockRegistry()
 
-    /// Creates a manager with its own settings. Most code uses the shared ``Net``; a separate
-    /// manager suits a test or a component that needs, say, mock mode while the rest of the app
-    /// stays live. All managers share one libcurl engine and its connections.
+    /// Creates a manager with its own settings. All managers share one libcurl engine and its connections.
     public init() {}
 
     // MARK: - Performing requests
 
-    /// Performs `request` and returns its decoded response.
-    ///
-    /// The request is copied when the call starts; the rest runs off the caller's actor, so
-    /// calling this from the main actor never blocks it. Cancelling the calling task cancels the
-    /// transfer and throws ``NetworkError/cancelled``.
-    ///
-    /// - Throws: only ``NetworkError``.
+    /// Performs `request` and returns its decoded response. The request is copied when the call
+    /// starts and runs off the caller's actor; cancelling the task throws ``NetworkError/cancelled``.
     public func perform<Response>(
         _ request: BaseRequest<Response>,
         isolation: isolated (any Actor)? = #isolation
@@ -43,13 +30,7 @@ public final class NetworkManager: Sendable {
         try await execute(request.resolved(with: settings.withLock { $0 }), parser: request.parser).value
     }
 
-    /// Performs `request` and returns its decoded value together with the response it came from,
-    /// for when the status or headers matter too (a pagination `Link`, an `ETag`).
-    ///
-    /// ```swift
-    /// let (users, response) = try await Net.performWithResponse(UsersRequest(page: 2))
-    /// let next = response.value(forHeader: "Link")
-    /// ```
+    /// Performs `request` and returns its decoded value together with the response it came from.
     public func performWithResponse<Response>(
         _ request: BaseRequest<Response>,
         isolation: isolated (any Actor)? = #isolation
@@ -57,11 +38,7 @@ public final class NetworkManager: Sendable {
         try await execute(request.resolved(with: settings.withLock { $0 }), parser: request.parser)
     }
 
-    /// Performs `request` and calls `completion` with the result, exactly once.
-    ///
-    /// `completion` runs on ``completionQueue`` (by default a private serial queue, so it works in
-    /// a command-line program with no run loop; set it to `.main` in an app).
-    ///
+    /// Performs `request` and calls `completion` on ``completionQueue`` with the result, exactly once.
     /// - Returns: a handle that cancels the request.
     @discardableResult
     public func performRequest<Response>(
@@ -71,19 +48,7 @@ public final class NetworkManager: Sendable {
         start(request.resolved(with: settings.withLock { $0 }), parser: request.parser, delivering: \.value, to: completion)
     }
 
-    /// Performs `request` and calls `completion` with the decoded value together with the
-    /// response it came from, exactly once: the completion-handler form of
-    /// ``performWithResponse(_:isolation:)``.
-    ///
-    /// ```swift
-    /// Net.performRequestWithResponse(request: UsersRequest(page: 2)) { result in
-    ///     if case .success(let (users, response)) = result { print(users.count, response.value(forHeader: "Link") ?? "") }
-    /// }
-    /// ```
-    ///
-    /// `completion` runs on ``completionQueue``, as for ``performRequest(request:completion:)``.
-    ///
-    /// - Returns: a handle that cancels the request.
+    /// The completion-handler form of ``performWithResponse(_:isolation:)``.
     @discardableResult
     public func performRequestWithResponse<Response>(
         request: BaseRequest<Response>,
@@ -92,7 +57,6 @@ public final class NetworkManager: Sendable {
         start(request.resolved(with: settings.withLock { $0 }), parser: request.parser, delivering: { $0 }, to: completion)
     }
 
-    /// Runs a request for a completion handler: off the caller's actor, delivered once.
     private func start<Response: Decodable & Sendable, Delivered: Sendable>(
         _ resolved: ResolvedRequest, parser: (@Sendable (HTTPResponse) throws -> Response)?,
         delivering deliverable: @escaping @Sendable ((value: Response, response: HTTPResponse)) -> Delivered,
@@ -117,10 +81,7 @@ public final class NetworkManager: Sendable {
 
     // MARK: - The data path
 
-    /// The request's way through the library, from its resolved settings to its value:
-    /// the pipeline (attempts, adapt, transport, redirects, retries) → the response's stream or
-    /// body handed on (recorded in record mode) → the request's validator → the parser (the
-    /// request's, else the provider's `parseAndValidate`) → the value. The log watches both ends.
+    /// The request's way: the pipeline → the response handed on → the validator → the parser.
     func execute<Response: Decodable & Sendable>(_ resolved: ResolvedRequest, parser: (@Sendable (HTTPResponse) throws -> Response)?)
         async throws(NetworkError) -> (value: Response, response: HTTPResponse)
     {
@@ -132,7 +93,7 @@ public final class NetworkManager: Sendable {
             var response = try await pipeline.run(sending: &sent)
             guard let last = sent else { throw .transport(.init(reason: "the request was not sent")) }
             if let stream = response.stream, !response.expectations.acceptableStatuses.contains(response.statusCode) {
-                // A stream whose status fails: its error keeps the start of the body (64 KB), as any error does.
+                // Its error keeps the start of the body, as any error does.
                 response = response.replacingBody(await stream.collect(upTo: HTTPResponse.errorBodyLimit))
             }
             resolved.log?.response(response, to: last, elapsed: pipeline.started.duration(to: .now))
@@ -155,8 +116,7 @@ public final class NetworkManager: Sendable {
         }
     }
 
-    /// A stream is watched (the log tells its end; record mode writes its body as it is read); in
-    /// record mode a complete response is written as a mock.
+    /// Watches a stream (the log and record mode); in record mode writes a complete response as a mock.
     private static func handOn(_ response: HTTPResponse, of request: PreparedRequest, started: ContinuousClock.Instant) {
         let log = request.resolved.log
         let directory = request.resolved.mockRecordingDirectory
@@ -169,8 +129,7 @@ public final class NetworkManager: Sendable {
         }
     }
 
-    /// Record mode: writes a live response as a mock. A failure to write is logged, never thrown:
-    /// recording must not change what the request returns.
+    /// Record mode: a failure to write is logged, never thrown (recording must not change the result).
     private static func record(_ response: HTTPResponse, for request: PreparedRequest, in directory: URL, log: NetworkLog?) {
         do throws(NetworkError) {
             try MockStore(directory: directory).record(response, for: request)
@@ -180,8 +139,7 @@ public final class NetworkManager: Sendable {
         }
     }
 
-    /// Record mode for a stream: the recorder that writes its body as it is read, or `nil` (and a
-    /// note in the log) when it cannot. Recording must not change what the request returns.
+    /// Record mode for a stream, or `nil` (and a note in the log) when it cannot record.
     private static func recorder(for response: HTTPResponse, of request: PreparedRequest, in directory: URL,
                                  log: NetworkLog?) -> StreamRecorder? {
         do throws(NetworkError) {
@@ -193,17 +151,8 @@ public final class NetworkManager: Sendable {
         }
     }
 
-    /// The request as an equivalent `curl` command line, to replay it in a shell.
-    ///
-    /// It carries what the request would send now: the provider's headers and credentials, the
-    /// body, what the provider's `adapt(_:)` changes (it runs for this), the timeout, the custom
-    /// CA bundle. Secrets are replaced with `<redacted>` unless
+    /// The request as an equivalent `curl` command line. Secrets read `<redacted>` unless
     /// `redactingSecrets` is `false` (never log that form).
-    ///
-    /// ```swift
-    /// print(try await Net.curlCommand(for: ITunesSearchRequest(artist: "Dream Theater", limit: 3)))
-    /// // curl 'https://itunes.apple.com/search?limit=3&term=Dream%20Theater' -H 'Accept: application/json' --compressed ...
-    /// ```
     public func curlCommand<Response>(for request: BaseRequest<Response>, redactingSecrets: Bool = true,
                                       isolation: isolated (any Actor)? = #isolation) async throws(NetworkError) -> String {
         let resolved = request.resolved(with: settings.withLock { $0 })
@@ -212,8 +161,6 @@ public final class NetworkManager: Sendable {
         return CurlCommand.render(TransferPlan(attempt), redactingSecrets: redactingSecrets)
     }
 
-    /// The request's own `validator`, for a response with an acceptable status; what it throws
-    /// becomes a ``NetworkError`` that carries the response and keeps a foreign error as `underlyingError`.
     private static func validate(_ response: HTTPResponse, with validator: (@Sendable (HTTPResponse) throws -> Void)?) throws(NetworkError) {
         guard let validator, response.expectations.acceptableStatuses.contains(response.statusCode) else { return }
         do {
@@ -223,9 +170,6 @@ public final class NetworkManager: Sendable {
         }
     }
 
-    /// The value: the request's `parser` after the status is validated, else the provider's
-    /// `parseAndValidate`. What they throw becomes a ``NetworkError`` that carries the response
-    /// and keeps a foreign error as `underlyingError`.
     private static func parse<Response: Decodable>(_ response: HTTPResponse, with parser: (@Sendable (HTTPResponse) throws -> Response)?,
                                                    provider: any ServiceProvider) throws(NetworkError) -> Response {
         guard let parser else {

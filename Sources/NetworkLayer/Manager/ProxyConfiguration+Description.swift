@@ -1,8 +1,7 @@
 import Foundation
 
 extension ProxyConfiguration: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// The configuration with its credentials `<redacted>`, those given apart and those written
-    /// in the URL: `.http(http://<redacted>@proxy.corp:3128, username: <redacted>, password: <redacted>)`.
+    /// The configuration with its credentials `<redacted>`, those given apart and those in the URL.
     public var description: String {
         let hidden = Redactor.placeholder
         switch self {
@@ -19,7 +18,6 @@ extension ProxyConfiguration: CustomStringConvertible, CustomDebugStringConverti
         }
     }
 
-    /// The same as ``description``.
     public var debugDescription: String { description }
 
     /// What `dump` shows (of a manager's or a provider's settings too): the redacted description.

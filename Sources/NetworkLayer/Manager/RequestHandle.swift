@@ -2,7 +2,6 @@ import Dispatch
 import Synchronization
 
 /// The running request started by ``NetworkManager/performRequest(request:completion:)``.
-///
 /// Keep it to cancel the request; dropping it does not cancel anything.
 public final class RequestHandle: Sendable {
     private let task: Task<Void, Never>
@@ -13,9 +12,8 @@ public final class RequestHandle: Sendable {
         cancelled = onCancel
     }
 
-    /// Stops the request. Its completion then runs at once with ``NetworkError/cancelled`` (unless
-    /// the request had already finished, in which case it has already run). Safe to call more
-    /// than once, from any thread.
+    /// Stops the request; its completion runs at once with ``NetworkError/cancelled`` unless it
+    /// already ran. Safe to call more than once, from any thread.
     public func cancel() {
         task.cancel()
         cancelled()

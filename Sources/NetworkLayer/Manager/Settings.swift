@@ -2,13 +2,9 @@ import Dispatch
 import Foundation
 
 /// The manager's configuration, copied by each request when it starts.
-///
-/// The values live in an immutable box, so that copying the settings for a request is one
-/// retain, not a copy of every field with a retain per reference (~1 k instructions per
-/// request); changing a setting (rare) makes a new box.
+/// The values live in an immutable box, so a request's copy is one retain; a change makes a new box.
 @dynamicMemberLookup
 struct Settings: Sendable {
-    /// The fields, with their defaults.
     struct Values: Sendable {
         var isVerbose = Settings.isVerboseByDefault
         var logHandler: (@Sendable (String) -> Void)?
@@ -24,8 +20,7 @@ struct Settings: Sendable {
         var usesFastJSONDecoder = true
         var completionQueue = DispatchQueue(label: "NetworkLayer.completion")
         var pinning: PinningConfiguration?
-        /// Why pins cannot be checked in this process (``TLSBackendCheck``), or `nil`. A setting only
-        /// so that a test can exercise the fail-closed path on one manager of its own.
+        /// Why pins cannot be checked (``TLSBackendCheck``): a setting so a test can exercise failing closed.
         var tlsBackendProblem = TLSBackendCheck.problem
         var proxy = ProxyConfiguration.environment
         var cookieStorage = CookieStorage.none
@@ -44,7 +39,6 @@ struct Settings: Sendable {
         var responseCache = ResponseCache.none
         /// The cache for ``responseCache``; `nil` for `.none`.
         var responseCacheStore: ResponseCacheStore?
-        /// ``NetworkManager/ipFamily`` and the other connection settings.
         var connecting = ConnectOptions()
         var recordsTraffic = false
         /// The manager's recorded traffic, kept whether or not it records now.
@@ -60,12 +54,7 @@ struct Settings: Sendable {
 
     private var box = Box(Values())
 
-    /// ``NetworkManager/isVerbose``'s default: `true` in a debug build, `false` in a release build.
-    ///
-    /// SwiftPM defines `DEBUG` when it builds in the debug configuration, and builds a package's
-    /// dependencies in the root package's configuration, so this follows the app's build: the log
-    /// is on while developing, and a release build (a Linux service) writes no bodies to standard
-    /// error unless asked.
+    /// ``NetworkManager/isVerbose``'s default; SwiftPM builds dependencies in the app's configuration.
     static let isVerboseByDefault: Bool = {
         #if DEBUG
         return true
@@ -74,7 +63,6 @@ struct Settings: Sendable {
         #endif
     }()
 
-    /// Each field of ``Values``, read from the box; setting one makes a new box.
     subscript<Value>(dynamicMember field: WritableKeyPath<Values, Value>) -> Value {
         get { box.values[keyPath: field] }
         set {
@@ -84,18 +72,15 @@ struct Settings: Sendable {
         }
     }
 
-    /// `MockResponses` in the current working directory unless set.
     var mockResponsesDirectory: URL {
         box.values.mockResponsesDirectoryOverride ?? URL(fileURLWithPath: "MockResponses", isDirectory: true)
     }
 
-    /// `Certificates` in the current working directory unless set.
     var certificatesDirectory: URL {
         box.values.certificatesDirectoryOverride ?? URL(fileURLWithPath: "Certificates", isDirectory: true)
     }
 
-    /// The transfer options of one request: the manager's, with what the request and its
-    /// provider decided.
+    /// The transfer options of one request: the manager's, with what the request and provider decided.
     func transferOptions(maximumResponseSize: Int?, decompressionLimit: DecompressionLimit, connectTimeout: TimeInterval?,
                          idleTimeout: TimeInterval?, httpVersion: HTTPVersion, unixSocketPath: String?,
                          proxy: ProxyConfiguration, clientCertificate: ClientCertificate?,
@@ -109,7 +94,6 @@ struct Settings: Sendable {
                                tls: tls, connecting: connecting)
     }
 
-    /// Where log entries go: the handler, or standard error.
     var logSink: @Sendable (String) -> Void {
         box.values.logHandler ?? { text in FileHandle.standardError.write(Data(text.utf8)) }
     }

@@ -1,23 +1,11 @@
 import Foundation
 import Synchronization
 
-/// Identical GETs in flight at the same time share one transfer: the first starts it, the others
-/// wait for its response, and each caller then validates and decodes it for itself.
-///
-/// ```swift
-/// Net.middlewares = [RequestCoalescing()]
-/// ```
-///
-/// Identical means the same URL (its query and any credentials in it), the same headers with the
-/// same values (`Authorization` included), the same client certificate, Unix socket and mock
-/// directory, the same credentials libcurl or the signer uses and TLS options: calls with
-/// different credentials never share. A GET with a body, a stream and a
-/// download are never shared. The shared transfer runs with the settings of the call that started
-/// it (its timeout, retries, log); the others' only decide how its response is validated and decoded.
-///
-/// Cancelling one caller ends that caller's wait with ``NetworkError/cancelled(_:)``; the transfer
-/// goes on for the others, and is cancelled only when every caller waiting for it has cancelled.
-/// Put it first among the manager's middlewares, so that the calls it shares are the calls made.
+/// Identical GETs in flight at the same time share one transfer; each caller validates and decodes
+/// the response for itself. Calls with different credentials (headers, client certificate, TLS, the
+/// signer's) never share, nor a GET with a body, a stream or a download. The transfer runs with the
+/// starting call's settings, and is cancelled only when every waiting caller has cancelled. Put it
+/// first among the manager's middlewares.
 public final class RequestCoalescing: RequestMiddleware {
     private let inFlight = Mutex<[Key: SharedCall]>([:])
 
@@ -88,8 +76,7 @@ private final class SharedCall: Sendable {
 
     private let state = Mutex(State())
 
-    /// A new member's number, or `nil` when every member has left (the transfer is being
-    /// cancelled: a newcomer starts its own).
+    /// A new member's number, or `nil` when every member has left (the transfer is being cancelled).
     func join() -> Int? {
         state.withLock { state in
             guard state.members > 0 || !state.isStarted else { return nil }
@@ -99,7 +86,6 @@ private final class SharedCall: Sendable {
         }
     }
 
-    /// Starts the transfer, once.
     func startIfFirst(_ operation: @escaping @Sendable () async -> Result<HTTPResponse, NetworkError>) {
         state.withLock { state in
             guard !state.isStarted else { return }

@@ -1,42 +1,20 @@
 import Foundation
 
-/// A ``ServiceProvider`` made from one base URL, for a backend that needs nothing but a place,
-/// headers and credentials; write a provider type for more (``ServiceProvider/retryPolicy``…).
-///
-/// ```swift
-/// let github = try BaseURLProvider("https://api.github.com/v3",
-///                                  headers: ["Accept": "application/json"], authentication: .bearer(token))
-/// let repos = try await Net.perform(BaseRequest<[Repo]>(serviceProvider: github, endpoint: "/user/repos"))
-/// // GET https://api.github.com/v3/user/repos
-/// ```
-///
-/// The URL's path becomes ``basePath``, joined to each endpoint with exactly one `/`. User
-/// information, a query or a fragment is refused (they may hold secrets, and are never shown in
-/// the error).
+/// A ``ServiceProvider`` made from one base URL (its path becomes ``basePath``), for a backend
+/// that needs nothing but a place, headers and credentials.
 public struct BaseURLProvider: ServiceProvider, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// The host name or IP address (an IPv6 address in brackets), as the URL gives it.
+    /// The host name or IP address (an IPv6 address in brackets).
     public let host: String
-    /// The URL's scheme.
     public let httpScheme: HTTPScheme
-    /// The URL's port, or `nil` when it gives none (443 or 80).
     public let port: Int?
-    /// The URL's path (`"/v3"`), or `""`.
     public let basePath: String
-    /// The headers every request to this backend carries. Default: none.
+    /// The headers every request carries; a request's own override them by name.
     public var headers: [String: String]
-    /// How requests to this backend authenticate. Default `nil`.
     public var authentication: Authentication?
 
-    /// A provider for the backend at `url`.
-    ///
-    /// - Parameters:
-    ///   - url: `http://` or `https://`, a host, an optional port and an optional path:
-    ///     `https://api.github.com/v3`, `http://127.0.0.1:8080`, `https://[::1]:8443/api/`.
-    ///   - headers: the headers every request carries (a request's own override them by name).
-    ///   - authentication: how requests authenticate; what it adds is secret in every log.
-    /// - Throws: ``NetworkError/invalidRequest(_:)`` naming what is wrong: no scheme or another
-    ///   than http and https, no host or an invalid one, a port outside 1...65535, user
-    ///   information, a query, a fragment, a space or control character, a `%` that starts no escape.
+    /// A provider for the backend at `url`: `http://` or `https://`, a host, an optional port and path.
+    /// - Throws: ``NetworkError/invalidRequest(_:)`` naming what is wrong; user information, a
+    ///   query or a fragment is refused (they may hold secrets, and are never shown in the error).
     public init(_ url: String, headers: [String: String] = [:], authentication: Authentication? = nil) throws(NetworkError) {
         let parts = try Self.parse(url)
         host = parts.host
@@ -59,15 +37,13 @@ public struct BaseURLProvider: ServiceProvider, CustomStringConvertible, CustomD
 
     public func createHTTPHeaders() -> [String: String] { headers }
 
-    /// The base URL, the names of the headers and whether there is an authentication: never a
-    /// header's value or a credential (printing a provider must not print its token).
+    /// The base URL, the header names, whether there is an authentication: never a value or credential.
     public var description: String {
         let names = headers.keys.sorted().joined(separator: ", ")
         return "BaseURLProvider(\(baseURL)" + (names.isEmpty ? "" : ", headers: \(names)")
             + (authentication == nil ? "" : ", authentication: \(Redactor.placeholder)") + ")"
     }
 
-    /// The same as ``description``.
     public var debugDescription: String { description }
 
     /// What `dump` and debuggers show: the description, without header values or credentials.
@@ -82,8 +58,7 @@ public struct BaseURLProvider: ServiceProvider, CustomStringConvertible, CustomD
         var path: String
     }
 
-    /// The URL taken apart and checked; every refusal names the part at fault and shows the URL
-    /// without its user information, query or fragment (they may hold secrets).
+    /// The URL taken apart and checked; a refusal never shows user information, query or fragment.
     private static func parse(_ url: String) throws(NetworkError) -> Parts {
         let shown = shownForm(of: url)
         func refuse(_ why: String) -> NetworkError {
@@ -106,7 +81,6 @@ public struct BaseURLProvider: ServiceProvider, CustomStringConvertible, CustomD
         let afterAuthority = rest[authorityEnd...]
         let queryStart = afterAuthority.firstIndex(of: "?")
         let fragmentStart = afterAuthority.firstIndex(of: "#")
-        // Every part a provider cannot hold, named at once.
         var refused: [String] = []
         if authority.contains("@") { refused.append("user information (name:password@; give credentials as authentication)") }
         if let queryStart, queryStart < (fragmentStart ?? afterAuthority.endIndex) {
@@ -179,9 +153,8 @@ public struct BaseURLProvider: ServiceProvider, CustomStringConvertible, CustomD
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte | 0x20)
     }
 
-    /// The URL as an error shows it: control characters escaped, everything up to its last `@`
-    /// (user information, which may hold a `?` or `#` itself) redacted, a query or fragment as
-    /// `?…` and `#…` (they may carry a token), at most 200 characters.
+    /// The URL as an error shows it: control characters escaped, user information (up to the last
+    /// `@`), query and fragment redacted (they may carry a token), at most 200 characters.
     private static func shownForm(of url: String) -> String {
         var text = Substring(url)
         var prefix = ""
