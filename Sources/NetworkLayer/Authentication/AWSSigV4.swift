@@ -1,12 +1,9 @@
 import Foundation
 
-/// AWS Signature Version 4 over what a transfer sends, as botocore computes it: `SigV4Auth`, or
-/// `S3SigV4Auth` for the service `s3` (its path is not encoded again, and its requests carry
-/// `X-Amz-Content-SHA256`).
-///
-/// libcurl 7.88's own `CURLOPT_AWS_SIGV4` is not used: it signs the query in the order written
-/// (AWS sorts it), encodes neither path nor query again, and knows nothing of a body it does not
-/// hold; its signatures differ from botocore's for such requests.
+/// AWS Signature Version 4 over what a transfer sends, as botocore computes it (its S3 signer for
+/// the service "s3": the path is not encoded again, and requests carry `X-Amz-Content-SHA256`).
+/// libcurl's `CURLOPT_AWS_SIGV4` is not used: its signatures differ from botocore's for a
+/// query out of order, a path or query to encode, or a body libcurl does not hold.
 struct AWSSigV4: Sendable {
     let accessKeyID: String
     let secretAccessKey: String
@@ -18,7 +15,6 @@ struct AWSSigV4: Sendable {
     static let unsignedHeaders: Set<String> = ["expect", "transfer-encoding", "user-agent", "x-amzn-trace-id", "authorization"]
     static let unsignedPayload = "UNSIGNED-PAYLOAD"
 
-    /// What makes these credentials unusable, or `nil`.
     var problem: String? {
         func isScopePart(_ text: String) -> Bool {
             !text.isEmpty && text.utf8.count <= 64
@@ -49,8 +45,7 @@ struct AWSSigV4: Sendable {
     /// credentials, `X-Amz-Content-SHA256` for S3 or an unsigned payload, and `Authorization`.
     ///
     /// - Parameters:
-    ///   - headers: every header line the transfer sends, in order (`Host` is added from the URL
-    ///     unless among them).
+    ///   - headers: every header line the transfer sends, in order (`Host` added unless among them).
     ///   - payloadHash: the body's SHA-256 in hex, or `nil` for a body that is not signed.
     func headers(method: String, urlText: String, headers: [(name: String, value: String)], payloadHash: String?,
                  date: Date = Date()) -> [(name: String, value: String)] {
@@ -92,8 +87,7 @@ struct AWSSigV4: Sendable {
         return ("\(day)T\(two(parts.tm_hour))\(two(parts.tm_min))\(two(parts.tm_sec))Z", day)
     }
 
-    /// The `Host` libcurl sends (the authority without user information, the scheme's default
-    /// port left out), the raw path (`/` when empty) and the raw query of a URL's text.
+    /// The `Host` libcurl sends, the raw path (`/` when empty) and the raw query of a URL's text.
     static func split(_ urlText: String) -> (host: String, path: String, query: String) {
         var rest = Substring(urlText)
         let isHTTPS = rest.lowercased().hasPrefix("https:")
@@ -111,8 +105,8 @@ struct AWSSigV4: Sendable {
         return (String(authority), path.isEmpty ? "/" : String(path), String(query))
     }
 
-    /// botocore's `remove_dot_segments` (which also drops empty segments, for services other
-    /// than S3) or libcurl's (which keeps them): the path as the server receives it.
+    /// botocore's dot-segment removal (which also drops empty segments, for services other than S3)
+    /// or libcurl's (which keeps them): the path as the server receives it.
     static func removingDotSegments(_ path: String, collapsing: Bool) -> String {
         guard path.contains("/.") || (collapsing && path.contains("//")) else { return path }
         var output: [Substring] = []
@@ -146,8 +140,7 @@ struct AWSSigV4: Sendable {
         return output
     }
 
-    /// The query's `name=value` pairs as written, sorted by name then value (botocore's order
-    /// for a query carried in the URL).
+    /// The query's `name=value` pairs as written, sorted by name then value (botocore's order).
     static func canonicalQuery(_ query: String) -> String {
         guard !query.isEmpty else { return "" }
         let pairs = query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> (Array<UInt8>, Array<UInt8>) in
@@ -170,7 +163,6 @@ extension AWSSigV4 {
         SHA256Digest.of(bytes)?.hex ?? ""
     }
 
-    /// The instant an `X-Amz-Date` names (`20260102T030405Z`), or `nil`.
     static func date(stamp: String) -> Date? {
         let digits = Array(stamp.utf8)
         guard digits.count == 16, digits[8] == UInt8(ascii: "T"), digits[15] == UInt8(ascii: "Z") else { return nil }
@@ -193,9 +185,9 @@ extension AWSSigV4 {
 }
 
 extension PreparedRequest {
-    /// This hop with the SigV4 headers its transfer would send, as a network middleware sees it
-    /// (`X-Amz-Date`, `Authorization`, …); itself when it is not signed. The transfer plan signs
-    /// the hop again as the middlewares leave it, at the same `X-Amz-Date`.
+    /// This hop with the SigV4 headers its transfer would send, as a network middleware sees it;
+    /// itself when it is not signed. The plan signs the hop again as the middlewares leave it, at
+    /// the same `X-Amz-Date`.
     func signedForNetworkMiddlewares() -> PreparedRequest {
         guard let signer = resolved.authentication?.sigV4 else { return self }
         let signature = TransferPlan(self).signatureHeaders

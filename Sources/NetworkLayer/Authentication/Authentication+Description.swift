@@ -1,9 +1,7 @@
 import Foundation
 
 extension Authentication: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// The kind of credential and where it goes, its secret parts `<redacted>`:
-    /// `Authentication.apiKey(<redacted>, header: X-API-Key)`. A user name counts as one of them,
-    /// as it does in a URL the log shows.
+    /// The kind of credential and where it goes, its secret parts (a user name too) `<redacted>`.
     public var description: String {
         let hidden = Redactor.placeholder
         return switch kind {
@@ -21,7 +19,6 @@ extension Authentication: CustomStringConvertible, CustomDebugStringConvertible,
         }
     }
 
-    /// The same as ``description``.
     public var debugDescription: String { description }
 
     /// What `dump` shows: the redacted description, never the credential.

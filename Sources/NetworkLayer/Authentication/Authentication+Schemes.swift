@@ -14,16 +14,9 @@ extension Authentication {
         }
     }
 
-    /// HTTP Digest authentication (RFC 7616: MD5 or SHA-256, `qop=auth`), answered by libcurl.
-    ///
-    /// The first request of each transfer goes without credentials; libcurl answers the server's
-    /// `401` challenge on the same connection, and the password itself is never sent. A server
-    /// that keeps answering `401` (a nonce always stale) is given up after a few rounds with
-    /// ``NetworkError/unauthorizedAccess(_:)``.
-    ///
-    /// ```swift
-    /// var authentication: Authentication? { .digest(user: "u", password: "p") }
-    /// ```
+    /// HTTP Digest authentication (RFC 7616: MD5 or SHA-256, `qop=auth`), answered by libcurl on the
+    /// same connection; the password itself is never sent. A server that keeps answering `401` is
+    /// given up after a few rounds with ``NetworkError/unauthorizedAccess(_:)``.
     public static func digest(user: String, password: String) -> Authentication {
         Authentication(kind: .challenge(.digest, user: user, password: password))
     }
@@ -34,40 +27,29 @@ extension Authentication {
         Authentication(kind: .challenge(.ntlm, user: user, password: password))
     }
 
-    /// SPNEGO (`Negotiate`) through the system's GSS-API: Kerberos with the ticket of the
-    /// process's credential cache (`kinit`; `KRB5CCNAME`). No password goes through the library.
-    /// Without a ticket the server's `401` stands, as ``NetworkError/unauthorizedAccess(_:)``.
+    /// SPNEGO (Negotiate) through the system's GSS-API: Kerberos with the ticket of the process's
+    /// credential cache (`KRB5CCNAME`). No password goes through the library. Without a ticket the
+    /// server's `401` stands, as ``NetworkError/unauthorizedAccess(_:)``.
     public static var negotiate: Authentication {
         Authentication(kind: .challenge(.negotiate, user: "", password: ""))
     }
 
-    /// AWS Signature Version 4: every attempt is signed as it is sent (after every interceptor,
-    /// with the SHA-256 of its body), with `X-Amz-Date` and, for temporary credentials,
-    /// `X-Amz-Security-Token`. Signatures equal botocore's for the same request.
-    ///
-    /// ```swift
-    /// var authentication: Authentication? {
-    ///     .awsSigV4(accessKeyID: key, secretAccessKey: secret, sessionToken: nil, region: "eu-west-1", service: "s3")
-    /// }
-    /// ```
-    ///
-    /// A body streamed from a file, a sequence or a multipart form is signed as
-    /// `UNSIGNED-PAYLOAD` (which S3 accepts over HTTPS). A region or service that is not
-    /// lowercase letters, digits and `-`, or credentials with a control character, fail the
-    /// request with ``NetworkError/invalidRequest(_:)`` before anything is sent.
+    /// AWS Signature Version 4: every attempt is signed as it is sent (after every interceptor), with
+    /// `X-Amz-Date` and, for temporary credentials, `X-Amz-Security-Token`. A body streamed from a
+    /// file, a sequence or a multipart form is signed as `UNSIGNED-PAYLOAD` (which S3 accepts over
+    /// HTTPS). A region, service or credential with characters it may not hold fails the request with
+    /// ``NetworkError/invalidRequest(_:)`` before anything is sent.
     public static func awsSigV4(accessKeyID: String, secretAccessKey: String, sessionToken: String? = nil,
                                 region: String, service: String) -> Authentication {
         Authentication(kind: .awsSigV4(AWSSigV4(accessKeyID: accessKeyID, secretAccessKey: secretAccessKey,
                                                 sessionToken: sessionToken, region: region, service: service)))
     }
 
-    /// The scheme libcurl answers challenges with, if this is one.
     var challenge: (scheme: ChallengeScheme, user: String, password: String)? {
         if case .challenge(let scheme, let user, let password) = kind { return (scheme, user, password) }
         return nil
     }
 
-    /// The SigV4 signer, if this is one.
     var sigV4: AWSSigV4? {
         if case .awsSigV4(let signer) = kind { return signer }
         return nil

@@ -3,21 +3,10 @@ import Foundation
 /// How a backend's requests prove who they come from. A provider returns one from its
 /// ``ServiceProvider/authentication``; a request can opt out with `requiresAuthentication = false`.
 ///
-/// ```swift
-/// struct ShopProvider: ServiceProvider {
-///     static let tokens = BearerTokenSource(token: { try await Keychain.token() },
-///                                           refresh: { try await AuthAPI.refresh() })
-///     var host: String { "api.shop.example" }
-///     var httpScheme: HTTPScheme { .https }
-///     var authentication: Authentication? { .bearer(Self.tokens) }
-/// }
-/// ```
-///
-/// What an authentication adds is a secret whatever its name (an API key in
-/// `Ocp-Apim-Subscription-Key` as much as `Authorization`): redacted in the log, errors,
+/// What an authentication adds is a secret whatever its name: redacted in the log, errors,
 /// copy-as-curl and recorded sidecars, and sent only to the origin (scheme, host and port) the
-/// request was made for. A redirect to another origin, including another port of the same host
-/// or HTTPS → HTTP, leaves it behind.
+/// request was made for. A redirect to another origin, including another port or HTTPS → HTTP,
+/// leaves it behind.
 public struct Authentication: Sendable {
     enum Kind: Sendable {
         case bearer(BearerTokenSource)
@@ -54,7 +43,6 @@ public struct Authentication: Sendable {
         Authentication(kind: .queryItem(name: queryItem, value: key))
     }
 
-    /// The source that can refresh, if any.
     var refreshableSource: BearerTokenSource? {
         if case .bearer(let source) = kind, source.canRefresh { return source }
         return nil
@@ -89,7 +77,6 @@ public struct Authentication: Sendable {
         }
     }
 
-    /// What one attempt sends to prove itself.
     struct Credentials: Sendable {
         var headers: [(name: String, value: String)] = []
         var queryItems: [(name: String, value: String)] = []

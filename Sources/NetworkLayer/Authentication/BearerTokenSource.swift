@@ -7,12 +7,10 @@ import Foundation
 /// the new token; a second 401 is ``NetworkError/unauthorizedAccess``. After a refresh the source
 /// hands out the refreshed token until ``reset()``.
 ///
-/// Where your closures run: `token` runs in the task of the request that asks for it, like a
-/// provider's `createHTTPHeaders()`, so on the libcurl thread when that task prefers
-/// ``NetworkManager/engineExecutor`` (keep it short there, or read the token from memory).
-/// `refresh` runs in a task of its own on Swift's global pool, whatever executor the request that
-/// started it prefers: it serves every request waiting for it, and it may take as long as a
-/// sign-in takes without holding up any transfer.
+/// `token` runs in the task of the request that asks for it, so on the libcurl thread when that
+/// task prefers ``NetworkManager/engineExecutor`` (keep it short there). `refresh` runs in a task
+/// of its own on Swift's global pool, whatever executor the request prefers: it serves every
+/// waiting request and may take as long as a sign-in without holding up any transfer.
 public actor BearerTokenSource {
     private let fetch: @Sendable () async throws -> String
     private let refresher: (@Sendable () async throws -> String)?
@@ -31,7 +29,7 @@ public actor BearerTokenSource {
 
     nonisolated var canRefresh: Bool { refresher != nil }
 
-    /// Forgets a refreshed token, so the next request asks `token` again (after signing out, say).
+    /// Forgets a refreshed token, so the next request asks `token` again.
     public func reset() {
         refreshed = nil
     }
@@ -56,8 +54,7 @@ public actor BearerTokenSource {
         }
         if let refreshed, refreshed != stale { return refreshed }
         guard let refresher else { throw Self.failure("the token cannot be refreshed", nil) }
-        // On the global pool, never the requesting task's preferred executor (the engine's, say):
-        // the refresh serves every waiting request and may block for as long as a sign-in takes.
+        // On the global pool, never the requesting task's preferred executor (see the type).
         let task = Task(executorPreference: globalConcurrentExecutor) { try await refresher() }
         refreshing = task
         let result = await task.result

@@ -1,22 +1,17 @@
 import Foundation
 
 /// A `Cache-Control` field (RFC 9111 section 5.2) as a list of directives, read from any number
-/// of field lines with RFC 9110's list syntax (section 5.6.1): names compared ignoring case, an
-/// argument a token or a quoted string (a comma inside it does not end the directive).
+/// of field lines with RFC 9110's list syntax (section 5.6.1).
 ///
-/// An element that breaks the grammar after its name (`max-age =5`, `x="unterminated`) is kept
-/// marked ``Directive/isMalformed``, so that its most restrictive meaning applies: a malformed
-/// `no-store` still forbids storing, a malformed `max-age` makes the response stale. An element
-/// without a leading token is dropped. The output is bounded by the input.
+/// An element that breaks the grammar after its name is kept marked ``Directive/isMalformed``, so
+/// that its most restrictive meaning applies (a malformed `no-store` still forbids storing). An
+/// element without a leading token is dropped.
 struct CacheControl: Sendable, Equatable {
-    /// One directive: a lowercased name and the argument as written (a quoted string unquoted).
     struct Directive: Sendable, Equatable, CustomStringConvertible {
-        /// The directive's name, ASCII-lowercased; a token (RFC 9110 `tchar`s only), never empty.
+        /// ASCII-lowercased; a token, never empty.
         let name: String
-        /// The argument: the token, or the quoted string's content with its escapes resolved;
-        /// `nil` when there is no `=`.
+        /// The token, or the quoted string's content unescaped; `nil` when there is no `=`.
         let argument: String?
-        /// Whether the element did not follow the grammar after its name.
         let isMalformed: Bool
 
         init(name: String, argument: String? = nil, isMalformed: Bool = false) {
@@ -41,7 +36,6 @@ struct CacheControl: Sendable, Equatable {
     /// Every directive, in the order received (duplicates kept).
     let directives: [Directive]
 
-    /// The directives of one field value.
     init(_ value: some StringProtocol) {
         var parser = Parser(bytes: Array(value.utf8))
         directives = parser.parse()
@@ -61,35 +55,29 @@ struct CacheControl: Sendable, Equatable {
         self.directives = directives
     }
 
-    /// The directives written back as one field value (`, ` between them).
     var rendered: String {
         directives.map(\.description).joined(separator: ", ")
     }
 
-    /// The first directive named `name` (lowercase).
     func first(_ name: String) -> Directive? {
         directives.first { $0.name == name }
     }
 
-    /// Whether a directive named `name` (lowercase) is present, in any form.
     func contains(_ name: String) -> Bool {
         directives.contains { $0.name == name }
     }
 
-    /// A `delta-seconds` directive (`max-age`, `max-stale`, `stale-if-error`, ...) read from its
-    /// first occurrence (RFC 9111 section 4.2.1: the first occurrence is used).
+    /// A `delta-seconds` directive read from its first occurrence (RFC 9111 section 4.2.1).
     enum Seconds: Equatable, Sendable {
-        /// No such directive.
         case absent
         /// Present without an argument (meaningful for `max-stale` only).
         case noArgument
-        /// Present, but not `1*DIGIT` (negative, fractional, `1e9`, empty, white space, malformed).
+        /// Present, but not `1*DIGIT`.
         case invalid
         /// The value, capped at 2^31 (RFC 9111 section 1.2.2).
         case value(Int64)
     }
 
-    /// The first directive named `name` read as delta-seconds.
     func seconds(_ name: String) -> Seconds {
         guard let directive = first(name) else { return .absent }
         guard !directive.isMalformed else { return .invalid }
@@ -97,11 +85,9 @@ struct CacheControl: Sendable, Equatable {
         return CacheControl.deltaSeconds(argument).map(Seconds.value) ?? .invalid
     }
 
-    /// The greatest delta-seconds value a cache must be able to represent: anything larger is read as this.
     static let maximumDeltaSeconds: Int64 = 1 << 31
 
-    /// `1*DIGIT` as a number, capped at 2^31 however many digits follow (leading zeros are fine);
-    /// `nil` for anything else, including an empty text.
+    /// `1*DIGIT` as a number, capped at 2^31 (RFC 9111 section 1.2.2); `nil` for anything else.
     static func deltaSeconds(_ text: some StringProtocol) -> Int64? {
         var value: Int64 = 0
         var sawDigit = false
@@ -123,14 +109,12 @@ struct CacheControl: Sendable, Equatable {
         }
     }
 
-    /// RFC 9110 `tchar`.
     static func isTokenByte(_ byte: UInt8) -> Bool {
         tokenBytes.contains(byte)
     }
 
     private static let tokenBytes = ASCIISet("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
-    /// The list parser over one field line's bytes.
     private struct Parser {
         let bytes: [UInt8]
         var position = 0
@@ -160,7 +144,6 @@ struct CacheControl: Sendable, Equatable {
             return result
         }
 
-        /// One list element, up to and including the comma that ends it (or the end).
         private mutating func element() -> Directive? {
             let nameStart = position
             while let byte = current, CacheControl.isTokenByte(byte) { position += 1 }
@@ -195,8 +178,8 @@ struct CacheControl: Sendable, Equatable {
             return Directive(name: name, argument: argument, isMalformed: malformed)
         }
 
-        /// A quoted string starting at the opening quote: its content (escapes resolved) and
-        /// whether the closing quote was found. An unterminated string runs to the end of the line.
+        /// A quoted string's content (escapes resolved) and whether it was closed; unclosed, it runs to
+        /// the end of the line.
         private mutating func quotedString() -> (String, Bool) {
             position += 1
             var content: [UInt8] = []
@@ -213,7 +196,6 @@ struct CacheControl: Sendable, Equatable {
             return (String(decoding: content, as: UTF8.self), false)
         }
 
-        /// Past the next comma that is not inside a quoted string (or to the end).
         private mutating func skipToNextElement() {
             while let byte = current {
                 if byte == Self.comma {

@@ -1,16 +1,11 @@
 import Foundation
 
 /// What RFC 9111 reads from a response's status and headers to decide freshness, reuse and
-/// validation: computed once when the response is stored (and again when a 304 or a HEAD updates it).
-///
-/// Every number is bounded where it enters: delta-seconds (`max-age`, `Age`, `stale-if-error`) are
-/// capped at 2^31, dates are whole seconds between the years 0 and 9999, and the freshness
-/// lifetime lies in 0...2^31 seconds. Times are seconds since 1970.
+/// validation, computed when the response is stored or updated. Every number is bounded where it
+/// enters (delta-seconds capped at 2^31, dates in years 0...9999); times are seconds since 1970.
 struct CacheFreshness: Sendable {
-    /// The response's `Cache-Control` directives.
     let cacheControl: CacheControl
-    /// `Date`, or the time the response was received when it has none or an invalid one
-    /// (RFC 9110 section 6.6.1).
+    /// `Date`, or the time received when it has none or an invalid one (RFC 9110 section 6.6.1).
     let dateValue: Double
     /// `Age` (RFC 9111 section 5.1): the first line's first member; 0 when absent or not a number.
     let ageValue: Double
@@ -20,7 +15,6 @@ struct CacheFreshness: Sendable {
     let isHeuristic: Bool
     /// The age it had when received (RFC 9111 section 4.2.3's corrected_initial_age).
     let correctedInitialAge: Double
-    /// When it was received (or last validated).
     let responseTime: Double
     /// Unqualified `no-cache` (or a malformed one): never reused without validation.
     let requiresValidation: Bool
@@ -34,7 +28,6 @@ struct CacheFreshness: Sendable {
     let staleWhileRevalidate: Int64?
     /// The `ETag` when it is a valid entity-tag (RFC 9110 section 8.8.3).
     let entityTag: String?
-    /// The `Last-Modified` value when it is a valid HTTP-date, and that date.
     let lastModified: (text: String, seconds: Int64)?
 
     /// Statuses a response may be stored and heuristically freshened with without explicit
@@ -42,9 +35,7 @@ struct CacheFreshness: Sendable {
     static let heuristicallyCacheable: Set<Int> = [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]
     /// Statuses whose caching requirements this cache implements (for `must-understand`).
     static let understood: Set<Int> = heuristicallyCacheable.union([302, 303, 307])
-    /// The largest heuristic lifetime: one day.
     static let heuristicLimit: Double = 86_400
-    /// The fraction of the time since `Last-Modified` a heuristic lifetime is.
     static let heuristicFraction = 0.1
 
     init(statusCode: Int, headers: CacheHeaderLines, requestTime: Double, responseTime: Double) {
@@ -65,8 +56,7 @@ struct CacheFreshness: Sendable {
         }
         entityTag = headers.firstValue(named: "etag").flatMap(Self.validEntityTag)
 
-        // Freshness lifetime: max-age, else Expires minus Date, else a heuristic where allowed
-        // (s-maxage is for shared caches only: ignored).
+        // max-age, else Expires minus Date, else a heuristic (s-maxage is for shared caches only).
         var lifetime: Double = 0
         var heuristic = false
         switch cacheControl.seconds("max-age") {
@@ -114,26 +104,22 @@ struct CacheFreshness: Sendable {
         }
     }
 
-    /// The response's age at `now` (RFC 9111 section 4.2.3's current_age); a clock that went
-    /// back does not make it younger than when it was received.
+    /// The response's age at `now` (RFC 9111 section 4.2.3's current_age); a clock that went back
+    /// does not make it younger.
     func currentAge(now: Double) -> Double {
         let resident = now.isFinite ? max(0, now - responseTime) : 0
         return correctedInitialAge + resident
     }
 
-    /// Whether the response is fresh at `now`.
     func isFresh(now: Double) -> Bool {
         lifetime > currentAge(now: now)
     }
 
-    /// How long past its lifetime the response is at `now` (0 while fresh).
     func staleness(now: Double) -> Double {
         max(0, currentAge(now: now) - lifetime)
     }
 
-    /// `Age` read as RFC 9111 section 5.1 and the browsers do: the first line (the caller passes
-    /// it), its first list member, any parameters after `;` dropped; `1*DIGIT`, capped at 2^31.
-    /// Anything else (a negative or fractional number, a word) is ignored: 0.
+    /// `Age` (RFC 9111 section 5.1): the first line's first member, `1*DIGIT`, capped at 2^31; anything else is 0.
     static func age(_ value: String) -> Double {
         var member = Substring(value)
         if let comma = member.firstIndex(of: ",") { member = member[..<comma] }
@@ -143,9 +129,8 @@ struct CacheFreshness: Sendable {
     }
 
     /// `value` when it can validate the response: an entity-tag (RFC 9110 section 8.8.3) or an
-    /// unquoted opaque value, sent back as received, as browsers do. `nil` when it is empty or
-    /// holds a space, a control character, a comma or a stray quote: sent back, it would not read
-    /// as one member of `If-None-Match`.
+    /// unquoted opaque value, sent back as received. `nil` when, sent back, it would not read as one
+    /// member of `If-None-Match`.
     static func validEntityTag(_ value: String) -> String? {
         var bytes = Substring(value).utf8[...]
         if bytes.starts(with: "W/".utf8) { bytes = bytes.dropFirst(2) }
@@ -164,7 +149,6 @@ struct CacheFreshness: Sendable {
         entityTag.hasPrefix("W/") ? entityTag.dropFirst(2) : Substring(entityTag)
     }
 
-    /// Whether `entityTag` is strong (no `W/`).
     static func isStrong(_ entityTag: String) -> Bool {
         !entityTag.hasPrefix("W/")
     }

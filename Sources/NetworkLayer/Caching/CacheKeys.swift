@@ -3,23 +3,19 @@ import Foundation
 /// How stored responses are keyed: by digests, so that no URL, credential or header value is ever
 /// kept in a cache file in the clear.
 ///
-/// - The URL key is the SHA-256 of the request URL (without its fragment).
-/// - The partition is the SHA-256 of the values of the request's headers that identify the
-///   caller (``CacheRequest/ownerHeaderNames``: `Authorization`, an API key, any header declared
-///   secret, but not a per-attempt signature or nonce), sorted by name: a response is only ever
-///   served to a request carrying the same credentials, so a response fetched with one user's
-///   token never answers another user's request, or a request after signing out.
-/// - The variant key is the SHA-256 of the URL key, the partition and the request's values of
-///   the headers the response's `Vary` names (RFC 9111 section 4.1), normalised.
+/// - The URL key is the SHA-256 of the request URL without its fragment.
+/// - The partition is the SHA-256 of the request's headers that identify the caller
+///   (``CacheRequest/ownerHeaderNames``): a response fetched with one user's token never answers
+///   another user's request, or a request after signing out.
+/// - The variant key hashes the URL key, the partition and the normalised values of the headers
+///   `Vary` names (RFC 9111 section 4.1).
 enum CacheKeys {
-    /// The URL key of a URL as the cache keys it (see ``CacheRequest/keyURL``).
     static func url(_ keyURL: String) -> SHA256Digest? {
         var bytes = Array("nl-cache-url\u{0}".utf8)
         bytes += keyURL.utf8
         return SHA256Digest.of(bytes)
     }
 
-    /// The partition of a request: the digest of its owner headers' names and values.
     static func partition(of request: CacheRequest) -> SHA256Digest? {
         let ownerNames = request.ownerHeaderNames
         var pairs: [(String, String)] = []
@@ -31,7 +27,6 @@ enum CacheKeys {
             }
         }
         if let caller = request.caller { pairs.append(("\u{0}caller", caller)) }
-        // The usual request carries no credential: its partition is always the same digest.
         guard !pairs.isEmpty else { return noCredentials }
         pairs.sort { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 < $1.1) }
         var bytes = Array("nl-cache-partition\u{0}".utf8)
@@ -44,11 +39,9 @@ enum CacheKeys {
 
     private static let variantPrefix = Array("nl-cache-variant\u{0}".utf8)
 
-    /// The partition of a request without credentials (computed once).
     static let noCredentials = SHA256Digest.of(Array("nl-cache-partition\u{0}".utf8))
 
-    /// The variant key of a request for a stored response whose `Vary` names `varyNames`
-    /// (lowercased, sorted, without duplicates).
+    /// The variant key of a request for a response whose `Vary` names `varyNames` (normalised).
     static func variant(urlKey: SHA256Digest, partition: SHA256Digest, varyNames: [String],
                         headers: CacheHeaderLines) -> SHA256Digest? {
         var bytes = variantPrefix
@@ -78,23 +71,19 @@ enum CacheKeys {
 
 /// The `Vary` response header (RFC 9111 section 4.1): which request headers select a stored response.
 enum CacheVary {
-    /// A response's `Vary`, read from all its lines.
     enum Names: Equatable, Sendable {
         /// The selecting header names: lowercased, sorted, without duplicates (empty: no `Vary`).
         case names([String])
         /// `*` is a member: the response never matches a later request, so it is not stored.
         case star
-        /// More names, or longer ones, than any real resource varies on (``maximumNames``,
-        /// ``maximumNameLength``), or a member that is not a header name: not stored.
+        /// More or longer names than ``maximumNames`` and ``maximumNameLength`` allow, or a member
+        /// that is not a header name: not stored.
         case unusable
     }
 
-    /// The most selecting headers a storable response may name.
     static let maximumNames = 32
-    /// The longest selecting header name a storable response may use.
     static let maximumNameLength = 128
 
-    /// The selecting names of a response's `Vary` lines.
     static func names(_ lines: [String]) -> Names {
         var names = Set<String>()
         var total = 0
@@ -114,16 +103,11 @@ enum CacheVary {
         return .names(names.sorted())
     }
 
-    /// The request's value of a selecting header, normalised so that requests that differ only in
-    /// ways the field syntax ignores match (RFC 9111 section 4.1): its lines combined as one list,
-    /// each list member without the white space around it and with inner white space runs
-    /// collapsed to one space (outside quoted strings), joined by `,`. `nil` when the header is
-    /// absent, which only matches another request where it is absent.
-    ///
-    /// The lines are joined with `,` before they are split (RFC 9110 section 5.3: that is what
-    /// several lines of one field mean), so a quoted string one line leaves open goes on into the
-    /// next, as in the combined line; split line by line, a value could normalise to a string that
-    /// normalises to another, and a request sending the normalised value would not match.
+    /// The request's value of a selecting header, normalised as the field syntax allows (RFC 9111
+    /// section 4.1): members trimmed, inner white space collapsed outside quoted strings, joined by
+    /// `,`. `nil` when absent. The lines are joined before they are split (RFC 9110 section 5.3), so a
+    /// quoted string left open goes on into the next line; split line by line, two different values
+    /// could normalise alike.
     static func selectingValue(of name: String, in headers: CacheHeaderLines) -> String? {
         let lines = headers.values(named: name)
         guard !lines.isEmpty else { return nil }
@@ -131,8 +115,7 @@ enum CacheVary {
             .map { String(decoding: $0, as: UTF8.self) }.joined(separator: ",")
     }
 
-    /// The members of a field line split at commas outside quoted strings, each trimmed, with
-    /// white space runs outside quoted strings collapsed to one space; empty members dropped.
+    /// The members of a field line split at commas outside quoted strings, normalised; empty ones dropped.
     private static func listMembers(_ bytes: [UInt8]) -> [[UInt8]] {
         var members: [[UInt8]] = []
         var current: [UInt8] = []

@@ -7,9 +7,7 @@ struct CacheRequest: Sendable {
     var method: String
     /// The absolute URL as sent (a fragment is ignored).
     var url: String
-    /// Every request header the pipeline sends, in order, a name repeated once per line. The
-    /// cache reads `Cache-Control`, the conditional headers, `Range`, and the headers a stored
-    /// response's `Vary` names.
+    /// Every request header the pipeline sends, in order, a name repeated once per line.
     var headers: CacheHeaderLines
     /// The lowercased names of the headers whose values are secrets (``SecretNames``' headers):
     /// never written to disk (only a digest of the owner headers' values is).
@@ -23,8 +21,7 @@ struct CacheRequest: Sendable {
     /// Whether the request carries `Authorization` (or another credential the library added).
     /// Such responses are stored in memory only, unless ``allowsDiskStorageWhenAuthorized``.
     var hasAuthorization: Bool
-    /// The provider's opt-in (`cachesAuthorizedResponsesOnDisk`) to store responses to
-    /// authorized requests on disk.
+    /// The provider's opt-in to store responses to authorized requests on disk.
     var allowsDiskStorageWhenAuthorized: Bool
     /// The credentials that identify the caller but go in no header as such (a Digest user
     /// and password libcurl answers with, a SigV4 key): they key the stored responses too.
@@ -61,7 +58,6 @@ struct CacheRequest: Sendable {
     /// neither answers it nor adds its own (the caller is validating something of its own).
     var isConditionalOrRanged: Bool {
         headers.contains { line in
-            // Each of these names starts with i or r: most lines are passed over by their first byte.
             guard let first = line.name.utf8.first, first | 0x20 == UInt8(ascii: "i") || first | 0x20 == UInt8(ascii: "r") else {
                 return false
             }
@@ -78,7 +74,7 @@ struct CacheRequest: Sendable {
     }
 
     static func keyURL(_ url: String) -> String {
-        // By its bytes: finding a Character walks grapheme clusters (~300 instructions a character).
+        // By its bytes: finding a Character walks grapheme clusters.
         guard let hash = url.utf8.firstIndex(of: UInt8(ascii: "#")) else { return url }
         return String(url[..<hash])
     }

@@ -11,8 +11,7 @@ public enum CacheStatus: Sendable, Hashable {
     /// From the cache after the server confirmed it with `304 Not Modified`: the stored status
     /// and body, with the headers the 304 updated.
     case revalidated
-    /// From the cache although stale: the network failed (or answered 500, 502, 503 or 504) and
-    /// the response allows `stale-if-error`, or the request or its policy accepted a stale response
-    /// (`max-stale`, `.returnCacheElseLoad`, `.returnCacheDontLoad`, `stale-while-revalidate`).
+    /// From the cache although stale: the network failed and the response allows `stale-if-error`,
+    /// or the request or its policy accepted a stale response.
     case stale
 }

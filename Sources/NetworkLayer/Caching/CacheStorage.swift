@@ -4,32 +4,27 @@ import Foundation
 /// (``DiskCacheStorage``). Each is bounded by its limit, evicts the least recently used entries
 /// first, and is safe to call from any thread.
 protocol CacheStorage: AnyObject, Sendable {
-    /// The most bytes it keeps.
     var limit: Int { get }
 
     /// Whether it writes to disk (where `Set-Cookie`, secret headers and, without opt-in, responses
     /// to authorized requests never go).
     var isPersistent: Bool { get }
 
-    /// What is stored for a URL key, without reading the responses.
     func summaries(forURL urlKey: SHA256Digest) -> [CacheVariantSummary]
 
     /// The stored response of a variant, marked as just used; `nil` when it is not stored (or,
     /// on disk, unreadable: then it is removed).
     func load(urlKey: SHA256Digest, variantKey: SHA256Digest, now: Double) -> StoredResponse?
 
-    /// Stores a response, replacing the variant with its key and evicting the least recently
-    /// used entries to stay within the limit. `false` when it was not stored (too large, a write failed).
+    /// Stores a response, replacing its variant and evicting to stay within the limit; `false`
+    /// when not stored.
     @discardableResult
     func save(_ response: StoredResponse, now: Double) -> Bool
 
-    /// Removes one variant.
     func remove(urlKey: SHA256Digest, variantKey: SHA256Digest)
 
-    /// Removes every variant of a URL key.
     func removeAll(forURL urlKey: SHA256Digest)
 
-    /// Removes everything.
     func removeAll()
 
     /// ``summaries(forURL:)`` from memory: no file read or written (a `stat` at most), no wait for a lock.

@@ -1,19 +1,13 @@
 import Foundation
 import Synchronization
 
-/// The response cache as a step of the pipeline, wrapping the transport that sends each hop
-/// (as OkHttp's `CacheInterceptor` sits inside its follow-up loop): a cached `301`/`308` is
-/// followed from the cache, each hop is stored under its own URL, and redirects, the token
-/// refresh, retries, validation and decoding see a cached response as one from the network.
-/// ``HTTPCache/lookup(_:policy:now:)`` decides each hop (see ``CacheLookup``).
-///
-/// A transport failure or a `500`, `502`, `503`, `504` is answered with a stored response its
-/// `stale-if-error` allows. A `304` to a request the caller made conditional passes through
-/// untouched. The cache sees the headers libcurl adds (`User-Agent`, `Accept-Encoding`, the
-/// cookie store's `Cookie`), so that `Vary` selects on what the server received.
+/// The response cache as a step of the pipeline, wrapping the transport that sends each hop: a
+/// cached `301`/`308` is followed from the cache, each hop is stored under its own URL, and the
+/// rest of the pipeline sees a cached response as one from the network. A `304` to a request the
+/// caller made conditional passes through untouched. The cache sees the headers libcurl adds, so
+/// that `Vary` selects on what the server received.
 struct CachingTransport<Network: Transport>: Transport {
     let caching: RequestCaching
-    /// The transport that sends what the cache does not answer.
     let network: Network
     /// The attempt line of the request's log, written by the first hop (which alone knows whether
     /// the request went out); `nil` when logging is off.
@@ -26,8 +20,7 @@ struct CachingTransport<Network: Transport>: Transport {
     }
 
     nonisolated(nonsending) func send(_ hop: PreparedRequest, download: PendingDownload?) async throws(NetworkError) -> HTTPResponse {
-        // A GET with a body (params sent as JSON) is keyed by its URL alone: it would be answered
-        // for another body.
+        // A GET with a body is keyed by its URL alone: it would be answered for another body.
         guard !caching.isBypassed, !(hop.method == .get && hop.body != nil) else { return try await bypass(hop, download: download) }
         let request = CacheRequest(hop, caching: caching)
         let policy = caching.policy
@@ -63,7 +56,7 @@ struct CachingTransport<Network: Transport>: Transport {
 
     // MARK: Through the network
 
-    /// The hop sent unchanged; its answer stored if it may be, ``CacheStatus/miss``.
+    /// The hop sent unchanged, ``CacheStatus/miss``.
     private nonisolated(nonsending) func fetch(_ hop: PreparedRequest, request: CacheRequest) async throws(NetworkError) -> HTTPResponse {
         attemptLine?.write(hop)
         let (outcome, requestTime) = await exchange(hop)
@@ -108,7 +101,6 @@ struct CachingTransport<Network: Transport>: Transport {
         }
     }
 
-    /// One exchange with the network, and when it started.
     private nonisolated(nonsending) func exchange(_ hop: PreparedRequest) async -> (RequestOutcome, Date) {
         let requestTime = Date()
         do throws(NetworkError) {
@@ -142,8 +134,7 @@ struct CachingTransport<Network: Transport>: Transport {
         return try outcome.get()
     }
 
-    /// Hands a response from the network to the cache: stored if it may be, or used to update or
-    /// invalidate what is stored (a HEAD, an unsafe method).
+    /// Hands a response from the network to the cache: stored, or used to update or invalidate.
     private nonisolated(nonsending) func store(_ response: HTTPResponse, for request: CacheRequest, requestTime: Date) async throws(NetworkError) {
         let (status, lines, body, responseTime) = (response.statusCode, response.headerLines, response.body, Date())
         _ = try await caching.store.perform {
@@ -173,9 +164,8 @@ struct CachingTransport<Network: Transport>: Transport {
 
     // MARK: Around the cache
 
-    /// A request the cache stays out of (a stream, a download, an upload, a GET with a body):
-    /// sent as it is, ``CacheStatus/miss``; an unsafe method's success still invalidates its URL
-    /// and the same-origin `Location` and `Content-Location` (RFC 9111 section 4.4).
+    /// A request the cache stays out of (a stream, a download, an upload, a GET with a body): sent as
+    /// it is; an unsafe method's success still invalidates (RFC 9111 section 4.4).
     private nonisolated(nonsending) func bypass(_ hop: PreparedRequest, download: PendingDownload?) async throws(NetworkError) -> HTTPResponse {
         attemptLine?.write(hop)
         var response = try await network.send(hop, download: download)
@@ -193,8 +183,7 @@ struct CachingTransport<Network: Transport>: Transport {
     }
 }
 
-/// A request's attempt line, written once, by the first hop (the only one the log shows going
-/// out), saying whether the cache answered it instead.
+/// A request's attempt line, written once, by the first hop, saying whether the cache answered it.
 final class AttemptLine: Sendable {
     private let log: NetworkLog
     private let written = Atomic<Bool>(false)
@@ -203,17 +192,14 @@ final class AttemptLine: Sendable {
         self.log = log
     }
 
-    /// Writes the line for `hop` unless it was written: what goes out, with its copy-as-curl
-    /// command, or, with a `note`, what the cache did instead.
+    /// Writes the line for `hop` unless it was written.
     func write(_ hop: PreparedRequest, note: String? = nil) {
         guard !written.exchange(true, ordering: .relaxed) else { return }
         log.request(hop, curl: note == nil ? CurlCommand.render(TransferPlan(hop), redactingSecrets: true) : nil, cacheNote: note)
     }
 
-    /// Writes the line for `sent`, the cache's conditional form of `built`, unless it was written:
-    /// its headers as sent, the `note` naming the validators the cache added, and the curl command
-    /// of `built`, as copy-as-curl renders it (the cache's validators are the cache's business:
-    /// one rendering of a request, whoever asks).
+    /// Writes the line for `sent`, the cache's conditional form of `built`, unless it was written;
+    /// the curl command is `built`'s, as copy-as-curl renders it.
     func write(_ sent: PreparedRequest, renderedAs built: PreparedRequest, note: String) {
         guard !written.exchange(true, ordering: .relaxed) else { return }
         log.request(sent, curl: CurlCommand.render(TransferPlan(built), redactingSecrets: true), cacheNote: note)

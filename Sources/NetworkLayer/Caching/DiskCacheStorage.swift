@@ -4,22 +4,16 @@ import Foundation
 /// (``DiskCacheJournal``), bounded by a limit in bytes (the files and the index together), least
 /// recently used evicted first.
 ///
-/// - The directory is created with mode 0700 (each missing component); every file is created
-///   with mode 0600, under a temporary name, and renamed into place, so no reader ever sees half
-///   a file.
-/// - Any number of instances, in any number of processes, may share the directory: every change
-///   is made while holding an exclusive `flock` on its `lock` file, after reading what the others
-///   appended to the index since. Reading a response needs no lock (files are only ever replaced
-///   whole); the index is reread when its size or inode changed.
-/// - A file that is truncated, damaged, or not what the index says is treated as absent and
-///   deleted; a damaged index is rebuilt from the files; leftovers of a crash (temporary files,
-///   files the index does not know) are deleted when the directory is opened.
-/// - A limit of 0 stores nothing (and empties what an earlier, larger limit left).
-///
-/// - Responses read recently are kept decoded in memory (``hotLimit`` bytes at most) with their
-///   file's identity (device, inode, size, times): a hit whose file still has it is served after
-///   one `stat`. A copy is trusted only when the file changed before the clock tick of the read
-///   (as git treats a "racy" index entry), so that a write in the same tick cannot go unseen.
+/// - The directory has mode 0700; every file mode 0600, written under a temporary name and
+///   renamed into place, so no reader ever sees half a file.
+/// - Instances in any number of processes may share the directory: every change is made holding
+///   an exclusive `flock` on its `lock` file, after reading what the others appended to the index.
+///   Reading a response needs no lock (files are only ever replaced whole).
+/// - A damaged file is treated as absent and deleted; a damaged index is rebuilt from the files;
+///   a crash's leftovers are deleted when the directory is opened.
+/// - Responses read recently are kept decoded in memory with their file's identity: a hit whose
+///   file still has it is served after one `stat`. A copy is trusted only when the file changed
+///   before the clock tick of the read, so that a write in the same tick cannot go unseen.
 ///
 /// Thread-safe: one ``Protected`` lock around the state; file work happens under it.
 final class DiskCacheStorage: CacheStorage {
@@ -32,16 +26,12 @@ final class DiskCacheStorage: CacheStorage {
         let description: String
     }
 
-    /// Entry files are named `<variant key in hex>.nlc`.
     static let entrySuffix = ".nlc"
-    /// Temporary files start with this.
     static let temporaryPrefix = ".tmp-"
-    /// Accesses kept in memory before they are appended to the index.
     static let pendingAccessLimit = 256
     /// Eviction makes room down to this fraction of the limit, so that it runs once per several stores.
     static let evictionTarget = 0.9
-    /// The most bytes (``StoredResponse/cost``) of decoded responses kept in memory: a quarter of
-    /// the limit, at most 4 MB.
+    /// The most bytes of decoded responses kept in memory: a quarter of the limit, at most 4 MB.
     let hotLimit: Int
 
     /// What identifies the content of a file without reading it: any write changes the
@@ -67,16 +57,14 @@ final class DiskCacheStorage: CacheStorage {
                 && a.changed.tv_sec == b.changed.tv_sec && a.changed.tv_nsec == b.changed.tv_nsec
         }
 
-        /// Whether any later change to the file is bound to show in its times: it last changed
-        /// before the current tick of the coarse clock the kernel stamps files with (taken after
-        /// the file was read).
+        /// Whether any later change to the file is bound to show in its times: it last changed before the
+        /// current tick of the kernel's coarse file clock (taken after the read).
         func isSettled(before tick: timespec) -> Bool {
             func earlier(_ a: timespec) -> Bool { a.tv_sec < tick.tv_sec || (a.tv_sec == tick.tv_sec && a.tv_nsec < tick.tv_nsec) }
             return earlier(modified) && earlier(changed)
         }
     }
 
-    /// A response read from its file, with the identity the file had.
     private struct HotEntry {
         let response: StoredResponse
         let identity: FileIdentity
@@ -95,8 +83,7 @@ final class DiskCacheStorage: CacheStorage {
             if let old = entries.removeValue(forKey: key) { total -= old.cost }
         }
 
-        /// Keeps `entry`, evicting the least recently used ones down to three quarters of `limit`
-        /// when it would exceed it (a sort per several insertions, not a scan per insertion).
+        /// Keeps `entry`, evicting the least recently used down to three quarters of `limit` when over it.
         mutating func insert(_ entry: HotEntry, key: SHA256Digest, limit: Int) {
             remove(key)
             guard entry.cost <= limit / 4 else { return }
@@ -152,12 +139,10 @@ final class DiskCacheStorage: CacheStorage {
         var index = Index()
         /// The journal file last read or written: device, inode, and how many bytes of it are applied.
         var journal: (device: UInt64, inode: UInt64, size: Int)?
-        /// Accesses not yet appended to the journal.
         var pendingAccess: [SHA256Digest: Double] = [:]
-        /// The latest access time given out: each later one is later still, so that the order of
-        /// use is kept even within one tick of the clock.
+        /// The latest access time given out: each later one is later still, so the order of use is kept
+        /// within one clock tick.
         var latestAccess: Double = 0
-        /// Decoded responses, each with its file's identity.
         var hot = HotSet()
 
         mutating func accessTime(_ now: Double) -> Double {
@@ -169,11 +154,9 @@ final class DiskCacheStorage: CacheStorage {
     private let lockDescriptor: Int32
     private let state = Protected(State())
     private let journalPath: String
-    /// The directory's path with a trailing `/`: an entry's path is this, its key in hex and the
-    /// suffix (made by concatenation on each read, not by URL methods).
+    /// The directory's path with a trailing `/`, for entry paths made by concatenation.
     private let entryPathPrefix: String
 
-    /// Opens (creating it if needed) the cache in `directory`.
     /// - Throws: ``OpenError`` when the directory cannot be created or is not a directory, or the
     ///   lock file cannot be opened.
     init(directory: URL, limit: Int) throws {
@@ -204,7 +187,6 @@ final class DiskCacheStorage: CacheStorage {
         close(lockDescriptor)
     }
 
-    /// Creates each missing component of `path` with mode 0700.
     private static func makeDirectory(_ path: String) throws {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
@@ -236,10 +218,9 @@ final class DiskCacheStorage: CacheStorage {
         return summaries
     }
 
-    /// From the decoded copy only (see ``hotLimit``), after a `stat` of the entry's file; no lock
-    /// file, no read, no index append (it throws when this access would fill the batch of pending
-    /// accesses). The index was checked by ``summariesWithoutBlocking(forURL:)`` an instant before:
-    /// an instance that replaced or removed this entry since changed its file, which the `stat` sees.
+    /// From the decoded copy only, after a `stat` of the entry's file; throws when this needs the lock
+    /// file, a read or an index append. An instance that replaced or removed this entry since the
+    /// index was checked changed its file, which the `stat` sees.
     func loadWithoutBlocking(urlKey: SHA256Digest, variantKey: SHA256Digest, now: Double) throws(CacheWouldBlock) -> StoredResponse? {
         enum Answer { case response(StoredResponse?), wouldBlock }
         let answer = state.withLockIfAvailable { state -> Answer in
@@ -368,7 +349,7 @@ final class DiskCacheStorage: CacheStorage {
         }
     }
 
-    /// The bytes the entries and the index take now (for tests: never above ``limit``).
+    /// The bytes the entries and the index take now (never above ``limit``).
     var totalBytes: Int {
         state.withLock { state in
             refreshIfChanged(&state)
@@ -376,7 +357,6 @@ final class DiskCacheStorage: CacheStorage {
         }
     }
 
-    /// How many entries the index lists now.
     var count: Int {
         state.withLock { state in
             refreshIfChanged(&state)
@@ -400,12 +380,10 @@ final class DiskCacheStorage: CacheStorage {
         return body(&state)
     }
 
-    /// Rereads the index when another instance changed it (a cheap `stat` when it did not).
     private func refreshIfChanged(_ state: inout State) {
         if !journalUnchanged(state) { exclusively(&state) { _ in } }
     }
 
-    /// Whether the index on disk is the one last read or written (one `stat`).
     private func journalUnchanged(_ state: State) -> Bool {
         var info = stat()
         return stat(journalPath, &info) == 0 && state.journal.map {
@@ -586,8 +564,7 @@ final class DiskCacheStorage: CacheStorage {
     private enum EntryRead {
         case missing
         case damaged
-        /// The response, the identity of the file it was read from, and the coarse clock's time
-        /// after the read (see ``FileIdentity/isSettled(before:)``).
+        /// The response, its file's identity, and the coarse clock's time after the read.
         case entry(StoredResponse, FileIdentity, timespec)
     }
 
@@ -607,7 +584,6 @@ final class DiskCacheStorage: CacheStorage {
         return .entry(response, FileIdentity(info), tick)
     }
 
-    /// A whole file, when it is no larger than the limit allows an entry to be.
     private func readFile(_ path: String) -> Data? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else { return nil }
@@ -617,7 +593,6 @@ final class DiskCacheStorage: CacheStorage {
         return readRange(descriptor, from: 0, count: Int(info.st_size))
     }
 
-    /// Up to `count` bytes from `offset`.
     private func readRange(_ descriptor: Int32, from offset: Int, count: Int) -> Data? {
         guard count >= 0 else { return nil }
         var data = Data(count: count)

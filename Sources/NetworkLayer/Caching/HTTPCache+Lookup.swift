@@ -3,30 +3,24 @@ import Foundation
 extension HTTPCache {
     /// What to do with `request` under `policy` at `now` (RFC 9111 section 4).
     ///
-    /// - `.useProtocol`: the selected response (same URL, credentials and `Vary` headers) is
-    ///   served when fresh and the request's directives allow it; a stale one when `max-stale` or
-    ///   `stale-while-revalidate` allows it (never with `must-revalidate` or `no-cache`); else it
-    ///   is validated, or the request goes out unchanged without validators. `no-store` in the
-    ///   request sends it unchanged; `only-if-cached` makes every network answer `.unavailable`.
+    /// - `.useProtocol`: the selected response when fresh; stale as `max-stale` or
+    ///   `stale-while-revalidate` allow (never with `must-revalidate` or `no-cache`); else validated.
     /// - `.reloadIgnoringCache`: `.miss`, always.
-    /// - `.returnCacheElseLoad`: any selected response, fresh (`.fresh`) or not (`.stale`),
-    ///   without validation; else the network (`.needsValidation` with the entity-tags of the
-    ///   URL's other variants, or `.miss`). The request's directives are not read.
+    /// - `.returnCacheElseLoad`: any selected response without validation, else the network; the
+    ///   request's directives are not read.
     /// - `.returnCacheDontLoad`: the same, but `.unavailable` instead of the network.
     ///
     /// Only GET requests are answered from the cache; a request with its own preconditions or a
-    /// `Range` goes out unchanged (`.unavailable` when it may not use the network).
+    /// `Range` goes out unchanged.
     func lookup(_ request: CacheRequest, policy: CachePolicy, now date: Date) -> CacheLookup {
         do {
             return try lookup(request, policy: policy, now: date, withoutBlocking: false)
         } catch {
-            // Unreachable: only a lookup without blocking throws.
             return .miss
         }
     }
 
-    /// The same answered from memory: no file read or written (a `stat` at most), no wait for a
-    /// lock file work holds.
+    /// The same answered from memory: no file work, no wait for a lock.
     /// - Throws: ``CacheWouldBlock`` when a tier cannot answer so; ask ``lookup(_:policy:now:)`` then.
     func lookupWithoutBlocking(_ request: CacheRequest, policy: CachePolicy, now date: Date) throws(CacheWouldBlock) -> CacheLookup {
         try lookup(request, policy: policy, now: date, withoutBlocking: true)
@@ -48,8 +42,7 @@ extension HTTPCache {
         guard !candidates.isEmpty else { return network }
         guard let stored = try selected(from: candidates, urlKey: urlKey, partition: partition, request: request, now: now,
                                         withoutBlocking: withoutBlocking) else {
-            // No variant for these selecting headers: the server may still say one of the others
-            // is the one (RFC 9111 section 4.3.1), when it can answer at all.
+            // No variant for these selecting headers: the server may still name another (RFC 9111 section 4.3.1).
             guard !networkForbidden else { return .unavailable(.nothingStored) }
             let tags = Self.entityTags(of: candidates, partition: partition)
             return tags.isEmpty ? .miss : .needsValidation(CacheValidation(headers: [(name: "If-None-Match", value: tags)]))
@@ -61,8 +54,7 @@ extension HTTPCache {
             return fresh ? .fresh(stored.served(now: now)) : .stale(stored.served(now: now), revalidation: nil)
         }
 
-        // The request's own limits (RFC 9111 section 5.2.1); an invalid value is read as the
-        // strictest one.
+        // The request's own limits (RFC 9111 section 5.2.1); an invalid value is the strictest.
         let age = freshness.currentAge(now: now)
         var satisfiesRequest = !directives.contains("no-cache")
         switch directives.seconds("max-age") {
@@ -91,8 +83,7 @@ extension HTTPCache {
         return validation.headers.isEmpty ? .miss : .needsValidation(validation)
     }
 
-    /// The preconditions that validate `stored` (RFC 9111 section 4.3.1): `If-None-Match` with its
-    /// entity-tag, and `If-Modified-Since` with its `Last-Modified`.
+    /// The preconditions that validate `stored` (RFC 9111 section 4.3.1).
     static func validation(for stored: StoredResponse) -> CacheValidation {
         var headers: CacheHeaderLines = []
         if let tag = stored.freshness.entityTag {
@@ -107,8 +98,7 @@ extension HTTPCache {
     /// The most entity-tags a request lists for the variants it does not select.
     static let maximumListedTags = 8
 
-    /// The entity-tags of the variants stored with `partition`, most recent first, as one
-    /// `If-None-Match` value (empty when there are none).
+    /// The entity-tags of the variants stored with `partition`, most recent first, as one `If-None-Match` value.
     static func entityTags(of candidates: [Candidate], partition: SHA256Digest) -> String {
         var tags: [String] = []
         for candidate in candidates.sorted(by: { $0.summary.dateValue > $1.summary.dateValue })

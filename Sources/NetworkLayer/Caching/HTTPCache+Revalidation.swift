@@ -1,23 +1,12 @@
 import Foundation
 
 extension HTTPCache {
-    /// Applies a `304 Not Modified` to the stored responses it selects (RFC 9111 sections 4.3.3,
-    /// 4.3.4), and gives the response to serve.
+    /// Applies a `304 Not Modified` the cache asked for to the stored responses it selects, and
+    /// gives the response to serve; any other 304 passes through as it would without a cache.
     ///
-    /// Only for a 304 to a request the cache made conditional: any other 304 is the caller's answer
-    /// and passes through as it would without a cache.
-    ///
-    /// Selection, among the URL's variants stored with the request's credentials:
-    /// - a strong `ETag` in the 304 selects the responses with that same strong entity-tag; when
-    ///   none has it (the resource changed between the two), nothing is updated: `.noMatch`;
-    /// - else a weak `ETag` selects the most recent response whose entity-tag matches weakly;
-    /// - else (no entity-tag) the response the request selects, or the only one stored; a
-    ///   `Last-Modified` in the 304 that differs from the stored one's selects nothing.
-    ///
-    /// Each selected response gets the 304's fields (except `Content-Length`, `Content-Encoding`
-    /// and the hop-by-hop ones) and is as old as the 304. The one served is the request's own
-    /// variant when selected, else the most recent selected (then also stored as the request's
-    /// variant). A 304 whose fields now say `no-store` is still served, and the response removed.
+    /// - Selection by a strong `ETag`, else a weak one, else the request's own variant (RFC 9111 section 4.3.4); no match is `.noMatch`.
+    /// - Each selected response gets the 304's fields, except those never updated (RFC 9111 section 3.2).
+    /// - A 304 whose fields now say `no-store` is still served, and the response removed.
     func freshen(notModified headers: CacheHeaderLines, for request: CacheRequest, requestTime: Date, responseTime: Date,
                  now date: Date) -> CacheRevalidation {
         let now = date.timeIntervalSince1970
@@ -80,12 +69,9 @@ extension HTTPCache {
         return .revalidated(served.served(now: now))
     }
 
-    /// A stored response that may answer `request` although stale, after `failure` (RFC 5861
-    /// `stale-if-error`): the response the request selects, when its own `stale-if-error` or the
-    /// request's covers how stale it is, and it has neither `must-revalidate` nor `no-cache`.
-    /// Only after a transport failure or a 500, 502, 503 or 504, and not under
-    /// `.reloadIgnoringCache` (nor `.returnCacheDontLoad`, which never uses the network).
-    /// Served with `cacheStatus == .stale`; `nil` when none may be.
+    /// A stored response that may answer `request` although stale, after a transport failure or a
+    /// 500, 502, 503 or 504, as `stale-if-error` (RFC 5861 section 4) allows; never with
+    /// `must-revalidate` or `no-cache`, nor under `.reloadIgnoringCache`. `nil` when none may be.
     func staleResponse(for request: CacheRequest, policy: CachePolicy, after failure: CacheFailure, now date: Date) -> CachedResponse? {
         let now = date.timeIntervalSince1970
         switch failure {

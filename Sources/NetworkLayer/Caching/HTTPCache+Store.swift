@@ -1,16 +1,14 @@
 import Foundation
 
 extension HTTPCache {
-    /// Records a final response the network gave for `request` (not a 304 to a request the cache
-    /// made conditional: that goes to ``freshen(notModified:for:requestTime:responseTime:now:)``).
+    /// Records a final response the network gave for `request` (a 304 the cache asked for goes to
+    /// ``freshen(notModified:for:requestTime:responseTime:now:)``).
     ///
-    /// - An unsafe method's (anything but GET, HEAD, OPTIONS, TRACE) 2xx or 3xx invalidates the
-    ///   URL and the same-origin `Location` and `Content-Location` (``invalidate(method:statusCode:url:location:contentLocation:)``).
+    /// - An unsafe method's 2xx or 3xx invalidates (RFC 9111 section 4.4).
     /// - A HEAD's 200 updates the stored GET response it describes (RFC 9111 section 4.3.5).
-    /// - A GET's response is stored when RFC 9111 section 3 allows it (see ``CacheRefusal`` for
-    ///   each reason not to). On disk, `Set-Cookie` and the request's secret headers are never
-    ///   written, and a response to an authorized request goes there only if the request allows.
-    ///   It replaces the variant it selects; variants stored under another `Vary` are dropped.
+    /// - A GET's response is stored when RFC 9111 section 3 allows it (see ``CacheRefusal``). On disk,
+    ///   `Set-Cookie` and the request's secret headers are never written, and a response to an
+    ///   authorized request goes there only if the request allows.
     @discardableResult
     func store(statusCode: Int, headers: CacheHeaderLines, body: Data, for request: CacheRequest,
                requestTime: Date, responseTime: Date) -> CacheStoreOutcome {
@@ -61,8 +59,7 @@ extension HTTPCache {
                                       requestTime: requestSeconds, responseTime: responseSeconds)
         guard response.cost <= tier.largestEntry else { return .notStored(.tooLarge) }
 
-        // Variants under another Vary are obsolete; the same variant elsewhere is replaced; the
-        // oldest go beyond the per-URL bound.
+        // Variants under another Vary are obsolete; the oldest go beyond the per-URL bound.
         var siblings: [Candidate] = []
         for candidate in candidates(urlKey: urlKey) {
             let summary = candidate.summary
@@ -78,10 +75,7 @@ extension HTTPCache {
         return tier.save(response, now: responseSeconds) ? .stored : .notStored(.storageFailure)
     }
 
-    /// Forgets what an unsafe method may have changed (RFC 9111 section 4.4): after a 2xx or 3xx
-    /// to a method other than GET, HEAD, OPTIONS and TRACE, every stored response for `url`, and
-    /// for the `Location` and `Content-Location` (resolved against `url`) when they have the same
-    /// origin (scheme, host and port) as `url`. Returns whether it invalidated.
+    /// Forgets `url`, and the same-origin `Location` and `Content-Location`, after an unsafe method's 2xx or 3xx (RFC 9111 section 4.4).
     @discardableResult
     func invalidate(method: String, statusCode: Int, url: String, location: String?, contentLocation: String?) -> Bool {
         guard !Self.safeMethods.contains(method), (200...399).contains(statusCode) else { return false }
@@ -96,10 +90,7 @@ extension HTTPCache {
         return true
     }
 
-    /// A HEAD's 200 describes the GET response the same request would select (RFC 9111 section
-    /// 4.3.5): when its validators (`ETag`, `Last-Modified`) and `Content-Length`, where it has
-    /// them, match the stored response's, its fields update that response; when one differs, the
-    /// stored response is outdated and removed.
+    /// A HEAD's 200 updates the stored GET response when their validators and `Content-Length` match, else removes it (RFC 9111 section 4.3.5).
     private func updateFromHead(statusCode: Int, headers: CacheHeaderLines, for request: CacheRequest,
                                 requestTime: Double, responseTime: Double) -> CacheStoreOutcome {
         guard statusCode == 200, let urlKey = CacheKeys.url(request.keyURL), let partition = CacheKeys.partition(of: request)

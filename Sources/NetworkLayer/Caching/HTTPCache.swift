@@ -1,9 +1,7 @@
 import Foundation
 
-/// The response cache's engine (RFC 9111, a private cache): whether a stored response answers a
-/// request (``lookup(_:policy:now:)``), what a 304 freshens, what is stored, what an unsafe method
-/// invalidates, what `stale-if-error` serves. Plain values in and out; it knows no pipeline.
-///
+/// The response cache's engine (RFC 9111, a private cache): lookup, freshening, storing,
+/// invalidation, `stale-if-error`. Plain values in and out; it knows no pipeline.
 /// Thread-safe: no state of its own beyond its storage tiers, which lock themselves.
 final class HTTPCache: Sendable {
     /// Where responses go: the first tier takes everything it may; a non-persistent tier after a
@@ -19,7 +17,6 @@ final class HTTPCache: Sendable {
         self.tiers = tiers
     }
 
-    /// The engine for a manager's setting; `nil` for `.none`.
     /// - Throws: ``DiskCacheStorage/OpenError`` when the directory cannot be created or opened.
     static func make(_ configuration: ResponseCache) throws -> HTTPCache? {
         switch configuration {
@@ -37,7 +34,6 @@ final class HTTPCache: Sendable {
     /// method, unknown ones included, invalidates.
     static let safeMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE"]
 
-    /// Removes every stored response.
     func removeAll() {
         for tier in tiers { tier.removeAll() }
     }
@@ -50,13 +46,11 @@ final class HTTPCache: Sendable {
 
     // MARK: - Selecting a stored response
 
-    /// A stored variant with the tier that holds it.
     struct Candidate {
         let summary: CacheVariantSummary
         let tier: any CacheStorage
     }
 
-    /// Every stored variant of `urlKey`, from every tier.
     func candidates(urlKey: SHA256Digest) -> [Candidate] {
         var candidates: [Candidate] = []
         for tier in tiers {
@@ -79,7 +73,6 @@ final class HTTPCache: Sendable {
     /// A variant whose file turns out unreadable is skipped (its tier removed it).
     func selected(from candidates: [Candidate], urlKey: SHA256Digest, partition: SHA256Digest,
                   request: CacheRequest, now: Double) -> StoredResponse? {
-        // Loading where it may block never throws.
         try? selected(from: candidates, urlKey: urlKey, partition: partition, request: request, now: now, withoutBlocking: false)
     }
 
@@ -95,8 +88,7 @@ final class HTTPCache: Sendable {
         let matching = candidates.filter { candidate in
             guard candidate.summary.partition == partition else { return false }
             let names = candidate.summary.varyNames
-            // Without Vary the variant key digests only the URL key and the partition, which match:
-            // it is this request's key (no digest to compute on the usual hit).
+            // Without Vary the variant key is this request's: no digest to compute on the usual hit.
             if names.isEmpty { return true }
             if keys[names] == nil {
                 keys[names] = CacheKeys.variant(urlKey: urlKey, partition: partition, varyNames: names, headers: request.headers)
@@ -125,13 +117,12 @@ final class HTTPCache: Sendable {
     /// Fields a persistent tier never writes: cookies belong to the cookie jar, not to cache files.
     static let unpersistedFields: Set<String> = ["set-cookie", "set-cookie2"]
 
-    /// The names `Connection` lists in `headers` (lowercased).
     static func connectionOptions(_ headers: CacheHeaderLines) -> Set<String> {
         Set(headers.values(named: "connection").flatMap { CacheControl.fieldNames(in: $0) })
     }
 
-    /// The response's lines as stored: without the fields above, those `Connection` lists, and
-    /// those a qualified `no-cache` lists.
+    /// The response's lines as stored: without the fields above, those `Connection` or a qualified
+    /// `no-cache` lists.
     static func storedLines(_ headers: CacheHeaderLines, excludingAlso names: Set<String>) -> CacheHeaderLines {
         headers.removing(names: unstoredFields.union(connectionOptions(headers)).union(names))
     }
@@ -145,8 +136,7 @@ final class HTTPCache: Sendable {
         return stored.removing(names: replaced) + incoming
     }
 
-    /// The tier a response to `request` goes to, and its lines as that tier keeps them; `nil`
-    /// when no tier may take it.
+    /// The tier a response to `request` goes to and its lines there; `nil` when no tier may take it.
     func placement(for request: CacheRequest, lines: CacheHeaderLines) -> (tier: any CacheStorage, lines: CacheHeaderLines)? {
         let mayPersist = !request.hasAuthorization || request.allowsDiskStorageWhenAuthorized
         guard let tier = tiers.first(where: { $0.limit > 0 && (mayPersist || !$0.isPersistent) }) else { return nil }

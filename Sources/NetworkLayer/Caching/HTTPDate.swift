@@ -9,16 +9,14 @@ import Foundation
 ///   `now` is the same year of the century before)
 /// - asctime: `Sun Nov  6 08:49:37 1994`
 ///
-/// Anything else is `nil`: one space where the grammar has one (two spaces are not a date), a
-/// two-digit hour, a zone that is `GMT` (`UTC` and `AEST` are not), a day that exists in its month.
-/// The result is whole seconds since 1970 as an `Int64`, which every year from 0000 to 9999 fits.
+/// Anything else is `nil` (a zone other than `GMT`, a day that does not exist in its month).
+/// The result is whole seconds since 1970 as an `Int64`.
 enum HTTPDate {
     private static let dayNames = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
     private static let longDayNames = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
     private static let monthNames = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 
-    /// The longest text that can be a date (an RFC 850 date with "Wednesday"); longer is refused
-    /// before anything is read.
+    /// The longest text that can be a date; longer is refused before anything is read.
     private static let longest = 40
 
     /// Seconds since 1970 for a date in one of the three forms; `nil` for anything else.
@@ -26,7 +24,6 @@ enum HTTPDate {
     static func seconds(from text: some StringProtocol, now: Double) -> Int64? {
         var bytes = Array(text.utf8.prefix(longest + 1))
         guard bytes.count <= longest else { return nil }
-        // Optional white space around a field value is not part of it.
         while let last = bytes.last, last == 0x20 || last == 0x09 { bytes.removeLast() }
         let start = bytes.firstIndex { $0 != 0x20 && $0 != 0x09 } ?? bytes.endIndex
         var reader = Reader(bytes: Array(bytes[start...]))
@@ -85,7 +82,6 @@ enum HTTPDate {
         return days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + min(second, 59)
     }
 
-    /// A cursor over the date's bytes; each form starts over from the beginning.
     private struct Reader {
         let bytes: [UInt8]
         var position = 0
@@ -95,7 +91,6 @@ enum HTTPDate {
         var atEnd: Bool { position == bytes.count }
 
         mutating func literal(_ text: String) -> Bool {
-            // Byte by byte, no array of the text (a date is read against up to 19 names).
             var offset = 0
             for byte in text.utf8 {
                 guard position + offset < bytes.count, lower(bytes[position + offset]) == byte else { return false }
@@ -115,7 +110,6 @@ enum HTTPDate {
             return nil
         }
 
-        /// Exactly `count` digits.
         mutating func digits(_ count: Int) -> Int64? {
             guard position + count <= bytes.count else { return nil }
             var value: Int64 = 0
@@ -127,7 +121,6 @@ enum HTTPDate {
             return value
         }
 
-        /// `HH:MM:SS`.
         mutating func timeOfDay() -> (Int64, Int64, Int64)? {
             guard let hour = digits(2), literal(":"), let minute = digits(2), literal(":"), let second = digits(2) else { return nil }
             return (hour, minute, second)

@@ -5,14 +5,11 @@ import Synchronization
 /// A manager's response cache as its requests use it: the engine (``HTTPCache``) for one
 /// ``ResponseCache`` setting, opened once, with its file work kept off Swift's cooperative pool.
 ///
-/// A memory cache's work runs inline: it never waits for I/O. A disk cache's blocking work
-/// (opening, which may rebuild the index; reading and writing entries; the `flock`) runs on one
-/// serial queue of its own, so a removal requested before a request starts happens before its
-/// lookup; a lookup memory alone can answer runs inline when nothing is queued
-/// (``lookupWithoutBlocking(_:policy:now:)``). A directory that cannot be opened fails each
-/// request with ``NetworkError/invalidRequest(_:)`` before anything is sent.
+/// A memory cache's work runs inline. A disk cache's blocking work runs on one serial queue of
+/// its own, so a removal requested before a request starts happens before its lookup; a lookup
+/// memory alone can answer runs inline when nothing is queued. A directory that cannot be opened
+/// fails each request with ``NetworkError/invalidRequest(_:)`` before anything is sent.
 final class ResponseCacheStore: Sendable {
-    /// The setting it was made for.
     let configuration: ResponseCache
     /// Where the disk work runs, in order; `nil` for a memory cache.
     let queue: DispatchQueue?
@@ -60,8 +57,7 @@ final class ResponseCacheStore: Sendable {
         }
     }
 
-    /// Runs `work` with the engine: inline for a memory cache, on the queue for a disk cache
-    /// (the task waits without holding a thread).
+    /// Runs `work` with the engine: inline for a memory cache, on the queue for a disk cache.
     /// - Throws: ``NetworkError/invalidRequest(_:)`` when the disk cache could not be opened.
     nonisolated(nonsending) func perform<T: Sendable>(_ work: @escaping @Sendable (HTTPCache) -> T) async throws(NetworkError) -> T {
         guard let queue else { return work(try engine()) }
@@ -107,7 +103,7 @@ final class ResponseCacheStore: Sendable {
 }
 
 extension ResponseCacheStore {
-    /// Whether a background revalidation of `url` may start now (none is running): marks it running.
+    /// Whether a background revalidation of `url` may start now: marks it running.
     func beginRevalidation(of url: String) -> Bool {
         revalidating.withLock { $0.insert(url).inserted }
     }

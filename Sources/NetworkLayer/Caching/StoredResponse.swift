@@ -8,23 +8,16 @@ struct StoredResponse: Sendable {
     let partition: SHA256Digest
     /// The digest of the URL, the partition and the selecting header values (``CacheKeys/variant(urlKey:partition:varyNames:headers:)``).
     let variantKey: SHA256Digest
-    /// The selecting header names of its `Vary`: lowercased, sorted, without duplicates.
     let varyNames: [String]
-    /// The status code as received (a 304's update keeps it).
     let statusCode: Int
-    /// The header lines as stored: without the hop-by-hop and proxy fields, and without the fields
-    /// a qualified `no-cache` names.
+    /// The header lines as stored (see ``HTTPCache``).
     let headers: CacheHeaderLines
-    /// The body as the pipeline delivered it (after transparent decompression).
     let body: Data
     /// When the request that got it (or last validated it) was sent, in seconds since 1970.
     let requestTime: Double
-    /// When that response arrived, in seconds since 1970.
     let responseTime: Double
-    /// Its freshness facts, computed from the above.
     let freshness: CacheFreshness
-    /// ``headers`` without `Age` (each serving adds its own), as lines and as a header block,
-    /// made once when the response is stored or read, not on every hit.
+    /// ``headers`` without `Age`, made once when stored or read, not on every hit.
     let servedLines: CacheHeaderLines
     let servedBlock: [UInt8]
 
@@ -87,12 +80,10 @@ struct CacheVariantSummary: Sendable {
 
 /// A stored response as the cache serves it.
 struct CachedResponse: Sendable {
-    /// The status stored (a revalidated response keeps its 200).
     let statusCode: Int
     /// The stored header lines without `Age`, and the same as a header block.
     private let storedLines: CacheHeaderLines
     private let storedBlock: [UInt8]
-    /// The stored body.
     let body: Data
     /// Its current age in seconds (RFC 9111 section 4.2.3), as its `Age` says.
     let age: Int64
@@ -115,6 +106,5 @@ struct CachedResponse: Sendable {
         return block
     }
 
-    /// The first value of a stored header (not `Age`).
     func storedValue(named name: String) -> String? { storedLines.firstValue(named: name) }
 }

@@ -3,7 +3,7 @@ import Foundation
 
 /// Owns one libcurl easy handle and its error buffer; frees both in `deinit`.
 ///
-/// Every setter checks libcurl's return code and turns a failure into a ``NetworkError``.
+/// Every setter turns a failure into a ``NetworkError``.
 // @unchecked Sendable: a handle is used by one thread at a time. The thread that submits a request
 // configures it; the engine thread then owns it until the transfer ends and it goes back to the
 // pool. Each hand-over passes through a lock (the engine's inbox or the pool), which orders the
@@ -26,18 +26,15 @@ final class CurlEasyHandle: @unchecked Sendable {
         errorBuffer.deallocate()
     }
 
-    /// How the options were set since the last reset, when a plain transfer set them: the next
-    /// plain transfer with the same baseline sets only its per-request options. `nil` for a fresh
-    /// or reset handle, and after any other transfer (which the engine resets when it ends).
-    /// Unchecked: one thread at a time uses a handle (see above).
+    /// How the options were set since the last reset, when a plain transfer set them; `nil` for a
+    /// fresh or reset handle. Unchecked: one thread at a time uses a handle (see above).
     @exclusivity(unchecked) var baseline: CurlTransfer.Baseline? {
         didSet { hasBaseline = baseline != nil }
     }
-    /// Whether a plain transfer set the options (see ``baseline``), cheaper to test than the optional.
+    /// Whether a plain transfer set the options (see ``baseline``).
     @exclusivity(unchecked) private(set) var hasBaseline = false
 
-    /// Whether the options were set by a plain transfer whose baseline `options` over `isHTTPS`
-    /// make: compared in place, without copying the large baseline.
+    /// Whether the options were set by a plain transfer with this baseline, compared in place.
     func keepsBaseline(_ options: TransferOptions, isHTTPS: Bool, clientIdentity: Int) -> Bool {
         hasBaseline && baseline?.matches(options, isHTTPS: isHTTPS, clientIdentity: clientIdentity) == true
     }
@@ -46,8 +43,8 @@ final class CurlEasyHandle: @unchecked Sendable {
 
     /// Clears every option (connections stay in the multi handle's cache) and re-arms the error buffer.
     func reset() {
-        // libcurl 7.88's reset leaks CURLOPT_COOKIEFILE's list (fixed in 8.0.0): clearing the
-        // option first frees it. No cookie is lost: they live in the jar's share, detached by now.
+        // libcurl 7.88's reset leaks CURLOPT_COOKIEFILE's list: clearing the option first frees it.
+        // The cookies live in the jar's share, detached by now.
         _ = nl_easy_setopt_pointer(raw, CURLOPT_COOKIEFILE, nil)
         curl_easy_reset(raw)
         errorBuffer[0] = 0
@@ -55,8 +52,7 @@ final class CurlEasyHandle: @unchecked Sendable {
         maximumConnectionAge = nil
     }
 
-    /// Sets how long an unused connection may be reused (`CURLOPT_MAXAGE_CONN`: libcurl refuses
-    /// one unused for more than this many whole seconds); `nil` for libcurl's 118 s.
+    /// Sets `CURLOPT_MAXAGE_CONN` in whole seconds; `nil` for libcurl's 118 s.
     func setMaximumConnectionAge(_ seconds: Int?) {
         guard seconds != maximumConnectionAge else { return }
         _ = nl_easy_setopt_long(raw, CURLOPT_MAXAGE_CONN, seconds ?? 118)
@@ -104,7 +100,7 @@ final class CurlEasyHandle: @unchecked Sendable {
         try check(nl_easy_setopt_data_callback(raw, option, callback), option)
     }
 
-    /// CURLOPT_XFERINFOFUNCTION, which has a forwarder of its own (its callback type is unique).
+    /// CURLOPT_XFERINFOFUNCTION, whose callback type needs a forwarder of its own.
     func setProgressCallback(_ callback: curl_xferinfo_callback) throws(NetworkError) {
         try check(nl_easy_setopt_xferinfo_callback(raw, callback), CURLOPT_XFERINFOFUNCTION)
     }
@@ -113,12 +109,12 @@ final class CurlEasyHandle: @unchecked Sendable {
         try check(nl_easy_setopt_ssl_ctx_callback(raw, sslContextCallback), option)
     }
 
-    /// CURLOPT_PREREQFUNCTION, which has a forwarder of its own (its callback type is unique).
+    /// CURLOPT_PREREQFUNCTION, whose callback type needs a forwarder of its own.
     func setPrerequestCallback(_ callback: curl_prereq_callback) throws(NetworkError) {
         try check(nl_easy_setopt_prereq_callback(raw, callback), CURLOPT_PREREQFUNCTION)
     }
 
-    /// CURLOPT_SEEKFUNCTION, which has a forwarder of its own (its callback type is unique).
+    /// CURLOPT_SEEKFUNCTION, whose callback type needs a forwarder of its own.
     func setSeekCallback(_ callback: curl_seek_callback) throws(NetworkError) {
         try check(nl_easy_setopt_seek_callback(raw, callback), CURLOPT_SEEKFUNCTION)
     }
@@ -177,8 +173,8 @@ final class CurlEasyHandle: @unchecked Sendable {
         return String(cString: value)
     }
 
-    /// A list libcurl hands over (``CURLINFO_COOKIELIST``), copied and freed; `nil` when libcurl
-    /// refused. Lines that are not UTF-8 are read with replacement characters, never dropped silently.
+    /// A list libcurl hands over, copied and freed; `nil` when libcurl refused. Lines that are not
+    /// UTF-8 are read with replacement characters.
     func lines(_ info: CURLINFO) -> [String]? {
         var list: UnsafeMutablePointer<curl_slist>?
         guard nl_easy_getinfo_slist(raw, info, &list) == CURLE_OK else { return nil }

@@ -12,7 +12,7 @@ import Synchronization
 // before the thread starts). Other threads reach the engine only through `inbox` and `pool`
 // (both behind a `Protected` lock) and `curl_multi_wakeup`, which libcurl documents as safe from any thread.
 final class CurlEngine: @unchecked Sendable {
-    /// The process-wide engine, started by the first live request and never torn down.
+    /// The process-wide engine, never torn down.
     static let shared: Result<CurlEngine, NetworkError> = Result { () throws(NetworkError) in try CurlEngine() }
 
     private struct Inbox {
@@ -21,7 +21,6 @@ final class CurlEngine: @unchecked Sendable {
         /// Paused transfers whose consumer caught up (streams) or whose producer has bytes again (uploads).
         var resumed: [CurlTransfer] = []
         var closeIdleConnections = false
-        /// New connection limits to apply (``NetworkManager/connectionLimits``).
         var limits: ConnectionLimits?
         /// Jobs of tasks on ``NetworkManager/engineExecutor``, run on the engine thread.
         var jobs: [UnownedJob] = []
@@ -44,7 +43,6 @@ final class CurlEngine: @unchecked Sendable {
     /// The engine thread's `pthread_self()`, 0 until it starts: what runs there submits without a wake-up.
     private let engineThread = Atomic<UInt>(0)
     private let inbox = Protected(Inbox())
-    /// Easy handles of finished transfers, ready for the next.
     private let pool = Protected<[CurlEasyHandle]>([])
     private static let poolLimit = 256
     static let idleConnectionLimit = 512
@@ -53,9 +51,9 @@ final class CurlEngine: @unchecked Sendable {
 
     /// Transfers libcurl is working on, by easy handle. Engine thread only.
     @exclusivity(unchecked) private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
-    /// The transfers among them with a deadline the engine keeps: streams and complete responses
-    /// with an idle timeout (their silence), and under connection limits every one with a timeout
-    /// (libcurl does not time a transfer while it waits for a free connection). Engine thread only.
+    /// Transfers with a deadline the engine keeps: streams and idle timeouts (their silence), and
+    /// under connection limits every one with a timeout (libcurl does not time a transfer waiting for
+    /// a free connection). Engine thread only.
     @exclusivity(unchecked) private var watched: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     /// Streams that received chunks in this round, handed to their readers when it ends. Engine thread only.
     @exclusivity(unchecked) private var dueDeliveries: [CurlTransfer] = []
@@ -66,14 +64,12 @@ final class CurlEngine: @unchecked Sendable {
     /// close their connections as soon as no transfer uses them.
     @exclusivity(unchecked) private var epoch = 0
 
-    /// The limits every manager set last (``NetworkManager/connectionLimits``), applied to the
-    /// engine when it starts and whenever they change.
+    /// The limits every manager set last, applied when the engine starts and whenever they change.
     static let connectionLimits = Protected(ConnectionLimits.unlimited)
     /// How long an unused connection stays open, in whole seconds; `nil` for libcurl's 118 s.
     /// Engine thread only.
     @exclusivity(unchecked) private var idleSeconds: Int?
-    /// The limits in force (engine thread), and whether they limit the number of connections:
-    /// then a transfer may wait for one, and the engine keeps its timeout.
+    /// The limits in force, and whether they limit the number of connections. Engine thread.
     @exclusivity(unchecked) private var limits = ConnectionLimits.unlimited
     @exclusivity(unchecked) private var limitsConnections = false
     private let pruner = IdleConnectionPruner()
@@ -81,7 +77,6 @@ final class CurlEngine: @unchecked Sendable {
     /// are closed. Engine thread only.
     @exclusivity(unchecked) private var idleSince: ContinuousClock.Instant?
 
-    /// The TLS library libcurl was built with, e.g. `OpenSSL/3.0.19`.
     static let tlsBackend: String = {
         curl_version_info(CURLVERSION_TENTH)?.pointee.ssl_version.map { String(cString: $0) } ?? "none"
     }()
@@ -95,12 +90,10 @@ final class CurlEngine: @unchecked Sendable {
             throw .transport(.init(reason: "libcurl could not create its multi handle"))
         }
         self.multi = multi
-        // libcurl's default, stated so that no build's default can change it.
         guard nl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX)) == CURLM_OK else {
             throw .transport(.init(reason: "libcurl refused to enable HTTP/2 multiplexing"))
         }
-        // libcurl's default (4 × the transfers running) closes connections whenever fewer are in
-        // flight, only to open them again.
+        // libcurl's default (4 × the transfers running) closes connections only to open them again.
         guard nl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, Self.idleConnectionLimit) == CURLM_OK else {
             throw .transport(.init(reason: "libcurl refused the connection cache size"))
         }
@@ -117,9 +110,8 @@ final class CurlEngine: @unchecked Sendable {
 
     /// `limits` on the multi handle: 0 means no limit to libcurl. Engine thread.
     ///
-    /// New limits start new connection caches (as ``closeIdleConnections()`` does): libcurl makes
-    /// room for a connection by closing one unused connection, so a cache already over a new
-    /// limit would stay over it by as many. Connections in use finish their transfers, then close.
+    /// New limits start new connection caches: libcurl makes room by closing one unused connection,
+    /// so a cache already over a new limit would stay over it.
     private func applyLimits(_ limits: ConnectionLimits) {
         if limits.perHost != self.limits.perHost || limits.total != self.limits.total {
             epoch += 1
@@ -128,7 +120,6 @@ final class CurlEngine: @unchecked Sendable {
         func bounded(_ value: Int?) -> Int { value.map { min(max($0, 1), Int(Int32.max)) } ?? 0 }
         _ = nl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, bounded(limits.perHost))
         _ = nl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, bounded(limits.total))
-        // A NaN or negative idle time is none; within 0...10⁹ s it fits an Int by far.
         idleSeconds = limits.idleTimeout.flatMap { $0.isNaN ? nil : Int(min(max($0, 0), 1e9).rounded(.up)) }
         if idleSeconds == nil { pruner.removeAll() }
         self.limits = limits
@@ -137,12 +128,10 @@ final class CurlEngine: @unchecked Sendable {
 
     // MARK: Any thread
 
-    /// A configured transfer for `plan`, on a pooled easy handle when one is free.
     func makeTransfer(for plan: consuming TransferPlan, download: PendingDownload? = nil) throws(NetworkError) -> CurlTransfer {
         let handle: CurlEasyHandle
-        // A stream sets its receive buffer's size (CURLOPT_BUFFERSIZE), which libcurl 7.88 refuses
-        // ("bad argument") on a handle that still holds a buffer from an aborted transfer, even
-        // after curl_easy_reset: a stream, long-lived anyway, gets a handle of its own.
+        // libcurl refuses CURLOPT_BUFFERSIZE on a handle that still holds a buffer from an aborted
+        // transfer, even after curl_easy_reset: a stream gets a handle of its own.
         if !plan.streaming, let pooled = pool.withLock({ $0.popLast() }) { handle = pooled } else { handle = try CurlEasyHandle() }
         let transfer: CurlTransfer
         do {
@@ -184,8 +173,7 @@ final class CurlEngine: @unchecked Sendable {
         submit { $0.resumed.append(transfer) }
     }
 
-    /// Closes every connection that no transfer is using (running transfers keep theirs until
-    /// they end, then those close too).
+    /// Closes every connection that no transfer is using; running transfers' close when they end.
     func closeIdleConnections() {
         submit { $0.closeIdleConnections = true }
     }
@@ -206,8 +194,8 @@ final class CurlEngine: @unchecked Sendable {
         _ = curl_multi_wakeup(multi)
     }
 
-    /// Puts a handle back in the pool: reset, unless a plain transfer configured it (the next one
-    /// keeps its options; see ``CurlTransfer/Baseline``), which only forgets its header list.
+    /// Puts a handle back in the pool: reset, unless a plain transfer configured it (see
+    /// ``CurlTransfer/Baseline``), which only forgets its header list.
     private func recycle(_ handle: CurlEasyHandle) {
         if !handle.hasBaseline {
             handle.reset()
@@ -233,8 +221,8 @@ final class CurlEngine: @unchecked Sendable {
             // Taking the work clears `wakePending`: whatever is submitted after this wakes us again.
             var work = takeInbox()
             if !work.jobs.isEmpty {
-                // Tasks first, so the transfers they start go out this round; jobs they enqueue
-                // wait for the next round, so I/O keeps going however busy the tasks are.
+                // Tasks first, so the transfers they start go out this round; jobs they enqueue wait for the
+                // next round.
                 for job in work.jobs { job.runSynchronously(on: executor) }
                 let more = takeInbox()
                 work.started += more.started
@@ -255,8 +243,7 @@ final class CurlEngine: @unchecked Sendable {
                                                                  reason: "it was cancelled while running"))))
             }
             for transfer in work.resumed where active[transfer.handle.raw] === transfer { unpause(transfer) }
-            // A failing multi_perform (out of memory) leaves the transfers in place; their own
-            // timeouts still end them.
+            // A failing multi_perform leaves the transfers in place; their own timeouts still end them.
             _ = curl_multi_perform(multi, &stillRunning)
             if !dueDeliveries.isEmpty { deliverStreamedChunks() }
             collectFinished()
@@ -267,9 +254,8 @@ final class CurlEngine: @unchecked Sendable {
         }
     }
 
-    /// Closes the connections unused for the idle time (``ConnectionLimits/idleTimeout``): while
-    /// transfers run, through the pruner (within a second of it); once none has run for that
-    /// long, every unused one at once. Returns how long the engine may sleep (ms) before it looks again.
+    /// Closes the connections unused for ``ConnectionLimits/idleTimeout``. Returns how long the
+    /// engine may sleep (ms) before it looks again.
     private func closeIdleConnectionsWhenDue() -> Int32 {
         guard let idleSeconds else {
             idleSince = nil
@@ -316,8 +302,7 @@ final class CurlEngine: @unchecked Sendable {
             complete(transfer, with: .failure(error.describingRequest(transfer.request.redactedDescription)))
             return
         }
-        // Connections unused for the idle time are not reused (and closed when found): libcurl
-        // counts whole seconds and refuses above the option's value.
+        // libcurl counts whole seconds and refuses above the option's value.
         transfer.handle.setMaximumConnectionAge(idleSeconds.map { max($0 - 1, 0) })
         let code = curl_multi_add_handle(multi, transfer.handle.raw)
         guard code == CURLM_OK else {
@@ -335,8 +320,8 @@ final class CurlEngine: @unchecked Sendable {
         }
     }
 
-    /// The transfer's end if libcurl has not ended it (under ``ConnectionLimits``). Out of line, so
-    /// that transfers without such a deadline pay nothing for the clock's resilient type.
+    /// The transfer's end if libcurl has not ended it (under ``ConnectionLimits``). Out of line:
+    /// transfers without such a deadline do not touch the clock.
     @inline(never)
     private func setTimeoutDeadline(of transfer: CurlTransfer) {
         transfer.timeoutDeadline = .now + .milliseconds(transfer.timeoutMilliseconds)
@@ -348,8 +333,7 @@ final class CurlEngine: @unchecked Sendable {
         dueDeliveries.append(transfer)
     }
 
-    /// Hands the streams' chunks of this round (from curl_multi_perform, and from the resumes
-    /// before it) to their readers: one wake-up per stream and round, not one per chunk.
+    /// Hands the streams' chunks of this round to their readers: one wake-up per stream and round.
     private func deliverStreamedChunks() {
         for transfer in dueDeliveries {
             transfer.streamDeliveryDue = false
@@ -374,17 +358,15 @@ final class CurlEngine: @unchecked Sendable {
     /// CURLPAUSE_CONT: receive and send both go on (a macro Swift does not import).
     private static let pauseContinue = Int32(CURLPAUSE_RECV_CONT | CURLPAUSE_SEND_CONT)
 
-    /// Fails the transfers whose deadline passed (a silence, or a timeout that ran out while the
-    /// transfer waited for a connection); returns how long the engine may sleep (ms) before the
-    /// next deadline, at most a second.
+    /// Fails the transfers whose deadline passed; returns how long the engine may sleep (ms), at most
+    /// a second.
     private func expireDeadlines() -> Int32 {
         guard !watched.isEmpty else { return 1000 }
         let now = ContinuousClock.now
         var next = now + .seconds(1)
         for transfer in watched.values {
             if let deadline = transfer.timeoutDeadline {
-                // libcurl ends a transfer at its timeout, except one waiting for a free connection
-                // under the limits: a moment later, the engine ends it.
+                // A transfer waiting for a free connection under the limits: libcurl does not end it.
                 let backstop = deadline + Self.timeoutBackstop
                 if backstop <= now {
                     finish(transfer, with: .failure(transfer.waitedForConnectionError(limits: limits)))
@@ -403,8 +385,7 @@ final class CurlEngine: @unchecked Sendable {
         return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
     }
 
-    /// How long after its timeout a transfer libcurl did not end (it waits for a connection) is
-    /// ended by the engine.
+    /// How long after its timeout the engine ends a transfer waiting for a connection.
     private static let timeoutBackstop = Duration.milliseconds(100)
 
     private func collectFinished() {
@@ -417,7 +398,6 @@ final class CurlEngine: @unchecked Sendable {
         }
     }
 
-    /// Removes an active transfer from libcurl (stopping it if it still runs) and completes it.
     private func finish(_ transfer: CurlTransfer, with result: consuming Result<HTTPResponse, NetworkError>) {
         active[transfer.handle.raw] = nil
         if !watched.isEmpty { watched[transfer.handle.raw] = nil }
@@ -426,7 +406,6 @@ final class CurlEngine: @unchecked Sendable {
     }
 
     private func complete(_ transfer: CurlTransfer, with result: consuming Result<HTTPResponse, NetworkError>) {
-        // A streamed body's producer stops with its transfer, however it ended.
         transfer.upload?.stop()
         guard let stream = transfer.stream else {
             let completion = transfer.completion
@@ -437,14 +416,12 @@ final class CurlEngine: @unchecked Sendable {
             return
         }
         let outcome = result
-        // A stream whose transfer ends before its headers were complete (a failure, or a
-        // response without a header block) delivers what it has now; then its body ends.
+        // A stream that ends before its headers were complete delivers what it has now.
         if !transfer.headDelivered, case .success = outcome { transfer.deliverHead() }
         let completion = transfer.completion
         transfer.completion = nil
         detachCache(from: transfer)
-        // Not pooled: the handle holds the stream's 512 KB receive buffer, resident once a fast
-        // stream filled it, which a pooled handle would keep for small requests that never need it.
+        // Not pooled: the handle holds the stream's receive buffer, which small requests never need.
         completion?(outcome)
         if case .failure(let error) = outcome { stream.finish(error) } else { stream.finish(nil) }
     }

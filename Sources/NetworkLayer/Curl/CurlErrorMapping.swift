@@ -4,28 +4,21 @@ import Foundation
 /// Turns the way a libcurl transfer ended into a ``NetworkError`` with a sentence a user can act
 /// on: the one place where a `CURLcode` becomes an error.
 ///
-/// A code alone does not always say what happened (`CURLE_PEER_FAILED_VERIFICATION` is a pin
-/// mismatch or a bad certificate, `CURLE_WRITE_ERROR` a full disk or a size limit, a timeout a
-/// server that never accepted or one that never finished), so the transfer hands over what it
-/// observed as ``Facts``.
+/// A code alone does not always say what happened (`CURLE_WRITE_ERROR` is a full disk or a size
+/// limit), so the transfer hands over what it observed as ``Facts``.
 enum CurlErrorMapping {
-    /// What the transfer observed besides libcurl's code.
     struct Facts {
         /// Why the library's own checks refused the response headers, when they did.
         var malformedResponse: String?
         /// The pinned host and the pins its certificate chain presented, when none of them matched.
         var pinMismatch: (host: String, presentedPins: [String])?
-        /// The response size limit in force, if any.
         var maximumResponseSize: Int?
         /// Whether the body went over ``maximumResponseSize`` (libcurl then reports a write error).
         var exceededMaximumSize = false
         /// The limit a compressed body broke, with its decoded and compressed sizes at that moment.
         var decompressionBomb: (limit: DecompressionLimit, decoded: Int64, compressed: Int64)?
-        /// The system's reason when the download could not be written to its file.
         var diskWriteFailure: String?
-        /// Whether a connection was established before the transfer ended.
         var connected = true
-        /// The connect and idle timeouts the transfer had, if any.
         var connectTimeout: TimeInterval?
         var idleTimeout: TimeInterval?
         /// The Unix socket the transfer connects to, and the `errno` of its failed connect.
@@ -33,17 +26,12 @@ enum CurlErrorMapping {
         var osErrno: Int32 = 0
         /// The proxy the transfer goes through (`scheme://host:port`, no credentials), if any.
         var proxy: String?
-        /// The status the proxy answered the tunnel's `CONNECT` with; 0 when it answered none.
+        /// The status the proxy answered `CONNECT` with; 0 for none.
         var proxyConnectStatus = 0
-        /// Whether the HTTPS proxy's own certificate failed verification.
         var proxyCertificateFailed = false
-        /// Whether the transfer presented a client certificate (mutual TLS).
         var presentedClientCertificate = false
-        /// Whether no byte of a response arrived.
         var receivedNothing = false
-        /// The provider's TLS options the transfer used, if any.
         var tls: TLSOptions?
-        /// The network interface the transfer was to leave from, if one was set.
         var networkInterface: String?
     }
 
@@ -134,7 +122,7 @@ enum CurlErrorMapping {
         case CURLE_RECV_ERROR, CURLE_SEND_ERROR:
             return .transport(context("the connection broke (reset by the server or the network)"))
         case CURLE_OUT_OF_MEMORY:
-            // What libcurl 7.88 reports for a single header line over 100 KB, too.
+            // Also what libcurl reports for a single header line over 100 KB.
             return .transport(context("a response header is too large (over 100 KB), or memory ran out"))
         case CURLE_WEIRD_SERVER_REPLY:
             return .transport(context("the server's answer is not valid HTTP"))
@@ -165,7 +153,7 @@ enum CurlErrorMapping {
     /// The error for a failure the proxy caused, naming the proxy; `nil` when it is the origin's.
     private static func proxyFailure(_ code: CURLcode, proxy: String, facts: Facts, request: PreparedRequest,
                                      context: (String) -> NetworkError.Context) -> NetworkError? {
-        // A CONNECT answered 401 asks for credentials too (tinyproxy's BasicAuth answers so).
+        // A CONNECT answered 401 asks for credentials too.
         if facts.proxyConnectStatus == 407 || facts.proxyConnectStatus == 401 {
             return proxyAuthenticationRequired(proxy: proxy, status: facts.proxyConnectStatus, request: request)
         }
@@ -188,8 +176,7 @@ enum CurlErrorMapping {
         }
     }
 
-    /// The error for a proxy that demands credentials, or refused the ones given (`407`, or a
-    /// `401` answering a `CONNECT`).
+    /// The error for a proxy that demands credentials, or refused them (`407`, or `401` to a `CONNECT`).
     static func proxyAuthenticationRequired(proxy: String, status: Int, request: PreparedRequest) -> NetworkError {
         let answer = status == 407 ? "407 Proxy Authentication Required" : "it answered \(status)"
         return .unauthorizedAccess(.init(request: request.redactedDescription,

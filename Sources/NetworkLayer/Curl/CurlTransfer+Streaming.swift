@@ -1,33 +1,24 @@
 internal import CNetworkLayerCurl
 import Foundation
 
-// Streaming responses on the engine thread. A streaming transfer differs from a whole one in
-// three ways: its response goes to `completion` as soon as the headers are complete (the head),
-// with a ``StreamBody`` over `stream`; its body chunks go to `stream`, which pauses the transfer
-// (CURL_WRITEFUNC_PAUSE) when the consumer is about 1 MB behind; and its timeout is the engine's
-// `streamDeadline` instead of CURLOPT_TIMEOUT, so that it bounds the wait for the headers and
-// then the silence between chunks, not the whole stream.
+// Streaming responses on the engine thread: the head goes to `completion` as soon as the headers
+// are complete; body chunks go to `stream`, which pauses the transfer (CURL_WRITEFUNC_PAUSE) when
+// the consumer is about 1 MB behind; the timeout is the engine's `streamDeadline`, bounding the
+// wait for the headers and then the silence between chunks, not the whole stream.
 extension CurlTransfer {
-    /// libcurl's receive buffer for streams: fewer, larger reads of the socket for a fast stream
-    /// (512 KB against 64 KB: 0.43 → 0.31 s of system time for 1 GiB on loopback); a slow one
-    /// still gets each chunk as soon as it arrives. libcurl 7.88 hands the body to the write
-    /// callback in pieces of at most 16 KB (CURL_MAX_WRITE_SIZE) whatever this size. The buffer
-    /// is allocated per stream, but only the pages a read fills become resident: a stream of
-    /// small events keeps a few KB of it in memory.
+    /// libcurl's receive buffer for streams: fewer, larger reads for a fast stream. Only the pages a
+    /// read fills become resident.
     static let streamBufferSize = 512 << 10
 
     /// The silence a stream may keep: the request's timeout, `nil` for none.
     var streamTimeout: Duration? {
-        // Beyond the ceiling (10⁹ s) a timeout means no limit, as for every request.
         guard request.timeout.isFinite, request.timeout <= PreparedRequest.timeoutCeiling else { return nil }
         return .milliseconds(Int64((request.timeout * 1000).rounded(.up)))
     }
 
-    /// Options only streams get.
     func configureStreaming() throws(NetworkError) {
-        // No Accept-Encoding: while a transfer is paused, libcurl 7.88 keeps the whole
-        // decompressed rest of the chunk it was delivering in memory, which a small compressed
-        // chunk can make arbitrarily large. A stream asks for its body as it is.
+        // No Accept-Encoding: a paused libcurl keeps the whole decompressed rest of the chunk it was
+        // delivering in memory, which a small compressed chunk can make arbitrarily large.
         try handle.set(CURLOPT_BUFFERSIZE, Self.streamBufferSize)
         streamDeadline = streamTimeout.map { ContinuousClock.now + $0 }
     }
@@ -36,15 +27,13 @@ extension CurlTransfer {
     /// write callback returns: the length, `CURL_WRITEFUNC_PAUSE`, or 0 to abort.
     func receiveStreamed(_ bytes: UnsafeRawBufferPointer) -> Int {
         guard let stream else { return 0 }
-        // The body of a redirect, which is delivered when it completes (see endOfHeaderBlock):
-        // nobody reads it.
+        // The body of a redirect: nobody reads it.
         guard headDelivered else { return countReceived(bytes.count) ? bytes.count : 0 }
         switch stream.offer(bytes) {
         case .accepted:
             // Counted once taken: a paused chunk comes again when the transfer resumes.
             guard countReceived(bytes.count) else { return 0 }
             streamDeadline = streamTimeout.map { ContinuousClock.now + $0 }
-            // The reader gets the round's chunks together, with one wake-up, when it ends.
             if !streamDeliveryDue {
                 streamDeliveryDue = true
                 if let streamEngine { streamEngine.deliverAtEndOfRound(self) } else { stream.deliver() }
@@ -63,9 +52,8 @@ extension CurlTransfer {
         line.allSatisfy { $0 == 0x0D || $0 == 0x0A }
     }
 
-    /// The blank line that ends a header block: for a stream, the head of the final response
-    /// (not a 1xx, not a proxy's CONNECT answer) goes to `completion` now. A 3xx waits for the
-    /// end of its transfer: libcurl resolves its `Location` (CURLINFO_REDIRECT_URL) only then.
+    /// The blank line that ends a header block: the final response's head goes to `completion` now.
+    /// A 3xx waits for the end of its transfer: libcurl resolves its `Location` only then.
     func endOfHeaderBlock() -> Bool {
         guard stream != nil, !headDelivered, let status = handle.long(CURLINFO_RESPONSE_CODE), status >= 200,
               !(300..<400).contains(status) else { return true }
@@ -73,8 +61,7 @@ extension CurlTransfer {
         return true
     }
 
-    /// Hands the response so far (status, headers, metrics; its body to come through the
-    /// stream) to `completion`, once.
+    /// Hands the response so far to `completion`, once.
     func deliverHead() {
         guard let stream, !headDelivered else { return }
         headDelivered = true
@@ -91,8 +78,7 @@ extension CurlTransfer {
         completion?(.success(response))
     }
 
-    /// The engine is about to resume this transfer (`curl_easy_pause(CONT)`): the stream waits
-    /// for chunks again, so silence counts from now.
+    /// The engine is about to resume this transfer: silence counts from now.
     func willResume() {
         stream?.willResume()
         if stream != nil, streamDeadline == nil {
@@ -100,15 +86,13 @@ extension CurlTransfer {
         }
     }
 
-    /// The timeout error of a transfer whose silence deadline passed: a complete response's idle
-    /// timeout, or a stream's.
+    /// The timeout error of a transfer whose silence deadline passed.
     func silenceError() -> NetworkError {
         guard stream == nil, let idleTimeout else { return streamTimeoutError() }
         return .timeOut(.init(request: request.redactedDescription,
                               reason: "no data for \(idleTimeout.seconds.compactText) s (the idle timeout)"))
     }
 
-    /// The timeout error of a stream whose deadline passed.
     func streamTimeoutError() -> NetworkError {
         let seconds = request.resolved.timeout.compactText
         return .timeOut(.init(request: request.redactedDescription,

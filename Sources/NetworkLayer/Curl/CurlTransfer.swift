@@ -28,85 +28,65 @@ final class CurlTransfer: @unchecked Sendable {
     let isCancellationRequested = Atomic<Bool>(false)
 
     // Engine thread only, from submission on.
-    /// Takes the result (`consuming`: the response moves to the waiting task instead of being
-    /// copied, each copy a retain and release of every reference it holds).
+    /// Takes the result (`consuming`: the response moves to the waiting task instead of being copied).
     var completion: (@Sendable (consuming Result<HTTPResponse, NetworkError>) -> Void)?
     // @exclusivity(unchecked) on the state the callbacks touch for every piece of every response:
-    // only the engine thread uses it, never reentrantly, and the runtime's checks of these
-    // accesses cost more than the work itself on small responses.
+    // only the engine thread uses it, never reentrantly.
     @exclusivity(unchecked) private var body = Data()
-    /// The header lines of the final response, as ResponseHeaders stores them.
     @exclusivity(unchecked) private var headerBlock = ResponseHeaderBlock()
     /// The host whose pins the last handshake checked.
     private var pinnedHost: String?
-    /// The connection cache the engine attached to this transfer's handle.
     var cacheKey: ConnectionCacheKey?
     /// The cookie jar's share this transfer uses instead of a cache of the engine's. Engine thread only.
     var cookieShare: CurlShare?
-    /// The file streamed as the body, closed in `deinit`.
+    /// Closed in `deinit`.
     private var uploadFile: UnsafeMutablePointer<FILE>?
-    /// The multipart body, which libcurl reads while sending.
+    /// The multipart body, which libcurl reads while sending: it must live as long as the transfer.
     private var mime: CurlMime?
-    /// The body a sequence produces while it is sent (see CurlTransfer+Upload.swift).
     private(set) var upload: UploadStream?
     /// Where a download's body goes instead of memory (a temporary file), closed in `deinit`.
     private let downloadFile: UnsafeMutablePointer<FILE>?
-    /// The download this transfer writes, and where a resumed one continues.
     private let download: PendingDownload?
-    /// The body bytes before this transfer's: a resumed download's offset (progress counts from it).
+    /// A resumed download's offset (progress counts from it).
     private var priorBytes: Int64 = 0
     /// The largest body accepted, and whether the server exceeded it.
     private let maximumResponseSize: Int?
     private var exceededMaximumSize = false
     /// How far a compressed body may expand; checked only for a response with a `Content-Encoding`.
     private let decompressionLimit: DecompressionLimit
-    /// The decoded and compressed sizes when the body broke ``decompressionLimit``.
     private var exceededDecompressionLimit: (decoded: Int64, compressed: Int64)?
-    /// Why the response was refused while its headers arrived (a bare CR, conflicting lengths).
     private var malformedResponse: String?
-    /// `errno` of the write to the download file that failed.
     private var diskWriteErrno: Int32 = 0
     @exclusivity(unchecked) private var bytesReceived: Int64 = 0
     let progress: ProgressReporter?
-    /// When progress was last reported; set only for a transfer that reports it (reading the
-    /// clock costs ~90 instructions, which a transfer without progress need not pay).
+    /// When progress was last reported; set only for a transfer that reports it.
     private var lastProgressReport: ContinuousClock.Instant?
 
-    /// Streaming responses (``ByteStream``, ``EventStream``, ``JSONLines``): the body goes to this
-    /// bounded buffer instead of `body`, and `completion` gets the response as soon as its
-    /// headers are complete. See CurlTransfer+Streaming.swift.
+    /// Streaming responses: the body goes to this bounded buffer instead of `body`, and `completion`
+    /// gets the response as soon as its headers are complete.
     let stream: StreamBuffer?
-    /// Whether the response headers went to `completion` already (streams only). Engine thread.
+    /// Whether the response headers went to `completion` already. Engine thread.
     var headDelivered = false
-    /// The engine that hands a stream's chunks to its reader at the end of each round of I/O
-    /// (streams only; set before the transfer starts).
+    /// Hands a stream's chunks to its reader at the end of each round of I/O (set before the start).
     var streamEngine: CurlEngine?
-    /// Whether chunks were offered to `stream` in this round and wait for the round's end to be
-    /// handed over. Engine thread.
+    /// Whether chunks offered to `stream` in this round wait for the round's end. Engine thread.
     var streamDeliveryDue = false
-    /// When a stream that stays silent fails with a timeout: the request's timeout after the
-    /// start (until the headers), then after each chunk; `nil` while the stream is paused
-    /// because its consumer is behind (a paused stream is not silent). Engine thread, from
-    /// submission on, and never reentrantly: unchecked like the callbacks' state above (the
-    /// engine reads it for every running transfer in every round).
+    /// When a silent stream fails with a timeout: the request's timeout after the start, then after
+    /// each chunk; `nil` while the stream is paused because its consumer is behind. Engine thread,
+    /// from submission on, never reentrantly: unchecked like the callbacks' state above.
     @exclusivity(unchecked) var streamDeadline: ContinuousClock.Instant?
-    /// How long a complete response may send nothing (``Timeouts/idle``): the engine fails the
-    /// transfer at `streamDeadline`, armed once the request has a connection and is about to be
-    /// sent (waiting for a connection, or connecting, is not silence), and moved on by every
-    /// header line and body piece received and every body piece sent. `nil` without an idle
-    /// timeout, and for a stream (whose silence its timeout bounds).
+    /// How long a complete response may send nothing (``Timeouts/idle``): armed once the request has
+    /// a connection and is about to be sent, moved on by every piece received or sent. `nil`
+    /// without an idle timeout, and for a stream (whose silence its timeout bounds).
     let idleTimeout: Duration?
-    /// The body bytes sent so far, as libcurl last reported them (the idle timeout's upload side).
+    /// The body bytes sent so far, as libcurl last reported them.
     private var bytesSentSoFar: Int64 = 0
     /// `CURLOPT_TIMEOUT_MS` (0: none).
     let timeoutMilliseconds: Int
-    /// When the engine ends the transfer if libcurl has not (it waits for a connection under
-    /// ``ConnectionLimits``); set by the engine, under limits only. Engine thread.
+    /// When the engine ends the transfer if libcurl has not (under ``ConnectionLimits`` only). Engine thread.
     var timeoutDeadline: ContinuousClock.Instant?
 
     /// Configures `handle` as `plan` says. Throws if libcurl refuses an option.
-    /// - Parameter download: a temporary file for the body, for downloads; a resumed one is
-    ///   appended to.
     init(plan: TransferPlan, handle: CurlEasyHandle, download: PendingDownload? = nil) throws(NetworkError) {
         let request = plan.request
         self.request = request
@@ -138,7 +118,7 @@ final class CurlTransfer: @unchecked Sendable {
         var file: UnsafeMutablePointer<FILE>?
         self.download = download
         if let download {
-            // A resumed download appends; the whole body again starts the file over (`restart`).
+            // A resumed download appends; `restart` starts the file over.
             priorBytes = download.resumeOffset
             file = fopen(download.file.path, priorBytes > 0 ? "ab" : "wb")
             guard file != nil else {
@@ -159,17 +139,14 @@ final class CurlTransfer: @unchecked Sendable {
         if let downloadFile { fclose(downloadFile) }
     }
 
-    /// What a pooled handle keeps between plain transfers (see ``isPlain``): everything
-    /// ``configureEveryOption(_:context:)`` sets is the same for two plain transfers with the same
-    /// baseline. A setting that changes an option there must be part of the baseline, or make a
+    /// What a pooled handle keeps between plain transfers (see ``isPlain``): a setting that changes
+    /// an option ``configureEveryOption(_:context:)`` sets must be part of the baseline, or make a
     /// transfer not plain.
     struct Baseline: Equatable {
         var customCABundle: URL?
         var isHTTPS: Bool
-        /// Where the connection goes (CurlTransfer+Routing sets these options).
         var proxy: ProxyConfiguration
         var unixSocketPath: String?
-        /// Whether libcurl's cookie engine is on (a manager's cookie store).
         var usesCookies: Bool
         var httpVersion: HTTPVersion
         var connectTimeout: TimeInterval?
@@ -200,8 +177,7 @@ final class CurlTransfer: @unchecked Sendable {
             connecting = options.connecting
         }
 
-        /// Whether `options` over `isHTTPS` make this baseline: the fields compared where they
-        /// are, without building (and copying into) a baseline for every transfer.
+        /// Whether `options` over `isHTTPS` make this baseline, without building one per transfer.
         func matches(_ options: TransferOptions, isHTTPS: Bool, clientIdentity: Int) -> Bool {
             self.isHTTPS == isHTTPS && customCABundle == options.customCABundle && proxy == options.proxy
                 && unixSocketPath == options.unixSocketPath && usesCookies == (options.cookieJar != nil)
@@ -215,15 +191,14 @@ final class CurlTransfer: @unchecked Sendable {
     /// How many transfers kept the options a pooled handle had (the tests check the reuse happens).
     static let keptConfigurations = Atomic<Int>(0)
 
-    /// A GET without a body, progress or pins: the transfers that reuse a configured handle.
     private var isPlain: Bool {
         request.method == .get && request.body == nil && progress == nil && pinning == nil && stream == nil && challenge == nil
     }
 
     private func configure(_ plan: TransferPlan) throws(NetworkError) {
         let context = Unmanaged.passUnretained(self).toOpaque()
-        // A handle the last plain transfer configured the same way keeps its options (curl_easy_reset
-        // and setting them again cost ~6 k instructions); any other starts from a reset handle.
+        // A handle the last plain transfer configured the same way keeps its options; any other starts
+        // from a reset handle.
         let isHTTPS = plan.isHTTPS
         let identity = clientIdentity?.number ?? 0
         if isPlain, handle.keepsBaseline(options, isHTTPS: isHTTPS, clientIdentity: identity) {
@@ -234,21 +209,17 @@ final class CurlTransfer: @unchecked Sendable {
             try configureEveryOption(plan, context: context)
             handle.baseline = isPlain ? Baseline(options, isHTTPS: isHTTPS, clientIdentity: identity) : nil
         }
-        // What differs per request, set on every path.
         try handle.set(CURLOPT_URL, request.urlText)  // the text, not `url` (parsing it costs ~3 k instructions)
         try handle.set(CURLOPT_WRITEDATA, pointer: context)
         try handle.set(CURLOPT_HEADERDATA, pointer: context)
         try handle.set(CURLOPT_HTTPHEADER, headers: headerList)
-        // Refuses an announced Content-Length over the limit before the body; the write callback
-        // counts what actually arrives (after decompression). 0: no limit.
+        // Refuses an announced Content-Length over the limit; the write callback counts what arrives.
         try handle.set(CURLOPT_MAXFILESIZE_LARGE, offset: plan.maximumFileSize)
         // A stream's timeout is the engine's (streamDeadline): it bounds the silence, not the whole body.
         try handle.set(CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
-        // The idle timeout starts when the request is about to go (CurlTransfer+Idle.swift).
         if idleTimeout != nil { try handle.set(CURLOPT_PREREQDATA, pointer: context) }
     }
 
-    /// Every option but the per-request ones, on a reset handle.
     private func configureEveryOption(_ plan: TransferPlan, context: UnsafeMutableRawPointer) throws(NetworkError) {
         try handle.armErrorBuffer()
         try handle.set(CURLOPT_NOSIGNAL, true)
@@ -260,7 +231,6 @@ final class CurlTransfer: @unchecked Sendable {
         try handle.set(CURLOPT_HTTP_VERSION, plan.curlHTTPVersion)
         if let milliseconds = plan.connectTimeoutMilliseconds { try handle.set(CURLOPT_CONNECTTIMEOUT_MS, milliseconds) }
         if let seconds = plan.idleSeconds {
-            // Less than 1 byte per second for that many seconds: "no data".
             try handle.set(CURLOPT_LOW_SPEED_LIMIT, 1)
             try handle.set(CURLOPT_LOW_SPEED_TIME, seconds)
             try configureIdleTimeout(sendsBody: plan.body != nil, context: context)
@@ -274,8 +244,7 @@ final class CurlTransfer: @unchecked Sendable {
         if let overrides = options.hostOverrides { try handle.set(CURLOPT_CONNECT_TO, headers: try overrides.curlList()) }
         if !options.connecting.isDefault { try configureConnecting(options.connecting) }
         if plan.isHTTPS {
-            // Transfers starting together wait for the first connection to say whether it speaks
-            // HTTP/2, and share it, instead of each opening its own.
+            // Transfers starting together wait to share the first connection if it speaks HTTP/2.
             try handle.set(CURLOPT_PIPEWAIT, true)
         }
 
@@ -301,9 +270,8 @@ final class CurlTransfer: @unchecked Sendable {
         }
         if let clientIdentity { try configureClientCertificate(clientIdentity) }
         if let pinning {
-            // Pins are checked inside the handshake, by a verifier installed on each new
-            // connection's SSL_CTX. Unless libcurl runs on the OpenSSL this library was linked
-            // against, that cannot happen safely: fail closed for a pinned host.
+            // Pins are checked inside the handshake, by a verifier on each new connection's SSL_CTX: only
+            // safe when libcurl runs on the OpenSSL this library was linked against, so fail closed.
             if let problem = options.tlsBackendProblem {
                 let host = request.url.host ?? ""
                 guard pinning.pins(forHost: host).isEmpty else {
@@ -320,8 +288,7 @@ final class CurlTransfer: @unchecked Sendable {
         try configureRouting(options)
         if let challenge = plan.challenge { try configureChallenge(challenge) }
         if options.cookieJar != nil {
-            // Turns libcurl's cookie engine on (an empty name reads no file); the cookies are the
-            // jar's share's, which the engine attaches.
+            // Turns libcurl's cookie engine on (an empty name reads no file); the engine attaches the jar's share.
             try handle.set(CURLOPT_COOKIEFILE, "")
         }
         try configureMethod(plan)
@@ -368,22 +335,19 @@ final class CurlTransfer: @unchecked Sendable {
 
     // MARK: Receiving (engine thread)
 
-    /// Stores a piece of the body; `false` stops the transfer (over the size limit, disk full).
+    /// Stores a piece of the body; `false` stops the transfer.
     fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         if stream != nil { return receiveStreamed(bytes) }
         return receiveWhole(bytes) ? bytes.count : 0
     }
 
     /// Something arrived or went: the idle timeout counts again from now. Out of line, and called
-    /// only with an idle timeout: `ContinuousClock.Instant` is a resilient type, and a function
-    /// that makes one looks its metadata up on entry (~70 instructions for each header line and
-    /// body piece of every response, most of which have no idle timeout).
+    /// only with an idle timeout (making a `ContinuousClock.Instant` looks up metadata).
     @inline(never)
     func restartIdleTimeout() {
         if let idleTimeout { streamDeadline = .now + idleTimeout }
     }
 
-    /// Counts a piece of the body against the size limit; `false` when it goes over.
     func countReceived(_ count: Int) -> Bool {
         bytesReceived += Int64(count)
         if let maximumResponseSize, bytesReceived > maximumResponseSize {
@@ -401,7 +365,6 @@ final class CurlTransfer: @unchecked Sendable {
             return false
         }
         if headerBlock.isContentEncoded, bytesReceived > decompressionLimit.floor {
-            // libcurl counts the bytes it received before decoding them.
             let compressed = handle.offset(CURLINFO_SIZE_DOWNLOAD_T) ?? 0
             if decompressionLimit.isExceeded(decoded: bytesReceived, compressed: compressed) {
                 exceededDecompressionLimit = (bytesReceived, compressed)
@@ -419,8 +382,7 @@ final class CurlTransfer: @unchecked Sendable {
         return true
     }
 
-    /// Passes progress on, at most every 100 ms (the end is reported by `result(for:)`); body
-    /// bytes sent move the idle timeout's deadline on.
+    /// Passes progress on, at most every 100 ms; body bytes sent move the idle deadline on.
     fileprivate func reportProgress(received: Int64, expected: Int64, sent: Int64, toSend: Int64) {
         if let idleTimeout, sent > bytesSentSoFar {
             bytesSentSoFar = sent
@@ -435,8 +397,8 @@ final class CurlTransfer: @unchecked Sendable {
                                          totalBytesExpected: expected > 0 ? priorBytes + expected : nil))
     }
 
-    /// Keeps one header line for ``ResponseHeaders`` (parsed only if someone reads the headers).
-    /// Returns `false` to stop a response whose headers are malformed in ways libcurl lets through.
+    /// Keeps one header line; `false` stops a response whose headers are malformed in ways libcurl
+    /// lets through.
     fileprivate func receiveHeaderLine(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
         if idleTimeout != nil { restartIdleTimeout() }
         switch headerBlock.receive(line) {
@@ -453,28 +415,23 @@ final class CurlTransfer: @unchecked Sendable {
             return false
         case .announcedLength(let length):
             if downloadFile == nil, stream == nil, length > 0 {
-                // Room for the announced body up front, within reason: the claim comes from the
-                // server. Beyond the cap the buffer grows as the bytes really arrive.
+                // Room for the announced body up front, within reason: the claim comes from the server.
                 body.reserveCapacity(min(length, maximumResponseSize ?? Self.reservationCap, Self.reservationCap))
             }
             return true
         }
     }
 
-    /// A body whose `Content-Encoding` names a coding this libcurl cannot decode (a server's own,
-    /// or one libcurl was built without) is passed on as it came, its header saying what it is,
-    /// as browsers, URLSession and AsyncHTTPClient pass it: libcurl would fail the transfer at its
-    /// first byte (CURLE_BAD_CONTENT_ENCODING). Decoding is turned off for this transfer only: the
-    /// handle is reset before its next one (its kept configuration dropped). Engine thread, at
-    /// the end of the header block, before any byte of the body.
+    /// A body whose `Content-Encoding` this libcurl cannot decode is passed on as it came (libcurl
+    /// would fail with CURLE_BAD_CONTENT_ENCODING). Decoding is turned off for this transfer only: the
+    /// handle is reset before its next one. Engine thread, at the end of the header block.
     private func passUndecodableBodyThrough() {
         let codings = ResponseHeaders(raw: headerBlock.bytes).values(for: "Content-Encoding")
         guard !Self.libcurlDecodes(codings), (try? handle.set(CURLOPT_HTTP_CONTENT_DECODING, false)) != nil else { return }
         handle.baseline = nil
     }
 
-    /// Whether libcurl decodes every coding the `Content-Encoding` lines name (empty members
-    /// aside, as libcurl skips them).
+    /// Whether libcurl decodes every coding the `Content-Encoding` lines name.
     static func libcurlDecodes(_ lines: [String]) -> Bool {
         lines.allSatisfy { line in
             line.split(separator: ",").allSatisfy { member in
@@ -484,22 +441,18 @@ final class CurlTransfer: @unchecked Sendable {
         }
     }
 
-    /// The codings libcurl takes in a `Content-Encoding`: those it decodes (the ones it offers),
-    /// `gzip`'s alias `x-gzip` with them, and `identity` with its alias `none` always.
+    /// The codings libcurl takes: those it decodes, `x-gzip` with `gzip`, `identity` and `none`.
     static let decodableCodings: Set<String> = {
         var codings = Set(TransferPlan.decodedCodings + ["identity", "none"])
         if codings.contains("gzip") { codings.insert("x-gzip") }
         return codings
     }()
 
-    /// Whether the header block just ended is the final response's, not an interim (1xx) one's:
-    /// an interim response has no body, and what its headers say is not about the body to come.
+    /// Whether the header block just ended is the final response's, not an interim (1xx) one's.
     private var isFinalResponse: Bool { (handle.long(CURLINFO_RESPONSE_CODE) ?? 200) >= 200 }
 
-    /// The end of a download's header block: the final response's validator (a strong `ETag`,
-    /// else `Last-Modified`) is recorded for a later resume; a resumed attempt checks that the
-    /// server continued where it was asked to (206 from the offset) or sent the whole body again
-    /// (200: the file starts over). Returns `false` to stop a response that cannot be used.
+    /// The end of a download's header block: the validator is recorded for a later resume; a resumed
+    /// attempt checks for 206 from the offset or 200 (the file starts over). `false` stops the transfer.
     private func downloadHeadersComplete() -> Bool {
         guard let download, let downloadFile, let status = handle.long(CURLINFO_RESPONSE_CODE),
               (200..<300).contains(status) else { return true }  // 1xx, a redirect's 3xx, a failure: nothing to continue
@@ -517,7 +470,6 @@ final class CurlTransfer: @unchecked Sendable {
             }
             return true
         }
-        // The whole body again: what the file holds is of another version, or the server ignored the range.
         guard ftruncate(fileno(downloadFile), 0) == 0 else {
             diskWriteErrno = errno
             return false
@@ -527,10 +479,8 @@ final class CurlTransfer: @unchecked Sendable {
         return true
     }
 
-    /// The most a server's `Content-Length` alone makes a transfer reserve. Sizing the buffer once
-    /// saves copying a large body as it grows (the 100 MB download: 0.93× plain libcurl, against
-    /// 0.74× with a 16 MB cap). The reservation is address space: pages become resident only as
-    /// bytes arrive, so a false claim costs no memory; set a response size limit to cap it lower.
+    /// The most a server's `Content-Length` alone makes a transfer reserve (address space: pages
+    /// become resident only as bytes arrive); a response size limit caps it lower.
     private static let reservationCap = 256 << 20
 
     // MARK: Pinning (engine thread, inside the handshake)
@@ -554,7 +504,6 @@ final class CurlTransfer: @unchecked Sendable {
         return CURLE_OK
     }
 
-    /// The `sha256/...` pins of the chain the last refused handshake presented.
     private var presentedPins: [String] {
         guard let pinCheck else { return [] }
         return (0..<nl_pin_check_presented_count(pinCheck)).compactMap { index in
@@ -564,19 +513,17 @@ final class CurlTransfer: @unchecked Sendable {
         }
     }
 
-    /// Writes what stdio holds of a download to its file. Once the transfer is done (its handle
-    /// out of the engine: no write callback follows), from the task that awaited it.
+    /// Writes what stdio holds of a download to its file. Once the handle is out of the engine (no
+    /// write callback follows), from the task that awaited it.
     func flushDownload() {
         if let downloadFile { fflush(downloadFile) }
     }
 
-    /// The outcome once libcurl reports the transfer done with `code`.
     func result(for code: CURLcode) -> Result<HTTPResponse, NetworkError> {
         if let failure = uploadFailure(for: code) { return .failure(failure) }
         if let failure = challengeLoopFailure() { return .failure(failure) }
         if code != CURLE_OK || malformedResponse != nil || exceededMaximumSize || exceededDecompressionLimit != nil {
-            // What the download received is in the file before anyone looks at it (a resume
-            // continues from its size), not in stdio's buffer until `deinit` closes it.
+            // The download's bytes are in the file before anyone looks at it (a resume continues from its size).
             if let downloadFile { fflush(downloadFile) }
             return .failure(CurlErrorMapping.error(for: code, message: handle.message(for: code), facts: facts(for: code),
                                                    request: request))
@@ -591,12 +538,9 @@ final class CurlTransfer: @unchecked Sendable {
         return .success(response(body: body, metrics: metrics))
     }
 
-    /// The response as received so far: status, headers, `body`, metrics.
     func response(body: Data, metrics: TransferMetrics) -> HTTPResponse {
-        // Redirects are separate transfers, so the effective URL is the request's own (the
-        // response's `url` is its origin's, parsed only if read).
+        // Redirects are separate transfers, so the effective URL is the request's own.
         let status = handle.long(CURLINFO_RESPONSE_CODE) ?? 0
-        // Built whole (setting `metrics` on a built response copied all of it).
         return HTTPResponse(statusCode: status, headers: ResponseHeaders(raw: headerBlock.bytes),
                             body: body, isMocked: false,
                             origin: request.origin,
@@ -631,7 +575,6 @@ final class CurlTransfer: @unchecked Sendable {
         return facts
     }
 
-    /// libcurl's timings and counters for the finished transfer.
     func metrics() -> TransferMetrics {
         func duration(_ info: CURLINFO) -> Duration { .microseconds(handle.offset(info) ?? 0) }
         let version: String
@@ -650,11 +593,9 @@ final class CurlTransfer: @unchecked Sendable {
 }
 
 // The C callbacks get their transfer back from the opaque pointer set in `configure`. The engine
-// keeps the transfer alive while libcurl may call them (it holds it in `active` until the handle
-// is removed from the multi handle). That is also why the two callbacks of every response may use
-// `_withUnsafeGuaranteedRef`: it lends the transfer for the call without the retain and release
-// of `takeUnretainedValue()`, which is safe only while something else keeps it alive, as the
-// engine does here for the whole call.
+// keeps the transfer alive while libcurl may call them (in `active` until the handle is removed
+// from the multi handle), which is why the callbacks may use `_withUnsafeGuaranteedRef` (safe
+// only while something else keeps the transfer alive) instead of `takeUnretainedValue()`.
 
 private let curlWriteBody: curl_write_callback = { data, size, count, context in
     let length = size * count
@@ -664,7 +605,6 @@ private let curlWriteBody: curl_write_callback = { data, size, count, context in
     }
 }
 
-/// Internal, not private: the idle timeout installs it too (CurlTransfer+Idle.swift).
 let curlReportProgress: curl_xferinfo_callback = { context, downloadTotal, downloadNow, uploadTotal, uploadNow in
     guard let context else { return 0 }
     Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()

@@ -4,16 +4,13 @@ import Foundation
 /// Closes the connections no transfer used for the idle time (``ConnectionLimits/idleTimeout``)
 /// while other transfers keep running. Engine thread only.
 ///
-/// libcurl closes a connection older than `CURLOPT_MAXAGE_CONN` only when a transfer looks for a
-/// connection in its cache, which a long download or stream never does. So, once a second, the
-/// pruner starts a transfer on each such cache that connects to a Unix socket path that does not
-/// exist: libcurl closes what is too old, and the transfer fails without touching the network.
-///
-/// When no transfer runs at all, the engine closes the unused connections itself at the idle time.
+/// libcurl closes a connection older than `CURLOPT_MAXAGE_CONN` only when a transfer looks in
+/// its cache, which a long download or stream never does. So, once a second, the pruner starts a
+/// transfer on each such cache to a Unix socket path that does not exist: libcurl closes what is
+/// too old, and the transfer fails without touching the network.
 final class IdleConnectionPruner {
     /// A connection cache transfers used, with how many use it now and when the last one ended.
-    /// Held weakly: a cache its owner lets go of (``NetworkManager/closeIdleConnections()``, a
-    /// new epoch) closes its connections at once, as without the pruner.
+    /// Held weakly: a cache its owner lets go of closes its connections at once.
     private struct Cache {
         weak var share: CurlShare?
         var users: Int
@@ -29,10 +26,8 @@ final class IdleConnectionPruner {
     /// Where the pruning transfers connect: a path no socket is at, so the connect fails at once.
     private static let nowhere = "/nonexistent/networklayer-prune.sock"
 
-    /// Whether there is anything to look at: the engine then wakes for the next round.
     var isIdle: Bool { caches.isEmpty && running.isEmpty }
 
-    /// A transfer starts using `share`.
     func attached(_ share: CurlShare) {
         let id = ObjectIdentifier(share)
         // The same identifier with another share: the old one is gone, and its entry with it.
@@ -43,7 +38,6 @@ final class IdleConnectionPruner {
         }
     }
 
-    /// A transfer using `share` ended: its connection is unused from now.
     func detached(_ share: CurlShare) {
         guard let index = caches.index(forKey: ObjectIdentifier(share)), caches.values[index].share === share else { return }
         caches.values[index].users = max(0, caches.values[index].users - 1)
@@ -55,9 +49,8 @@ final class IdleConnectionPruner {
         caches.removeAll()
     }
 
-    /// Starts a round when one is due: a pruning transfer on each cache without one running. A
-    /// cache unused for longer than `idleSeconds` is pruned one last time, then forgotten. Returns
-    /// how long the engine may sleep (ms).
+    /// Starts a pruning transfer on each cache without one running; a cache unused for longer than
+    /// `idleSeconds` is pruned once more, then forgotten. Returns how long the engine may sleep (ms).
     func prune(idleSeconds: Int, multi: UnsafeMutableRawPointer) -> Int32 {
         let now = ContinuousClock.now
         guard !caches.isEmpty else { return 1000 }
@@ -70,7 +63,6 @@ final class IdleConnectionPruner {
                 continue
             }
             if !busy.contains(id) { start(on: share, idleSeconds: idleSeconds, multi: multi) }
-            // Its last use is that old: this round closes all it holds unused.
             if cache.users == 0, cache.lastUsed + .seconds(idleSeconds) <= now { caches[id] = nil }
         }
         return 1000
@@ -86,8 +78,7 @@ final class IdleConnectionPruner {
         return true
     }
 
-    /// A transfer that looks through `share`'s cache, closing connections unused for
-    /// `idleSeconds` (libcurl counts whole seconds and closes above `CURLOPT_MAXAGE_CONN`).
+    /// A transfer that looks through `share`'s cache, closing connections unused for `idleSeconds`.
     private func start(on share: CurlShare, idleSeconds: Int, multi: UnsafeMutableRawPointer) {
         do throws(NetworkError) {
             let handle = try CurlEasyHandle()

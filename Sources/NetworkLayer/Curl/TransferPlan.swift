@@ -4,11 +4,8 @@ import Foundation
 /// What libcurl is told for one hop of a request, decided here once: ``CurlTransfer`` applies
 /// it and ``CurlCommand`` renders it as a `curl` command line, so the command is what is sent.
 struct TransferPlan {
-    /// The hop: method, URL, headers, body, timeout.
     let request: PreparedRequest
-    /// The request's transfer settings for this hop: the Unix socket and the client certificate
-    /// only at the provider's own origin, the cookie store only when the request carries no
-    /// `Cookie` header of its own.
+    /// The request's transfer settings for this hop, as decided for this origin (see `init`).
     let options: TransferOptions
     /// Whether the body is handed over while it arrives (``ByteStream``, ``EventStream``, ``JSONLines``).
     let streaming: Bool
@@ -78,15 +75,10 @@ struct TransferPlan {
 
     // MARK: The request line and body
 
-    /// How the method goes to libcurl.
     enum MethodForm: Equatable {
-        /// `CURLOPT_HTTPGET`.
         case get
-        /// `CURLOPT_NOBODY`.
         case head
-        /// `CURLOPT_POST`.
         case post
-        /// `CURLOPT_CUSTOMREQUEST` with the method's name (and a body when there is one).
         case custom(String)
     }
 
@@ -100,20 +92,17 @@ struct TransferPlan {
     }
 
     /// The body libcurl sends: the request's, or an empty one for `POST`, `PUT` and `PATCH`
-    /// without one (so that they carry `Content-Length: 0`). Decided in `init`: the header list
-    /// and the method's configuration both read it (three method comparisons each time).
+    /// without one (so that they carry `Content-Length: 0`).
     let body: PreparedBody?
 
     // MARK: Headers
 
-    /// Whether libcurl asks for a compressed body and decodes it (`Accept-Encoding`): not for a
-    /// HEAD (no body) or a stream (read as sent: a paused libcurl 7.88 would keep the whole
-    /// decompressed rest of a chunk in memory).
+    /// Whether libcurl asks for a compressed body and decodes it: not for a HEAD (no body) or a
+    /// stream (a paused libcurl would keep the whole decompressed rest of a chunk in memory).
     var decodesBody: Bool { !streaming && request.method != .head }
 
-    /// Headers libcurl would add on its own that must not be sent: `Expect: 100-continue` (a
-    /// round trip of latency before a body) and, for a body without a type,
-    /// `Content-Type: application/x-www-form-urlencoded`.
+    /// Headers libcurl would add on its own that must not be sent: `Expect: 100-continue` and, for
+    /// a body without a type, `Content-Type: application/x-www-form-urlencoded`.
     var suppressedHeaders: [String] {
         guard let body else { return [] }
         var suppressed: [String] = []
@@ -122,14 +111,11 @@ struct TransferPlan {
         return suppressed
     }
 
-    /// The library's own headers, after the request's unless it set them: `User-Agent`, and
-    /// `Accept-Encoding` with every encoding this libcurl decodes when ``decodesBody``; then the
-    /// SigV4 signature's.
+    /// The library's own headers, after the request's unless it set them, then the SigV4 signature's.
     var addedHeaders: [(name: String, value: String)] {
         signatureHeaders.isEmpty ? libraryHeaders : libraryHeaders + signatureHeaders
     }
 
-    /// `User-Agent` and `Accept-Encoding`, unless the request set them.
     private var libraryHeaders: [(name: String, value: String)] {
         var added: [(name: String, value: String)] = []
         if request.headers.value(for: "User-Agent") == nil { added.append(("User-Agent", Self.userAgent)) }
@@ -137,14 +123,13 @@ struct TransferPlan {
         return added
     }
 
-    /// Every header line as sent, in order: the request's, the library's, then the suppressed
-    /// ones as `Name:` (libcurl's and curl's syntax for "do not send").
+    /// Every header line as sent, in order; suppressed ones as `Name:` (libcurl's "do not send").
     var headerLines: [(name: String, value: String?)] {
         request.headers.map { ($0.name, $0.value) } + addedHeaders.map { ($0.name, $0.value) } + suppressedHeaders.map { ($0, nil) }
     }
 
     /// The header list for libcurl: a shared one when the request has no header of its own and
-    /// nothing to suppress (the common GET), else one built for it.
+    /// nothing to suppress, else one built for it.
     func curlHeaderList() throws(NetworkError) -> CurlHeaderList {
         if request.headers.isEmpty, body == nil, signatureHeaders.isEmpty {
             return try (decodesBody ? CurlHeaderList.standard : CurlHeaderList.userAgentOnly).get()
@@ -158,13 +143,11 @@ struct TransferPlan {
         return false
     }
 
-    /// The library's name and version, not libcurl's: a server (and whoever reads its logs) has no
-    /// use for the exact libcurl underneath, which would tell an attacker which of its known flaws
-    /// to try.
+    /// The library's name and version, not libcurl's: the exact libcurl underneath would tell an
+    /// attacker which of its known flaws to try.
     static let userAgent = "NetworkLayer/\(NetworkLayerInfo.version)"
 
-    /// The content codings this libcurl decodes, as it was built, in libcurl's order (`deflate,
-    /// gzip, br, zstd` with all of them built in).
+    /// The content codings this libcurl decodes, in libcurl's order.
     static let decodedCodings: [String] = {
         let features = curl_version_info(CURLVERSION_TENTH)?.pointee.features ?? 0
         var codings: [String] = []
@@ -174,30 +157,26 @@ struct TransferPlan {
         return codings
     }()
 
-    /// What `CURLOPT_ACCEPT_ENCODING ""` would offer: every coding this libcurl decodes.
     static let acceptedEncodings = decodedCodings.isEmpty ? "identity" : decodedCodings.joined(separator: ", ")
 
     // MARK: Connection and limits
 
-    /// Whether the URL is `https` (read from the text: `url` would be parsed for it).
+    /// Whether the URL is `https` (read from the text, without parsing `url`).
     var isHTTPS: Bool { request.urlText.hasPrefix("https:") }
 
-    /// `CURLOPT_TIMEOUT_MS`: the hop's timeout, at least 1 ms; 0 (no limit) beyond the ceiling
-    /// (10⁹ s) and for a stream, whose timeout bounds a silence instead (the engine's `streamDeadline`).
+    /// `CURLOPT_TIMEOUT_MS`, at least 1 ms; 0 (no limit) beyond 10⁹ s and for a stream, whose
+    /// timeout bounds a silence instead (the engine's `streamDeadline`).
     var timeoutMilliseconds: Int {
         guard !streaming, request.timeout.isFinite, request.timeout <= PreparedRequest.timeoutCeiling else { return 0 }
-        // Within the ceiling the milliseconds fit a long by far.
         return max(1, Int((request.timeout * 1000).rounded(.up)))
     }
 
-    /// How long a stream may stay silent, in whole seconds; `nil` without a limit or for a
-    /// complete response.
+    /// How long a stream may stay silent, in whole seconds; `nil` without a limit or for a whole response.
     var streamSilenceSeconds: Int? {
         guard streaming, request.timeout.isFinite, request.timeout <= PreparedRequest.timeoutCeiling else { return nil }
         return max(1, Int(request.timeout.rounded(.up)))
     }
 
-    /// `CURLOPT_HTTP_VERSION` for the request's ``HTTPVersion``.
     var curlHTTPVersion: Int {
         switch options.httpVersion {
         case .automatic: Int(CURL_HTTP_VERSION_2TLS)
@@ -212,9 +191,8 @@ struct TransferPlan {
         return max(1, Int((seconds * 1000).rounded(.up)))
     }
 
-    /// How long a complete response may send nothing, in whole seconds (`CURLOPT_LOW_SPEED_TIME`
-    /// with a limit of 1 byte per second); `nil` without an idle timeout, and for a stream, whose
-    /// silence the request's timeout bounds.
+    /// How long a complete response may send nothing (`CURLOPT_LOW_SPEED_TIME`, 1 byte per second);
+    /// `nil` without an idle timeout, and for a stream.
     var idleSeconds: Int? {
         guard !streaming, let seconds = options.idleTimeout, seconds.isFinite, seconds <= PreparedRequest.timeoutCeiling else { return nil }
         return max(1, Int(seconds.rounded(.up)))
@@ -224,10 +202,9 @@ struct TransferPlan {
     var maximumFileSize: Int64 { Int64(options.maximumResponseSize ?? 0) }
 
     /// Redirects are followed by the pipeline, one transfer per hop (so that credentials can be
-    /// dropped when a hop changes origin); a command line asks curl to follow them as the
-    /// request's policy does, except where curl could not keep the secrets home.
+    /// dropped when a hop changes origin); a command line asks curl to follow them as the request's
+    /// policy does, except where curl could not keep the secrets home.
     var redirectPolicy: RedirectPolicy { request.resolved.redirectPolicy }
 
-    /// The file a download is written to in the end.
     var downloadDestination: URL? { streaming ? nil : request.resolved.downloadDestination }
 }

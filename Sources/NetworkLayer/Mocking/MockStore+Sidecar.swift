@@ -1,41 +1,32 @@
 import Foundation
 
 extension MockStore {
-    /// What a sidecar (`<name>.meta.json`) may say about a mocked response. Every field is optional:
+    /// What a sidecar (`<name>.meta.json`) may say about a mocked response; every field is optional:
     ///
-    ///     {"statusCode": 404, "headers": {"X-Trace": "abc"}, "delay": 0.5}
-    ///     {"headers": {"Link": ["<https://api.example.com/items?page=2>; rel=\"next\"", "<…>; rel=\"last\""]}}
-    ///     {"error": "timeOut", "delay": 0.5}
-    ///     {"eventDelay": 0.2, "cutAfterEvents": 3}
+    ///     {"statusCode": 404, "headers": {"Link": ["<…>; rel=\"next\"", "<…>; rel=\"last\""]}, "delay": 0.5}
+    ///     {"error": "timeOut", "eventDelay": 0.2, "cutAfterEvents": 3}
     ///
-    /// Read sidecars with ``parse(_:path:)``, which checks every value: a sidecar is outside
-    /// input, and a hostile number must be a clear error, never a trap.
+    /// Read with ``parse(_:path:)``, which checks every value: a sidecar is outside input, and a
+    /// hostile number must be a clear error, never a trap.
     struct Sidecar: Codable, Sendable, Equatable {
-        /// The status, 100...599. Default 200.
+        /// Default 200.
         var statusCode: Int?
-        /// The response headers. Default `Content-Type: application/json`. A header sent more
-        /// than once has an array of values, one per line, in order.
+        /// Default `Content-Type: application/json`; a repeated header has an array of values, in order.
         var headers: [String: HeaderValues]?
-        /// Seconds to wait before answering, from 0 to ``MockAnswer/maximumDelay``.
         var delay: Double?
-        /// A failure instead of an answer: one of the ``MockFailureKind`` names.
+        /// One of the ``MockFailureKind`` names.
         var error: String?
-        /// For a streamed response: seconds between its events (``EventStream``) or lines
-        /// (``JSONLines``, ``ByteStream``), from 0 to ``MockAnswer/maximumDelay``.
+        /// Seconds between a stream's events or lines.
         var eventDelay: Double?
-        /// For an event stream: the connection is cut after this many events (1 to
-        /// ``maximumCutAfterEvents``), each time from where the request's `Last-Event-ID` resumes
-        /// it, so that an app can rehearse ``ReconnectPolicy``.
+        /// For an event stream: the connection is cut after this many events, each time resuming from
+        /// the request's `Last-Event-ID`, to rehearse ``ReconnectPolicy``.
         var cutAfterEvents: Int?
 
-        /// The largest `cutAfterEvents`.
         static let maximumCutAfterEvents = 1_000_000
 
         /// The sidecar in `data`, every value checked; `path` names the file in errors.
         ///
-        /// - Throws: ``NetworkError/invalidRequest`` naming the file and the refused value: JSON
-        ///   that does not decode, a status outside 100...599, a delay that is not a number of
-        ///   seconds from 0 to 3600, an unknown `error`, an `error` together with a `statusCode`.
+        /// - Throws: ``NetworkError/invalidRequest`` naming the file and the refused value.
         static func parse(_ data: Data, path: String) throws(NetworkError) -> Sidecar {
             func refuse(_ why: String, _ underlying: (any Error)? = nil) -> NetworkError {
                 .invalidRequest(.init(reason: "the mock sidecar \(path) is not valid: \(why)", underlyingError: underlying))
@@ -70,8 +61,7 @@ extension MockStore {
             return sidecar
         }
 
-        /// The value of one sidecar header: a string, or an array of strings for a header sent
-        /// more than once (each `Set-Cookie` or `Link` line).
+        /// A string, or an array of strings for a header sent more than once.
         enum HeaderValues: Codable, Sendable, Equatable {
             case one(String)
             case lines([String])
@@ -93,7 +83,6 @@ extension MockStore {
                 }
             }
 
-            /// One value as it is; several as an array (what record mode writes).
             init(_ values: [String]) {
                 self = values.count == 1 ? .one(values[0]) : .lines(values)
             }
@@ -106,13 +95,11 @@ extension MockStore {
             }
         }
 
-        /// The headers a response answering from this sidecar has: its own, or `defaults`.
         func responseHeaders(defaults: @autoclosure () -> [String: String]) -> ResponseHeaders {
             guard let headers else { return ResponseHeaders(defaults()) }
             var single: [String: String] = [:]
             for (name, value) in headers {
                 guard case .one(let text) = value else {
-                    // A repeated header: every line kept, the names in a stable order.
                     return ResponseHeaders(fields: headers.sorted { $0.key < $1.key }.flatMap { name, value in
                         value.values.map { (name: name, value: $0) }
                     })
@@ -122,16 +109,14 @@ extension MockStore {
             return ResponseHeaders(single)
         }
 
-        /// The failure the sidecar names, if any (checked by ``parse(_:path:)``).
         var failure: MockFailureKind? { error.flatMap(MockFailureKind.init(rawValue:)) }
 
-        /// The delay as a duration (checked by ``parse(_:path:)``, so it converts without a trap).
+        /// Checked by ``parse(_:path:)``, so it converts without a trap.
         var delayDuration: Duration {
             guard let delay, delay > 0, delay <= MockAnswer.maximumDelay.seconds else { return .zero }
             return .seconds(delay)
         }
 
-        /// The delay between events as a duration, when the sidecar gives one (checked by ``parse(_:path:)``).
         var eventDelayDuration: Duration? {
             guard let eventDelay else { return nil }
             guard eventDelay > 0, eventDelay <= MockAnswer.maximumDelay.seconds else { return .zero }

@@ -2,19 +2,12 @@ import Foundation
 
 /// The mock files of one directory: which file answers a request, reading it, and recording one.
 ///
-/// Layout, for a request whose `mockedResponseFilename` is `ITunesSearchMockedResponse`:
+///     MockResponses/<name>.json        the body
+///     MockResponses/<name>.meta.json   optional: status, headers, delay, or an `error`
 ///
-///     MockResponses/ITunesSearchMockedResponse.json        the body
-///     MockResponses/ITunesSearchMockedResponse.meta.json   optional: {"statusCode": 404, "headers": {...}, "delay": 0.5}
-///                                                          or a failure: {"error": "timeOut", "delay": 0.5}
-///
-/// A request is also answered by `<operationID>.json` (``BaseRequest/operationID``), then by
-/// `<METHOD>/<URL path>.json`, e.g. `MockResponses/GET/search.json` for `GET /search`: when it
-/// has no `mockedResponseFilename`, or that file does not exist.
-///
-/// A streamed response reads `<name>.sse` (``EventStream``), `<name>.ndjson` (``JSONLines``) or,
-/// for a ``ByteStream``, `<name>.bin`, else `<name>.json`, else any other `<name>.<extension>`;
-/// the sidecar may add `"eventDelay"`, seconds between events (or lines).
+/// A request without a `mockedResponseFilename` file is answered by `<operationID>.json`, then by
+/// `<METHOD>/<URL path>.json`. A streamed response reads `<name>.sse`, `.ndjson` or, for a
+/// ``ByteStream``, `.bin`, else `.json`, else any other extension.
 struct MockStore: Sendable {
     let directory: URL
 
@@ -23,8 +16,7 @@ struct MockStore: Sendable {
         try file(named: mockName(for: request), extension: "json")
     }
 
-    /// The body file of the mock `name` for `request`: by the extension its response type reads
-    /// (see the type's documentation), checked like every mock file.
+    /// The body file of the mock `name`, by the extension its response type reads.
     func bodyFile(named name: String, for request: PreparedRequest) throws(NetworkError) -> URL {
         guard let kind = request.resolved.streamKind else { return try file(named: name, extension: "json") }
         guard kind == .bytes else { return try file(named: name, extension: kind.fileExtension) }
@@ -42,7 +34,6 @@ struct MockStore: Sendable {
         return fallback
     }
 
-    /// The mock name record mode writes for `request`.
     func recordingName(for request: PreparedRequest) -> String { mockName(for: request) }
 
     /// The sidecar beside the body file, checked the same way (it may be a link of its own).
@@ -50,13 +41,12 @@ struct MockStore: Sendable {
         try file(named: mockName(for: request), extension: "meta.json")
     }
 
-    /// `mockedResponseFilename`, else the operation ID, else `METHOD/path`: the name record mode writes.
+    /// The name record mode writes: `mockedResponseFilename`, else the operation ID, else `METHOD/path`.
     private func mockName(for request: PreparedRequest) -> String {
         request.resolved.mockedResponseFilename ?? request.resolved.operationID ?? Self.methodPathName(for: request)
     }
 
-    /// `METHOD/path`: `/users/42?x=1` → `GET/users/42`, `/` → `GET/index`. Percent-escapes are
-    /// decoded first, so that an encoded `..` is seen, and refused, as what it is.
+    /// `METHOD/path`. Percent-escapes are decoded first, so that an encoded `..` is seen, and refused.
     static func methodPathName(for request: PreparedRequest) -> String {
         let path = request.url.path(percentEncoded: false)
         let trimmed = path.split(separator: "/", omittingEmptySubsequences: true).joined(separator: "/")
@@ -102,12 +92,11 @@ struct MockStore: Sendable {
         return try handle.readToEnd() ?? Data()
     }
 
-    /// The answer of the mock called `name` (`<name>.json` and its sidecar `<name>.meta.json`),
-    /// or `nil` when neither file exists. A sidecar without a body file answers with an empty
-    /// body; a sidecar naming an `error` answers with that failure and needs no body file.
+    /// The answer of the mock called `name`, or `nil` when neither file exists. A sidecar naming an
+    /// `error` needs no body file.
     ///
-    /// - Throws: ``NetworkError/invalidRequest`` for a name that would leave the directory, or a
-    ///   sidecar that is not valid (naming the file and the value).
+    /// - Throws: ``NetworkError/invalidRequest`` for a name that would leave the directory, or an
+    ///   invalid sidecar.
     func answer(named name: String, for request: PreparedRequest) throws(NetworkError) -> MockAnswer? {
         let bodyURL = try bodyFile(named: name, for: request)
         let sidecarURL = try file(named: name, extension: "meta.json")
@@ -137,8 +126,7 @@ struct MockStore: Sendable {
         return .response(response, delay: sidecar.delayDuration)
     }
 
-    /// The `Content-Type` of a mock whose sidecar gives no headers: by its response type, and
-    /// for a ``ByteStream`` (which takes any file) by the file's extension.
+    /// The `Content-Type` of a mock whose sidecar gives none: by response type, else by extension.
     private static func contentType(for request: PreparedRequest, file: URL) -> String {
         switch request.resolved.streamKind {
         case .events?: "text/event-stream"
@@ -156,23 +144,17 @@ struct MockStore: Sendable {
         }
     }
 
-    /// Writes `response` as the mock answering `request`: the body file and a sidecar with the
-    /// status and headers. Secret headers (by the request's ``PreparedRequest/secrets`` and names
-    /// that look secret, such as `Set-Cookie`) are left out, and a secret value of the request
-    /// that the server echoed in another header is written as `<redacted>`: recorded mocks end up
-    /// in repositories. The body is written exactly as received, since it is what the mock must
-    /// answer with.
-    ///
-    /// A stream's recording passes its body as the file `movingBody` (moved into place, never
-    /// read into memory) with its `bodyExtension` (`sse`, `ndjson`, `bin`).
+    /// Writes `response` as the mock answering `request`. Secret headers are left out, and a secret
+    /// value the server echoed in another header is written as `<redacted>`: recorded mocks end up in
+    /// repositories. The body is written exactly as received. A stream's `movingBody` is moved into
+    /// place, never read into memory.
     func record(_ response: HTTPResponse, for request: PreparedRequest, bodyExtension: String = "json",
                 movingBody: URL? = nil) throws(NetworkError) {
-        // A WebSocket's 101 has no body to replay: its mock is a script (`.ws`), written by hand.
+        // A WebSocket's mock is a script (`.ws`), written by hand.
         guard response.webSocket == nil else { return }
         let bodyURL = try file(named: mockName(for: request), extension: bodyExtension)
         let sidecarURL = try sidecarFile(for: request)
         let secrets = request.redactor.secretValues(of: request)
-        // Each line of a repeated header kept apart (an array), so that the mock answers as the server did.
         let headers = response.headerBlock.valuesByName.filter { !request.redactor.isSecretHeader($0.key) }
             .mapValues { Sidecar.HeaderValues($0.map { Redactor.scrub($0, secrets: secrets) }) }
         let encoder = JSONEncoder()

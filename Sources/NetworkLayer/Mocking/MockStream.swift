@@ -1,15 +1,12 @@
 import Foundation
 
-/// The body of a mocked streaming response, fed to its stream by a task: paced by the mock's
-/// `eventDelay` between events (``EventStream``) or lines (``JSONLines``, ``ByteStream``), in
-/// 64 KB chunks when there is no pace.
+/// The body of a mocked streaming response, fed to its stream by a task, paced by `eventDelay`
+/// between events or lines, in 64 KB chunks when there is no pace.
 enum MockStream {
-    /// Pieces handed to the stream at once when nothing paces the body.
     static let chunkSize = 64 << 10
 
-    /// Starts feeding `pieces` to a new stream for `request`; cancelling the stream stops the
-    /// task. With `cutAfterEvents`, the stream fails as a cut connection would after that many
-    /// pieces (``events(of:after:)``'s, one event each).
+    /// Starts feeding `pieces` to a new stream; cancelling the stream stops the task. With
+    /// `cutAfterEvents`, the stream fails as a cut connection would after that many pieces.
     static func start(_ pieces: [Data], eventDelay: Duration, cutAfterEvents: Int? = nil, for request: PreparedRequest) -> StreamBody {
         let buffer = StreamBuffer()
         let timeout = request.timeout
@@ -22,7 +19,6 @@ enum MockStream {
                     return
                 }
                 if index > 0, eventDelay > .zero {
-                    // The request's timeout bounds the silence between events, as for a live stream.
                     let timesOut = timeout.isFinite && timeout < eventDelay.seconds
                     do {
                         try await Task.sleep(for: timesOut ? .seconds(timeout) : eventDelay)
@@ -43,11 +39,9 @@ enum MockStream {
         return StreamBody(buffer: buffer, origin: request.origin)
     }
 
-    /// An event stream's body as one piece per event (what comes before an event, comments and
-    /// fields, goes with it; what follows the last one is dropped), from the event after the one
-    /// whose id is `lastEventID` on: what a server that keeps its events sends a reconnection.
-    /// `resumed` is the index of the first event sent, `nil` when the body was not resumed (no
-    /// `lastEventID`, or no event has it: the whole body).
+    /// An event stream's body as one piece per event, from the event after the one whose id is
+    /// `lastEventID` on, as a server that keeps its events resumes. `resumed` is the index of the
+    /// first event sent, `nil` when the body was not resumed.
     static func events(of body: Data, after lastEventID: String?) -> (pieces: [Data], resumed: Int?) {
         var parser = ServerSentEventParser()
         var pieces: [Data] = []
@@ -67,8 +61,7 @@ enum MockStream {
         return (Array(pieces[resumed...]), resumed)
     }
 
-    /// The body cut where the pace applies: after each event's blank line (CR, LF or CRLF line
-    /// ends) or after each LF; unpaced, in ``chunkSize`` pieces.
+    /// The body cut after each event's blank line or each LF; unpaced, in ``chunkSize`` pieces.
     static func pieces(of body: Data, kind: StreamKind, paced: Bool) -> [Data] {
         guard !body.isEmpty else { return [] }
         let bytes = [UInt8](body)

@@ -1,12 +1,8 @@
 import Foundation
 
-/// Answers requests from mocks instead of the network: no socket is ever opened.
-///
-/// Each request is first recorded in the registry, as it would have gone out, then answered by
-/// the first of: a mock registered for its class, one registered for its operation ID, one
-/// registered for its method and path, the file named by its `mockedResponseFilename`, the file
-/// named by its operation ID, the `METHOD/path` file, the fallback. The answer found waits
-/// out its delay, then goes back up the data path exactly as a live response (or failure) would.
+/// Answers requests from mocks instead of the network: no socket is ever opened. Each request is
+/// recorded as it would have gone out, then answered (in the order ``MockRegistry`` documents)
+/// and delivered back up the data path exactly as a live response or failure would.
 struct MockTransport: Transport {
     let store: MockStore
     let registry: MockRegistry
@@ -18,15 +14,13 @@ struct MockTransport: Transport {
         let response = try await answer.deliver(for: request)
         if request.resolved.webSocket != nil { return try MockWebSocketChannel.answer(response, to: request, registry: registry) }
         guard let kind = request.resolved.streamKind else { return response }
-        // A streaming request gets its headers now and the body paced as the mock asks.
         guard kind == .events, answer.cutAfterEvents != nil || request.headers.value(for: "Last-Event-ID") != nil else {
             var head = response.replacingBody(Data())
             head.stream = MockStream.start(MockStream.pieces(of: response.body, kind: kind, paced: answer.eventDelay > .zero),
                                            eventDelay: answer.eventDelay, for: request)
             return head
         }
-        // An event stream resumed as a server that keeps its events would: after the request's
-        // `Last-Event-ID`; with nothing after it, 204 No Content ("no more").
+        // Resumed after the request's `Last-Event-ID`; with nothing after it, 204 No Content.
         let events = MockStream.events(of: response.body, after: request.headers.value(for: "Last-Event-ID"))
         guard events.resumed == nil || !events.pieces.isEmpty else {
             return HTTPResponse(statusCode: 204, headers: ResponseHeaders([:]), body: Data(), isMocked: true, origin: request.origin,
@@ -38,9 +32,8 @@ struct MockTransport: Transport {
         return head
     }
 
-    /// A streamed body is read whole first, as a server would, so that a producer waiting for its
-    /// chunks to be taken never hangs: its bytes (the first 1 MB) are recorded, and a sequence
-    /// that throws or breaks its declared length fails the request as it would live.
+    /// A streamed body is read whole first, so that a producer waiting for its chunks to be taken
+    /// never hangs; a sequence that throws or breaks its declared length fails as it would live.
     private static func drainStreamedBody(of request: PreparedRequest) async throws(NetworkError) -> (kept: Data?, total: Int64)? {
         guard case .stream(let upload)? = request.body?.forSending else { return nil }
         guard upload.claim() else {
@@ -51,8 +44,7 @@ struct MockTransport: Transport {
         return drained
     }
 
-    /// The first mock that answers `request`, or ``NetworkError/mockNotFound(filename:)`` naming
-    /// every place looked in, in order.
+    /// The first mock that answers `request`, or ``NetworkError/mockNotFound(filename:)``.
     func answer(for request: PreparedRequest, recorded: RecordedRequest) throws(NetworkError) -> MockAnswer {
         if let (response, source) = try registry.response(for: request, recorded: recorded) {
             return try response.answer(for: request, store: store, source: source)
@@ -70,7 +62,7 @@ struct MockTransport: Transport {
         if let fallback = registry.fallbackResponse(for: recorded) {
             return try fallback.answer(for: request, store: store, source: "the fallback mock")
         }
-        // The files first, so the text starts with a full path (as it did when only files were looked for).
+        // The files first, so the text starts with a full path.
         let registrations = MockRegistry.placesLooked(for: request).joined(separator: " and for ")
         let fallback = registry.hasFallback ? ", and the fallback mock, which answered nil" : ""
         throw .mockNotFound(filename: files.joined(separator: ", then ") + " (after mocks registered in code for \(registrations)\(fallback))")

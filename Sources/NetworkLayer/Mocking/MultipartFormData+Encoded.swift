@@ -6,18 +6,13 @@ extension MultipartFormData {
         String(repeating: "-", count: 24) + (0..<16).map { _ in String(UInt8.random(in: 0..<16), radix: 16) }.joined()
     }
 
-    /// The form as libcurl 7.88 sends it with `boundary` (its MIME encoder, form-data strategy),
-    /// with file parts read from disk: for mock mode's record of what would have been sent.
-    ///
-    /// Each part is `--boundary`, a `Content-Disposition` (name and filename with `"`, CR and LF
-    /// percent-escaped, as HTML5 and libcurl do), a `Content-Type` when the part has one (given,
-    /// or guessed from the filename's extension as libcurl guesses it), an empty line, the bytes;
-    /// then `--boundary--`. A test compares this with what libcurl sends to a real server.
+    /// The form as libcurl sends it with `boundary`, file parts read from disk: mock mode's record
+    /// of what would have been sent. A test compares this with what libcurl sends to a real server.
     ///
     /// - Returns: the bytes, or why not: they would exceed `limit` (checked from the file sizes
     ///   before anything is read), or a file cannot be read.
     func encoded(boundary: String, limit: Int) -> Result<Data, EncodingRefusal> {
-        // The size first, from the files' sizes, so a large form is never read into memory.
+        // From the files' sizes, so a large form is never read into memory.
         var total = 0
         for part in parts {
             switch part {
@@ -54,14 +49,13 @@ extension MultipartFormData {
         return .success(body)
     }
 
-    /// The whole file (through `FileHandle`: `Data(contentsOf:)` leaks a page per empty file).
+    /// Through `FileHandle`: `Data(contentsOf:)` leaks a page per empty file.
     static func read(_ url: URL) throws -> Data {
         let handle = try FileHandle(forReadingFrom: url)
         defer { try? handle.close() }
         return try handle.readToEnd() ?? Data()
     }
 
-    /// Why a form was not encoded.
     enum EncodingRefusal: Error {
         case tooLarge
         case unreadable(URL)
@@ -69,7 +63,6 @@ extension MultipartFormData {
 }
 
 extension MultipartFormData.Part {
-    /// The part's header lines, each ending in CRLF, as libcurl writes them.
     var encodedHeaders: String {
         var disposition = "Content-Disposition: form-data; name=\"\(Self.escaped(name))\""
         if let filename = effectiveFilename { disposition += "; filename=\"\(Self.escaped(filename))\"" }
@@ -106,7 +99,7 @@ extension MultipartFormData.Part {
         return table.first { lower.hasSuffix($0.0) }?.1
     }
 
-    /// `"`, CR and LF percent-escaped, as in an HTML5 form (and libcurl's form-data).
+    /// `"`, CR and LF percent-escaped, as in an HTML5 form and libcurl's form-data.
     private static func escaped(_ text: String) -> String {
         var result = ""
         for scalar in text.unicodeScalars {
