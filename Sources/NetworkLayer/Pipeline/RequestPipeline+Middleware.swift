@@ -66,8 +66,6 @@ extension RequestPipeline {
         return CachingTransport(caching, wrapping: CurlTransport(), log: resolved.log)
     }
 
-    /// libcurl behind the network middlewares and `observers`, behind the response cache when the
-    /// request has one.
     static func wireTransport(for resolved: ResolvedRequest, observers: [any RequestObserver]) -> any Transport {
         let wire = WireTransport(network: CurlTransport(), middlewares: resolved.networkMiddlewares, observers: observers)
         guard let caching = resolved.cache else { return wire }

@@ -2,9 +2,8 @@ import Foundation
 
 /// The manager's settings that shape a transfer, fixed when the request starts.
 ///
-/// A class of constants, not a struct: the request, its transfer plan and its libcurl transfer
-/// share one instance, where a struct of thirteen fields was copied (and each of its references
-/// retained) three times per request. A hop that must drop some of them gets a new instance.
+/// A class of constants: the request, its transfer plan and its libcurl transfer share one
+/// instance. A hop that must drop some of them gets a new instance.
 final class TransferOptions: Sendable {
     /// A PEM file of CA certificates trusted instead of the system store.
     let customCABundle: URL?
@@ -16,13 +15,11 @@ final class TransferOptions: Sendable {
     let tlsBackendProblem: String?
     /// The largest response body accepted, or `nil` for no limit.
     let maximumResponseSize: Int?
-    /// How far a compressed body may expand.
     let decompressionLimit: DecompressionLimit
     /// Until the connection is up (``Timeouts/connect``), or `nil` for libcurl's default.
     let connectTimeout: TimeInterval?
     /// How long a response may send nothing (``Timeouts/idle``), or `nil`.
     let idleTimeout: TimeInterval?
-    /// The HTTP version to speak.
     let httpVersion: HTTPVersion
     /// The manager's host overrides, or `nil` when it has none.
     let hostOverrides: HostOverrides?
@@ -32,14 +29,12 @@ final class TransferOptions: Sendable {
     /// The provider's Unix socket; `nil` for TCP. Applies to the request's own origin only: a
     /// redirect to another origin goes over the network (``forHop(to:from:)``).
     let unixSocketPath: String?
-    /// The provider's proxy, or else the manager's.
     let proxy: ProxyConfiguration
     /// The manager's cookie store, unless the request carries a `Cookie` header of its own.
     let cookieJar: CookieJar?
     /// The provider's client certificate (mutual TLS). Applies to the request's own origin only,
     /// as the Unix socket does (``forHop(to:from:)``).
     let clientCertificate: ClientCertificate?
-    /// TCP keepalive on the connection, or `nil` for none.
     let keepAlive: KeepAlive?
     /// The provider's TLS options, for its own origin only, as the client certificate.
     let tls: TLSOptions?
