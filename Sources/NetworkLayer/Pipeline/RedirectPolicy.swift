@@ -1,6 +1,7 @@
 import Foundation
 
-/// Which redirects a request follows (default ``follow(maximum:)`` with 10; precedence as for every setting).
+/// Which redirects a request follows: the request's, else the provider's, else
+/// ``NetworkManager/redirectPolicy`` (default ``follow(maximum:)`` with 10).
 ///
 /// Whatever the policy, only `http` and `https` targets are followed, at most 10 hops per
 /// request, 301/302 turn a `POST` into a `GET` and 303 anything but `HEAD`, and a hop to another

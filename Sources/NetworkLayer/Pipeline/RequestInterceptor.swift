@@ -2,7 +2,8 @@ import Foundation
 
 /// Sees every attempt of a request just before it goes, and every outcome: the place to sign a
 /// request, add a header that depends on the URL or the body, or decide a retry by a rule of
-/// your own.
+/// your own. Set on ``NetworkManager/interceptors``, ``ServiceProvider/interceptors`` (then
+/// ``ServiceProvider/adapt(_:)``) or ``BaseRequest/interceptors``.
 ///
 /// - **adapt** runs for every attempt, outermost first, not again for a redirect's hop (a hop to
 ///   another origin leaves behind every header it set); the provider's run only for an attempt
