@@ -2,12 +2,6 @@ internal import CNetworkLayerZlib
 import Foundation
 
 /// How a request body is compressed before it is sent: the coding named in `Content-Encoding`.
-///
-/// ```swift
-/// request.bodyCompression = .gzip                           // this request
-/// Net.middlewares = [BodyCompressionMiddleware(minimumSize: 1_024)]   // every body of 1 KB or more
-/// ```
-///
 /// Interceptors, `adapt(_:)` (a signature covers what is sent) and copy-as-curl see the compressed
 /// body. Off by default: the server must accept the coding, and most APIs do not.
 public struct BodyCompression: Sendable, Hashable, CustomStringConvertible {
@@ -19,7 +13,6 @@ public struct BodyCompression: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { coding }
 
-    /// `data` compressed.
     func compress(_ data: Data) throws(NetworkError) -> Data {
         try Self.gzip(data)
     }

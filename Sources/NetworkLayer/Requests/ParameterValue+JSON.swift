@@ -25,7 +25,6 @@ extension ParameterValue {
         a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
-    /// One JSON value, read by trying each kind in turn.
     private struct Reading: Decodable {
         let value: ParameterValue
 

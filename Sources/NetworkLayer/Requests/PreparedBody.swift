@@ -1,6 +1,5 @@
 import Foundation
 
-/// A body ready to send.
 enum PreparedBody: Sendable {
     case bytes(Data)
     /// Streamed from disk; its size was read when the request was prepared.
