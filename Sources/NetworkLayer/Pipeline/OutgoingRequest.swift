@@ -53,8 +53,7 @@ public struct OutgoingRequest: Sendable {
     /// (a multipart form; a sequence without a declared `length`).
     public private(set) var bodyLength: Int?
 
-    /// The request's ``BaseRequest/operationID`` (an OpenAPI `operationId`), as its code gave it;
-    /// `nil` for a request that names none. Never sent.
+    /// The request's ``BaseRequest/operationID``, or `nil` when it names none. Never sent.
     public var operationID: String? { request.resolved.operationID }
 
     /// How long this attempt may take, in seconds: what is left of the request's timeout.
@@ -171,8 +170,7 @@ public struct OutgoingRequest: Sendable {
         addHeader(name, value, secret: !declaredPublic.contains(SecretNames.folded(name)) && redactor.isSecretHeader(name))
     }
 
-    /// Adds a header line, keeping those of the same name, declaring whether its value is a
-    /// secret (see ``setHeader(_:_:secret:)``).
+    /// Adds a header line, declaring whether its value is a secret (see ``setHeader(_:_:secret:)``).
     public mutating func addHeader(_ name: String, _ value: String, secret: Bool) {
         edits.append(.addHeader(name, value, secret: secret))
         appendHeader(name, value, secret: secret)
@@ -192,8 +190,8 @@ public struct OutgoingRequest: Sendable {
         isModified = true
     }
 
-    /// Adds a header line, keeping those of the same name, declaring whether its value is a
-    /// secret and whether it identifies the caller (see ``setHeader(_:_:secret:identifiesCaller:)``).
+    /// Adds a header line, declaring whether its value is a secret and whether it identifies the
+    /// caller (see ``setHeader(_:_:secret:identifiesCaller:)``).
     public mutating func addHeader(_ name: String, _ value: String, secret: Bool, identifiesCaller: Bool) {
         addHeader(name, value, secret: secret)
         edits.append(.identifiesCaller(name, identifiesCaller))
@@ -240,9 +238,8 @@ public struct OutgoingRequest: Sendable {
         isModified = true
     }
 
-    /// Replaces the body with `data`, and the `Content-Type` header with `contentType` when one
-    /// is given. A streamed body (a file, a multipart form, a sequence) cannot be replaced: the
-    /// attempt then fails with ``NetworkError/invalidRequest(_:)``.
+    /// Replaces the body with `data` (and `Content-Type` with `contentType`, if given). A streamed
+    /// body cannot be replaced: the attempt then fails with ``NetworkError/invalidRequest(_:)``.
     public mutating func setBody(_ data: Data, contentType: String? = nil) {
         edits.append(.setBody(data, contentType: contentType))
         switch request.body {

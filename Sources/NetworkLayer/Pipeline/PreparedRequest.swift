@@ -58,7 +58,6 @@ final class PreparedRequest: Sendable {
         if let parsed = other.parsedURL.load() { _ = parsedURL.storeIfNil(parsed) }
     }
 
-    /// Takes `url` as the parse of this request's text (its `absoluteString`).
     func shareParsedURL(_ url: URL) {
         _ = parsedURL.storeIfNil(ParsedURL(url))
     }

@@ -12,7 +12,6 @@ extension RequestPipeline {
         return response.answering(lastHop.withLock { $0 } ?? base.prepared)
     }
 
-    /// The middleware at `index` handles `request`; past the last one, the attempts run.
     private func intercept(at index: Int, _ request: OutgoingRequest, observers: [any RequestObserver], base: Base,
                            lastHop: Protected<PreparedRequest?>) async throws(NetworkError) -> HTTPResponse {
         let middlewares = resolved.middlewares

@@ -34,7 +34,6 @@ struct RequestPipeline {
         /// What the middlewares changed, replayed on a request prepared again with fresh credentials.
         var changes: MiddlewareChanges?
 
-        /// The first attempt prepared again with `credentials`, the middlewares' changes replayed.
         func prepared(with credentials: Authentication.Credentials, by resolved: ResolvedRequest) throws(NetworkError) -> PreparedRequest {
             let fresh = try resolved.prepare(providerHeaders: providerHeaders, credentials: credentials)
             guard let changes else { return fresh }
@@ -199,8 +198,7 @@ struct RequestPipeline {
         return request.adapted(outgoing)
     }
 
-    /// `outgoing` after `interceptor`'s `adapt`; what it throws, or sets that cannot be sent, is
-    /// the request's error, naming the interceptor.
+    /// `outgoing` after `interceptor`'s `adapt`; what fails is the request's error, naming the interceptor.
     private nonisolated(nonsending) func adapt(_ outgoing: inout OutgoingRequest, by interceptor: any RequestInterceptor,
                                                of request: PreparedRequest) async throws(NetworkError) {
         do {

@@ -1,15 +1,10 @@
 import Foundation
 
 extension ResolvedRequest {
-    /// The request to send: URL, merged headers and body, all checked.
-    ///
-    /// - Parameters:
-    ///   - providerHeaders: what the provider's `createHTTPHeaders()` returned.
-    ///   - credentials: what the authentication adds: headers between the provider's and the
-    ///     request's, query items after the parameters.
-    /// A full URL of another origin than the provider's gets neither the credentials nor the
-    /// provider's secret headers. Every error it throws names the request (`METHOD endpoint`, as
-    /// it has no URL yet).
+    /// The request to send: URL, merged headers and body, all checked. A full URL of another
+    /// origin gets neither the credentials nor the provider's secret headers; every error names the
+    /// request (`METHOD endpoint`). `credentials` go between the provider's headers and the
+    /// request's, and their query items after the parameters.
     func prepare(providerHeaders: [String: String], credentials: Authentication.Credentials? = nil) throws(NetworkError) -> PreparedRequest {
         do {
             return try build(providerHeaders: providerHeaders, credentials: credentials)
