@@ -47,9 +47,7 @@ public struct BodyCompression: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Compresses every request body held in memory of at least `minimumSize` bytes that has no
-/// `Content-Encoding` yet. A body streamed from a file, a form or a sequence is sent as it is.
-///
-/// As a middleware it runs before the interceptors: they see, and sign, the compressed body.
+/// `Content-Encoding` yet (streamed ones go as they are). It runs before the interceptors, which sign the compressed body.
 public struct BodyCompressionMiddleware: RequestMiddleware {
     public let compression: BodyCompression
     public let minimumSize: Int

@@ -118,8 +118,7 @@ enum ParameterValue: Sendable {
 
 extension ParameterValue {
     /// `application/x-www-form-urlencoded`-style query text for an object, percent-encoded per
-    /// RFC 3986: every byte outside `A-Z a-z 0-9 - . _ ~` is escaped, so `+`, `&`, `=`, `#`, `/`, `?`,
-    /// `%`, spaces and non-ASCII text round-trip exactly.
+    /// RFC 3986 (every byte outside `A-Z a-z 0-9 - . _ ~`), so any text round-trips exactly.
     func queryString(arrays: ArrayEncoding = .repeatedKeys) -> String {
         guard case .object(let members) = self else { return "" }
         var pairs: [String] = []

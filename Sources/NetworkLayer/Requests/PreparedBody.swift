@@ -15,7 +15,6 @@ enum PreparedBody: Sendable {
         return self
     }
 
-    /// The body's size, when known before sending.
     var count: Int64? {
         switch self {
         case .bytes(let data): Int64(data.count)
