@@ -2,8 +2,7 @@
 import NetworkLayer
 
 /// OpenTelemetry's HTTP client conventions, as the spans and metrics of this module name things.
-/// Every value here has a bounded set of forms: a metric label or a span attribute never carries
-/// a full URL, an identifier or text a server chose.
+/// Every value here has a bounded set of forms: never a full URL, an identifier or server text.
 enum HTTPConventions {
     /// The method, or `_OTHER` for one that is not among the methods the conventions know.
     static func method(_ method: HTTPMethod) -> String {

@@ -5,11 +5,6 @@ import Synchronization
 
 /// The HTTP client metrics of OpenTelemetry's conventions, through swift-metrics.
 ///
-/// ```swift
-/// MetricsSystem.bootstrap(prometheus)            // once, at start-up
-/// Net.middlewares = [TracingMiddleware(), MetricsMiddleware()]
-/// ```
-///
 /// | Metric | Kind | Dimensions |
 /// |---|---|---|
 /// | `http.client.request.duration` | recorder (histogram), seconds, until the body's end | method, server, scheme, status, `error.type` |
@@ -18,11 +13,9 @@ import Synchronization
 /// | `http.client.response.body.size` | recorder (histogram), bytes received | method, server, scheme, status |
 /// | `http.client.request.retries` | counter: retries and redirects | method, server, scheme |
 ///
-/// The dimensions are `http.request.method` (the method, `_OTHER` for an unknown one),
-/// `server.address` and `server.port` (the call's own host, never where a redirect went),
-/// `url.scheme`, `http.response.status_code` (`_OTHER` outside 100…599) and `error.type` (the
-/// ``NetworkError`` case, or the status of a 4xx or 5xx). No URL, path or identifier: each has a
-/// small, bounded set of values. Each metric is made once per set of dimensions and kept.
+/// The dimensions are `http.request.method`, `server.address` and `server.port` (the call's own
+/// host, never where a redirect went), `url.scheme`, `http.response.status_code` and `error.type`
+/// (see `HTTPConventions`): no URL, path or identifier, so each has a small, bounded set of values.
 public struct MetricsMiddleware: RequestMiddleware {
     private let factory: (any MetricsFactory)?
     private let metrics = MetricHandles()
@@ -73,7 +66,6 @@ public struct MetricsMiddleware: RequestMiddleware {
         !Self.isNoOp(factory ?? MetricsSystem.factory)
     }
 
-    /// A comparison of types, not a dynamic cast: it runs for every call.
     private static func isNoOp(_ factory: any MetricsFactory) -> Bool {
         type(of: factory) == NOOPMetricsHandler.self
     }
@@ -84,7 +76,6 @@ private func seconds(since started: ContinuousClock.Instant) -> Double {
     return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
 }
 
-/// The dimensions every metric of a call has.
 private struct CallDimensions: Hashable {
     let method: String
     let host: String
@@ -96,8 +87,7 @@ private struct CallDimensions: Hashable {
     }
 }
 
-/// The metrics made so far, by their dimensions: swift-metrics' handles are made once and kept, as
-/// its documentation recommends, rather than per call. Bounded as the dimensions are.
+/// The metrics made so far, by dimensions: swift-metrics' handles are made once and kept, as its docs recommend.
 private final class MetricHandles: Sendable {
     struct PerCall: Sendable {
         let active: Meter

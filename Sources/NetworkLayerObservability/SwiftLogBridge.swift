@@ -4,13 +4,6 @@ import NetworkLayer
 
 /// Sends NetworkLayer's structured log to swift-log: one log line per ``NetworkLogEntry``.
 ///
-/// ```swift
-/// var logger = Logger(label: "network")
-/// logger.logLevel = .info                              // no bodies
-/// Net.isVerbose = false                                // no text log on standard error
-/// Net.logEntryHandler = SwiftLogBridge(logger: logger).handle
-/// ```
-///
 /// Levels: an entry's own (``NetworkLogEntry/Level``): bodies and the copy-as-curl line at
 /// `debug`, requests, responses, retries and notes at `info`, failures at `error`. The message is
 /// the entry's one-line summary. Metadata, each present only when the entry has it:
@@ -39,8 +32,7 @@ public struct SwiftLogBridge: Sendable {
         self.logger = logger
     }
 
-    /// Logs `entry`; pass it as ``NetworkManager/logEntryHandler``. Nothing is formatted for a
-    /// level the logger does not log.
+    /// Logs `entry`; pass it as ``NetworkManager/logEntryHandler``.
     @Sendable public func handle(_ entry: NetworkLogEntry) {
         logger.log(level: Self.level(entry.level), "\(entry.message)", metadata: Self.metadata(entry), source: "NetworkLayer")
     }

@@ -3,22 +3,16 @@ import NetworkLayer
 import Synchronization
 import Tracing
 
-/// One client span per call, as OpenTelemetry's HTTP client conventions describe it, through
-/// swift-distributed-tracing.
-///
-/// ```swift
-/// InstrumentationSystem.bootstrap(tracer)        // once, at start-up (swift-otel, or any tracer)
-/// Net.middlewares = [TracingMiddleware()]
-/// ```
+/// One client span per call (OpenTelemetry's HTTP client conventions), through swift-distributed-tracing.
 ///
 /// The span is a child of the caller's task-local `ServiceContext`; its name is the method, its
 /// kind `.client`. Attributes: `http.request.method`, `server.address`, `server.port`, `url.full`
 /// with secret query values redacted, `http.response.status_code`, `network.protocol.version`,
 /// `http.request.resend_count` when a retry or a redirect sent the request again, `error.type`
 /// on a failure (the ``NetworkError`` case, or the status of a 4xx or 5xx, which also mark the
-/// span as an error). A mocked call carries `networklayer.mocked`, an answer of the response
-/// cache `networklayer.cache.status`, a request naming its operation (`OutgoingRequest.operationID`,
-/// an OpenAPI `operationId`) `networklayer.operation.id`. Each retry and redirect is an event on the span.
+/// span as an error). A mocked call carries `networklayer.mocked`, an answer of the response cache
+/// `networklayer.cache.status`, a request naming its operation (``OutgoingRequest/operationID``)
+/// `networklayer.operation.id`. Each retry and redirect is an event on the span.
 ///
 /// The span's context is injected (W3C `traceparent`/`tracestate` with an OpenTelemetry tracer)
 /// into every request that goes on the wire: each attempt and each hop of a redirect. For a
@@ -49,14 +43,11 @@ public struct TracingMiddleware: RequestMiddleware {
     /// a call then runs without this middleware.
     public var isActive: Bool {
         if let tracer { return !Self.isNoOp(tracer) }
-        // Nothing bootstrapped: decided without `InstrumentationSystem.tracer`, whose search for a
-        // tracer among the instruments (casts to an existential) costs more than the rest of a call
-        // spends on this middleware.
+        // Nothing bootstrapped: decided without `InstrumentationSystem.tracer`'s search of the instruments.
         if type(of: InstrumentationSystem.instrument) == NoOpInstrument.self { return false }
         return !Self.isNoOp(InstrumentationSystem.tracer)
     }
 
-    /// A comparison of types, not a dynamic cast: it runs for every call.
     private static func isNoOp(_ tracer: any Tracer) -> Bool {
         type(of: tracer) == NoOpTracer.self
     }

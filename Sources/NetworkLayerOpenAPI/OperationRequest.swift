@@ -60,8 +60,7 @@ final class OperationRequest: BaseRequest<ByteStream> {
     }
 
     /// The generated headers by name; a name given more than once is joined as HTTP allows
-    /// (`, `, or `; ` for `Cookie`). The body's framing is left to the library, which sends the
-    /// length the body declares (`Content-Length`) or streams it chunked.
+    /// (`, `, or `; ` for `Cookie`). The body's framing is left to the library.
     private static func headers(_ fields: HTTPFields) -> [String: String] {
         var headers: [String: String] = [:]
         var names: [String: String] = [:]
@@ -95,7 +94,6 @@ struct RequestChunks: AsyncSequence, Sendable {
 }
 
 extension String {
-    /// The text with control characters escaped, for an error message.
     var escapingForLog: String {
         unicodeScalars.map { $0.properties.generalCategory == .control ? $0.escaped(asASCII: true) : String($0) }.joined()
     }

@@ -1,7 +1,5 @@
-// The project's only C. libcurl's setopt/getinfo calls are variadic, which Swift cannot call,
-// so each argument kind gets one fixed-arity forwarder here. The second half holds the OpenSSL
-// certificate helpers that pinning needs inside the TLS handshake and the checks of a client
-// certificate before a request is sent. Everything else lives in Swift.
+// libcurl's setopt/getinfo are variadic, which Swift cannot call: one fixed-arity forwarder per
+// argument kind. Then the OpenSSL helpers that pinning and client-certificate checks need.
 #ifndef NETWORKLAYER_CCURL_H
 #define NETWORKLAYER_CCURL_H
 
@@ -34,10 +32,9 @@ CURLcode nl_easy_getinfo_socket(CURL *handle, CURLINFO info, curl_socket_t *valu
 
 // MARK: - ThreadSanitizer annotations
 
-/// Tell ThreadSanitizer that everything this thread wrote before `nl_tsan_release(address)`
-/// happens before what another thread does after `nl_tsan_acquire(address)`. For hand-offs that
-/// go through code TSan cannot see (Swift's concurrency runtime resuming a continuation). No-ops
-/// unless the C target is built with `-fsanitize=thread`.
+/// Tell ThreadSanitizer that what this thread wrote before `nl_tsan_release(address)` happens
+/// before what another thread does after `nl_tsan_acquire(address)`, for hand-offs TSan cannot
+/// see (a continuation resumed by Swift's runtime). No-ops unless built with `-fsanitize=thread`.
 void nl_tsan_release(void *address);
 void nl_tsan_acquire(void *address);
 
@@ -60,7 +57,6 @@ void nl_share_locks_free(nl_share_locks *locks);
 
 // MARK: - Public-key pinning (OpenSSL)
 
-/// Length of a SHA-256 digest.
 #define NL_PIN_LENGTH 32
 /// The most certificates of one chain whose pins a failed check reports.
 #define NL_PIN_MAX_PRESENTED 10
@@ -71,7 +67,6 @@ void nl_share_locks_free(nl_share_locks *locks);
 /// certificate.
 int nl_spki_sha256_of_certificates(const unsigned char *data, size_t length, unsigned char *out, int capacity);
 
-/// The outcome of a pin check, as recorded during the handshake.
 typedef enum {
     NL_PIN_NOT_CHECKED = 0,   // no handshake has consulted the pins (yet)
     NL_PIN_MATCHED = 1,       // the chain verified and one of its keys matched a pin
@@ -87,10 +82,9 @@ nl_pin_check *nl_pin_check_create(void);
 void nl_pin_check_free(nl_pin_check *check);
 /// Replaces the required pins (`count` digests of NL_PIN_LENGTH bytes) and clears the outcome.
 int nl_pin_check_set_pins(nl_pin_check *check, const unsigned char *pins, int count);
-/// Restricts the pins to handshakes whose verified leaf certificate is valid for `host` (a name
-/// or an IP address; NULL lifts the restriction). A transfer through an HTTPS proxy runs two
-/// handshakes with the same SSL_CTX callback, the proxy's first; the proxy's chain is verified
-/// normally and its name by libcurl, the origin's must also match the pins. Returns 0 when out of memory.
+/// Restricts the pins to handshakes whose verified leaf certificate is valid for `host` (a name or
+/// an IP address; NULL lifts it): through an HTTPS proxy the proxy's handshake comes first with the
+/// same callback, and only the origin's chain must match the pins. Returns 0 when out of memory.
 int nl_pin_check_set_host(nl_pin_check *check, const char *host);
 nl_pin_outcome nl_pin_check_outcome(const nl_pin_check *check);
 /// How many chain certificates the last check saw, and the digest of the one at `index`.
@@ -106,7 +100,6 @@ void nl_ssl_ctx_require_pins(void *ssl_ctx, nl_pin_check *check);
 
 // MARK: - Client certificates (OpenSSL)
 
-/// What the check of a client identity found.
 typedef enum {
     NL_IDENTITY_OK = 0,
     NL_IDENTITY_NO_MEMORY = 1,
@@ -161,17 +154,14 @@ int nl_hmac_sha256(const void *key, size_t key_length, const void *data, size_t 
 /// Returns 1 or 0, and -1 when OpenSSL could not be asked.
 int nl_tls_cipher_is_known(const char *name, int tls13);
 
-/// Length of a SHA-1 digest.
 #define NL_SHA1_LENGTH 20
 
-/// Writes the SHA-1 digest of `length` bytes at `data` to `out` (NL_SHA1_LENGTH bytes): the
-/// WebSocket handshake's `Sec-WebSocket-Accept` (RFC 6455 §4.2.2), its only use. Returns 1, or 0
-/// when OpenSSL fails (`out` is then zeroed).
+/// Writes the SHA-1 digest of `length` bytes at `data` to `out` (NL_SHA1_LENGTH bytes), for the
+/// WebSocket `Sec-WebSocket-Accept` (RFC 6455 §4.2.2). Returns 1, or 0 when OpenSSL fails (`out` zeroed).
 int nl_sha1(const void *data, size_t length, unsigned char *out);
 
-/// Fills `length` bytes at `out` from OpenSSL's CSPRNG (RAND_bytes): the WebSocket masking keys
-/// (RFC 6455 §5.3 asks for a strong source of entropy), drawn many at once. Returns 1, or 0 when
-/// OpenSSL fails or `length` exceeds INT_MAX (`out` is then zeroed).
+/// Fills `length` bytes at `out` from OpenSSL's CSPRNG (RAND_bytes), for the WebSocket masking keys
+/// (RFC 6455 §5.3). Returns 1, or 0 when OpenSSL fails or `length` exceeds INT_MAX (`out` zeroed).
 int nl_random_bytes(void *out, size_t length);
 
 #endif

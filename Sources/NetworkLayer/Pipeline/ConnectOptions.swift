@@ -17,14 +17,11 @@ struct ConnectOptions: Sendable, Hashable {
 
     var isDefault: Bool { self == ConnectOptions() }
 
-    /// The DNS cache timeout in whole seconds, for libcurl (checked to be within its bounds).
     var dnsCacheSeconds: Int? { dnsCacheTimeout.map { Int($0.components.seconds) } }
-    /// The Happy Eyeballs timeout in whole milliseconds, rounded up.
     var happyEyeballsMilliseconds: Int? {
         happyEyeballsTimeout.map { Int($0.components.seconds) * 1000 + Int(($0.components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000) }
     }
 
-    /// What makes these options unusable, or `nil`.
     var problem: String? {
         if let timeout = dnsCacheTimeout, timeout < .zero || timeout > Self.dnsCacheCeiling {
             return "the DNS cache timeout must be between 0 and 1 day, not \(timeout)"

@@ -5,19 +5,8 @@ import Foundation
 /// provider's, the credentials, the request's own), body and timeout. Each may be changed, e.g.
 /// to sign the request.
 ///
-/// ```swift
-/// func adapt(_ request: inout OutgoingRequest) async throws {
-///     let payload = request.method.rawValue + request.url.path + (request.body.map { String(decoding: $0, as: UTF8.self) } ?? "")
-///     request.setHeader("X-Signature", Signing.hex(try Signing.hmacSHA256(key: secret, message: payload)))   // redacted: its name looks secret
-///     request.setQueryItem("X-Expires", "300")
-///     request.setHeader("X-Request-Time", timestamp, secret: false)
-/// }
-/// ```
-///
-/// What is set here is checked like anything else before the attempt is sent: a header with a
-/// control character, a method that is not a token, a URL that is not `http`/`https` or holds a
-/// space, or a new body for a streamed one fails the request with
-/// ``NetworkError/invalidRequest(_:)``, and nothing is sent.
+/// What is set here is checked before the attempt is sent (see `problem()`): what cannot be sent
+/// fails the request with ``NetworkError/invalidRequest(_:)``, and nothing is sent.
 ///
 /// Changing ``url`` to another origin (scheme, host or port) drops every secret the attempt
 /// carried, as a redirect to another origin does: the credentials, the secret headers and the
@@ -26,11 +15,8 @@ import Foundation
 /// Its members are raw, credentials included; its ``description`` (and `dump`) is redacted
 /// like the log.
 public struct OutgoingRequest: Sendable {
-    /// The request this is the outgoing form of: its URL is parsed only if `url` is read.
     private let request: PreparedRequest
-    /// The URL an interceptor set, if any.
     private var changedURL: URL?
-    /// The body an interceptor set, if any.
     private var changedBody: PreparedBody?
     /// Why a change cannot be sent (a new body for a streamed one), reported when the attempt is built.
     private(set) var refusal: String?
@@ -55,26 +41,19 @@ public struct OutgoingRequest: Sendable {
 
     /// The final URL, with the base path, the endpoint and the query (params and credentials).
     /// Raw: an API key in the query is in it; ``description`` shows it redacted.
-    ///
-    /// Setting it to another origin (scheme, host or port) drops the secret headers and query
-    /// items the attempt carried, as a redirect to another origin does.
     public var url: URL {
         get { changedURL ?? request.url }
         set { setURL(newValue) }
     }
 
-    /// The exact bytes that will be sent as the body (raw: ``description`` shows only their size);
-    /// `nil` when there is no body or it is
-    /// streamed (a file, a multipart form with file parts, a ``RequestBody/stream(_:length:contentType:)``
-    /// sequence, whose bytes do not exist yet): see ``bodyLength``.
+    /// The exact bytes of the body (raw); `nil` without a body or when it is streamed (a file, a
+    /// multipart form, a ``RequestBody/stream(_:length:contentType:)`` sequence): see ``bodyLength``.
     public private(set) var body: Data?
-    /// The body's size in bytes: `body.count`, a streamed file's size, a streamed sequence's
-    /// declared `length`, `0` without a body, or `nil` when it is not known before sending (a
-    /// multipart form, which libcurl assembles; a sequence without a declared length).
+    /// The body's size in bytes, `0` without a body, or `nil` when it is not known before sending
+    /// (a multipart form; a sequence without a declared `length`).
     public private(set) var bodyLength: Int?
 
-    /// The request's ``BaseRequest/operationID`` (an OpenAPI `operationId`), as its code gave it;
-    /// `nil` for a request that names none. Never sent.
+    /// The request's ``BaseRequest/operationID``, or `nil` when it names none. Never sent.
     public var operationID: String? { request.resolved.operationID }
 
     /// How long this attempt may take, in seconds: what is left of the request's timeout.
@@ -87,9 +66,7 @@ public struct OutgoingRequest: Sendable {
     private(set) var headerList: [(name: String, value: String)]
     /// Lowercased names of the headers set, added or replaced here (none of them goes to another origin).
     private(set) var setNames: Set<String> = []
-    /// Names declared secret here.
     private(set) var declaredSecrets = SecretNames()
-    /// Header names declared public here (`secret: false`), lowercased.
     private(set) var declaredPublic: Set<String> = []
     /// Header names declared here to identify the caller, or not, to the response cache (lowercased).
     private(set) var declaredCallers: [String: Bool] = [:]
@@ -100,7 +77,6 @@ public struct OutgoingRequest: Sendable {
     /// Decides which names are secret when ``setHeader(_:_:)`` is not told: the request's.
     var redactor: Redactor { request.redactor }
 
-    /// `request` as interceptors and the provider's `adapt(_:)` see it, unchanged.
     init(of request: PreparedRequest) {
         self.request = request
         method = request.method
@@ -116,16 +92,13 @@ public struct OutgoingRequest: Sendable {
         isHome = request.isHome
     }
 
-    /// The headers by name, as they will be sent; a repeated one shows its last value. Change
-    /// them with ``setHeader(_:_:)``, ``addHeader(_:_:)`` and ``removeHeader(_:)``. Raw: the
-    /// credentials are in them; ``description`` shows them redacted.
+    /// The headers by name, as they will be sent; a repeated one shows its last value. Raw.
     public var headers: [String: String] {
         Dictionary(headerList.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
     }
 
-    /// The URL's scheme (`"https"`), host and port (the scheme's default when the URL names none):
-    /// the origin the attempt goes to. Read from the provider's settings while the attempt is at
-    /// its origin, without parsing ``url``.
+    /// The origin the attempt goes to: the URL's scheme, host and port (the scheme's default when
+    /// the URL names none), read without parsing ``url`` while at the provider's origin.
     public var origin: (scheme: String, host: String, port: Int) {
         if changedURL == nil, request.isHome, case .endpoint = request.resolved.target {
             let location = request.resolved.location
@@ -136,17 +109,15 @@ public struct OutgoingRequest: Sendable {
         return (scheme, url.host ?? "", url.port ?? (scheme == "https" ? 443 : 80))
     }
 
-    /// ``url`` as the log shows it: secret query values (credentials, the names declared secret,
-    /// names that look secret) replaced by `<redacted>`, control characters escaped. For a span's
-    /// `url.full` or a log line of your own.
+    /// ``url`` as the log shows it: secret query values replaced by `<redacted>`, control
+    /// characters escaped.
     public var redactedURL: String {
         let redactor = Redactor(names: request.redactor.names.union(declaredSecrets))
         let text = redactor.redact(urlString: changedURL?.absoluteString ?? request.urlText)
         return HeaderFields.printable(Redactor.scrub(text, secrets: request.redactor.secretValues(of: request)))
     }
 
-    /// The value of a header, looked up ignoring case; `nil` when absent. A repeated header
-    /// gives its first value. Raw, like ``headers``.
+    /// The first value of a header, looked up ignoring case; `nil` when absent. Raw.
     public func value(forHeader name: String) -> String? {
         headerList.first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
@@ -166,17 +137,10 @@ public struct OutgoingRequest: Sendable {
     }
 
     /// Sets a header, replacing every one of the same name (ignoring case), declaring whether
-    /// its value is a secret.
-    ///
-    /// `secret: false` makes the header public even when its name looks secret (`X-Signature`):
-    /// shown in the log, errors and copy-as-curl, and not part of the response cache's key.
-    /// `Authorization`, `Proxy-Authorization`, `Cookie` and the names declared secret elsewhere
-    /// (``NetworkManager/redactedHeaderNames``, a provider's or request's `secretHeaderNames`,
-    /// what an ``Authentication`` adds) stay secret.
-    ///
-    /// A secret header's value keys the response cache: a response is served only to requests
-    /// carrying the same value. For a secret that changes with every attempt, say so with
-    /// ``setHeader(_:_:secret:identifiesCaller:)``.
+    /// its value is a secret. `secret: false` makes a name that looks secret public (shown in the
+    /// log and copy-as-curl, not part of the cache key); `Authorization`, `Proxy-Authorization`,
+    /// `Cookie` and the names declared secret elsewhere (``NetworkManager/redactedHeaderNames``,
+    /// `secretHeaderNames`, what an ``Authentication`` adds) stay secret.
     public mutating func setHeader(_ name: String, _ value: String, secret: Bool) {
         edits.append(.setHeader(name, value, secret: secret))
         replaceHeader(name, value, secret: secret)
@@ -188,25 +152,12 @@ public struct OutgoingRequest: Sendable {
     }
 
     /// Sets a header, replacing every one of the same name (ignoring case), declaring whether its
-    /// value is a secret and whether it identifies the caller to the response cache.
-    ///
-    /// The cache serves a stored response only to requests whose identifying headers carry the
-    /// same values, so that one caller's response never answers another's. `Authorization` and
-    /// every secret header identify the caller unless declared otherwise; public ones do not.
-    ///
-    /// - `identifiesCaller: false` for a secret that changes with every attempt and names no one
-    ///   by itself: a timestamped signature, a nonce. Keyed by it, the cache would never hit.
-    /// - `identifiesCaller: true` for a public value that says who is asking: a key id, a tenant.
-    ///
-    /// A signer declares both, so that its responses are cached per key and served again:
-    ///
-    /// ```swift
-    /// request.setHeader("X-Key-ID", keyID, secret: false, identifiesCaller: true)
-    /// request.setHeader("X-Signature", signature, secret: true, identifiesCaller: false)
-    /// ```
-    ///
-    /// A signature declared `identifiesCaller: false` with nothing identifying beside it would
-    /// let two keys share cached responses: send what the server tells keys apart by.
+    /// value is a secret and whether it identifies the caller to the response cache, which serves
+    /// a stored response only to requests whose identifying headers carry the same values.
+    /// Secret headers identify the caller unless declared otherwise; public ones do not.
+    /// `identifiesCaller: false` suits a secret that changes every attempt (a timestamped
+    /// signature, a nonce); `true` a public value saying who asks (a key id). A signature declared
+    /// `false` with nothing identifying beside it lets two keys share cached responses.
     public mutating func setHeader(_ name: String, _ value: String, secret: Bool, identifiesCaller: Bool) {
         setHeader(name, value, secret: secret)
         edits.append(.identifiesCaller(name, identifiesCaller))
@@ -219,8 +170,7 @@ public struct OutgoingRequest: Sendable {
         addHeader(name, value, secret: !declaredPublic.contains(SecretNames.folded(name)) && redactor.isSecretHeader(name))
     }
 
-    /// Adds a header line, keeping those of the same name, declaring whether its value is a
-    /// secret (see ``setHeader(_:_:secret:)``).
+    /// Adds a header line, declaring whether its value is a secret (see ``setHeader(_:_:secret:)``).
     public mutating func addHeader(_ name: String, _ value: String, secret: Bool) {
         edits.append(.addHeader(name, value, secret: secret))
         appendHeader(name, value, secret: secret)
@@ -240,8 +190,8 @@ public struct OutgoingRequest: Sendable {
         isModified = true
     }
 
-    /// Adds a header line, keeping those of the same name, declaring whether its value is a
-    /// secret and whether it identifies the caller (see ``setHeader(_:_:secret:identifiesCaller:)``).
+    /// Adds a header line, declaring whether its value is a secret and whether it identifies the
+    /// caller (see ``setHeader(_:_:secret:identifiesCaller:)``).
     public mutating func addHeader(_ name: String, _ value: String, secret: Bool, identifiesCaller: Bool) {
         addHeader(name, value, secret: secret)
         edits.append(.identifiesCaller(name, identifiesCaller))
@@ -256,7 +206,6 @@ public struct OutgoingRequest: Sendable {
         return secrets
     }
 
-    /// Removes every header of this name (ignoring case).
     public mutating func removeHeader(_ name: String) {
         edits.append(.removeHeader(name))
         headerList.removeAll { $0.name.equalsIgnoringASCIICase(name) }
@@ -266,10 +215,6 @@ public struct OutgoingRequest: Sendable {
     /// Sets a query item of the URL, replacing every item of the same name (compared as
     /// decoded), or adding it at the end. Name and value are percent-encoded as `params` are.
     /// A `secret` value is redacted wherever the URL is shown, like a secret header's.
-    ///
-    /// ```swift
-    /// request.setQueryItem("X-Signature", signature, secret: true)
-    /// ```
     public mutating func setQueryItem(_ name: String, _ value: String, secret: Bool = false) {
         edits.append(.setQueryItem(name, value, secret: secret))
         let current = url
@@ -293,9 +238,8 @@ public struct OutgoingRequest: Sendable {
         isModified = true
     }
 
-    /// Replaces the body with `data`, and the `Content-Type` header with `contentType` when one
-    /// is given. A streamed body (a file, a multipart form, a sequence) cannot be replaced: the
-    /// attempt then fails with ``NetworkError/invalidRequest(_:)``.
+    /// Replaces the body with `data` (and `Content-Type` with `contentType`, if given). A streamed
+    /// body cannot be replaced: the attempt then fails with ``NetworkError/invalidRequest(_:)``.
     public mutating func setBody(_ data: Data, contentType: String? = nil) {
         edits.append(.setBody(data, contentType: contentType))
         switch request.body {
@@ -360,10 +304,8 @@ public struct OutgoingRequest: Sendable {
         return replayed
     }
 
-    /// The request this is the outgoing form of, as it was before any change here.
     var original: PreparedRequest { request }
 
-    /// The URL an interceptor set, and the body.
     var changes: (url: URL?, body: PreparedBody?) { (changedURL, changedBody) }
 
     /// Why what was changed cannot be sent (`"set an invalid header: …"`), or `nil`: the method
@@ -397,8 +339,7 @@ public struct OutgoingRequest: Sendable {
 
 extension OutgoingRequest: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// `METHOD URL`, the headers and the body's size, secrets redacted (the request's secret
-    /// names and those declared here):
-    /// `POST https://api.example.com/orders [Authorization: <redacted>, X-Signature: <redacted>] 27 bytes`.
+    /// names and those declared here).
     public var description: String {
         let redactor = Redactor(names: secrets)
         let headerText = headerList.map { "\($0.name): \(redactor.redact(header: $0.name, value: $0.value))" }.joined(separator: ", ")
@@ -408,7 +349,6 @@ extension OutgoingRequest: CustomStringConvertible, CustomDebugStringConvertible
         return HeaderFields.printable(Redactor.scrub(text, secrets: request.redactor.secretValues(of: request)))
     }
 
-    /// The same as ``description``.
     public var debugDescription: String { description }
 
     /// What `dump` shows: the redacted description, never the headers or body as they will be sent.

@@ -19,7 +19,6 @@ final class PendingDownload: Sendable {
         var resumeOffset: Int64 = 0
         /// The response's strong `ETag`, else its `Last-Modified`: what `If-Range` sends.
         var validator: String?
-        /// How many times the download was resumed.
         var resumes = 0
         /// Whether the first attempt continued from ``ResumeData`` (its `Range` is the library's).
         var resumedFromData = false
@@ -46,7 +45,6 @@ final class PendingDownload: Sendable {
         }
     }
 
-    /// Whether the first attempt continued from resume data.
     var resumedFromData: Bool { state.withLock { $0.resumedFromData } }
 
     /// `error`, with resume data when the download can be continued (some bytes, a validator, a
@@ -76,10 +74,8 @@ final class PendingDownload: Sendable {
         return Int64(info.st_size)
     }
 
-    /// Where the current attempt continues the body; 0 to write it from the start.
     var resumeOffset: Int64 { state.withLock { $0.resumeOffset } }
 
-    /// The validator of the response whose body the file holds, if it gave one.
     var validator: String? { state.withLock { $0.validator } }
 
     /// Records the validator of a response whose body is being written (engine thread).
@@ -93,7 +89,6 @@ final class PendingDownload: Sendable {
         state.withLock { $0.resumeOffset = 0 }
     }
 
-    /// The bytes in the file now.
     var size: Int64 {
         ((try? FileManager.default.attributesOfItem(atPath: file.path)[.size]) as? NSNumber)?.int64Value ?? 0
     }

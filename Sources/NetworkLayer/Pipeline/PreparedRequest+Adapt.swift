@@ -1,7 +1,6 @@
 import Foundation
 
 extension PreparedRequest {
-    /// The request as interceptors and the provider's `adapt(_:)` see it.
     func outgoing() -> OutgoingRequest { OutgoingRequest(of: self) }
 
     /// This request with what the interceptors changed (checked by ``OutgoingRequest/problem()``
@@ -35,8 +34,7 @@ extension PreparedRequest {
         return resumed
     }
 
-    /// The same request with `remaining` seconds left: a retry gets what is left of the whole
-    /// request's timeout.
+    /// The same request with `remaining` seconds left: what is left of the whole request's timeout.
     func limited(to remaining: TimeInterval) -> PreparedRequest {
         guard remaining < timeout else { return self }
         let limited = PreparedRequest(method: method, urlText: urlText, headers: headers, body: body, timeout: remaining,

@@ -15,7 +15,6 @@ final class PreparedRequest: Sendable {
     let timeout: TimeInterval
     /// The largest timeout enforced, in seconds (about 31 years); a larger one means no limit.
     static let timeoutCeiling: TimeInterval = 1e9
-    /// Everything the request resolved when it started, shared by its attempts and hops.
     let resolved: ResolvedRequest
     /// What every redaction and the redirect rules treat as secret (see ``SecretNames``).
     let secrets: SecretNames
@@ -59,12 +58,10 @@ final class PreparedRequest: Sendable {
         if let parsed = other.parsedURL.load() { _ = parsedURL.storeIfNil(parsed) }
     }
 
-    /// Takes `url` as the parse of this request's text (its `absoluteString`).
     func shareParsedURL(_ url: URL) {
         _ = parsedURL.storeIfNil(ParsedURL(url))
     }
 
-    /// The URL, parsed from ``urlText`` on first use.
     var url: URL {
         if let parsed = parsedURL.load() { return parsed.url }
         // Text URLText.isPlainHTTP accepted always parses (URLTextTests): the fallback only keeps
@@ -73,7 +70,6 @@ final class PreparedRequest: Sendable {
         return parsedURL.storeIfNil(ParsedURL(url)).url
     }
 
-    /// A parsed URL, boxed for ``parsedURL``.
     private final class ParsedURL: Sendable {
         let url: URL
         init(_ url: URL) { self.url = url }

@@ -1,16 +1,11 @@
 import Foundation
 
-/// Which redirects a request follows. The request's wins over the provider's, the provider's over
-/// the manager's (``NetworkManager/redirectPolicy``, default ``follow(maximum:)`` with 10).
+/// Which redirects a request follows: the request's, else the provider's, else
+/// ``NetworkManager/redirectPolicy`` (default ``follow(maximum:)`` with 10).
 ///
 /// Whatever the policy, only `http` and `https` targets are followed, at most 10 hops per
 /// request, 301/302 turn a `POST` into a `GET` and 303 anything but `HEAD`, and a hop to another
 /// origin leaves every credential and secret header behind.
-///
-/// ```swift
-/// request.redirectPolicy = .none          // the 303 and its Location are the response
-/// Net.redirectPolicy = .sameOrigin        // never follow a server elsewhere
-/// ```
 public enum RedirectPolicy: Sendable {
     /// Follow up to `maximum` redirects (0 … 10); one more fails with ``NetworkError/transport(_:)``.
     case follow(maximum: Int = 10)
@@ -27,7 +22,6 @@ public enum RedirectPolicy: Sendable {
     /// The most redirects any policy follows.
     public static let maximumRedirects = 10
 
-    /// How many redirects this policy may follow at most.
     var limit: Int {
         if case .follow(let maximum) = self { return min(max(maximum, 0), Self.maximumRedirects) }
         return Self.maximumRedirects

@@ -2,11 +2,8 @@ import Foundation
 
 /// Sees every attempt of a request just before it goes, and every outcome: the place to sign a
 /// request, add a header that depends on the URL or the body, or decide a retry by a rule of
-/// your own.
-///
-/// Interceptors come from the manager (``NetworkManager/interceptors``), the provider
-/// (``ServiceProvider/interceptors``, then ``ServiceProvider/adapt(_:)``) and the request
-/// (``BaseRequest/interceptors``).
+/// your own. Set on ``NetworkManager/interceptors``, ``ServiceProvider/interceptors`` (then
+/// ``ServiceProvider/adapt(_:)``) or ``BaseRequest/interceptors``.
 ///
 /// - **adapt** runs for every attempt, outermost first, not again for a redirect's hop (a hop to
 ///   another origin leaves behind every header it set); the provider's run only for an attempt
@@ -18,16 +15,6 @@ import Foundation
 ///
 /// No interceptor can send a streamed body twice, start an attempt after the request's total
 /// timeout, or wait more than a day.
-///
-/// ```swift
-/// struct RetryConflictOnce: RequestInterceptor {
-///     func retry(_ request: OutgoingRequest, after outcome: RequestOutcome, attempt: Int) async -> RetryDecision {
-///         guard case .response(let response) = outcome, response.statusCode == 409, attempt == 1 else { return .doNotRetry }
-///         return .retryAfter(.milliseconds(200))
-///     }
-/// }
-/// request.interceptors = [RetryConflictOnce()]
-/// ```
 public protocol RequestInterceptor: Sendable {
     /// Changes an attempt just before it is sent. Default: nothing.
     func adapt(_ request: inout OutgoingRequest) async throws
@@ -57,7 +44,6 @@ public enum RequestOutcome: Sendable {
 public enum RetryDecision: Sendable, Equatable {
     /// Not by this interceptor: the next one is asked, and if none retries, the outcome stands.
     case doNotRetry
-    /// Send the request again at once.
     case retry
     /// Send it again after this wait, clamped to 0 … 1 day.
     case retryAfter(Duration)

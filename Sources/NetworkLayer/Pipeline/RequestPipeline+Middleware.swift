@@ -12,7 +12,6 @@ extension RequestPipeline {
         return response.answering(lastHop.withLock { $0 } ?? base.prepared)
     }
 
-    /// The middleware at `index` handles `request`; past the last one, the attempts run.
     private func intercept(at index: Int, _ request: OutgoingRequest, observers: [any RequestObserver], base: Base,
                            lastHop: Protected<PreparedRequest?>) async throws(NetworkError) -> HTTPResponse {
         let middlewares = resolved.middlewares
@@ -66,8 +65,6 @@ extension RequestPipeline {
         return CachingTransport(caching, wrapping: CurlTransport(), log: resolved.log)
     }
 
-    /// libcurl behind the network middlewares and `observers`, behind the response cache when the
-    /// request has one.
     static func wireTransport(for resolved: ResolvedRequest, observers: [any RequestObserver]) -> any Transport {
         let wire = WireTransport(network: CurlTransport(), middlewares: resolved.networkMiddlewares, observers: observers)
         guard let caching = resolved.cache else { return wire }

@@ -4,7 +4,6 @@ import Foundation
 /// then the request's ``RetryPolicy``), then the interceptors (the request's, the provider's at
 /// its own origin, the manager's); the first that retries decides.
 extension RequestPipeline {
-    /// A decision to try again.
     struct Retry {
         var delay: Duration
         /// Who decided, for the log ("attempt 1 of 3 failed (status 503)" is the retry policy's).
@@ -33,7 +32,6 @@ extension RequestPipeline {
         if let retry = retryPolicy(after: outcome, of: attempt, number: state.attempt) { return retry }
         let interceptors = resolved.interceptors
         let provider = hop.isHome ? interceptors.provider : []
-        // Most requests have no interceptor: no array built for them (two appends, ~350 instructions).
         guard !interceptors.request.isEmpty || !provider.isEmpty || !interceptors.manager.isEmpty else { return nil }
         let chain = interceptors.request + provider + interceptors.manager
         let sent = attempt.outgoing()
@@ -51,7 +49,6 @@ extension RequestPipeline {
         return nil
     }
 
-    /// The most times one download is resumed.
     static let maximumResumes = 10
 
     /// A download that broke after part of its body, with ``BaseRequest/resumesDownloads`` set
@@ -75,7 +72,6 @@ extension RequestPipeline {
     /// token is still refreshed for the next request, and this one fails saying so.
     private nonisolated(nonsending) func refreshToken(after outcome: RequestOutcome, of hop: PreparedRequest,
                                                       state: inout State) async throws(NetworkError) -> Retry? {
-        // The response last: binding it copies it (a retain per reference), which most requests need not pay.
         guard !state.hasRefreshed, let source = resolved.authentication?.refreshableSource, let stale = state.credentials?.token,
               case .response(let response) = outcome, response.statusCode == 401 else { return nil }
         resolved.log?.retry("401: refreshing the token, then retrying once", of: hop)
@@ -106,7 +102,6 @@ extension RequestPipeline {
                      note: "attempt \(number) of \(policy.maximumAttempts) failed (\(Self.cause(of: outcome)))")
     }
 
-    /// Waits for `retry`'s delay, logging why.
     nonisolated(nonsending) func wait(_ retry: Retry, after outcome: RequestOutcome, of hop: PreparedRequest,
                                       _ attempt: Int) async throws(NetworkError) {
         // The outcome's stream must not keep its transfer going while we wait (or after).
@@ -122,7 +117,6 @@ extension RequestPipeline {
         }
     }
 
-    /// Why an attempt failed, in a few words: "status 503", or the failure's reason.
     static func cause(of outcome: RequestOutcome) -> String {
         switch outcome {
         case .response(let response): "status \(response.statusCode)"

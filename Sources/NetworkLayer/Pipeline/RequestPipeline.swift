@@ -19,7 +19,6 @@ struct RequestPipeline {
     /// What the middlewares watching this run asked to be told; `nil` without any.
     var observers: [any RequestObserver]? = nil
 
-    /// What the loop knows between attempts.
     struct State {
         var attempt = 1
         var redirects = 0
@@ -35,7 +34,6 @@ struct RequestPipeline {
         /// What the middlewares changed, replayed on a request prepared again with fresh credentials.
         var changes: MiddlewareChanges?
 
-        /// The first attempt prepared again with `credentials`, the middlewares' changes replayed.
         func prepared(with credentials: Authentication.Credentials, by resolved: ResolvedRequest) throws(NetworkError) -> PreparedRequest {
             let fresh = try resolved.prepare(providerHeaders: providerHeaders, credentials: credentials)
             guard let changes else { return fresh }
@@ -43,7 +41,6 @@ struct RequestPipeline {
         }
     }
 
-    /// A middleware's changes, boxed: a `Base` stays four words, cheap to pass along every request.
     final class MiddlewareChanges: Sendable {
         let request: OutgoingRequest
         init(_ request: OutgoingRequest) { self.request = request }
@@ -75,9 +72,8 @@ struct RequestPipeline {
         while true {
             hop = current
             let outcome = await send(current, download: download)
-            // Whatever fails from here leaves no temporary file behind (a resumed download keeps
-            // its file across attempts, so a failed retry must remove it too), but for the part
-            // of a download its error's resume data points to.
+            // Whatever fails from here leaves no temporary file behind (a resumed download keeps its
+            // file across attempts), but for the part of a download its error's resume data points to.
             do throws(NetworkError) {
                 switch try await next(after: outcome, of: attempt, hop: current, download: download, state: &state) {
                 case .redirect(let next):
@@ -114,8 +110,7 @@ struct RequestPipeline {
         }
     }
 
-    /// The temporary file for a download's body, unless the request keeps its body in memory
-    /// (or streams it, or is mocked).
+    /// The temporary file for a download's body; `nil` when the body stays in memory, streams or is mocked.
     func newDownload() -> PendingDownload? {
         guard let destination = resolved.downloadDestination, resolved.streamKind == nil, !resolved.isMocked else { return nil }
         return PendingDownload(beside: destination)
@@ -127,13 +122,9 @@ struct RequestPipeline {
         return try await adapt(try resolved.prepare(providerHeaders: try await providerHeaders(), credentials: credentials))
     }
 
-    /// What follows an outcome.
     enum Step {
-        /// Another hop: the redirect the policy follows.
         case redirect(PreparedRequest)
-        /// Another attempt, after the retry's wait.
         case retry(Retry)
-        /// The outcome is the request's result.
         case result
     }
 
@@ -171,7 +162,6 @@ struct RequestPipeline {
         }
     }
 
-    /// What is left of the request's timeout, in seconds.
     var remainingTime: TimeInterval {
         resolved.timeout - (ContinuousClock.now - started).seconds
     }
@@ -197,8 +187,6 @@ struct RequestPipeline {
         for interceptor in interceptors.manager { try await adapt(&outgoing, by: interceptor, of: request) }
         if outgoing.isHome {
             for interceptor in interceptors.provider { try await adapt(&outgoing, by: interceptor, of: request) }
-            // Called directly, not through a closure like the interceptors' (a context allocated
-            // and two more async frames per request): every request goes through it.
             do {
                 try await resolved.provider.adapt(&outgoing)
             } catch {
@@ -210,8 +198,7 @@ struct RequestPipeline {
         return request.adapted(outgoing)
     }
 
-    /// `outgoing` after `interceptor`'s `adapt`; what it throws, or sets that cannot be sent, is
-    /// the request's error, naming the interceptor.
+    /// `outgoing` after `interceptor`'s `adapt`; what fails is the request's error, naming the interceptor.
     private nonisolated(nonsending) func adapt(_ outgoing: inout OutgoingRequest, by interceptor: any RequestInterceptor,
                                                of request: PreparedRequest) async throws(NetworkError) {
         do {
@@ -222,8 +209,7 @@ struct RequestPipeline {
         try Self.check(outgoing, adaptedBy: Self.name(of: interceptor), of: request)
     }
 
-    /// Fails with ``NetworkError/invalidRequest(_:)`` when what `hook` changed in `outgoing` cannot
-    /// be sent. The hook's name is made only then.
+    /// Fails with ``NetworkError/invalidRequest(_:)`` when what `hook` changed in `outgoing` cannot be sent.
     private static func check(_ outgoing: OutgoingRequest, adaptedBy hook: @autoclosure () -> String,
                               of request: PreparedRequest) throws(NetworkError) {
         if let problem = outgoing.problem() {
@@ -273,8 +259,7 @@ struct RequestPipeline {
         return next
     }
 
-    /// Whether `status` is a redirect (301, 302, 303, 307, 308): a switch, where a `Set<Int>`
-    /// lookup hashed every response's status.
+    /// Whether `status` is a redirect (301, 302, 303, 307, 308).
     static func isRedirect(_ status: Int) -> Bool {
         switch status {
         case 301, 302, 303, 307, 308: true
@@ -293,14 +278,12 @@ struct RequestPipeline {
         }
     }
 
-    /// The name of an interceptor for errors and the log: "the interceptor Signer".
     static func name(of interceptor: any RequestInterceptor) -> String {
         "the interceptor \(HeaderFields.printable(String(describing: type(of: interceptor))))"
     }
 }
 
 extension RequestOutcome {
-    /// The response, or the failure thrown.
     func get() throws(NetworkError) -> HTTPResponse {
         switch self {
         case .response(let response): response
@@ -308,7 +291,6 @@ extension RequestOutcome {
         }
     }
 
-    /// The response's stream, if it has one.
     var stream: StreamBody? {
         if case .response(let response) = self { return response.stream }
         return nil

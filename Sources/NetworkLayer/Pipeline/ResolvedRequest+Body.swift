@@ -1,6 +1,5 @@
 import Foundation
 
-/// Where a request's `params` go, and its body.
 extension ResolvedRequest {
     /// The encoded query (`params` when they go there; empty otherwise) and the body with its
     /// content type: an explicit body, else `params` as JSON or a form for a method that sends

@@ -1,6 +1,5 @@
 import Foundation
 
-/// The headers a request sends, and which of them stay at home.
 extension ResolvedRequest {
     /// The provider's headers, then the credentials', then the request's, each replacing an
     /// earlier one of the same name; then the body's `Content-Type` unless one is set.

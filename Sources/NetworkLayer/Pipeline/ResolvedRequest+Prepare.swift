@@ -1,17 +1,10 @@
 import Foundation
 
 extension ResolvedRequest {
-    /// The request to send: URL, merged headers and body, all checked. Its parts are built by
-    /// concern: the URL (ResolvedRequest+URL.swift), where `params` go and the body
-    /// (ResolvedRequest+Body.swift), the headers and what is secret (ResolvedRequest+Headers.swift).
-    ///
-    /// - Parameters:
-    ///   - providerHeaders: what the provider's `createHTTPHeaders()` returned.
-    ///   - credentials: what the authentication adds: headers between the provider's and the
-    ///     request's, query items after the parameters.
-    /// A full URL of another origin than the provider's gets neither the credentials nor the
-    /// provider's secret headers. Every error it throws names the request (`METHOD endpoint`, as
-    /// it has no URL yet).
+    /// The request to send: URL, merged headers and body, all checked. A full URL of another
+    /// origin gets neither the credentials nor the provider's secret headers; every error names the
+    /// request (`METHOD endpoint`). `credentials` go between the provider's headers and the
+    /// request's, and their query items after the parameters.
     func prepare(providerHeaders: [String: String], credentials: Authentication.Credentials? = nil) throws(NetworkError) -> PreparedRequest {
         do {
             return try build(providerHeaders: providerHeaders, credentials: credentials)
@@ -40,8 +33,6 @@ extension ResolvedRequest {
         guard timeout > 0 else {
             throw .invalidRequest(.init(reason: "the timeout must be greater than zero, not \(timeout)"))
         }
-        // Each checked where it is: an array of the two (to loop over) was an allocation, and
-        // destroying it ~500 instructions, for every request.
         if let value = options.connectTimeout, !(value > 0) { throw nonPositiveTimeout("connect", value) }
         if let value = options.idleTimeout, !(value > 0) { throw nonPositiveTimeout("idle", value) }
         if let problem = options.hostOverrides?.problem {
@@ -78,7 +69,6 @@ extension ResolvedRequest {
         return .bytes(try compression.compress(data))
     }
 
-    /// The error for a connect or idle timeout that is not greater than zero.
     private func nonPositiveTimeout(_ part: String, _ value: TimeInterval) -> NetworkError {
         .invalidRequest(.init(request: describeUnprepared(), reason: "the \(part) timeout must be greater than zero, not \(value)"))
     }

@@ -29,10 +29,8 @@ extension ResolvedRequest {
         return (url.absoluteString, CurlURL(home).flatMap(Origin.init) == origin)
     }
 
-    /// `url` with `query` (the encoded parameters) and the credentials' query items appended before
-    /// any fragment, checked: text ``URLText/isPlainHTTP(_:)`` accepts is parsed only if its `url`
-    /// is read; any other goes through `URL(string:)` here, which refuses it or gives the text
-    /// libcurl gets.
+    /// `url` with `query` and the credentials' query items appended before any fragment, checked:
+    /// text ``URLText/isPlainHTTP(_:)`` accepts is parsed only if read, any other by `URL(string:)` here.
     func finalURL(_ url: String, query: String, credentials: [(name: String, value: String)],
                   secrets: SecretNames) throws(NetworkError) -> BuiltURL {
         var url = url
@@ -41,7 +39,6 @@ extension ResolvedRequest {
             queryText += (queryText.isEmpty ? "" : "&") + ParameterValue.percentEncode(item.name) + "=" + ParameterValue.percentEncode(item.value)
         }
         if !queryText.isEmpty {
-            // Before a #fragment, if the endpoint has one.
             let fragmentStart = url.firstIndex(of: "#") ?? url.endIndex
             let separator = url[..<fragmentStart].contains("?") ? "&" : "?"
             url.insert(contentsOf: separator + queryText, at: fragmentStart)
@@ -104,7 +101,6 @@ extension ResolvedRequest {
         } else if let first = path.utf8.first, first != UInt8(ascii: "/") {  // bytes: hasPrefix on a Substring is slow
             slashBeforePath = true
         }
-        // The usual endpoint is plain ASCII that needs no escaping: checked byte by byte, no copy.
         if Self.endpointBytes.containsAll(path) {
             return Self.joined(scheme: location.scheme.rawValue, host: host, port: port, base: escapedBase,
                                slash: slashBeforePath, path: path.utf8)
@@ -116,7 +112,6 @@ extension ResolvedRequest {
                            slash: slashBeforePath, path: Self.escapedPath(String(path)).utf8)
     }
 
-    /// `scheme://host[:port][/base][/]path` written into one string of the exact size.
     private static func joined<Path: Collection<UInt8>>(scheme: String, host: String, port: Int?, base: String?,
                                                          slash: Bool, path: Path) -> String {
         var portDigits = 0

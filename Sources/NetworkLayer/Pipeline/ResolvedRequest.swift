@@ -1,27 +1,20 @@
 import Foundation
 import Synchronization
 
-/// Everything one request will use, decided once when it starts from the request, its provider
-/// and the manager: the request's setting wins over the provider's, the provider's over the
-/// manager's, the manager's over the default. Nothing after this reads the request object, the
-/// provider's settings or the manager's again; the provider is kept for its behaviours only
-/// (`createHTTPHeaders()`, `adapt(_:)`, `parseAndValidate`).
-///
-/// A class: every attempt, hop, transfer and response of the request shares this one value.
-/// (`location` is the provider's settings copied, not read again: a provider's computed
-/// properties could answer differently on a second read.)
+/// Everything one request will use, decided once when it starts (precedence: `BaseRequest.resolved(with:resumingFrom:)`).
+/// Nothing after this reads the request object, the provider's settings or the manager's again;
+/// the provider is kept for its behaviours only (`createHTTPHeaders()`, `adapt(_:)`, `parseAndValidate`).
+/// A class: every attempt, hop, transfer and response of the request shares it. `location` is
+/// copied, not read again: a provider's computed properties could answer differently twice.
 final class ResolvedRequest: Sendable {
     /// The request's class (a subclass of `BaseRequest`), which mocks can be registered for.
     let requestClass: AnyObject.Type
-    /// The backend, for its behaviours.
     let provider: any ServiceProvider
 
     // MARK: What it sends
 
-    /// Where the provider lives: its scheme, host, port and base path.
     let location: Location
     let method: HTTPMethod
-    /// Where it goes: a path under the provider, or a full URL of its own.
     let target: Target
     /// The converted `params`, or why they cannot be sent (reported once the request runs).
     let parameters: Result<ParameterValue, NetworkError>
@@ -30,34 +23,27 @@ final class ResolvedRequest: Sendable {
     let bodyCompression: BodyCompression?
     let parameterEncoding: ParameterEncoding?
     let arrayEncoding: ArrayEncoding
-    /// The request's encoder, else the provider's.
     let jsonEncoder: JSONEncoder
     let additionalHeaders: [String: String]
-    /// The provider's authentication, unless the request opted out.
     let authentication: Authentication?
-    /// The secret names the manager, the provider and the request declared.
     let secretNames: SecretNames
 
     // MARK: Limits and policies
 
-    /// The whole request's time, every attempt and redirect included.
     let timeout: TimeInterval
     let retryPolicy: RetryPolicy?
     /// How an event stream connects again; `nil` when it does not (the request's only).
     let reconnectPolicy: ReconnectPolicy?
     let redirectPolicy: RedirectPolicy
-    /// The manager's, the provider's and the request's interceptors.
     let interceptors: Interceptors
     /// The manager's, the provider's and the request's middlewares, outermost first.
     let middlewares: [any RequestMiddleware]
-    /// The manager's network middlewares.
     let networkMiddlewares: [any RequestMiddleware]
     /// The transfer's settings: CA bundle, pins, proxy, Unix socket, cookie store, size limits.
     let options: TransferOptions
 
     // MARK: The response
 
-    /// How the response is validated and decoded.
     let expectations: ResponseExpectations
     /// The request's own check of an acceptable response, before the provider's `parseAndValidate`.
     let validator: (@Sendable (HTTPResponse) throws -> Void)?
@@ -79,12 +65,9 @@ final class ResolvedRequest: Sendable {
     let mockedResponseFilename: String?
     /// ``BaseRequest/operationID``: names the call in the log and in mock mode.
     let operationID: String?
-    /// Where mock files are read from, for a mocked request; `nil` for a live one (the default,
-    /// a file URL under the working directory, costs ~8 k instructions to make).
+    /// Where mock files are read from, for a mocked request; `nil` for a live one.
     let mockResponsesDirectory: URL?
-    /// Record mode's directory, for a live request.
     let mockRecordingDirectory: URL?
-    /// The request's log, `nil` when logging is off.
     let log: NetworkLog?
     /// How it uses the manager's response cache; `nil` without one, and in mock mode.
     let cache: RequestCaching?
@@ -102,17 +85,13 @@ final class ResolvedRequest: Sendable {
         let basePath: String
     }
 
-    /// The interceptors of a request, by where they come from.
     struct Interceptors: Sendable {
-        /// ``NetworkManager/interceptors``: outermost.
         let manager: [any RequestInterceptor]
         /// ``ServiceProvider/interceptors``: for attempts to the provider's origin only.
         let provider: [any RequestInterceptor]
-        /// ``BaseRequest/interceptors``: innermost.
         let request: [any RequestInterceptor]
     }
 
-    /// Where a request goes.
     enum Target: Sendable {
         /// A path (with an optional query) under the provider's `scheme://host[:port][/basePath]`.
         case endpoint(String)
@@ -183,8 +162,7 @@ final class ResolvedRequest: Sendable {
 
 extension BaseRequest {
     /// The manager's secret names with the header and query item names the provider and the
-    /// request declare. Most declare none: the manager's are then taken as they are (uniting,
-    /// folding and merging four empty sets costs ~500 instructions).
+    /// request declare; most declare none, and the manager's are then taken as they are.
     private static func secretNames(manager: SecretNames, provider: (headers: Set<String>, queryItems: Set<String>),
                                     request: (headers: Set<String>, queryItems: Set<String>)) -> SecretNames {
         if provider.headers.isEmpty, provider.queryItems.isEmpty, request.headers.isEmpty, request.queryItems.isEmpty { return manager }
@@ -326,8 +304,8 @@ extension BaseRequest {
 
 extension ResolvedRequest {
     /// The last response type found not to stream (its metadata's address), or 0: most requests
-    /// of a process share a few such types, and `StreamKind(for:)`'s dynamic cast (a protocol
-    /// conformance lookup, ~285 instructions) would run for every request.
+    /// of a process share a few such types, and `StreamKind(for:)`'s dynamic cast would
+    /// otherwise run for every request.
     private static let lastNonStreamingType = Atomic<UInt>(0)
 
     /// ``StreamKind(for:)``, skipping the cast when `type` is the last type found not to stream.

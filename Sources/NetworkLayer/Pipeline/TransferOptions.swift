@@ -2,46 +2,38 @@ import Foundation
 
 /// The manager's settings that shape a transfer, fixed when the request starts.
 ///
-/// A class of constants, not a struct: the request, its transfer plan and its libcurl transfer
-/// share one instance, where a struct of thirteen fields was copied (and each of its references
-/// retained) three times per request. A hop that must drop some of them gets a new instance.
+/// A class of constants: the request, its transfer plan and its libcurl transfer share one
+/// instance. A hop that must drop some of them gets a new instance: the provider's Unix socket,
+/// client certificate and TLS options serve the request's own origin only (``forHop(to:from:)``).
 final class TransferOptions: Sendable {
     /// A PEM file of CA certificates trusted instead of the system store.
     let customCABundle: URL?
     /// The CA file the origin's certificate is verified with: the provider's, else the manager's.
     var trustedCertificates: URL? { tls?.trustedCertificates ?? customCABundle }
-    /// The pins to enforce, or `nil` when pinning is off.
     let pinning: PinningConfiguration?
     /// Why pins cannot be checked in this process, or `nil` (see ``TLSBackendCheck``).
     let tlsBackendProblem: String?
-    /// The largest response body accepted, or `nil` for no limit.
     let maximumResponseSize: Int?
-    /// How far a compressed body may expand.
     let decompressionLimit: DecompressionLimit
     /// Until the connection is up (``Timeouts/connect``), or `nil` for libcurl's default.
     let connectTimeout: TimeInterval?
     /// How long a response may send nothing (``Timeouts/idle``), or `nil`.
     let idleTimeout: TimeInterval?
-    /// The HTTP version to speak.
     let httpVersion: HTTPVersion
     /// The manager's host overrides, or `nil` when it has none.
     let hostOverrides: HostOverrides?
 
     // Where the connection goes and what it shares, per request (CurlTransfer+Routing applies them).
 
-    /// The provider's Unix socket; `nil` for TCP. Applies to the request's own origin only: a
-    /// redirect to another origin goes over the network (``forHop(to:from:)``).
+    /// The provider's Unix socket; `nil` for TCP.
     let unixSocketPath: String?
-    /// The provider's proxy, or else the manager's.
     let proxy: ProxyConfiguration
     /// The manager's cookie store, unless the request carries a `Cookie` header of its own.
     let cookieJar: CookieJar?
-    /// The provider's client certificate (mutual TLS). Applies to the request's own origin only,
-    /// as the Unix socket does (``forHop(to:from:)``).
+    /// The provider's client certificate (mutual TLS).
     let clientCertificate: ClientCertificate?
-    /// TCP keepalive on the connection, or `nil` for none.
     let keepAlive: KeepAlive?
-    /// The provider's TLS options, for its own origin only, as the client certificate.
+    /// The provider's TLS options.
     let tls: TLSOptions?
     /// IP family, DNS cache, Happy Eyeballs, interface: the provider's, else the manager's.
     let connecting: ConnectOptions

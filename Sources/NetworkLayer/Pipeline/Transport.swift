@@ -9,7 +9,6 @@ protocol Transport: Sendable {
     ///   it into place or removes it), and where a resumed attempt continues; `nil` to keep the
     ///   body in memory.
     ///
-    /// `nonisolated(nonsending)`: it runs on the caller's executor (the manager's data path, off
-    /// the caller's actor already), so calling it costs no executor switch.
+    /// `nonisolated(nonsending)`: it runs on the caller's executor (the manager's data path).
     nonisolated(nonsending) func send(_ request: PreparedRequest, download: PendingDownload?) async throws(NetworkError) -> HTTPResponse
 }

@@ -1,11 +1,9 @@
 import Foundation
 
 extension BaseRequest: CustomReflectable {
-    /// What `dump` shows of a request: its method, its endpoint and headers redacted (by the
-    /// secret names the provider and the request declare, and the names that look secret), the
-    /// names of its params (never their values), its body's kind, its timeout and its provider's
-    /// type. A subclass's own stored properties are not shown: they may hold what the request
-    /// is built from (a token, a password).
+    /// What `dump` shows of a request: method, endpoint and headers redacted, the names of its
+    /// params (never values), its body's kind, timeout and provider type. A subclass's own stored
+    /// properties are not shown: they may hold what the request is built from (a token, a password).
     public var customMirror: Mirror {
         let provider = serviceProvider
         let redactor = Redactor(names: SecretNames(headers: provider.secretHeaderNames.union(secretHeaderNames),

@@ -2,12 +2,6 @@ internal import CNetworkLayerZlib
 import Foundation
 
 /// How a request body is compressed before it is sent: the coding named in `Content-Encoding`.
-///
-/// ```swift
-/// request.bodyCompression = .gzip                           // this request
-/// Net.middlewares = [BodyCompressionMiddleware(minimumSize: 1_024)]   // every body of 1 KB or more
-/// ```
-///
 /// Interceptors, `adapt(_:)` (a signature covers what is sent) and copy-as-curl see the compressed
 /// body. Off by default: the server must accept the coding, and most APIs do not.
 public struct BodyCompression: Sendable, Hashable, CustomStringConvertible {
@@ -19,7 +13,6 @@ public struct BodyCompression: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { coding }
 
-    /// `data` compressed.
     func compress(_ data: Data) throws(NetworkError) -> Data {
         try Self.gzip(data)
     }
@@ -54,9 +47,7 @@ public struct BodyCompression: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Compresses every request body held in memory of at least `minimumSize` bytes that has no
-/// `Content-Encoding` yet. A body streamed from a file, a form or a sequence is sent as it is.
-///
-/// As a middleware it runs before the interceptors: they see, and sign, the compressed body.
+/// `Content-Encoding` yet (streamed ones go as they are). It runs before the interceptors, which sign the compressed body.
 public struct BodyCompressionMiddleware: RequestMiddleware {
     public let compression: BodyCompression
     public let minimumSize: Int

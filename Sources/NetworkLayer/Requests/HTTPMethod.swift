@@ -1,20 +1,11 @@
-/// An HTTP method: one of the standard ones (`.get`, `.post`, …) or any other RFC 9110 token.
-///
-/// ```swift
-/// request.httpMethod = .patch
-/// request.httpMethod = HTTPMethod(rawValue: "PROPFIND")   // WebDAV, QUERY, PURGE, …
-/// ```
-///
-/// A method is case-sensitive and sent exactly as written; one that is not an RFC 9110 token
-/// (a space, CR, LF) fails the request with ``NetworkError/invalidRequest(_:)`` before anything is
-/// sent. `GET`, `HEAD` and `OPTIONS` send `params` as the query string, the others as a JSON body.
+/// An HTTP method: one of the standard ones (`.get`, `.post`, …) or any other RFC 9110 token
+/// (`HTTPMethod(rawValue: "PROPFIND")`), case-sensitive and sent exactly as written. One that is not
+/// a token fails the request with ``NetworkError/invalidRequest(_:)`` before anything is sent.
 /// A method the library does not know counts as unsafe and not idempotent.
 public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CaseIterable {
-    /// The method's name as sent, e.g. `"GET"`.
     public let rawValue: String
 
-    /// A method named `rawValue`, sent exactly as written. A name that is not an RFC 9110 token
-    /// is refused when the request starts, with ``NetworkError/invalidRequest(_:)``.
+    /// A method named `rawValue`, sent exactly as written (checked when the request starts).
     public init(rawValue: String) {
         self.rawValue = rawValue
     }
@@ -27,7 +18,6 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CaseIterable {
     public static let head = HTTPMethod(rawValue: "HEAD")
     public static let options = HTTPMethod(rawValue: "OPTIONS")
 
-    /// The seven methods of the original design, in its order.
     public static let allCases: [HTTPMethod] = [.get, .post, .put, .patch, .delete, .head, .options]
 
     /// Whether `params` travel in the query string (rather than a JSON body).
@@ -43,7 +33,6 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CaseIterable {
 
     /// Why this method cannot be sent, or `nil` when it is an RFC 9110 token.
     var problem: String? {
-        // Contiguous bytes where possible: every request's method is checked.
         let isToken = rawValue.utf8.withContiguousStorageIfAvailable { !$0.isEmpty && $0.allSatisfy(HeaderFields.isTokenByte) }
             ?? (!rawValue.isEmpty && rawValue.utf8.allSatisfy(HeaderFields.isTokenByte))
         if isToken { return nil }
@@ -53,6 +42,5 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CaseIterable {
 }
 
 extension HTTPMethod: CustomStringConvertible {
-    /// The method's name, e.g. `GET`.
     public var description: String { rawValue }
 }

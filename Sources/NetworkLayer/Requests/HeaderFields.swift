@@ -1,10 +1,8 @@
 import Foundation
 
-/// Merging and checking request headers.
 enum HeaderFields {
     /// The provider's headers, then the authentication's, then the request's, each replacing an
-    /// earlier header of the same name (ignoring case). Sorted by name within each group, so the
-    /// order is stable.
+    /// earlier one of the same name (ignoring case); sorted by name within each group.
     static func merged(_ provider: [String: String], _ authentication: [(name: String, value: String)] = [],
                        overriddenBy request: [String: String]) throws(NetworkError) -> [(name: String, value: String)]
     {

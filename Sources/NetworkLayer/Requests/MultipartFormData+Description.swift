@@ -16,9 +16,7 @@ extension MultipartFormData: CustomStringConvertible, CustomDebugStringConvertib
         return HeaderFields.printable("MultipartFormData(\(text.joined(separator: ", ")))")
     }
 
-    /// The same as ``description``.
     public var debugDescription: String { description }
 
-    /// What `dump` shows: the description.
     public var customMirror: Mirror { Mirror(self, children: ["description": description], displayStyle: .struct) }
 }

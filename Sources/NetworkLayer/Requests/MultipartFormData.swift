@@ -1,13 +1,6 @@
 import Foundation
 
 /// The parts of a `multipart/form-data` body, in order.
-///
-/// ```swift
-/// let form = MultipartFormData()
-///     .text("title", "Holiday")
-///     .data("thumbnail", thumbnailBytes, filename: "thumb.png", mimeType: "image/png")
-///     .file("video", at: videoURL, mimeType: "video/mp4")   // streamed from disk
-/// ```
 public struct MultipartFormData: Sendable {
     enum Part: Sendable {
         case text(name: String, value: String)

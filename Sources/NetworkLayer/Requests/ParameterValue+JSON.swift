@@ -4,9 +4,7 @@ extension ParameterValue {
     /// Reads JSON (an `Encodable`'s, for a form body) as parameters: integers exactly (as `Int64`,
     /// else `UInt64`), other numbers as `Double`, strings exactly as written, object keys sorted
     /// (``keyPrecedes(_:_:)``).
-    ///
     /// Not through `JSONSerialization`, which drops a U+FEFF at the start of a string and after an escape.
-    ///
     /// - Throws: ``NetworkError/invalidRequest(_:)`` when `json` is not JSON or holds a number
     ///   with no finite `Double`.
     static func fromJSON(_ json: Data) throws(NetworkError) -> ParameterValue {
@@ -25,7 +23,6 @@ extension ParameterValue {
         a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
-    /// One JSON value, read by trying each kind in turn.
     private struct Reading: Decodable {
         let value: ParameterValue
 

@@ -1,7 +1,6 @@
 import Foundation
 
-/// A request parameter, converted once from the `[String: any Sendable]` a user wrote into a
-/// closed set of values that can be encoded as a query or as JSON without surprises.
+/// A request parameter: a closed set of values, converted once, that encode as a query or JSON.
 enum ParameterValue: Sendable {
     case string(String)
     case bool(Bool)
@@ -14,7 +13,6 @@ enum ParameterValue: Sendable {
     /// Keys sorted by their UTF-8 bytes (``keyPrecedes(_:_:)``), so the same parameters always encode to the same bytes.
     case object([(key: String, value: ParameterValue)])
 
-    /// Whether this is an object without members (no `params`).
     var isEmptyObject: Bool {
         if case .object(let members) = self { return members.isEmpty }
         return false
@@ -25,7 +23,6 @@ enum ParameterValue: Sendable {
         try convert(dictionary, path: "params")
     }
 
-    /// Converts an array literal.
     static func array(from array: [any Sendable]) throws(NetworkError) -> ParameterValue {
         try convert(array, path: "body")
     }
@@ -121,8 +118,7 @@ enum ParameterValue: Sendable {
 
 extension ParameterValue {
     /// `application/x-www-form-urlencoded`-style query text for an object, percent-encoded per
-    /// RFC 3986: every byte outside `A-Z a-z 0-9 - . _ ~` is escaped, so `+`, `&`, `=`, `#`, `/`, `?`,
-    /// `%`, spaces and non-ASCII text round-trip exactly.
+    /// RFC 3986 (every byte outside `A-Z a-z 0-9 - . _ ~`), so any text round-trips exactly.
     func queryString(arrays: ArrayEncoding = .repeatedKeys) -> String {
         guard case .object(let members) = self else { return "" }
         var pairs: [String] = []

@@ -1,6 +1,5 @@
 import Foundation
 
-/// A body ready to send.
 enum PreparedBody: Sendable {
     case bytes(Data)
     /// Streamed from disk; its size was read when the request was prepared.
@@ -16,7 +15,6 @@ enum PreparedBody: Sendable {
         return self
     }
 
-    /// The body's size, when known before sending.
     var count: Int64? {
         switch self {
         case .bytes(let data): Int64(data.count)

@@ -17,9 +17,7 @@ extension RequestBody: CustomStringConvertible, CustomDebugStringConvertible, Cu
         return HeaderFields.printable(text)
     }
 
-    /// The same as ``description``.
     public var debugDescription: String { description }
 
-    /// What `dump` shows: the description.
     public var customMirror: Mirror { Mirror(self, children: ["description": description], displayStyle: .struct) }
 }

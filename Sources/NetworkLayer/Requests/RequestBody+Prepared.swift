@@ -1,7 +1,6 @@
 import Foundation
 
 extension RequestBody {
-    /// The bytes (or stream) to send and their content type.
     func prepared(encoder: JSONEncoder, arrays: ArrayEncoding) throws(NetworkError) -> (body: PreparedBody, contentType: String?) {
         switch content {
         case .bytes(let data, let contentType):

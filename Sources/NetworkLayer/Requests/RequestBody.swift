@@ -1,25 +1,10 @@
 import Foundation
 
 /// An explicit request body. When a request has one, it is sent instead of `params`.
-///
-/// ```swift
-/// body = .json(NewUser(name: "Ada"))                        // any Encodable
-/// body = .json(object: ["name": "Ada", "tags": ["x"]])      // a JSON literal
-/// body = .form(["user": "ada", "remember": true])           // application/x-www-form-urlencoded
-/// body = .multipart(MultipartFormData()
-///     .text("title", "Holiday")
-///     .file("photo", at: URL(fileURLWithPath: "/tmp/beach.jpg"), mimeType: "image/jpeg"))
-/// body = .data(pngBytes, contentType: "image/png")
-/// body = .file(URL(fileURLWithPath: "/tmp/backup.tar"), contentType: "application/x-tar")
-/// body = .stream(chunks, length: nil)                      // any AsyncSequence of Data, sent as it is produced
-/// ```
-///
 /// The `Content-Type` header is set from the body unless the request's or provider's headers set one.
 public struct RequestBody: Sendable {
     enum Content: Sendable {
-        /// Bytes known up front, with their content type.
         case bytes(Result<Data, NetworkError>, contentType: String)
-        /// A file streamed from disk as the whole body.
         case file(URL, contentType: String)
         case multipart(MultipartFormData)
         /// Encoded when the request starts, with the request's or the provider's encoder.
@@ -30,9 +15,8 @@ public struct RequestBody: Sendable {
 
     let content: Content
 
-    /// JSON from any `Encodable`, encoded with `encoder`, else the request's `jsonEncoder`, else
-    /// the provider's. The provider's default encoder writes keys sorted, so the same value is
-    /// always the same bytes; an encoder of your own is used as it is.
+    /// JSON from any `Encodable`, encoded with `encoder`, else the request's `jsonEncoder`, else the
+    /// provider's (which sorts keys, so the same value is always the same bytes).
     public static func json(_ value: some Encodable & Sendable, encoder: JSONEncoder? = nil) -> RequestBody {
         RequestBody(content: .encodable(value, encoder: encoder, form: false))
     }
@@ -77,38 +61,21 @@ public struct RequestBody: Sendable {
         RequestBody(content: .file(url, contentType: contentType))
     }
 
-    /// A body produced while it is sent: the chunks of any `AsyncSequence` of `Data` (an
-    /// `AsyncStream<Data>`, an `AsyncThrowingStream<Data, Error>`, your own sequence).
+    /// A body produced while it is sent: the chunks of any `AsyncSequence` of `Data`.
     ///
-    /// ```swift
-    /// let (chunks, continuation) = AsyncStream.makeStream(of: Data.self)
-    /// request.body = .stream(chunks, length: nil)       // chunked on HTTP/1.1
-    /// request.body = .stream(export.chunks, length: size, contentType: "text/csv")   // Content-Length: size
-    /// ```
-    ///
-    /// - With a `length`, the body is sent with `Content-Length`; a sequence that produces more or
-    ///   fewer bytes fails the request with ``NetworkError/invalidRequest(_:)`` saying which, and the
-    ///   server never gets a complete body. Without one it is sent with
-    ///   `Transfer-Encoding: chunked` on HTTP/1.1, in plain DATA frames on HTTP/2.
-    /// - **Backpressure**: the sequence is asked for its next chunk only while less than about
-    ///   1 MB waits to be sent; a slow server pauses it, so memory stays flat for any size.
-    /// - **Ending**: a sequence that throws fails the request with your error as
-    ///   ``NetworkError/underlyingError`` (``NetworkError/invalidRequest(_:)``; a
-    ///   `CancellationError` is ``NetworkError/cancelled(_:)``). Cancelling the request's task
-    ///   stops the transfer and the sequence's iteration.
-    /// - **Sent once**: a sequence can be iterated only once, so the request is not retried (the
-    ///   retry policy does not apply), a 307 or 308 redirect that would send the body again and a
-    ///   401 that refreshes the token fail with a clear error instead of sending an empty body.
-    ///   A body given as a factory, ``stream(length:contentType:_:)``, can go again.
-    /// - In mock mode the mock reads the whole sequence (a producer never waits forever) and the
-    ///   recorded request holds its first 1 MB.
-    /// - The log, errors and copy-as-curl never show its bytes; ``OutgoingRequest/body`` is `nil`
-    ///   and ``OutgoingRequest/bodyLength`` is `length`.
+    /// - With a `length`, it is sent with `Content-Length`, and a sequence that produces more or
+    ///   fewer bytes fails the request with ``NetworkError/invalidRequest(_:)``; without one, chunked
+    ///   on HTTP/1.1, plain DATA frames on HTTP/2.
+    /// - **Backpressure**: the next chunk is asked for only while less than about 1 MB waits to be sent.
+    /// - **Ending**: a sequence that throws fails the request with your error as its
+    ///   ``NetworkError/underlyingError``; cancelling the task stops the transfer and the iteration.
+    /// - **Sent once**: no retry, no 307/308 resend and no token-refresh retry: those fail with a clear
+    ///   error instead of sending an empty body. Use ``stream(length:contentType:_:)`` to send again.
+    /// - The log, errors and copy-as-curl never show its bytes; a mock reads the whole sequence.
     ///
     /// - Parameters:
     ///   - chunks: the body, in order. Empty chunks are skipped.
-    ///   - length: the exact number of bytes `chunks` produces, or `nil` when it is not known.
-    ///     A negative length fails the request with ``NetworkError/invalidRequest(_:)``.
+    ///   - length: the exact number of bytes `chunks` produces, or `nil`; a negative one fails the request.
     ///   - contentType: the body's `Content-Type` (the request's or provider's header wins).
     public static func stream<Chunks: AsyncSequence & Sendable>(
         _ chunks: Chunks, length: Int? = nil, contentType: String = "application/octet-stream"
@@ -126,18 +93,9 @@ public struct RequestBody: Sendable {
         return RequestBody(content: .stream(.success(upload), contentType: contentType))
     }
 
-    /// A body produced while it is sent, by a sequence `makeChunks` makes for each sending: a
-    /// retry, a token refresh after a 401, or a 307 or 308 redirect sends it again, where a
-    /// sequence given as it is (``stream(_:length:contentType:)``) can go only once.
-    ///
-    /// ```swift
-    /// request.body = .stream(length: size) { export.chunks() }   // a new sequence each time it is asked
-    /// ```
-    ///
-    /// Everything else is as for ``stream(_:length:contentType:)``: backpressure, the declared
-    /// length enforced, a sequence that throws failing the request. `makeChunks` must give the
-    /// same bytes each time (a request signature or a `Content-Length` sent once would not fit
-    /// others).
+    /// A body produced while it is sent, by a sequence `makeChunks` makes for each sending, so a
+    /// retry, a token refresh or a 307/308 redirect can send it again; otherwise as
+    /// ``stream(_:length:contentType:)``. `makeChunks` must give the same bytes each time.
     ///
     /// - Parameters:
     ///   - length: the exact number of bytes each sequence produces, or `nil` when not known.

@@ -2,12 +2,6 @@ import Foundation
 
 /// A certificate file in ``NetworkManager/certificatesDirectory`` whose public key is pinned.
 ///
-/// ```swift
-/// let cert01 = CertificateModel(filename: "Cert001", fileExtension: .der)
-/// let cert02 = CertificateModel(filename: "Cert002", fileExtension: .other(fileExtension: "certificate"))
-/// try Net.configurePinningWith(certificates: [cert01, cert02], isEnabled: true)
-/// ```
-///
 /// The extension only names the file: DER or PEM content is accepted whatever it is, and a PEM
 /// file holding several certificates pins each of them.
 public struct CertificateModel: Sendable, Hashable {
@@ -32,9 +26,7 @@ public struct CertificateModel: Sendable, Hashable {
         }
     }
 
-    /// The file's name without its extension.
     public let filename: String
-    /// The file's extension.
     public let fileExtension: FileExtension
 
     /// Names a certificate file: `<certificatesDirectory>/<filename>.<fileExtension>`.

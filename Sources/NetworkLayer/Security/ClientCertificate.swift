@@ -1,17 +1,7 @@
 import Foundation
 
-/// A certificate and private key this client presents in the TLS handshake (mutual TLS). Every
-/// request to the origin of the provider that names it presents it:
-///
-/// ```swift
-/// struct Bank: ServiceProvider {
-///     var host: String { "api.bank.example" }
-///     var httpScheme: HTTPScheme { .https }
-///     var clientCertificate: ClientCertificate? {
-///         .pem(certificate: certURL, privateKey: keyURL, password: keyPassword)   // or .pkcs12(url, password:)
-///     }
-/// }
-/// ```
+/// A certificate and private key this client presents in the TLS handshake (mutual TLS), for
+/// every request to the origin of the provider that names it (``ServiceProvider/clientCertificate``).
 ///
 /// The files are read and checked with OpenSSL before anything is sent (and again when they
 /// change): a missing file, no certificate or key, a wrong password or a key that is not the
@@ -61,8 +51,7 @@ public struct ClientCertificate: Sendable, Hashable, CustomStringConvertible, Cu
     ///
     /// - Parameters:
     ///   - certificate: the PEM certificate (`-----BEGIN CERTIFICATE-----`), then its chain if any.
-    ///   - privateKey: the PEM private key: PKCS#8 (`BEGIN PRIVATE KEY`, `BEGIN ENCRYPTED PRIVATE
-    ///     KEY`) or traditional (`BEGIN RSA PRIVATE KEY`, `BEGIN EC PRIVATE KEY`).
+    ///   - privateKey: the PEM private key, PKCS#8 or traditional (`BEGIN RSA PRIVATE KEY`).
     ///   - password: the key's password when it is encrypted; `nil` (the default) for none.
     public static func pem(certificate: URL, privateKey: URL, password: String? = nil) -> ClientCertificate {
         ClientCertificate(source: .pem(certificate: certificate, privateKey: privateKey), password: password)
@@ -72,7 +61,6 @@ public struct ClientCertificate: Sendable, Hashable, CustomStringConvertible, Cu
     /// keychains and `openssl pkcs12 -export` write them.
     ///
     /// - Parameters:
-    ///   - url: the archive.
     ///   - password: its password; `nil` (the default) for none, which also tries the empty password.
     public static func pkcs12(_ url: URL, password: String? = nil) -> ClientCertificate {
         ClientCertificate(source: .pkcs12(url), password: password)
@@ -87,7 +75,6 @@ public struct ClientCertificate: Sendable, Hashable, CustomStringConvertible, Cu
         return "ClientCertificate(\(files)\(password == nil ? "" : ", password \(Redactor.placeholder)"))"
     }
 
-    /// The same as ``description``.
     public var debugDescription: String { description }
 
     /// What `dump` and debuggers show: the description, without the password.

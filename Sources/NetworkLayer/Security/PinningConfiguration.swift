@@ -17,7 +17,6 @@ struct PinningConfiguration: Sendable {
 
     private static let generations = Atomic<Int>(0)
 
-    /// Reads and checks every rule: pin strings parsed, certificate files read and hashed.
     init(_ rules: [PinningRule], certificatesDirectory: URL, isEnabled: Bool) throws(NetworkError) {
         var resolved: [Rule] = []
         for rule in rules {

@@ -1,15 +1,6 @@
 import Foundation
 
 /// Pins that apply to some hosts (or to all), for ``NetworkManager/configurePinning(_:isEnabled:)``.
-///
-/// ```swift
-/// try Net.configurePinning([
-///     PinningRule(hosts: ["api.example.com", "*.cdn.example.com"],
-///                 publicKeyHashes: ["sha256/YLh1dUR9y6Kja30RrAn7JKnbQG/uEtLMkBgFF2Fuihg=",   // intermediate CA
-///                                   "sha256/Vjs8r4z+80wjNcr1YKepWQboSIRi63WsWXhIMN+eWys="]), // backup
-///     PinningRule(hosts: ["auth.example.com"], certificates: [CertificateModel(filename: "Auth", fileExtension: .pem)]),
-/// ], isEnabled: true)
-/// ```
 public struct PinningRule: Sendable, Hashable {
     /// Host patterns, or `nil` for every host. A pattern is a host name (`api.example.com`,
     /// `127.0.0.1`), `*.example.com` for exactly one more label (`a.example.com`, not

@@ -2,11 +2,6 @@ import Foundation
 
 /// The SHA-256 digest of a certificate's public key (its SubjectPublicKeyInfo), written
 /// `sha256/<base64>` as OkHttp and HPKP do.
-///
-/// Get one from a certificate with:
-///
-///     openssl x509 -in cert.pem -pubkey -noout | openssl pkey -pubin -outform der \
-///       | openssl dgst -sha256 -binary | openssl enc -base64
 public struct PublicKeyPin: Hashable, Sendable, CustomStringConvertible {
     /// The 32-byte digest.
     public let sha256: Data

@@ -3,19 +3,15 @@ import Foundation
 /// Applies a request's ``SecretNames`` to text: replaces secret header and query values, and
 /// every other occurrence of a secret value, with `<redacted>`.
 ///
-/// Used for everything the library prints or puts in an error: the verbose log, error
-/// descriptions, mock sidecars written by record mode, copy-as-curl output. What is secret is
-/// `names` (facts carried with the request) and, as a safety net for names no one declared,
-/// the lists of secret-looking names below.
+/// Used for everything the library prints or puts in an error (the log, error descriptions,
+/// record-mode sidecars, copy-as-curl): `names`, and the secret-looking names below as a safety net.
 struct Redactor: Sendable {
     static let placeholder = "<redacted>"
 
-    /// Header names (lowercased) that always look secret.
     static let secretHeaderNames: Set<String> = [
         "authorization", "proxy-authorization", "cookie", "set-cookie",
         "x-api-key", "api-key", "apikey", "x-apikey",
     ]
-    /// Query item names (lowercased) that always look secret.
     static let secretQueryNames: Set<String> = [
         "key", "api_key", "apikey", "api-key", "password", "passwd", "pwd", "sig", "signature",
         "code", "client_secret", "access_token", "refresh_token", "id_token", "token",
@@ -23,21 +19,13 @@ struct Redactor: Sendable {
     /// Fragments that make any header or query name look secret.
     static let secretFragments = ["token", "secret", "password", "passwd", "apikey", "api-key", "api_key",
                                   "auth", "session", "credential", "cookie", "signature"]
-    /// Standard header names (lowercased) that hold one of ``secretFragments`` and are public by
-    /// design, so the fragments do not make them look secret (a name declared secret still is):
-    /// - `Access-Control-Allow-Credentials`: a CORS flag, `true`.
-    /// - `WWW-Authenticate`, `Proxy-Authenticate` (RFC 9110) and RFC 8053's
-    ///   `Optional-WWW-Authenticate` and `Authentication-Control`: challenges a server sends to
-    ///   anyone who has not authenticated (scheme, realm, an error code, a nonce); no credential,
-    ///   and what a 401 or 407 is debugged with.
-    /// - `Signature-Input` and `Accept-Signature` (RFC 9421): which parts of a message are signed,
-    ///   with which key id and algorithm; the parameters, not the signature.
-    ///
-    /// Still secret by their names: `Authorization` and `Proxy-Authorization` (credentials),
-    /// `Cookie` and `Set-Cookie` (sessions), `Authentication-Info` and `Proxy-Authentication-Info`
-    /// (Digest's `rspauth` is computed from the password's hash, so it lets the password be
-    /// guessed offline), `Signature` (a signed request can be replayed while it is valid, like a
-    /// presigned URL), and every other name with a fragment (`X-Auth-Token`, `X-CSRF-Token`).
+    /// Standard header names (lowercased) holding one of ``secretFragments`` that are public by
+    /// design (a name declared secret still is): `Access-Control-Allow-Credentials` (a CORS flag);
+    /// the challenges `WWW-Authenticate`, `Proxy-Authenticate` (RFC 9110), `Optional-WWW-Authenticate`
+    /// and `Authentication-Control` (RFC 8053), which carry no credential; `Signature-Input` and
+    /// `Accept-Signature` (RFC 9421), the parameters, not the signature. Still secret by name:
+    /// `Authorization`, the cookies, `Authentication-Info` (Digest's `rspauth` lets the password be
+    /// guessed offline) and `Signature` (a signed request can be replayed while it is valid).
     static let publicHeaderNames: Set<String> = [
         "access-control-allow-credentials", "www-authenticate", "proxy-authenticate", "optional-www-authenticate",
         "authentication-control", "signature-input", "accept-signature",
@@ -82,10 +70,9 @@ struct Redactor: Sendable {
             || Self.secretFragments.contains { lower.contains($0) }
     }
 
-    /// The secret values a request carries (secret headers, query items, JSON body fields and URL
-    /// user information), each also in the forms it takes when a server echoes it (percent-encoded
-    /// as in a query, escaped as in JSON), so that the log can scrub them wherever else they turn
-    /// up: a server that echoes a request back would otherwise print them in the response preview.
+    /// The secret values a request carries (secret headers, query items, JSON body fields, URL user
+    /// information), each also percent-encoded and JSON-escaped, so that the log scrubs them where
+    /// a server echoes them back (a response preview).
     func secretValues(of request: PreparedRequest) -> [String] {
         Self.withEchoedForms(rawSecretValues(of: request))
     }
@@ -123,10 +110,9 @@ struct Redactor: Sendable {
         return Array(Set(secrets + secrets.map { $0.trimmingCharacters(in: .whitespaces) }).filter { $0.count >= 4 })
     }
 
-    /// Each value, plus its percent-encoded form (as in a query string), its JSON-escaped forms
-    /// (as Foundation and as an ASCII-only encoder such as Python's write it) and its forms with
-    /// control characters escaped (as the log shows server text), longest first, so
-    /// that scrubbing a long secret is not defeated by a shorter one inside it.
+    /// Each value, plus its percent-encoded form, its JSON-escaped forms (Foundation's and ASCII-only
+    /// encoders') and its forms with control characters escaped (as the log shows server text),
+    /// longest first, so that scrubbing a long secret is not defeated by a shorter one inside it.
     static func withEchoedForms(_ values: [String]) -> [String] {
         var forms = Set(values)
         for value in values {
@@ -141,7 +127,6 @@ struct Redactor: Sendable {
         return forms.sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
     }
 
-    /// The text as it appears inside a JSON string.
     static func jsonEscaped(_ text: String, asciiOnly: Bool) -> String {
         var escaped = ""
         escaped.reserveCapacity(text.utf8.count)
@@ -192,7 +177,6 @@ struct Redactor: Sendable {
         return changed ? String(decoding: bytes, as: UTF8.self) : text
     }
 
-    /// The header's value, or the placeholder when the name is secret.
     func redact(header name: String, value: String) -> String {
         isSecretHeader(name) ? Self.placeholder : value
     }
@@ -213,7 +197,6 @@ struct Redactor: Sendable {
             text = text[..<mark]
         }
         var base = String(text)
-        // scheme://user:password@host → scheme://<redacted>@host
         if let schemeEnd = base.range(of: "://") {
             let authorityStart = schemeEnd.upperBound
             let authorityEnd = base[authorityStart...].firstIndex(of: "/") ?? base.endIndex

@@ -38,7 +38,6 @@ struct SHA256Digest: Hashable, Sendable, CustomStringConvertible {
         self = Array(bytes).withUnsafeBytes { SHA256Digest(digest: $0) }
     }
 
-    /// The 32 bytes.
     var bytes: [UInt8] {
         var bytes: [UInt8] = []
         append(to: &bytes)

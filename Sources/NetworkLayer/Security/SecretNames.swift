@@ -10,13 +10,10 @@ import Foundation
 /// - every name the ``Redactor``'s secret-looking list matches: a safety net, never the only one.
 ///
 /// Everything that shows a request (the log, ``NetworkLogEntry``, errors, copy-as-curl, recorded
-/// mocks) redacts by this set, and a redirect to another origin leaves these headers behind: a
-/// new secret name is inserted here, and nothing else needs to know. An interceptor's
-/// `secret: false` makes a lookalike public, never a credential field or a declared secret. The
-/// set also names the headers that key the response cache's partition (``cacheOwnerHeaders``).
-/// Names are stored lowercased.
+/// mocks) redacts by this set, and a redirect to another origin leaves these headers behind. An
+/// interceptor's `secret: false` makes a lookalike public, never a credential field or a declared
+/// secret. The set also keys the response cache's partition (``cacheOwnerHeaders``). Lowercased.
 struct SecretNames: Sendable, Equatable {
-    /// Lowercased header names.
     private(set) var headers: Set<String> = []
     /// Lowercased query item names (percent-decoded).
     private(set) var queryItems: Set<String> = []
@@ -84,16 +81,13 @@ struct SecretNames: Sendable, Equatable {
         }
     }
 
-    /// Whether the header of this name was declared public (`secret: false`).
     func isDeclaredPublic(header name: String) -> Bool {
         !publicHeaders.isEmpty && publicHeaders.contains(Self.folded(name))
     }
 
     /// The headers whose values key the response cache's partition, besides `Authorization`
-    /// (``cacheKeysAuthorization``): every secret header (the credentials, the names declared
-    /// secret, those that look secret, the cookies) and the public headers declared to identify
-    /// the caller, less the secret headers declared per attempt (`identifiesCaller: false`).
-    /// Lowercased.
+    /// (``cacheKeysAuthorization``): every secret header and the public ones declared to identify
+    /// the caller, less the secret ones declared per attempt (`identifiesCaller: false`).
     var cacheOwnerHeaders: Set<String> {
         guard !callerHeaders.isEmpty || !perAttemptHeaders.isEmpty else { return headers }
         return headers.union(callerHeaders).subtracting(perAttemptHeaders)
@@ -128,7 +122,6 @@ struct SecretNames: Sendable, Equatable {
 
     func contains(header name: String) -> Bool { headers.contains(Self.folded(name)) }
 
-    /// `name` decoded, any case.
     func contains(queryItem name: String) -> Bool { queryItems.contains(Self.folded(name)) }
 
     var isEmpty: Bool { headers.isEmpty && queryItems.isEmpty }

@@ -4,16 +4,6 @@ import Foundation
 /// HMAC-SHA256 (RFC 2104) for interceptors that sign requests, computed by the OpenSSL the
 /// library already links.
 ///
-/// ```swift
-/// struct Signer: RequestInterceptor {
-///     let key: String
-///     func adapt(_ request: inout OutgoingRequest) async throws {
-///         let mac = try Signing.hmacSHA256(key: key, message: request.method.rawValue + request.url.path)
-///         request.setHeader("X-Signature", Signing.hex(mac), secret: true, identifiesCaller: false)
-///     }
-/// }
-/// ```
-///
 /// For anything beyond HMAC-SHA256 (other hashes, signatures with key pairs), use swift-crypto in
 /// your own package.
 public enum Signing {
@@ -38,10 +28,8 @@ public enum Signing {
         return mac
     }
 
-    /// The HMAC-SHA256 of `message` under `key`, both taken as UTF-8: 32 bytes
-    /// (`.base64EncodedString()`, or ``hex(_:)``).
-    ///
-    /// - Throws: ``NetworkError/invalidRequest(_:)`` when OpenSSL cannot compute it.
+    /// The HMAC-SHA256 of `message` under `key`, both taken as UTF-8: 32 bytes. Throws as the
+    /// byte form does.
     public static func hmacSHA256(key: String, message: String) throws(NetworkError) -> Data {
         try hmacSHA256(key: Array(key.utf8), message: Array(message.utf8))
     }

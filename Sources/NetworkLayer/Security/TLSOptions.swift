@@ -5,29 +5,17 @@ import Synchronization
 /// A backend's own TLS rules: the versions and ciphers its connections may use and the CA
 /// certificates its servers are verified with, in place of the manager's for that backend only.
 ///
-/// ```swift
-/// struct Internal: ServiceProvider {
-///     var host: String { "internal.example" }
-///     var httpScheme: HTTPScheme { .https }
-///     var tls: TLSOptions? { TLSOptions(minimumVersion: .v1_3, trustedCertificates: caURL) }
-/// }
-/// ```
-///
-/// Verification stays on whatever the options say, and the manager's pins
-/// (``NetworkManager/configurePinning(_:isEnabled:)``) are checked on top of the chain these certificates
-/// verify. The options apply to the provider's origin (scheme, host and port): a redirect
+/// The manager's pins (``NetworkManager/configurePinning(_:isEnabled:)``) are checked on top of the
+/// chain these certificates verify. The options apply to the provider's origin only: a redirect
 /// elsewhere uses the manager's settings.
 ///
 /// Checked before anything is sent: a maximum below the minimum, or a cipher name OpenSSL does
-/// not know, fails the request with ``NetworkError/invalidRequest(_:)``. A server that offers
-/// no version or cipher the options allow fails with ``NetworkError/invalidCertificate(_:)``
-/// saying what was required. Copy-as-curl shows them as `--tlsv1.3`, `--tls-max`, `--ciphers`,
-/// `--tls13-ciphers` and `--cacert`.
+/// not know, fails the request with ``NetworkError/invalidRequest(_:)``; a server that offers
+/// no version or cipher allowed fails with ``NetworkError/invalidCertificate(_:)``.
 public struct TLSOptions: Sendable, Hashable {
     /// The oldest TLS version a connection may use. Default ``TLSVersion/v1_2``, the library's floor.
     public var minimumVersion: TLSVersion
-    /// The newest TLS version a connection may use; `nil` (the default) for the newest the
-    /// system's OpenSSL speaks.
+    /// The newest TLS version a connection may use; `nil` (the default) for the newest OpenSSL speaks.
     public var maximumVersion: TLSVersion?
     /// The ciphers allowed for TLS 1.2, as OpenSSL names them (`"ECDHE-RSA-AES256-GCM-SHA384"`);
     /// empty (the default) for OpenSSL's default list. Elements starting with `!`, `-`, `+` or `@`
@@ -56,20 +44,14 @@ public struct TLSOptions: Sendable, Hashable {
 public struct TLSVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
     let minor: Int
 
-    /// TLS 1.2.
     public static let v1_2 = TLSVersion(minor: 2)
-    /// TLS 1.3.
     public static let v1_3 = TLSVersion(minor: 3)
 
-    /// `"1.2"` or `"1.3"`.
     public var description: String { "1.\(minor)" }
 
-    /// Older first.
     public static func < (lhs: TLSVersion, rhs: TLSVersion) -> Bool { lhs.minor < rhs.minor }
 
-    /// `CURL_SSLVERSION_TLSv1_x`.
     var curlMinimum: Int { minor == 3 ? Int(CURL_SSLVERSION_TLSv1_3) : Int(CURL_SSLVERSION_TLSv1_2) }
-    /// `CURL_SSLVERSION_MAX_TLSv1_x`.
     var curlMaximum: Int { curlMinimum << 16 }
 }
 
