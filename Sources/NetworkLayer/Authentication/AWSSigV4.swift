@@ -196,7 +196,7 @@ extension PreparedRequest {
         if signer.sessionToken != nil { secrets.insert(header: "X-Amz-Security-Token") }
         let signed = PreparedRequest(method: method, urlText: urlText, headers: headers + signature, body: body, timeout: timeout,
                                      resolved: resolved, secrets: secrets, adaptedHeaderNames: adaptedHeaderNames,
-                                     redirectedFrom: redirectedFrom, isHome: isHome)
+                                     redirectedFrom: redirectedFrom, isAtProviderOrigin: isAtProviderOrigin)
         signed.shareParsedURL(of: self)
         return signed
     }
@@ -218,7 +218,7 @@ extension PreparedRequest {
         }
         let request = PreparedRequest(method: method, urlText: urlText, headers: unsigned, body: body, timeout: timeout,
                                       resolved: resolved, secrets: secrets, adaptedHeaderNames: adaptedHeaderNames,
-                                      redirectedFrom: redirectedFrom, isHome: isHome)
+                                      redirectedFrom: redirectedFrom, isAtProviderOrigin: isAtProviderOrigin)
         request.shareParsedURL(of: self)
         return (request, date)
     }

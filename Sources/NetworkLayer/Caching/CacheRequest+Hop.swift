@@ -25,7 +25,7 @@ extension CacheRequest {
         }
         self.init(method: hop.method.rawValue, url: hop.urlText, headers: headers, foldedSecretHeaderNames: secretNames,
                   ownerHeaderNames: ownerNames, keysAuthorization: hop.secrets.cacheKeysAuthorization,
-                  hasAuthorization: hop.isHome && hop.resolved.authentication != nil,
+                  hasAuthorization: hop.isAtProviderOrigin && hop.resolved.authentication != nil,
                   allowsDiskStorageWhenAuthorized: caching.storesAuthorizedResponsesOnDisk)
         caller = plan.cacheCaller
         // A SigV4 signature is new with every attempt: its key is the caller.
@@ -46,7 +46,7 @@ extension PreparedRequest {
         }
         let conditional = PreparedRequest(method: method, urlText: urlText, headers: headers + validators, body: body,
                                           timeout: timeout, resolved: resolved, secrets: secrets,
-                                          adaptedHeaderNames: adaptedHeaderNames, redirectedFrom: redirectedFrom, isHome: isHome)
+                                          adaptedHeaderNames: adaptedHeaderNames, redirectedFrom: redirectedFrom, isAtProviderOrigin: isAtProviderOrigin)
         conditional.shareParsedURL(of: self)
         return conditional
     }

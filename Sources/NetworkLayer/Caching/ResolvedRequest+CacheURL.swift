@@ -7,9 +7,9 @@ extension ResolvedRequest {
     /// fixed. `nil` when the URL cannot be built (the request would fail before it is sent).
     func cacheURL() -> String? {
         do throws(NetworkError) {
-            let (base, isHome) = try targetURL()
+            let (base, isAtProviderOrigin) = try targetURL()
             let (query, _) = try encodedParameters()
-            let credentials = isHome ? authentication?.queryItemCredentials ?? [] : []
+            let credentials = isAtProviderOrigin ? authentication?.queryItemCredentials ?? [] : []
             return try finalURL(base, query: query, credentials: credentials, secrets: secretNames).text
         } catch {
             return nil

@@ -21,7 +21,7 @@ struct TransferPlan {
         options = Self.options(for: request)
         // The provider's credentials that are not headers go to its own origin only, and not
         // when the request carries an Authorization of its own.
-        guard request.isHome, let authentication = request.resolved.authentication,
+        guard request.isAtProviderOrigin, let authentication = request.resolved.authentication,
               authentication.challenge != nil || authentication.sigV4 != nil,
               request.headers.value(for: "Authorization") == nil else { return }
         challenge = authentication.challenge
@@ -43,10 +43,10 @@ struct TransferPlan {
             return options  // as they are: most requests have none of them
         }
         // The provider's Unix socket, client certificate and TLS options are for its own origin only.
-        let dropsOriginBound = !request.isHome && (options.unixSocketPath != nil || options.clientCertificate != nil || options.tls != nil)
+        let dropsOriginBound = !request.isAtProviderOrigin && (options.unixSocketPath != nil || options.clientCertificate != nil || options.tls != nil)
         // A Cookie header set by the user wins: that request neither sends nor stores the store's cookies.
         let dropsCookies = options.cookieJar != nil && request.headers.value(for: "Cookie") != nil
-        return dropsOriginBound || dropsCookies ? options.withoutOriginBound(dropsOriginBound, keepsCookies: !dropsCookies) : options
+        return dropsOriginBound || dropsCookies ? options.dropping(originBound: dropsOriginBound, cookies: dropsCookies) : options
     }
 
     // MARK: Authentication libcurl or the plan does

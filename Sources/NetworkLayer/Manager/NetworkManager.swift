@@ -97,7 +97,7 @@ public final class NetworkManager: Sendable {
                 response = response.replacingBody(await stream.collect(upTo: HTTPResponse.errorBodyLimit))
             }
             resolved.log?.response(response, to: last, elapsed: pipeline.started.duration(to: .now))
-            Self.handOn(response, of: last, started: pipeline.started)
+            Self.watchOrRecord(response, of: last, started: pipeline.started)
             do throws(NetworkError) {
                 try Self.validate(response, with: resolved.validator)
                 return (try Self.parse(response, with: parser, provider: resolved.provider), response)
@@ -117,7 +117,7 @@ public final class NetworkManager: Sendable {
     }
 
     /// Watches a stream (the log and record mode); in record mode writes a complete response as a mock.
-    private static func handOn(_ response: HTTPResponse, of request: PreparedRequest, started: ContinuousClock.Instant) {
+    private static func watchOrRecord(_ response: HTTPResponse, of request: PreparedRequest, started: ContinuousClock.Instant) {
         let log = request.resolved.log
         let directory = request.resolved.mockRecordingDirectory
         if let stream = response.stream {

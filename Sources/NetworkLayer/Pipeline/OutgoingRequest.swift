@@ -73,7 +73,7 @@ public struct OutgoingRequest: Sendable {
     /// Whether anything changed, so an unchanged request is sent as it was prepared.
     private(set) var isModified = false
     /// Whether the URL is still at the provider's origin.
-    private(set) var isHome: Bool
+    private(set) var isAtProviderOrigin: Bool
     /// Decides which names are secret when ``setHeader(_:_:)`` is not told: the request's.
     var redactor: Redactor { request.redactor }
 
@@ -89,7 +89,7 @@ public struct OutgoingRequest: Sendable {
         case nil: (body, bodyLength) = (nil, 0)
         }
         timeout = request.timeout
-        isHome = request.isHome
+        isAtProviderOrigin = request.isAtProviderOrigin
     }
 
     /// The headers by name, as they will be sent; a repeated one shows its last value. Raw.
@@ -100,7 +100,7 @@ public struct OutgoingRequest: Sendable {
     /// The origin the attempt goes to: the URL's scheme, host and port (the scheme's default when
     /// the URL names none), read without parsing ``url`` while at the provider's origin.
     public var origin: (scheme: String, host: String, port: Int) {
-        if changedURL == nil, request.isHome, case .endpoint = request.resolved.target {
+        if changedURL == nil, request.isAtProviderOrigin, case .endpoint = request.resolved.target {
             let location = request.resolved.location
             return (location.scheme.rawValue, location.host, location.port ?? (location.scheme == .https ? 443 : 80))
         }
@@ -261,7 +261,7 @@ public struct OutgoingRequest: Sendable {
         let old = url
         changedURL = newURL
         guard let from = Origin(old), let to = Origin(newURL), from == to else {
-            isHome = false
+            isAtProviderOrigin = false
             let rules = Redactor(names: secrets)
             headerList.removeAll { rules.isSecretHeader($0.name) || $0.name.equalsIgnoringASCIICase("Host") }
             changedURL = Self.removingSecretQueryItems(from: newURL, rules: rules)

@@ -16,7 +16,7 @@ extension PreparedRequest {
         let adapted = PreparedRequest(method: outgoing.method, urlText: urlText, headers: outgoing.headerList,
                                       body: changedBody ?? body, timeout: min(outgoing.timeout, timeout), resolved: resolved,
                                       secrets: secrets, adaptedHeaderNames: adaptedHeaderNames.union(outgoing.setNames),
-                                      redirectedFrom: redirectedFrom, isHome: outgoing.isHome)
+                                      redirectedFrom: redirectedFrom, isAtProviderOrigin: outgoing.isAtProviderOrigin)
         if let changedURL { adapted.shareParsedURL(changedURL) } else { adapted.shareParsedURL(of: self) }
         return adapted
     }
@@ -29,7 +29,7 @@ extension PreparedRequest {
         headers += [("Range", "bytes=\(offset)-"), ("If-Range", validator)]
         let resumed = PreparedRequest(method: method, urlText: urlText, headers: headers, body: body, timeout: timeout,
                                       resolved: resolved, secrets: secrets, adaptedHeaderNames: adaptedHeaderNames,
-                                      redirectedFrom: redirectedFrom, isHome: isHome)
+                                      redirectedFrom: redirectedFrom, isAtProviderOrigin: isAtProviderOrigin)
         resumed.shareParsedURL(of: self)
         return resumed
     }
@@ -39,7 +39,7 @@ extension PreparedRequest {
         guard remaining < timeout else { return self }
         let limited = PreparedRequest(method: method, urlText: urlText, headers: headers, body: body, timeout: remaining,
                                       resolved: resolved, secrets: secrets, adaptedHeaderNames: adaptedHeaderNames,
-                                      redirectedFrom: redirectedFrom, isHome: isHome)
+                                      redirectedFrom: redirectedFrom, isAtProviderOrigin: isAtProviderOrigin)
         limited.shareParsedURL(of: self)
         return limited
     }

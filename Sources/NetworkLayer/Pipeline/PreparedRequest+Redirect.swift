@@ -63,7 +63,7 @@ extension PreparedRequest {
         }
         return PreparedRequest(method: method, url: target, headers: headers, body: body, timeout: remaining,
                                resolved: resolved, secrets: secrets, adaptedHeaderNames: adaptedHeaderNames,
-                               redirectedFrom: original, isHome: isHome && !leavesOrigin)
+                               redirectedFrom: original, isAtProviderOrigin: isAtProviderOrigin && !leavesOrigin)
     }
 
     /// Whether one of `urls` carries a secret value of `request`, as it is or percent-encoded

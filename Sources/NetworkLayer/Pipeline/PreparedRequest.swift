@@ -25,13 +25,13 @@ final class PreparedRequest: Sendable {
     let redirectedFrom: PreparedRequest?
     /// Whether this goes to the provider's own origin (scheme, host, port): only there do the
     /// provider's credentials, secret headers, `adapt(_:)` and Unix socket apply.
-    let isHome: Bool
+    let isAtProviderOrigin: Bool
 
     /// A request whose URL is known as text only: `urlText` must be one ``URLText/isPlainHTTP(_:)``
     /// accepts, so that parsing it later cannot fail and gives back the same text.
     init(method: HTTPMethod, urlText: String, headers: [(name: String, value: String)], body: PreparedBody?,
          timeout: TimeInterval, resolved: ResolvedRequest, secrets: SecretNames, adaptedHeaderNames: Set<String> = [],
-         redirectedFrom: PreparedRequest? = nil, isHome: Bool = true) {
+         redirectedFrom: PreparedRequest? = nil, isAtProviderOrigin: Bool = true) {
         self.method = method
         self.urlText = urlText
         self.headers = headers
@@ -41,15 +41,15 @@ final class PreparedRequest: Sendable {
         self.secrets = secrets
         self.adaptedHeaderNames = adaptedHeaderNames
         self.redirectedFrom = redirectedFrom
-        self.isHome = isHome
+        self.isAtProviderOrigin = isAtProviderOrigin
     }
 
     /// A request whose URL Foundation parsed already; libcurl gets its `absoluteString`.
     convenience init(method: HTTPMethod, url: URL, headers: [(name: String, value: String)], body: PreparedBody?,
                      timeout: TimeInterval, resolved: ResolvedRequest, secrets: SecretNames, adaptedHeaderNames: Set<String> = [],
-                     redirectedFrom: PreparedRequest? = nil, isHome: Bool = true) {
+                     redirectedFrom: PreparedRequest? = nil, isAtProviderOrigin: Bool = true) {
         self.init(method: method, urlText: url.absoluteString, headers: headers, body: body, timeout: timeout, resolved: resolved,
-                  secrets: secrets, adaptedHeaderNames: adaptedHeaderNames, redirectedFrom: redirectedFrom, isHome: isHome)
+                  secrets: secrets, adaptedHeaderNames: adaptedHeaderNames, redirectedFrom: redirectedFrom, isAtProviderOrigin: isAtProviderOrigin)
         _ = parsedURL.storeIfNil(ParsedURL(url))
     }
 

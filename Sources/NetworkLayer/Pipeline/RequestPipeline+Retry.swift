@@ -31,7 +31,7 @@ extension RequestPipeline {
         if let retry = try await refreshToken(after: outcome, of: hop, state: &state) { return retry }
         if let retry = retryPolicy(after: outcome, of: attempt, number: state.attempt) { return retry }
         let interceptors = resolved.interceptors
-        let provider = hop.isHome ? interceptors.provider : []
+        let provider = hop.isAtProviderOrigin ? interceptors.provider : []
         guard !interceptors.request.isEmpty || !provider.isEmpty || !interceptors.manager.isEmpty else { return nil }
         let chain = interceptors.request + provider + interceptors.manager
         let sent = attempt.outgoing()

@@ -91,16 +91,7 @@ struct RequestPipeline {
                         download = newDownload()
                     }
                     try await wait(retry, after: outcome, of: current, state.attempt)
-                    state.attempt += 1
-                    if let fresh = try await resolved.authentication?.credentials(), fresh.token != state.credentials?.token {
-                        state.credentials = fresh
-                        prepared = try base.prepared(with: fresh, by: resolved)
-                    }
-                    var next = prepared.limited(to: remainingTime)
-                    if let offset = retry.resumeOffset, let validator = download?.validator {
-                        next = next.resuming(from: offset, ifRange: validator)
-                    }
-                    attempt = try await adapt(next)
+                    attempt = try await nextAttempt(after: retry, from: base, prepared: &prepared, download: download, state: &state)
                     current = attempt
                 }
             } catch {
@@ -108,6 +99,23 @@ struct RequestPipeline {
                 throw download?.abandon(after: error, of: prepared) ?? error
             }
         }
+    }
+
+    /// The attempt after `retry`'s wait: counted; prepared again when the credentials changed (a
+    /// refreshed token, with the middlewares' changes replayed); limited to the time left;
+    /// continuing a download where the last attempt stopped; adapted by the interceptors.
+    private nonisolated(nonsending) func nextAttempt(after retry: Retry, from base: Base, prepared: inout PreparedRequest,
+                                                     download: PendingDownload?, state: inout State) async throws(NetworkError) -> PreparedRequest {
+        state.attempt += 1
+        if let fresh = try await resolved.authentication?.credentials(), fresh.token != state.credentials?.token {
+            state.credentials = fresh
+            prepared = try base.prepared(with: fresh, by: resolved)
+        }
+        var next = prepared.limited(to: remainingTime)
+        if let offset = retry.resumeOffset, let validator = download?.validator {
+            next = next.resuming(from: offset, ifRange: validator)
+        }
+        return try await adapt(next)
     }
 
     /// The temporary file for a download's body; `nil` when the body stays in memory, streams or is mocked.
@@ -185,7 +193,7 @@ struct RequestPipeline {
         let interceptors = resolved.interceptors
         var outgoing = request.outgoing()
         for interceptor in interceptors.manager { try await adapt(&outgoing, by: interceptor, of: request) }
-        if outgoing.isHome {
+        if outgoing.isAtProviderOrigin {
             for interceptor in interceptors.provider { try await adapt(&outgoing, by: interceptor, of: request) }
             do {
                 try await resolved.provider.adapt(&outgoing)

@@ -15,15 +15,15 @@ extension ResolvedRequest {
 
     private func build(providerHeaders: [String: String], credentials: Authentication.Credentials?) throws(NetworkError) -> PreparedRequest {
         if let problem = method.problem { throw .invalidRequest(.init(request: describeUnprepared(), reason: problem)) }
-        let (base, isHome) = try targetURL()
-        let credentials = isHome ? credentials : nil
+        let (base, isAtProviderOrigin) = try targetURL()
+        let credentials = isAtProviderOrigin ? credentials : nil
         var secrets = secretNames
         for header in credentials?.headers ?? [] { secrets.insert(header: header.name) }
         for item in credentials?.queryItems ?? [] { secrets.insert(queryItem: item.name) }
 
         var (query, body) = try encodedParameters()
         let url = try finalURL(base, query: query, credentials: credentials?.queryItems ?? [], secrets: secrets)
-        var headers = try mergedHeaders(isHome ? providerHeaders : publicHeaders(providerHeaders, secrets: secrets),
+        var headers = try mergedHeaders(isAtProviderOrigin ? providerHeaders : publicHeaders(providerHeaders, secrets: secrets),
                                         credentials: credentials?.headers ?? [], contentType: body?.contentType)
         if let compression = bodyCompression, let encoded = body {
             body = (try compressed(encoded.body, with: compression), encoded.contentType)
@@ -54,10 +54,10 @@ extension ResolvedRequest {
         secrets.addLookalikes(headers: headers, query: url.query)
         if let parsed = url.parsed {
             return PreparedRequest(method: method, url: parsed, headers: headers, body: body?.body, timeout: timeout,
-                                   resolved: self, secrets: secrets, isHome: isHome)
+                                   resolved: self, secrets: secrets, isAtProviderOrigin: isAtProviderOrigin)
         }
         return PreparedRequest(method: method, urlText: url.text, headers: headers, body: body?.body, timeout: timeout,
-                               resolved: self, secrets: secrets, isHome: isHome)
+                               resolved: self, secrets: secrets, isAtProviderOrigin: isAtProviderOrigin)
     }
 
     /// `body` compressed for ``BaseRequest/bodyCompression``: only a body held in memory can be.

@@ -15,7 +15,7 @@ extension ResolvedRequest {
 
     /// The URL before the query is added, and whether it is at the provider's own origin (a full
     /// URL may go elsewhere: its credentials, secret headers and `adapt(_:)` then stay behind).
-    func targetURL() throws(NetworkError) -> (url: String, isHome: Bool) {
+    func targetURL() throws(NetworkError) -> (url: String, isAtProviderOrigin: Bool) {
         guard case .url(let url) = target else { return (try baseURL(), true) }
         let scheme = url.scheme.map(SecretNames.folded)
         guard scheme == "http" || scheme == "https" else {

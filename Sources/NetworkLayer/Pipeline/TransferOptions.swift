@@ -4,7 +4,7 @@ import Foundation
 ///
 /// A class of constants: the request, its transfer plan and its libcurl transfer share one
 /// instance. A hop that must drop some of them gets a new instance: the provider's Unix socket,
-/// client certificate and TLS options serve the request's own origin only (``forHop(to:from:)``).
+/// client certificate and TLS options serve the provider's own origin only (``TransferPlan`` drops them for another).
 final class TransferOptions: Sendable {
     /// A PEM file of CA certificates trusted instead of the system store.
     let customCABundle: URL?
@@ -62,15 +62,15 @@ final class TransferOptions: Sendable {
         self.connecting = connecting
     }
 
-    /// These options without the provider's Unix socket, client certificate and TLS options (for another
-    /// origin), and without the cookie store if `keepsCookies` is false.
-    func withoutOriginBound(_ dropsOriginBound: Bool, keepsCookies: Bool) -> TransferOptions {
+    /// These options without those that serve the provider's origin only (its Unix socket,
+    /// client certificate and TLS options) when `originBound`, and without the cookie store when `cookies`.
+    func dropping(originBound: Bool, cookies: Bool) -> TransferOptions {
         TransferOptions(customCABundle: customCABundle, pinning: pinning, tlsBackendProblem: tlsBackendProblem,
                         maximumResponseSize: maximumResponseSize, decompressionLimit: decompressionLimit,
                         connectTimeout: connectTimeout, idleTimeout: idleTimeout, httpVersion: httpVersion,
-                        hostOverrides: hostOverrides, unixSocketPath: dropsOriginBound ? nil : unixSocketPath, proxy: proxy,
-                        cookieJar: keepsCookies ? cookieJar : nil, clientCertificate: dropsOriginBound ? nil : clientCertificate,
-                        keepAlive: keepAlive, tls: dropsOriginBound ? nil : tls, connecting: connecting)
+                        hostOverrides: hostOverrides, unixSocketPath: originBound ? nil : unixSocketPath, proxy: proxy,
+                        cookieJar: cookies ? nil : cookieJar, clientCertificate: originBound ? nil : clientCertificate,
+                        keepAlive: keepAlive, tls: originBound ? nil : tls, connecting: connecting)
     }
 
     /// What the log says when pins are configured for a host this request reaches over a Unix
@@ -80,12 +80,5 @@ final class TransferOptions: Sendable {
               let pinning, !pinning.pins(forHost: host).isEmpty else { return nil }
         return "pinning does not apply: \(host) is pinned, but this request goes over the Unix socket "
             + "\(HeaderFields.printable(path)) without TLS, so there is no certificate to check"
-    }
-
-    /// The options for one hop of `original`: a Unix socket, a client certificate and TLS options serve
-    /// `original`'s origin only.
-    func forHop(to request: PreparedRequest, from original: PreparedRequest) -> TransferOptions {
-        guard unixSocketPath != nil || clientCertificate != nil || tls != nil, Origin(request.url) != Origin(original.url) else { return self }
-        return withoutOriginBound(true, keepsCookies: true)
     }
 }
