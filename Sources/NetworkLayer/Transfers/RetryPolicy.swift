@@ -2,13 +2,6 @@ import Foundation
 
 /// When and how a failed request is tried again. Opt-in, per provider or per request.
 ///
-/// ```swift
-/// struct FlakyProvider: ServiceProvider {
-///     ...
-///     var retryPolicy: RetryPolicy? { RetryPolicy(maximumAttempts: 4) }
-/// }
-/// ```
-///
 /// The delay before attempt `n + 1` is `baseDelay × 2^(n-1)` capped at `maximumDelay`, times a
 /// random share between half and all of it, so that clients that failed together do not come back
 /// together; a `Retry-After` replaces it (capped too). Cancelling the request stops the loop at once.
@@ -38,8 +31,7 @@ public struct RetryPolicy: Sendable, Equatable {
         self.retriesNonIdempotentMethods = retriesNonIdempotentMethods
     }
 
-    /// Whether `method` may be retried under this policy: an idempotent one (`GET`, `HEAD`,
-    /// `OPTIONS`, `PUT`, `DELETE`, `TRACE`), or any when ``retriesNonIdempotentMethods`` is set.
+    /// Whether `method` may be retried: an idempotent one, or any with ``retriesNonIdempotentMethods``.
     func allows(_ method: HTTPMethod) -> Bool {
         method.isIdempotent || retriesNonIdempotentMethods
     }
@@ -56,15 +48,12 @@ public struct RetryPolicy: Sendable, Equatable {
     /// No retry waits longer than a day, whatever ``maximumDelay`` or a server's `Retry-After` says.
     public static let delayCeiling: Duration = .seconds(24 * 60 * 60)
 
-    /// `wanted` within 0 … ``delayCeiling``: how long any retry may wait, whoever asked.
     static func clamped(_ wanted: Duration) -> Duration {
         min(max(wanted, .zero), delayCeiling)
     }
 
     /// The wait before attempt `attempt + 1` (`attempt` ≥ 1), honouring `Retry-After` when given.
-    ///
-    /// Every input is bounded before it becomes a `Duration` (a negative delay is zero, a hostile
-    /// `Retry-After: 99999999999999999999` is the cap): never traps.
+    /// Every input is bounded before it becomes a `Duration`: never traps.
     func delay(after attempt: Int, retryAfter: String?) -> Duration {
         let cap = min(max(maximumDelay, .zero), Self.delayCeiling)
         if let retryAfter, let seconds = Self.seconds(fromRetryAfter: retryAfter) {
