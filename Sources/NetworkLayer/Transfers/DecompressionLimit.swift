@@ -6,7 +6,6 @@
 public struct DecompressionLimit: Sendable, Hashable, CustomStringConvertible {
     /// The largest decoded/compressed ratio accepted above the floor; `nil` for no limit.
     public let ratio: Int?
-    /// The decoded size, in bytes, below which the ratio is not checked.
     public let floor: Int
 
     public static let defaultFloor = 16 << 20

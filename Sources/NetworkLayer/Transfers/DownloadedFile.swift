@@ -6,7 +6,6 @@ import Foundation
 public struct DownloadedFile: Decodable, Sendable, Equatable {
     /// The destination the file was moved to.
     public let url: URL
-    /// Its size in bytes.
     public let size: Int64
 
     public init(url: URL, size: Int64) {

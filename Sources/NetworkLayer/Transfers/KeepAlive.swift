@@ -8,9 +8,7 @@ import Foundation
 /// No HTTP/2 PING frames are sent (libcurl cannot send one on demand on a multi handle's
 /// connections), so TCP keepalive keeps HTTP/2 connections alive too.
 public struct KeepAlive: Sendable, Hashable {
-    /// How long a connection is silent before the first probe.
     public var idle: Duration
-    /// The time between probes.
     public var interval: Duration
 
     /// The longest idle time or interval: 32,767 s, Linux's limit.

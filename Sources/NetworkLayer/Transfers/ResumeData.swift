@@ -16,10 +16,8 @@ public struct ResumeData: Codable, Sendable, Hashable {
     public let offset: Int64
     /// The partial file, beside the destination.
     public let partialFile: URL
-    /// Where the download was to be written.
     public let destination: URL
 
-    /// Removes the partial file: for a download that will not be resumed.
     public func discard() {
         unlink(partialFile.path)
     }

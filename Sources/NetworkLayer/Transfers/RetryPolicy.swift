@@ -8,7 +8,6 @@ import Foundation
 public struct RetryPolicy: Sendable, Equatable {
     /// Attempts in all, the first included. `1` means no retry.
     public var maximumAttempts: Int
-    /// The delay before the first retry.
     public var baseDelay: Duration
     /// No delay is longer than this, `Retry-After` included.
     public var maximumDelay: Duration
@@ -73,10 +72,9 @@ public struct RetryPolicy: Sendable, Equatable {
         return .nanoseconds(Int64((seconds * 1e9).rounded()))
     }
 
-    /// `Retry-After` as seconds: a number of seconds (`1*DIGIT`) or an HTTP date in any of the
-    /// three forms RFC 9110 requires a recipient to accept; `nil` for anything else (a negative
-    /// or fractional number, `1e16`, `NaN`), which leaves the policy's own backoff in place.
-    /// A date in the past is zero; a huge number is returned as it is, for the caller to cap.
+    /// `Retry-After` as seconds: `1*DIGIT` or an HTTP date in any form RFC 9110 requires a recipient
+    /// to accept; `nil` for anything else (the policy's own backoff then applies). A past date is
+    /// zero; a huge number is returned as it is, for the caller to cap.
     static func seconds(fromRetryAfter value: String, now: Date = Date()) -> Double? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { return nil }
