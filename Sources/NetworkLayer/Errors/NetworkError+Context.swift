@@ -3,30 +3,21 @@ import Foundation
 extension NetworkError {
     /// What the library knew when the error happened.
     public struct Context: Sendable {
-        /// The request, as `METHOD URL` with credentials redacted. Every error the library raises
-        /// about a request has it (for one refused before its URL was built, `METHOD endpoint`);
-        /// `nil` only in a context your own code made without one (`throw NetworkError.notFound`).
+        /// The request, as `METHOD URL` with credentials redacted; `nil` only in a context made in code.
         public var request: String?
-        /// The precise cause in words, e.g. "the server closed the connection before the body was
-        /// complete". Every error the library raises has it; `nil` in a context your own code made
-        /// without one.
+        /// The precise cause in words; `nil` only in a context your own code made without one.
         public var reason: String?
         /// The HTTP status of the response, when there was one.
         public var statusCode: Int?
-        /// The error underneath: a `DecodingError`, a ``CurlError``, or the error your own code
-        /// threw (a provider's `createHTTPHeaders()`, `adapt(_:)` or `parseAndValidate`, a
-        /// request's `validator`), kept as it was: `error.underlyingError as? MyError`.
+        /// The error underneath: a `DecodingError`, a ``CurlError``, or your own code's error, as it was.
         public var underlyingError: (any Error)?
         /// The failing response's body, decoded as the request's or provider's `errorBodyType`.
         public var serverError: (any ServerErrorBody)? {
             get { serverErrorBox?.body }
             set { serverErrorBox = newValue.map(ServerErrorBox.init) }
         }
-        // Two rare parts, boxed, so that an error stays small: every result, outcome and typed
-        // throw on the request's hot path carries room for a `NetworkError`, and moves it whole.
-        // ``serverError`` is an existential of a protocol that is not class-bound: stored inline,
-        // of a size unknown to the compiler, it made this context, every error, result and outcome
-        // a value copied through value witnesses. ``response`` inline made an error 400 bytes.
+        // Two rare parts, boxed, so that an error stays small: every result and typed throw on the
+        // request's hot path carries room for a `NetworkError`, and moves it whole.
         private var serverErrorBox: ServerErrorBox?
         private var responseBox: ResponseBox?
         private var resumeDataBox: ResumeDataBox?
@@ -36,33 +27,19 @@ extension NetworkError {
             get { resumeDataBox?.resumeData }
             set { resumeDataBox = newValue.map(ResumeDataBox.init) }
         }
-        /// The response that caused the error, for every error a response caused: a failing
-        /// status, a `validator` or `parseAndValidate` that refused it, a body that did not decode. Its status, headers (`WWW-Authenticate`, `Retry-After`) and the first
-        /// ``HTTPResponse/errorBodyLimit`` bytes (64 KB) of its body. `nil` when no response
-        /// was involved (a transport failure, a request that could not be built) and for the
-        /// cases without a context (`generic`, `customUser`).
-        ///
-        /// ```swift
-        /// catch {
-        ///     let challenge = error.context?.response?.value(forHeader: "WWW-Authenticate")
-        /// }
-        /// ```
-        ///
-        /// It is the response as received, so its body and headers may hold what the server
-        /// considers secret (a session cookie), and its ``HTTPResponse/url`` is raw, an API key in
-        /// the query included (a next page's request needs it): the error's and the response's
-        /// descriptions, `String(reflecting:)` and `dump` show the URL and headers redacted and
-        /// the body by its size only.
+        /// The response that caused the error, with the first ``HTTPResponse/errorBodyLimit`` bytes of
+        /// its body; `nil` when no response was involved.
+        /// It is the response as received: its body and headers may hold secrets and its
+        /// ``HTTPResponse/url`` is raw, an API key included; the error's and the response's
+        /// descriptions and `dump` show the URL and headers redacted and the body by its size only.
         public var response: HTTPResponse? {
             get { responseBox?.response }
             set { responseBox = newValue.map(ResponseBox.init) }
         }
 
-        /// Whether an ``NetworkError/invalidCertificate(_:)`` is about this client's own
-        /// certificate (mutual TLS) rather than the server's: its description and suggestion say so.
+        /// Whether an ``NetworkError/invalidCertificate(_:)`` is about this client's own (mTLS) certificate.
         var concernsClientCertificate = false
 
-        /// Creates a context; every part is optional.
         public init(request: String? = nil, reason: String? = nil, statusCode: Int? = nil,
                     underlyingError: (any Error)? = nil, response: HTTPResponse? = nil) {
             self.request = request
@@ -73,19 +50,16 @@ extension NetworkError {
         }
     }
 
-    /// A decoded error body, held by reference (see ``Context/serverError``).
     final class ServerErrorBox: Sendable {
         let body: any ServerErrorBody
         init(_ body: any ServerErrorBody) { self.body = body }
     }
 
-    /// Where a download stopped, held by reference (see ``Context/resumeData``).
     final class ResumeDataBox: Sendable {
         let resumeData: ResumeData
         init(_ resumeData: ResumeData) { self.resumeData = resumeData }
     }
 
-    /// The response that caused an error, held by reference (see ``Context/response``).
     final class ResponseBox: Sendable {
         let response: HTTPResponse
         init(_ response: HTTPResponse) { self.response = response }
@@ -103,20 +77,15 @@ extension NetworkError {
         }
     }
 
-    /// The HTTP status the error is about: the status of the response that caused it (a failing
-    /// status, or the response a validation refused), or the `code` of ``generic(code:)``;
-    /// `nil` when no response was involved.
+    /// The HTTP status of the response that caused the error, or ``generic(code:)``'s `code`.
     public var statusCode: Int? {
         if case .generic(let code) = self { return code }
         return context?.statusCode
     }
 
-    /// The error underneath this one: libcurl's error, a `DecodingError`, or the error your own
-    /// code threw (`error.underlyingError as? MyError`), when there is one.
     public var underlyingError: (any Error)? { context?.underlyingError }
 
-    /// The server's error body, when the provider declares an ``ServiceProvider/errorBodyType``
-    /// of this type and the failing response's body decoded as it.
+    /// The server's error body, when it decoded as the provider's ``ServiceProvider/errorBodyType``.
     public func serverError<Body: ServerErrorBody>(as type: Body.Type) -> Body? {
         context?.serverError as? Body
     }
@@ -126,8 +95,7 @@ extension NetworkError {
         updatingContext { if $0.request == nil { $0.request = description } }
     }
 
-    /// The same error with the response that caused it (and its status and request) filled in
-    /// where the context had none: for errors a provider or validator threw about `response`.
+    /// The same error with `response` (and its status and request) filled in where the context had none.
     func caused(by response: HTTPResponse) -> NetworkError {
         updatingContext { context in
             if context.response == nil { context.response = response.keptForError() }
@@ -161,9 +129,7 @@ extension NetworkError {
 }
 
 extension NetworkError.Context: CustomReflectable {
-    /// The context's parts that are there, by their public names and unwrapped (no
-    /// `Optional(…)`), for `dump` and `print`: the boxes and internal flags stay out of sight, and
-    /// a server's error body shows by its type.
+    /// The context's parts that are there, unwrapped, for `dump`: a server's error body by its type only.
     public var customMirror: Mirror {
         var children: [(label: String?, value: Any)] = []
         if let request { children.append(("request", request)) }

@@ -3,12 +3,6 @@ import Foundation
 extension NetworkError: CustomStringConvertible, CustomDebugStringConvertible {
     /// The case's name, the same in every release (`"timeOut"`, `"apiError"`…): for metric labels
     /// and alerts, where ``errorDescription`` (which names the request) would not group.
-    ///
-    /// ```swift
-    /// catch {
-    ///     metrics.increment("requests_failed", ["error": error.code])
-    /// }
-    /// ```
     public var code: String {
         switch self {
         case .generic: "generic"
@@ -28,16 +22,8 @@ extension NetworkError: CustomStringConvertible, CustomDebugStringConvertible {
         }
     }
 
-    /// The error in one [logfmt](https://brandur.org/logfmt) line: `error=` its ``code``, then
-    /// what is known of `status`, `request` (secrets redacted), `reason` and `underlying` (the
-    /// underlying error's type, with libcurl's `curl_code`):
-    ///
-    /// ```
-    /// error=timeOut request="GET https://api.example.com/items" reason="no complete answer within the timeout of 10 s (…)" underlying=CurlError curl_code=28
-    /// error=apiError status=503 request="GET https://api.example.com/items" reason="the server answered with status 503"
-    /// ```
-    ///
-    /// Values with a space, `=` or `"` are quoted and control characters escaped: always one line.
+    /// The error in one [logfmt](https://brandur.org/logfmt) line: `error=` its ``code``, then the
+    /// known `status`, `request` (secrets redacted), `reason` and `underlying` (its type, with `curl_code`).
     /// ``customUser(description:recovery:code:)`` gives `code` and `description`, ``generic(code:)`` `code`.
     public var logfmtDescription: String {
         var fields = [("error", code)]
@@ -63,8 +49,7 @@ extension NetworkError: CustomStringConvertible, CustomDebugStringConvertible {
         return fields.map { "\($0.0)=\(Self.logfmtValue($0.1))" }.joined(separator: " ")
     }
 
-    /// A logfmt value: bare when it is a plain word, else quoted with `\` and `"` escaped;
-    /// control characters escaped either way.
+    /// A logfmt value: bare when a plain word, else quoted with `\` and `"` escaped; controls escaped.
     static func logfmtValue(_ value: String) -> String {
         let plain = !value.isEmpty && value.unicodeScalars.allSatisfy { $0.value > 0x20 && $0 != "=" && $0 != "\"" && $0 != "\\" }
         if plain { return value.escapingControlCharacters }
@@ -72,16 +57,13 @@ extension NetworkError: CustomStringConvertible, CustomDebugStringConvertible {
         return "\"" + escaped.escapingControlCharacters + "\""
     }
 
-    /// ``code``, then ``errorDescription``: `timeOut: The request timed out: no complete answer
-    /// within the timeout of 10 s (…). (GET https://api.example.com/items)`. What `print(error)`
-    /// and `"\(error)"` show.
+    /// ``code``, then ``errorDescription``: what `print(error)` and `"\(error)"` show.
     public var description: String {
         "\(code): \(errorDescription ?? code)"
     }
 
-    /// The case and the parts of its context that are there, as Swift would print them without
-    /// `Optional(…)`: `NetworkError.apiError(request: "GET https://…", reason: "…", statusCode: 503,
-    /// response: 503 GET https://… (12 bytes))`. Secrets are redacted as in ``description``.
+    /// The case and the parts of its context that are there, as Swift prints them without
+    /// `Optional(…)`; secrets redacted as in ``description``.
     public var debugDescription: String {
         var parts: [String] = []
         switch self {

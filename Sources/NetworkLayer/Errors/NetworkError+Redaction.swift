@@ -1,11 +1,9 @@
 import Foundation
 
 extension NetworkError {
-    /// This error with every occurrence of `secrets` in its texts (the request's description, the
-    /// reason, a custom error's description and suggestion) replaced by `<redacted>`: a server's
-    /// message or an app's own error can quote a credential back (`invalid key abc123…`).
-    ///
-    /// `secrets` is what ``Redactor/secretValues(of:)`` returns for the request that failed.
+    /// This error with every occurrence of `secrets` (``Redactor/secretValues(of:)`` of the failed
+    /// request) in its texts replaced by `<redacted>`: a server's message or an app's own error can
+    /// quote a credential back.
     func redactingSecrets(_ secrets: [String]) -> NetworkError {
         guard !secrets.isEmpty else { return self }
         if case .customUser(let description, let recovery, let code) = self {

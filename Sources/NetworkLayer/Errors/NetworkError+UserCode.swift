@@ -4,18 +4,14 @@ extension NetworkError {
     /// The error the caller gets when the application's own code threw `error`: a provider's
     /// `createHTTPHeaders()`, `adapt(_:)` or `parseAndValidate`, or a request's `validator`.
     ///
-    /// - A `NetworkError` passes through, with `response` filled into its context.
-    /// - A `CancellationError`, or any error thrown while the task is cancelled, is ``cancelled``.
-    /// - A `DecodingError` about a response is ``serialization``.
-    /// - Any other error is kept as ``underlyingError``: ``validation`` when it refused a
-    ///   response, ``invalidRequest`` when it stopped the request from being built.
+    /// A `NetworkError` passes through (`response` filled in); a `CancellationError`, or any error
+    /// while the task is cancelled, is ``cancelled``; a `DecodingError` about a response is
+    /// ``serialization``; any other is kept as ``underlyingError`` of ``validation`` (it refused a
+    /// response) or ``invalidRequest`` (it stopped the request from being built).
     ///
     /// - Parameters:
     ///   - hook: who threw, for the reason ("the provider's adapt(_:)").
-    ///   - request: the request, described with secrets redacted.
-    ///   - response: the response the code was judging, if any.
-    ///   - parsing: whether the code was turning the response into a value (a request's
-    ///     `parser`): any error of its own is then ``serialization``.
+    ///   - parsing: whether the code was turning the response into a value: its errors are then ``serialization``.
     static func thrown(_ error: any Error, by hook: String, request: String?,
                        response: HTTPResponse? = nil, parsing: Bool = false) -> NetworkError {
         if let error = error as? NetworkError {

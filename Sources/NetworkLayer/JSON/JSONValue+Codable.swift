@@ -4,8 +4,7 @@ extension JSONValue: Codable {
     /// Decodes whatever JSON value is there. A number `Double` cannot hold fails as the decoder
     /// says (Foundation's refuses such JSON as invalid).
     public init(from decoder: any Decoder) throws {
-        // Asking for a container of the wrong kind fails before anything is read, so the order of
-        // the attempts decides nothing but speed; errors inside a container propagate with their path.
+        // A container of the wrong kind fails before anything is read: the order decides only speed.
         if let object = try? decoder.container(keyedBy: JSONValueKey.self) {
             let keys = object.allKeys
             var members: [String: JSONValue] = [:]

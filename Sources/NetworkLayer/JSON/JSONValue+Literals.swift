@@ -8,7 +8,6 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
     public init(integerLiteral value: Int) { self = .number(Double(value)) }
     /// A number: `let price: JSONValue = 9.99`.
     public init(floatLiteral value: Double) { self = .number(value) }
-    /// `true` or `false`.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     /// An array: `let tags: JSONValue = ["a", 1, true]`.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }

@@ -18,15 +18,9 @@ extension HTTPResponse {
     /// Whether the body is still arriving: a ``ByteStream``, ``EventStream`` or ``JSONLines`` response.
     public var isStreaming: Bool { stream != nil }
 
-    /// Calls `handler` once, when the body has ended: at once for a complete response (its body,
-    /// or its download, is all there), when the stream ends, fails or is cancelled for a streamed
-    /// one (an ``EventStream`` that reconnects: when its last body does). It may run on any
-    /// thread; keep it quick.
-    ///
-    /// ```swift
-    /// let response = try await next(request)
-    /// response.onBodyEnd { end in span.end() }
-    /// ```
+    /// Calls `handler` once, when the body has ended: at once for a complete response, when the
+    /// stream ends, fails or is cancelled for a streamed one (an ``EventStream`` that reconnects:
+    /// when its last body does). It may run on any thread; keep it quick.
     public func onBodyEnd(_ handler: @escaping @Sendable (ResponseBodyEnd) -> Void) {
         guard let stream else {
             handler(ResponseBodyEnd(byteCount: downloadedFile?.size ?? Int64(body.count), error: nil))

@@ -1,24 +1,16 @@
 import Foundation
 
 extension HTTPResponse {
-    /// Throws the ``NetworkError`` a failing status maps to; returns for an acceptable one.
-    ///
-    /// The acceptable statuses are `acceptable`, else the request's (see ``StatusCodes``). 401 and
-    /// 403 throw ``NetworkError/unauthorizedAccess``, 404 ``NetworkError/notFound``, 408 and 504
-    /// ``NetworkError/timeOut``, any other ``NetworkError/apiError(_:)``, each carrying this
-    /// response (``NetworkError/Context/response``, body cut to 64 KB) and, when it decodes as an
-    /// `errorBodyType`, the server's error (``NetworkError/serverError(as:)``). The first step of
-    /// the default `parseAndValidate`.
+    /// Throws the ``NetworkError`` a failing status maps to (401 and 403
+    /// ``NetworkError/unauthorizedAccess``, 404 ``NetworkError/notFound``, 408 and 504
+    /// ``NetworkError/timeOut``, any other ``NetworkError/apiError(_:)``), carrying this response and
+    /// any decoded error body; returns for a status in `acceptable`, else the request's (see
+    /// ``StatusCodes``). The first step of the default `parseAndValidate`.
     public func validateStatus(acceptable: Range<Int>? = nil) throws(NetworkError) {
         try validateStatus(acceptable: acceptable.map(StatusCodes.init) ?? expectations.acceptableStatuses)
     }
 
-    /// Throws the ``NetworkError`` a failing status maps to, for a status outside `acceptable`;
-    /// as `validateStatus(acceptable: Range<Int>?)` does, with a set of ranges and codes.
-    ///
-    /// ```swift
-    /// try response.validateStatus(acceptable: StatusCodes(200..<300, 304))
-    /// ```
+    /// The same check as the `Range` overload, against a set of ranges and codes.
     public func validateStatus(acceptable: StatusCodes) throws(NetworkError) {
         guard !acceptable.contains(statusCode) else { return }
         var context = NetworkError.Context(request: requestDescription,
@@ -45,16 +37,10 @@ extension HTTPResponse {
         try JSONBodyDecoding.decode(T.self, from: body, using: decoder, usesFastJSONDecoder: expectations.usesFastJSONDecoder)
     }
 
-    /// Decodes the body into `type`, or throws ``NetworkError/serialization``.
-    ///
-    /// `Data` is the raw body, `String` the body in its `Content-Type`'s charset (UTF-8 by
-    /// default), ``EmptyResponse`` accepts any body, every other type is decoded from JSON
-    /// (``JSONValue`` with keys as sent). A JSON failure names the coding path and the status,
-    /// never the body (it may hold secrets). The second step of the default `parseAndValidate`.
-    ///
-    /// - Parameters:
-    ///   - type: the type to decode the body as.
-    ///   - decoder: the JSON decoder; `nil` (the default) uses the request's, else the provider's.
+    /// Decodes the body into `type` with `decoder`, else the request's, else the provider's; throws
+    /// ``NetworkError/serialization``. `Data` is the raw body, `String` the body in its charset,
+    /// ``EmptyResponse`` accepts any body, other types decode from JSON (``JSONValue`` with keys as
+    /// sent). A JSON failure names the coding path and the status, never the body (it may hold secrets).
     public func decode<T: Decodable>(_ type: T.Type, using decoder: JSONDecoder? = nil) throws(NetworkError) -> T {
         if T.self == Data.self, let body = body as? T { return body }
         if T.self == EmptyResponse.self, let empty = EmptyResponse() as? T { return empty }

@@ -2,9 +2,8 @@ internal import FastJSON
 import Foundation
 
 /// The one place that chooses the JSON decoder: FastJSON where it gives `decoder`'s results (a
-/// default `JSONDecoder`) and neither the manager nor the provider opted out
-/// (``NetworkManager/usesFastJSONDecoder``, ``ServiceProvider/usesFastJSONDecoder``), else
-/// `decoder` itself. Responses, error bodies, server-sent events and JSON lines all decode here.
+/// default `JSONDecoder`) unless ``NetworkManager/usesFastJSONDecoder`` or
+/// ``ServiceProvider/usesFastJSONDecoder`` opted out, else `decoder` itself.
 enum JSONBodyDecoding {
     static func decode<T: Decodable>(_ type: T.Type, from data: Data, using decoder: JSONDecoder, usesFastJSONDecoder: Bool) throws -> T {
         usesFastJSONDecoder

@@ -33,8 +33,7 @@ struct RequestOrigin: Sendable, CustomStringConvertible {
         }
     }
 
-    /// The request described, if there is one (not for a response made by hand): every secret
-    /// value it carries is scrubbed from the description too, under whatever name the URL holds it.
+    /// The request, if any; its secret values are scrubbed from the description under any name.
     var request: PreparedRequest? {
         if case .request(let request) = source { return request }
         return nil
@@ -46,9 +45,8 @@ struct RequestOrigin: Sendable, CustomStringConvertible {
         return Redactor.scrub(text, secrets: request.redactor.secretValues(of: request))
     }
 
-    /// `headers` as `Name: value` lines sorted by name, redacted like the log's: a secret name's
-    /// value is `<redacted>`, and the request's secret values are scrubbed from the others (a
-    /// server that reflects a request header back under another name).
+    /// `headers` as sorted `Name: value` lines, redacted like the log's: a secret name's value is
+    /// `<redacted>`, and the request's secret values are scrubbed from the others (a server may reflect them).
     func redactedHeaderLines(_ headers: [String: String]) -> [String] {
         let secrets = request.map { $0.redactor.secretValues(of: $0) } ?? []
         return headers.sorted { $0.key.lowercased() < $1.key.lowercased() }.map { name, value in

@@ -1,16 +1,11 @@
-/// The header block of the response being received, built from the lines libcurl hands over one
-/// at a time, with the checks libcurl leaves to the library.
-///
-/// It keeps the lines as ``ResponseHeaders`` reads them (`Name: value\n`), starts over at each
-/// status line (after an interim 1xx), notes a compressed body (for the decompression guard), and
-/// refuses what would let a server smuggle a header or blur the body's framing: a bare CR, LF or
-/// NUL inside a line, two different `Content-Length` values. Bytes in, a verdict out: the
-/// response-headers fuzz target runs this very code.
+/// The header block of the response being received, built from libcurl's lines one at a time:
+/// it starts over at each status line (after an interim 1xx), notes a compressed body, and
+/// refuses what would let a server smuggle a header or blur the body's framing (a bare CR, LF or
+/// NUL inside a line, two different `Content-Length` values).
 struct ResponseHeaderBlock {
     /// What to do with the line just received.
     enum Verdict: Equatable {
-        /// Keep going: the line was kept (or it was the blank line that ends the block, or a
-        /// status line that starts the block over).
+        /// Keep going: the line was kept (or it ended or restarted the block).
         case accepted
         /// Keep going: the line was kept, and it announced a body of this many bytes.
         case announcedLength(Int)
@@ -60,8 +55,7 @@ struct ResponseHeaderBlock {
         return .announcedLength(length)
     }
 
-    /// Whether `line` holds a CR, an LF or a NUL: eight bytes at a time, looked at one by one only
-    /// when one of them is below 0x0E.
+    /// Whether `line` holds a CR, an LF or a NUL (eight bytes at a time).
     private static func holdsLineBreakOrNUL(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
         var index = 0
         if let base = line.baseAddress {
@@ -86,8 +80,7 @@ struct ResponseHeaderBlock {
         byte <= 0x0D && (byte == 0x0D || byte == 0x0A || byte == 0x00)
     }
 
-    /// Whether `line` starts with `name` (lowercase ASCII), ignoring the case of ASCII letters as
-    /// ``Swift/Sequence/elementsEqualIgnoringASCIICase(_:)`` does.
+    /// Whether `line` starts with `name` (lowercase ASCII), ignoring the case of ASCII letters.
     private static func starts(_ line: UnsafeBufferPointer<UInt8>, withLowercase name: StaticString) -> Bool {
         let count = name.utf8CodeUnitCount
         guard line.count >= count else { return false }
@@ -115,9 +108,8 @@ struct ResponseHeaderBlock {
         return !value.isEmpty && !value.elementsEqualIgnoringASCIICase("identity".utf8)
     }
 
-    /// The value of a `Content-Length:` line (name in any case, value digits with optional
-    /// spaces or tabs around them), or `nil` for any other line, a value that is not a decimal
-    /// number, or one beyond `Int`.
+    /// The value of a `Content-Length:` line (name in any case, digits with optional blanks around),
+    /// or `nil` for any other line or a value that is not a decimal number within `Int`.
     static func contentLength(_ line: UnsafeBufferPointer<UInt8>) -> Int? {
         let nameCount = contentLengthName.utf8CodeUnitCount
         guard line.count > nameCount, line[0] | 0x20 == UInt8(ascii: "c"),

@@ -9,8 +9,7 @@ final class ResponseHeaders: Sendable {
     /// The headers a mock gave, or `nil` for headers received as lines.
     private let given: Given?
 
-    /// Headers given rather than received: a dictionary, or lines one by one (a name may repeat),
-    /// with the dictionary they join into.
+    /// Headers given rather than received: a dictionary, or lines (a name may repeat) and their dictionary.
     private final class Given: Sendable {
         let dictionary: [String: String]
         let fields: [(name: String, value: String)]?
@@ -24,7 +23,6 @@ final class ResponseHeaders: Sendable {
     /// the first stored wins and both return that one.
     private let parsed = AtomicLazyReference<Parsed>()
 
-    /// A dictionary built from the lines, boxed for ``parsed``.
     private final class Parsed: Sendable {
         let dictionary: [String: String]
         init(_ dictionary: [String: String]) { self.dictionary = dictionary }
@@ -104,8 +102,7 @@ final class ResponseHeaders: Sendable {
         return found
     }
 
-    /// Every header by the name as sent, each with all its values in order: what record mode
-    /// writes, so that a replayed mock keeps each `Link` and `Vary` line.
+    /// Every header by the name as sent, each with all its values in order: what record mode writes.
     var valuesByName: [String: [String]] {
         var result: [String: [String]] = [:]
         if let fields = given?.fields {
@@ -120,8 +117,7 @@ final class ResponseHeaders: Sendable {
         return result
     }
 
-    /// Every line as received, in order (a mock's dictionary sorted by name): what the response
-    /// cache stores.
+    /// Every line as received, in order (a mock's sorted by name): what the response cache stores.
     var lines: [(name: String, value: String)] {
         if let given {
             if let fields = given.fields { return fields.map { (name: $0.name, value: $0.value) } }

@@ -1,13 +1,5 @@
-/// A set of HTTP status codes, made of ranges and single codes: the statuses a request accepts.
-///
-/// ```swift
-/// request.acceptableStatuses = StatusCodes(200..<300, 304)      // 2xx and "not modified"
-/// request.acceptableStatuses = [200...299, 404]                  // an array literal works too
-/// struct Catalog: ServiceProvider {
-///     var acceptableStatuses: StatusCodes { StatusCodes(200..<300, 304) }
-///     // ...
-/// }
-/// ```
+/// A set of HTTP status codes, made of ranges and single codes (`StatusCodes(200..<300, 304)`,
+/// `[200...299, 404]`): the statuses a request accepts.
 ///
 /// The first that is set applies: the request's ``BaseRequest/acceptableStatuses``, its
 /// ``BaseRequest/acceptableStatusCodes``, the provider's ``ServiceProvider/acceptableStatuses``
@@ -49,12 +41,10 @@ public struct StatusCodes: Sendable, Hashable, CustomStringConvertible, Expressi
         tail = nil
     }
 
-    /// The statuses of an array literal's members: `[200..<300, 304]`.
     public init(arrayLiteral members: any StatusCodeExpression...) {
         self.init(members)
     }
 
-    /// Whether `statusCode` is in the set.
     public func contains(_ statusCode: Int) -> Bool {
         guard let head else { return false }
         if head.contains(statusCode) { return true }
@@ -91,7 +81,6 @@ public protocol StatusCodeExpression: Sendable {
 }
 
 extension Int: StatusCodeExpression {
-    /// This code alone.
     public var statusCodeRange: ClosedRange<Int>? { self...self }
 }
 
@@ -101,6 +90,5 @@ extension Range: StatusCodeExpression where Bound == Int {
 }
 
 extension ClosedRange: StatusCodeExpression where Bound == Int {
-    /// The range's codes.
     public var statusCodeRange: ClosedRange<Int>? { self }
 }

@@ -2,31 +2,17 @@ import Foundation
 
 /// A response body read while it arrives, as `Data` chunks in arrival order.
 ///
-/// Make it the response type of a request; ``NetworkManager/perform(_:isolation:)`` returns as
-/// soon as the response headers arrived and the status passed validation, and the body flows
-/// through the loop:
+/// ``NetworkManager/perform(_:isolation:)`` returns once the headers arrived and the status
+/// passed validation; the body flows through the loop.
 ///
-/// ```swift
-/// final class LogTail: BaseRequest<ByteStream> {
-///     init() { super.init(serviceProvider: LogsProvider(), endpoint: "/logs/follow") }
-/// }
-/// let stream = try await Net.perform(LogTail())
-/// for try await line in stream.lines { print(line) }
-/// ```
+/// - **Backpressure**: about 1 MB is buffered ahead of the loop; beyond that the transfer pauses.
+/// - **Ending**: leaving the loop early, cancelling the reading task, or dropping the stream
+///   cancels the transfer and releases its connection. A stream is read once.
+/// - **Failures**: a broken connection ends the loop with ``NetworkError/transport(_:)``; a server
+///   silent longer than the request's `timeout` with ``NetworkError/timeOut(_:)`` (the timeout
+///   bounds the silence between two chunks, never the whole stream).
 ///
-/// - **Backpressure**: about 1 MB is buffered ahead of the loop; beyond that the transfer
-///   pauses until the loop takes the buffered chunks (it takes all of them at once, so at most
-///   about 2 MB is ahead of it), so a fast server and a slow loop keep memory flat.
-/// - **Ending**: leaving the loop early (`break`, a thrown error), cancelling the task that
-///   reads, or dropping the stream cancels the transfer and releases its connection. A stream
-///   is read once: a second loop gets what the first left, and ending either ends the stream.
-/// - **Failures**: a connection that breaks or a server that stops mid-body ends the loop with
-///   ``NetworkError/transport(_:)``; a server silent for longer than the request's `timeout`
-///   with ``NetworkError/timeOut(_:)`` (the timeout bounds the wait for the headers, then the
-///   silence between two chunks, never the whole stream).
-///
-/// It is `Decodable` only so that it can be a `BaseRequest` response type: decoding one from
-/// JSON throws.
+/// `Decodable` only so that it can be a `BaseRequest` response type: decoding one throws.
 public struct ByteStream: AsyncSequence, Decodable, Sendable, StreamingResponse {
     public typealias Element = Data
     public typealias Failure = NetworkError
@@ -71,23 +57,18 @@ public struct ByteStream: AsyncSequence, Decodable, Sendable, StreamingResponse 
             return try await nextReading(isolation: nil)
         }
 
-        /// The next chunk, or `nil` at the end of the body, on the caller's actor.
         @inlinable
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(NetworkError) -> Data? {
             if let item = nextParsed() { return item }
             return try await nextReading(isolation: actor)
         }
 
-        // `next` is inlined into the caller's loop (see ``EventStream/AsyncIterator``): an item
-        // parsed already is a synchronous call away; only reading a chunk is an async call.
 
-        /// A chunk taken from the buffer already and not handed out, if any.
         @usableFromInline
         mutating func nextParsed() -> Data? {
             items.nextReady()
         }
 
-        /// Waits for the next chunk; `nil` at the end of the body.
         @usableFromInline
         mutating func nextReading(isolation actor: isolated (any Actor)?) async throws(NetworkError) -> Data? {
             try await items.next(isolation: actor)
@@ -119,23 +100,18 @@ public struct ByteStream: AsyncSequence, Decodable, Sendable, StreamingResponse 
                 return try await nextReading(isolation: nil)
             }
 
-            /// The next line, or `nil` at the end of the body, on the caller's actor.
             @inlinable
             public mutating func next(isolation actor: isolated (any Actor)?) async throws(NetworkError) -> String? {
                 if let item = nextParsed() { return item }
                 return try await nextReading(isolation: actor)
             }
 
-            // `next` is inlined into the caller's loop (see ``EventStream/AsyncIterator``): an item
-            // parsed already is a synchronous call away; only reading a chunk is an async call.
 
-            /// A line of the chunk parsed already, if any.
             @usableFromInline
             mutating func nextParsed() -> String? {
                 items.nextReady()
             }
 
-            /// Reads chunks until a line completes; `nil` at the end of the body.
             @usableFromInline
             mutating func nextReading(isolation actor: isolated (any Actor)?) async throws(NetworkError) -> String? {
                 try await items.next(isolation: actor)

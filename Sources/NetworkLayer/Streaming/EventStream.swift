@@ -1,34 +1,11 @@
 import Foundation
 
 /// A `text/event-stream` response (server-sent events) read while it arrives, as
-/// ``ServerSentEvent``s: the shape of streaming LLM APIs, event feeds and live updates.
+/// ``ServerSentEvent``s, parsed by the WHATWG rules (see ``ServerSentEvent``). Backpressure,
+/// cancellation, timeouts and failures work as for ``ByteStream``; an event larger than 16 MB
+/// ends the loop with ``NetworkError/transport(_:)``.
 ///
-/// ```swift
-/// final class ChatCompletionStream: BaseRequest<EventStream> {
-///     init(prompt: String) {
-///         super.init(serviceProvider: ChatProvider(), endpoint: "/v1/chat/completions")
-///         httpMethod = .post
-///         params = ["prompt": prompt, "stream": true]
-///         mockedResponseFilename = "ChatCompletionStream"   // MockResponses/ChatCompletionStream.sse
-///     }
-/// }
-/// let events = try await Net.perform(ChatCompletionStream(prompt: "Hello"))
-/// for try await event in events {
-///     if event.data == "[DONE]" { break }
-///     print(try event.decode(ChatChunk.self).text, terminator: "")
-/// }
-/// ```
-///
-/// The body is parsed by the WHATWG rules (see ``ServerSentEvent``): CR, LF and CRLF line ends,
-/// also split across network chunks; a leading BOM skipped; comments ignored; an event without
-/// data not dispatched; an event the body ends in the middle of discarded. Backpressure,
-/// cancellation, timeouts and failures work as for ``ByteStream``: breaking out of the loop
-/// cancels the transfer; a connection that breaks mid-stream ends the loop with
-/// ``NetworkError/transport(_:)``. An event larger than 16 MB ends it with
-/// ``NetworkError/transport(_:)`` too.
-///
-/// It is `Decodable` only so that it can be a `BaseRequest` response type: decoding one from
-/// JSON throws.
+/// `Decodable` only so that it can be a `BaseRequest` response type: decoding one throws.
 public struct EventStream: AsyncSequence, Decodable, Sendable, StreamingResponse {
     public typealias Element = ServerSentEvent
     public typealias Failure = NetworkError
@@ -70,24 +47,20 @@ public struct EventStream: AsyncSequence, Decodable, Sendable, StreamingResponse
             return try await nextReading(isolation: nil)
         }
 
-        /// The next event, or `nil` at the end of the body, on the caller's actor.
         @inlinable
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(NetworkError) -> ServerSentEvent? {
             if let event = nextParsed() { return event }
             return try await nextReading(isolation: actor)
         }
 
-        // `next` is inlined into the caller's loop, so that an event already parsed (most are:
-        // a chunk holds hundreds) is a plain synchronous call away, without an async call into
-        // this module per event; only reading the next chunk is one.
+        // `next` is inlined into the caller's loop, so that an event already parsed (most are: a chunk
+        // holds hundreds) is a synchronous call away; only reading the next chunk is an async call.
 
-        /// An event of the chunk parsed already, if any.
         @usableFromInline
         mutating func nextParsed() -> ServerSentEvent? {
             items.nextReady()
         }
 
-        /// Reads chunks until an event completes; `nil` at the end of the body.
         @usableFromInline
         mutating func nextReading(isolation actor: isolated (any Actor)?) async throws(NetworkError) -> ServerSentEvent? {
             try await items.next(isolation: actor)

@@ -12,10 +12,8 @@ struct StreamResumption: Sendable, Equatable {
 /// what the stream's iterator holds when the request has one. It belongs to that iterator (not
 /// `Sendable`); every reconnection it makes goes through ``nextAttempt(of:resumingAfter:route:)``.
 ///
-/// A reconnection is part of the call, not a new one: the call's middlewares wrapped the stream
-/// once (their ``HTTPResponse/onBodyEnd(_:)`` is told when the last body ends), while the network
-/// middlewares and the middlewares' observers see each reconnection on the wire, announced by
-/// ``RequestObserver/willRetry(after:attempt:delay:)``.
+/// A reconnection is part of the call: the call's middlewares wrap the stream once, while network
+/// middlewares and observers see each one (``RequestObserver/willRetry(after:attempt:delay:)``).
 final class EventStreamReconnector {
     let policy: ReconnectPolicy
     /// The request as last sent: the reconnection's settings, and how the log and errors name it.
@@ -48,14 +46,11 @@ final class EventStreamReconnector {
         attempts = 0
     }
 
-    /// The body to read next after `body` ended with `ending` (`nil`: its end), or `nil` when
-    /// the stream ends normally (the body ended and attempts are spent, or a 204 answered). The
-    /// handlers waiting for the stream's end go on to the new body, or are told the end.
+    /// The body to read next after `body` ended with `ending` (`nil`: its end), or `nil` when the
+    /// stream ends normally; the handlers waiting for the stream's end move to the new body.
     ///
-    /// - Throws: `ending` when it is not a failure of the connection; the last failure when
-    ///   ``ReconnectPolicy/maximumAttempts`` reconnections in a row failed; what a reconnection
-    ///   was answered with when that ends the stream (a failing status, a wrong content type);
-    ///   ``NetworkError/cancelled`` when the reading task is cancelled.
+    /// - Throws: `ending` when it is not a connection failure; the last failure once attempts are
+    ///   spent; a reconnection's failing answer; ``NetworkError/cancelled`` for a cancelled reader.
     nonisolated(nonsending) func reconnect(_ body: StreamBody, after ending: NetworkError?,
                                            from resumption: StreamResumption) async throws(NetworkError) -> StreamBody? {
         do throws(NetworkError) {
@@ -108,18 +103,13 @@ final class EventStreamReconnector {
         return nil
     }
 
-    /// The request's next attempt, for a reconnection: the request prepared again (provider
-    /// headers, credentials) with `Last-Event-ID`, what the call's middlewares changed replayed
-    /// on it, then its attempts (interceptors, redirects, its retry policy) through the call's
-    /// transport (the network middlewares and observers see it); its response logged, and its
-    /// body checked as `EventSource` checks it. Every reconnection goes through here, and only
-    /// reconnections do.
+    /// The request's next attempt, for a reconnection: prepared again (provider headers,
+    /// credentials) with `Last-Event-ID`, the call's middleware changes replayed, and sent through
+    /// the call's transport. Only reconnections go through here.
     ///
-    /// - Returns: the new body, observed by the log, with its response's head and the request as
-    ///   it was sent; `nil` for a `204 No Content` (the server's "no more").
-    /// - Throws: the attempt's failure (the connection's, which may be tried again); the error a
-    ///   status outside the request's acceptable ones maps to; ``NetworkError/serialization(_:)``
-    ///   for a `Content-Type` that is not `text/event-stream`. Secrets redacted, as any error.
+    /// - Returns: the new body; `nil` for a `204 No Content` (the server's "no more").
+    /// - Throws: the attempt's failure; the error a status outside the acceptable ones maps to;
+    ///   ``NetworkError/serialization(_:)`` for a `Content-Type` that is not `text/event-stream`.
     nonisolated(nonsending) static func nextAttempt(of request: PreparedRequest, resumingAfter lastEventID: String?,
                                                     route: StreamBody.Route) async throws(NetworkError) -> (StreamBody, HTTPResponse, PreparedRequest)? {
         let resolved = request.resolved.reconnecting(lastEventID: lastEventID)
@@ -176,9 +166,7 @@ final class EventStreamReconnector {
 }
 
 extension RequestPipeline {
-    /// A reconnection's attempts: the request prepared again with fresh provider headers and
-    /// credentials, `changes` (the call's middlewares') replayed, and not the middlewares
-    /// themselves, which wrap the stream once.
+    /// A reconnection's attempts, `changes` replayed (not the middlewares: they wrap the stream once).
     nonisolated(nonsending) func reconnection(replaying changes: MiddlewareChanges?,
                                               sending hop: inout PreparedRequest?) async throws(NetworkError) -> HTTPResponse {
         let providerHeaders = try await providerHeaders()

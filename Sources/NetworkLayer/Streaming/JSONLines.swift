@@ -2,21 +2,11 @@ import Foundation
 
 /// An NDJSON (JSON Lines) response read while it arrives: one decoded value per line.
 ///
-/// ```swift
-/// final class OrdersExport: BaseRequest<JSONLines<Order>> {
-///     init() { super.init(serviceProvider: ShopProvider(), endpoint: "/orders/export") }
-/// }
-/// for try await order in try await Net.perform(OrdersExport()) { total += order.amount }
-/// ```
+/// Blank lines are skipped; each line is decoded with the request's `jsonDecoder`, else the
+/// provider's. A line that does not decode ends the loop with ``NetworkError/serialization(_:)``
+/// naming its line number (1-based), never its content. Otherwise it works as ``ByteStream``.
 ///
-/// Lines end with LF or CRLF; blank lines are skipped; the last line counts even without a line
-/// end. Each line is decoded with the request's `jsonDecoder`, else the provider's. A line that
-/// does not decode ends the loop with ``NetworkError/serialization(_:)`` naming its line number
-/// (1-based, blank lines counted) and where it did not match, never its content. Backpressure,
-/// cancellation, timeouts and failures work as for ``ByteStream``.
-///
-/// It is `Decodable` only so that it can be a `BaseRequest` response type: decoding one from
-/// JSON throws.
+/// `Decodable` only so that it can be a `BaseRequest` response type: decoding one throws.
 public struct JSONLines<Element: Decodable & Sendable>: AsyncSequence, Decodable, Sendable, StreamingResponse {
     public typealias Failure = NetworkError
 
@@ -57,23 +47,18 @@ public struct JSONLines<Element: Decodable & Sendable>: AsyncSequence, Decodable
             return try await nextReading(isolation: nil)
         }
 
-        /// The next value, or `nil` at the end of the body, on the caller's actor.
         @inlinable
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(NetworkError) -> Element? {
             if let item = nextParsed() { return item }
             return try await nextReading(isolation: actor)
         }
 
-        // `next` is inlined into the caller's loop (see ``EventStream/AsyncIterator``): an item
-        // parsed already is a synchronous call away; only reading a chunk is an async call.
 
-        /// A value of the chunk parsed already, if any.
         @usableFromInline
         mutating func nextParsed() -> Element? {
             items.nextReady()
         }
 
-        /// Reads chunks until a value completes; `nil` at the end of the body.
         @usableFromInline
         mutating func nextReading(isolation actor: isolated (any Actor)?) async throws(NetworkError) -> Element? {
             try await items.next(isolation: actor)
@@ -88,9 +73,8 @@ struct JSONLineParser<Element: Decodable>: StreamItemParser {
     let decoder: JSONDecoder
     /// Whether FastJSON may decode the lines: the request's manager and provider choice.
     let usesFastJSONDecoder: Bool
-    /// The text of the lines decoded since the last batch was previewed, while the log keeps
-    /// previews (`nil` when it does not): the log shows what arrived, not the decoded value
-    /// (whose type may not even be `Encodable`).
+    /// The lines decoded since the last batch was previewed (`nil` when the log keeps no previews):
+    /// the log shows what arrived, as the value's type may not be `Encodable`.
     private var keptLines: [String]?
     /// Bytes of lines kept so far: once they fill a preview, no more are kept.
     private var keptBytes = 0
@@ -101,7 +85,6 @@ struct JSONLineParser<Element: Decodable>: StreamItemParser {
     }
 
     mutating func feed(_ chunk: UnsafeRawBufferPointer, into items: inout [Element]) throws(StreamParseFailure) {
-        // The splitter is moved out while it calls back into this parser (exclusive access).
         var splitter = LineSplitter.placeholder
         swap(&splitter, &lines)
         defer { swap(&splitter, &lines) }

@@ -1,13 +1,8 @@
 import Foundation
 
-/// Cuts a body that arrives in chunks into lines, whatever the chunk boundaries: a line, or the
-/// CR and LF of one line end, split across two chunks gives the same lines as one chunk would.
-///
-/// Pure and incremental (no I/O, no clock), so that random chunkings of one input can be checked
-/// to give the same lines. A line is handed to `body` without its terminator, as bytes that are
-/// valid only during the call.
+/// Cuts a body that arrives in chunks into lines, whatever the chunk boundaries. Pure and
+/// incremental: a line is handed to `body` without its terminator, as bytes valid only during the call.
 struct LineSplitter {
-    /// Which bytes end a line.
     enum Endings {
         /// LF, or CRLF (the CR is dropped): ``ByteStream/lines`` and NDJSON.
         case lineFeed
@@ -17,8 +12,7 @@ struct LineSplitter {
     }
 
     let endings: Endings
-    /// The longest line accepted: 16 MB. A server sending an endless line must not grow memory
-    /// without bound.
+    /// The longest line accepted: 16 MB, so that an endless line cannot grow memory without bound.
     let maximumLineLength: Int
     /// The start of a line whose end has not arrived yet.
     private var partial: [UInt8] = []
@@ -33,14 +27,9 @@ struct LineSplitter {
         self.maximumLineLength = maximumLineLength
     }
 
-    /// Whether bytes of an unfinished line are waiting for its end.
     var hasPartialLine: Bool { !partial.isEmpty }
 
     /// Feeds one chunk; calls `body` with every line it completes, in order.
-    ///
-    /// Line ends are found with `memchr` (vectorised in libc), not byte by byte. With `.any`
-    /// the next CR and the next LF are each looked for once and remembered until the line
-    /// start passes them, so a chunk is scanned for each at most once whatever its lines.
     mutating func feed(_ chunk: UnsafeRawBufferPointer,
                        _ body: (UnsafeBufferPointer<UInt8>) throws(StreamParseFailure) -> Void) throws(StreamParseFailure) {
         let bytes = chunk.bindMemory(to: UInt8.self)
@@ -51,7 +40,6 @@ struct LineSplitter {
             skipsLineFeed = false
             if bytes[0] == 0x0A { start = 1 }
         }
-        /// The index of the next `byte` at or after `from`, `count` when there is none.
         func find(_ byte: UInt8, from: Int) -> Int {
             guard from < count, let found = memchr(base + from, Int32(byte), count - from) else { return count }
             return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
@@ -93,7 +81,6 @@ struct LineSplitter {
         try line.withUnsafeBufferPointer { (buffer) throws(StreamParseFailure) in try body(buffer) }
     }
 
-    /// One complete line: `partial` + `tail`, without the CR of a CRLF.
     private mutating func emit(_ tail: UnsafeBufferPointer<UInt8>,
                                _ body: (UnsafeBufferPointer<UInt8>) throws(StreamParseFailure) -> Void) throws(StreamParseFailure) {
         if partial.isEmpty {

@@ -3,27 +3,15 @@ import Foundation
 /// When and how an ``EventStream`` connects again after its connection ends, as a browser's
 /// `EventSource` does. Opt-in, per request: ``BaseRequest/reconnectPolicy``.
 ///
-/// ```swift
-/// let request = PriceFeed()
-/// request.reconnectPolicy = .eventSource(maximumAttempts: 10)
-/// for try await event in try await Net.perform(request) { … }   // goes on across reconnections
-/// ```
+/// A stream reconnects when its connection breaks, the server is silent past the request's
+/// `timeout`, or the body ends; the new request carries `Last-Event-ID`, and the loop sees only
+/// events. The stream ends instead on `204 No Content` (normally), a status outside 200–299, a
+/// `Content-Type` other than `text/event-stream` (``NetworkError/serialization(_:)``), or after
+/// ``maximumAttempts`` reconnections in a row without an event (the last failure).
 ///
-/// A stream reconnects when its connection breaks, the server is silent for longer than the
-/// request's `timeout`, or the body simply ends. The new request carries `Last-Event-ID` with the
-/// last `id:` the stream gave, so a server that resumes after that id gives the loop no duplicate
-/// and no gap; the loop itself never sees the reconnection, only the events.
-///
-/// The stream ends instead, as `EventSource` does, when a reconnection is answered with
-/// `204 No Content` (the loop ends normally: the server's way of saying "done"), with a status
-/// outside 200–299 (the error the status maps to, as for a first request), or with a
-/// `Content-Type` other than `text/event-stream` (``NetworkError/serialization(_:)``); and when
-/// ``maximumAttempts`` reconnections in a row brought no event (the last failure).
-///
-/// The wait before a reconnection starts at the stream's own `retry:` (else ``delay``), doubles
-/// for each reconnection in a row that brought no event, with jitter (a random share between half
-/// and all of it), up to ``maximumDelay``; whatever the server or the policy asks, it is at least
-/// 100 ms and at most a minute. Cancelling the task that reads ends the wait at once.
+/// The wait starts at the stream's `retry:` (else ``delay``) and doubles, jittered, up to
+/// ``maximumDelay``, always within ``shortestDelay`` … ``longestDelay``. Cancelling the reading
+/// task ends the wait.
 public struct ReconnectPolicy: Sendable, Equatable {
     /// Reconnections in a row that bring no event before the stream ends with the last failure;
     /// a reconnection that delivers an event starts the count again. At least 1.
@@ -51,12 +39,6 @@ public struct ReconnectPolicy: Sendable, Equatable {
 
     /// `EventSource`'s behaviour: reconnect after the stream's `retry:` (else 3 s), at most
     /// `maximumAttempts` times in a row without an event.
-    ///
-    /// - Parameters:
-    ///   - maximumAttempts: reconnections in a row without an event before the stream ends; see
-    ///     ``maximumAttempts``.
-    ///   - reconnectsNonIdempotentMethods: whether a `POST` or `PATCH` stream reconnects too; see
-    ///     ``reconnectsNonIdempotentMethods``.
     public static func eventSource(maximumAttempts: Int = 10, reconnectsNonIdempotentMethods: Bool = false) -> ReconnectPolicy {
         ReconnectPolicy(maximumAttempts: maximumAttempts, reconnectsNonIdempotentMethods: reconnectsNonIdempotentMethods)
     }

@@ -1,20 +1,7 @@
 import Foundation
 
-/// One event of a `text/event-stream` body, as an ``EventStream`` delivers it.
-///
-/// The fields follow the WHATWG HTML standard's event-stream interpretation: `data` is the
-/// event's `data:` lines joined with `\n`; `event` its type (`nil` for the default, "message");
-/// `id` the last event ID in force when it was dispatched (sticky: an event without an `id:` line
-/// carries the previous one); `retry` the reconnection time a `retry:` line asked for since the
-/// previous event, if any.
-///
-/// ```swift
-/// for try await event in try await Net.perform(ChatCompletionStream(prompt: "Hello")) {
-///     if event.data == "[DONE]" { break }
-///     let chunk = try event.decode(ChatChunk.self)
-///     print(chunk.text, terminator: "")
-/// }
-/// ```
+/// One event of a `text/event-stream` body, as an ``EventStream`` delivers it; its fields follow
+/// the WHATWG HTML standard's event-stream interpretation.
 public struct ServerSentEvent: Sendable, Equatable {
     /// The last event ID when the event was dispatched (sticky across events); `nil` when none
     /// was ever set, or an empty `id:` line reset it.
@@ -37,16 +24,11 @@ public struct ServerSentEvent: Sendable, Equatable {
         lhs.id == rhs.id && lhs.event == rhs.event && lhs.data == rhs.data && lhs.retry == rhs.retry
     }
 
-    /// Decodes the event's `data` as JSON.
+    /// Decodes the event's `data` as JSON, with `decoder`, else the request's decoder (its
+    /// `jsonDecoder`, else the provider's), else a plain `JSONDecoder` for an event made in code.
     ///
-    /// - Parameters:
-    ///   - type: the type to decode.
-    ///   - decoder: the decoder to use; `nil` (the default) uses the decoder of the request the
-    ///     event came from (its `jsonDecoder`, else the provider's), or a plain `JSONDecoder` for
-    ///     an event made in code.
     /// - Throws: ``NetworkError/serialization(_:)`` saying where the JSON did not match `type`
-    ///   (never quoting the data, which may hold secrets), with the `DecodingError` as
-    ///   `underlyingError`.
+    ///   (never quoting the data, which may hold secrets).
     public func decode<T: Decodable>(_ type: T.Type, using decoder: JSONDecoder? = nil) throws(NetworkError) -> T {
         let data = Data(self.data.utf8)
         do {
@@ -64,9 +46,7 @@ public struct ServerSentEvent: Sendable, Equatable {
 }
 
 // The public initialiser lives in an extension so that the struct keeps its memberwise
-// initialiser, which the parser uses: it builds the event in place, where an initialiser
-// assigning the fields one by one made the optimizer copy the whole event (retaining and
-// releasing each string) once per event.
+// initialiser, which the parser uses to build the event in place (without a copy per event).
 extension ServerSentEvent {
     /// Creates an event, e.g. for a mock: `MockResponse.events([ServerSentEvent(data: "{\"text\":\"Hi\"}")])`.
     public init(id: String? = nil, event: String? = nil, data: String, retry: Duration? = nil) {

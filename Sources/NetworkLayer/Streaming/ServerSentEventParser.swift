@@ -1,21 +1,9 @@
 import Foundation
 
 /// Parses a `text/event-stream` body into ``ServerSentEvent``s as its chunks arrive, by the
-/// WHATWG HTML standard's rules ("Interpreting an event stream"):
-///
-/// - one leading byte order mark is skipped, even split across chunks;
-/// - lines end with CR, LF or CRLF, also when the CR and LF arrive in different chunks;
-/// - a line starting with `:` is a comment; otherwise the field name runs to the first `:` and
-///   one space after it is dropped from the value (a line without `:` is a field with an empty value);
-/// - `data` appends its value to the event's data (lines joined with `\n`); `event` sets the
-///   type; `id` sets the last event ID, which stays in force for later events, unless the value
-///   contains NUL (then the line is ignored); `retry` sets the reconnection time when its value
-///   is ASCII digits only; other fields are ignored;
-/// - a blank line dispatches the event, unless it has no data (then its type is dropped);
-/// - at the end of the body an event without its blank line is discarded.
-///
-/// Pure and incremental (no I/O, no clock): feeding the same bytes in any chunking gives the same
-/// events, which the property tests and the fuzz target check.
+/// WHATWG HTML standard's rules ("Interpreting an event stream"), BOM and CR/LF/CRLF line ends
+/// recognised across chunk boundaries. Pure and incremental (no I/O, no clock): any chunking of
+/// the same bytes gives the same events.
 struct ServerSentEventParser {
     /// The most data one event may carry before its blank line: 16 MB.
     static let maximumEventSize = 16 << 20
@@ -23,9 +11,8 @@ struct ServerSentEventParser {
     private var lines = LineSplitter(endings: .any)
     /// The first bytes of the body while they may still be a byte order mark; `nil` once decided.
     private var start: [UInt8]? = []
-    /// The event's data so far: each `data:` line is decoded as it comes (a line's invalid
-    /// UTF-8 repaired on its own gives what repairing the joined lines would: the `\n` between
-    /// them ends any broken sequence either way), so a one-line event is one string, no copy.
+    /// The event's data so far, each `data:` line decoded as it comes (repairing invalid UTF-8 per
+    /// line gives what repairing the joined lines would), so a one-line event is one string.
     private var data = ""
     /// The size of `data` as the server sent it (lines and the `\n`s between them), for the limit.
     private var dataSize = 0
@@ -45,7 +32,6 @@ struct ServerSentEventParser {
         self.usesFastJSONDecoder = usesFastJSONDecoder
     }
 
-    /// Feeds one chunk and appends the events it completes to `events`.
     mutating func feed(_ chunk: UnsafeRawBufferPointer, into events: inout [ServerSentEvent]) throws(StreamParseFailure) {
         if var head = start {
             // Hold back up to three bytes until they are known to be a BOM or not.
@@ -70,7 +56,6 @@ struct ServerSentEventParser {
         try feedLines(chunk, into: &events)
     }
 
-    /// Feeds `Data` (a convenience for tests and mocks).
     mutating func feed(_ chunk: Data, into events: inout [ServerSentEvent]) throws(StreamParseFailure) {
         try chunk.withUnsafeBytes(typed: { (bytes) throws(StreamParseFailure) in try feed(bytes, into: &events) })
     }
@@ -86,8 +71,7 @@ struct ServerSentEventParser {
     /// What a reconnection resumes from: the last event ID and reconnection time so far.
     var resumption: StreamResumption? { StreamResumption(lastEventID: lastEventID, retry: reconnectionTime) }
 
-    /// Starts the body of a reconnection: a fresh parser (the event the last body ended in is
-    /// gone) that keeps the last event ID and reconnection time, as the standard says.
+    /// Starts the body of a reconnection, keeping the last event ID and reconnection time.
     mutating func resume(from resumption: StreamResumption) {
         self = ServerSentEventParser(decoder: decoder, usesFastJSONDecoder: usesFastJSONDecoder)
         lastEventID = resumption.lastEventID
@@ -151,7 +135,6 @@ struct ServerSentEventParser {
     private enum Field {
         case data, event, id, retry
 
-        /// The field a line's name is, compared as bytes.
         @inline(__always)
         init?(_ name: UnsafeBufferPointer<UInt8>) {
             switch name.count {
@@ -188,8 +171,7 @@ struct ServerSentEventParser {
         pendingRetry = nil
     }
 
-    /// Whether `text` is exactly these bytes (a UTF-8 comparison of the buffers, no iteration
-    /// through `String.UTF8View`).
+    /// Whether `text` is exactly these bytes (compared as UTF-8 buffers).
     private static func isSame(_ text: String?, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard var text else { return false }
         return text.withUTF8 { $0.elementsEqual(bytes) }
@@ -211,8 +193,7 @@ struct ServerSentEventParser {
     // MARK: Writing events
 
     /// `events` as `text/event-stream` text that parses back to the same events: what mock
-    /// mode answers ``MockResponse/events(_:eventDelay:)`` with. An event's `id` is written when
-    /// it differs from the previous one's (an empty `id:` resets it to none).
+    /// mode answers ``MockResponse/events(_:eventDelay:)`` with.
     static func encode(_ events: [ServerSentEvent]) -> [Data] {
         var previousID: String?
         return events.map { event in

@@ -1,15 +1,11 @@
 import Foundation
 
 /// The consumer's side of one streamed response body: what ``ByteStream``, ``EventStream`` and
-/// ``JSONLines`` read from.
+/// ``JSONLines`` read from. It also writes the stream's log line and record mode's copy.
 ///
 /// It is held only by the response and the streams made from it (never by the producer), so its
 /// `deinit` means nobody can read the body any more: then the transfer is cancelled. An iterator
-/// holds a ``StreamIteration``, whose end (the loop finished, threw, or was left with `break`)
-/// ends the stream too.
-///
-/// It also watches the stream for the manager: the one log line when the stream ends (items,
-/// bytes, duration, how it ended) and record mode's copy of the body.
+/// holds a ``StreamIteration``, whose end ends the stream too.
 final class StreamBody: Sendable {
     /// How a stream ended, for the log.
     enum Ending: Sendable {
@@ -21,7 +17,6 @@ final class StreamBody: Sendable {
     /// What the manager attaches before the stream is handed out.
     struct Observers: Sendable {
         var log: NetworkLog?
-        /// The request as sent, for the log.
         var request: PreparedRequest?
         var started = ContinuousClock.now
         var recorder: StreamRecorder?
@@ -46,7 +41,6 @@ final class StreamBody: Sendable {
         var holdsEnd = false
         /// The bytes of the stream's earlier bodies, before a reconnection.
         var earlierBytes: Int64 = 0
-        /// How it ended, once it has.
         var ending: Ending?
         var items = 0
         var bytes: Int64 = 0
@@ -73,7 +67,6 @@ final class StreamBody: Sendable {
         state.withLock { $0.observers = observers }
     }
 
-    /// The request as sent, once the manager attached it.
     var request: PreparedRequest? { state.withLock { $0.observers.request } }
 
     /// Where a reconnection goes; `nil` for a body that cannot be sent for again.
@@ -163,8 +156,7 @@ final class StreamBody: Sendable {
         }
     }
 
-    /// Counts items (events, lines, values, chunks) parsed from what arrived (a read may bring
-    /// more than the loop then takes), with their previews when kept.
+    /// Counts items parsed from what arrived (maybe more than the loop then takes), with previews.
     func note(items: Int, previews: [String] = []) {
         state.withLock { state in
             state.items += items
@@ -181,11 +173,9 @@ final class StreamBody: Sendable {
         end(.failed(error))
     }
 
-    /// Ends the stream early (the consumer is done with it): the transfer stops within the
-    /// engine's next turn, releasing its connection.
+    /// Ends the stream early: the transfer stops within the engine's next turn, releasing its connection.
     func cancel(because reason: String) {
-        // A stream read to its end (every body dropped after its last chunk) has nothing to
-        // cancel: describing the request for an error nobody sees cost a small request ~15 % of its CPU.
+        // A stream read to its end has nothing to cancel (and no error to describe).
         guard !buffer.isSettled else { return end(nil) }
         let error = NetworkError.cancelled(.init(request: origin.description, reason: reason))
         if buffer.cancel(error) { end(.cancelled(reason)) } else { end(nil) }
@@ -237,7 +227,6 @@ final class StreamBody: Sendable {
 /// stream. It belongs to one iterator (iterators are not `Sendable`).
 final class StreamIteration {
     let body: StreamBody
-    /// Whether previews of the items are kept for the log.
     let collectsPreviews: Bool
     private var isDone = false
 
@@ -250,8 +239,7 @@ final class StreamIteration {
         if !isDone { body.cancel(because: "the loop over the stream ended before the stream did") }
     }
 
-    /// The chunks that arrived since the last call, `nil` at the end; marks the iteration done at
-    /// the end or a failure.
+    /// The chunks that arrived since the last call, `nil` at the end (the iteration is then done).
     func next(isolation: isolated (any Actor)? = #isolation) async throws(NetworkError) -> [Data]? {
         guard !isDone else { return nil }
         do {
@@ -266,7 +254,6 @@ final class StreamIteration {
         }
     }
 
-    /// Ends the stream with a parse failure.
     func fail(_ error: NetworkError) -> NetworkError {
         isDone = true
         body.fail(error)

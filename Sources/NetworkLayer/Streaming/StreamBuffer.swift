@@ -1,21 +1,10 @@
 import Foundation
 
 /// The bounded buffer between a stream's producer (libcurl's write callback on the engine
-/// thread, or a mock's task) and its consumer (the task iterating the stream).
-///
-/// The producer offers chunks; past ``highWater`` buffered bytes it is told to pause (libcurl
-/// then keeps the chunk and stops reading the socket). The consumer takes every chunk waiting
-/// in one call, in order (a batch: one wake-up and one lock for what arrived together); taking
-/// them empties the buffer, so a paused producer is asked, once, to resume while the consumer
-/// works through its batch. Ahead of the consumer there are then at most ``highWater`` bytes
-/// (and a chunk) here and as much again in the batch it holds.
-///
-/// The engine's producer (``offer(_:)``) does not wake a waiting consumer chunk by chunk: it
-/// calls ``deliver()`` once at the end of its round, so the chunks of one round of I/O go over
-/// with one wake-up. ``append(_:)`` (mocks) wakes the consumer at once.
-///
-/// Either side can end the stream: the producer with the end of the body or its failure, the
-/// consumer by cancelling (then the producer is told to stop, and buffered chunks are freed).
+/// thread, or a mock's task) and its consumer (the task iterating the stream). Past
+/// ``highWater`` buffered bytes the producer is told to pause; the consumer takes every waiting
+/// chunk at once, so at most ``highWater`` bytes (and a chunk) wait here and as much again in
+/// the consumer's batch.
 ///
 /// Locking: every field is behind one lock, and no callback (a continuation, the producer's
 /// resume or cancel) is ever called while holding it: resuming libcurl may call the write
@@ -23,7 +12,6 @@ import Foundation
 final class StreamBuffer: Sendable {
     /// What the producer is told about a chunk it offers.
     enum Offer: Equatable {
-        /// Taken.
         case accepted
         /// Not taken: the buffer is full. Offer it again after ``Control/resume``.
         case paused
@@ -54,7 +42,6 @@ final class StreamBuffer: Sendable {
 
     private struct State {
         var chunks: [Data] = []
-        /// The bytes of `chunks`.
         var buffered = 0
         /// The bytes the producer has accepted into the chunk it is filling (not in `chunks` yet).
         var filling = 0
@@ -67,7 +54,6 @@ final class StreamBuffer: Sendable {
         var producerPaused = false
         var resumeRequested = false
         var control: Control?
-        /// How often the producer was paused, for the tests and the log.
         var pauses = 0
 
         /// Every waiting chunk, or the end, or `nil` when there is neither; with the producer's
@@ -94,8 +80,7 @@ final class StreamBuffer: Sendable {
         }
     }
 
-    /// The chunk the producer is filling with libcurl's pieces (at most 16 KB each): copied once,
-    /// into storage the reader will own, and handed over when full or when the round ends.
+    /// The chunk the producer is filling: libcurl's pieces copied once, into storage the reader will own.
     private struct OpenChunk {
         var buffer: UnsafeMutableRawPointer?
         var count = 0
@@ -108,8 +93,7 @@ final class StreamBuffer: Sendable {
     /// class `Sendable`): the chunk being filled and where its storage comes from.
     private let open = Protected(OpenChunk())
     private let pool: StreamChunkPool
-    /// An open chunk holding less than this at the end of a round is copied out at its size (a
-    /// slow stream's few bytes do not keep a whole buffer each); its buffer stays for the next.
+    /// An open chunk holding less than this at the end of a round is copied out at its size.
     private let smallChunk: Int
 
     /// - Parameter chunkSize: how large a chunk the producer's pieces are gathered into.
@@ -137,13 +121,9 @@ final class StreamBuffer: Sendable {
     // MARK: Producer
 
     /// Offers a piece of the body (copied when accepted). Engine thread, inside libcurl's write
-    /// callback. Pieces are gathered into chunks of `chunkSize`; a waiting consumer is not woken
-    /// here: the producer calls ``deliver()`` when its round of I/O ends, which hands over the
-    /// chunk being filled too.
-    ///
-    /// Room is checked first and the copy made outside the buffer's lock, so a consumer's `next`
-    /// never waits for a copy and a piece the buffer pauses on (libcurl offers it again after the
-    /// resume) is not copied in vain. Only this thread adds bytes, so room found stays room.
+    /// callback; a waiting consumer is woken by ``deliver()`` at the end of the round, not here.
+    /// Room is checked and the copy made outside the lock, so `next` never waits for a copy; only
+    /// this thread adds bytes, so room found stays room.
     func offer(_ bytes: UnsafeRawBufferPointer) -> Offer {
         let refusal = state.withLock { state -> Offer? in
             guard state.end == nil else { return .refused }
@@ -175,8 +155,7 @@ final class StreamBuffer: Sendable {
             return true
         }
         if let full {
-            // A full chunk goes to a waiting reader now, not at the end of the round: an idle
-            // reader starts on the first 256 KB of a fast stream instead of its first 1 MB.
+            // A full chunk goes to a waiting reader now, not at the end of the round.
             publish(full)
             wakeWaiter()
         }
@@ -197,8 +176,7 @@ final class StreamBuffer: Sendable {
         }
     }
 
-    /// Publishes the chunk being filled, if it holds anything: its buffer when it is large, a
-    /// copy at its size when it is small (the buffer then stays for the next round).
+    /// Publishes the chunk being filled, if any (a small one as a copy at its size).
     private func publishOpenChunk() {
         let chunk = open.withLock { open -> Data? in
             guard let buffer = open.buffer, open.count > 0 else { return nil }
@@ -210,7 +188,6 @@ final class StreamBuffer: Sendable {
         if let chunk { publish(chunk) }
     }
 
-    /// Drops the chunk being filled (the stream ended on the consumer's side).
     private func discardOpenChunk() {
         let buffer = open.withLock { open -> UnsafeMutableRawPointer? in
             defer { open = OpenChunk() }
@@ -220,14 +197,12 @@ final class StreamBuffer: Sendable {
         state.withLock { $0.filling = 0 }
     }
 
-    /// Hands the chunk being filled over and wakes a waiting consumer with every chunk offered
-    /// since it last took: the producer's call at the end of a round of I/O that offered pieces.
+    /// Hands the chunk being filled over and wakes a waiting consumer: the end of a round of I/O.
     func deliver() {
         publishOpenChunk()
         wakeWaiter()
     }
 
-    /// Resumes a waiting consumer with every chunk handed over, if there are any.
     private func wakeWaiter() {
         let (waiter, taken, resume) = state.withLock { state -> (UnsafeContinuation<Taken, Never>?, Taken?, (@Sendable () -> Void)?) in
             guard let waiter = state.waiter, !state.chunks.isEmpty else { return (nil, nil, nil) }
@@ -240,8 +215,7 @@ final class StreamBuffer: Sendable {
         resume?()
     }
 
-    /// Appends a chunk whatever the buffer holds: for producers whose whole body is in memory
-    /// already (mocks). `false` when the stream has ended.
+    /// Appends a chunk whatever the buffer holds (mocks: the body is in memory). `false` once ended.
     @discardableResult
     func append(_ chunk: Data) -> Bool {
         guard !chunk.isEmpty else { return true }
@@ -262,7 +236,6 @@ final class StreamBuffer: Sendable {
     /// The body ended: completely (`failure` is `nil`) or with `failure`. The consumer gets the
     /// buffered chunks first. Later calls, and calls after the consumer cancelled, change nothing.
     func finish(_ failure: NetworkError?) {
-        // The producer's last call: what it was filling goes first.
         publishOpenChunk()
         let (waiter, taken) = state.withLock { state -> (UnsafeContinuation<Taken, Never>?, Taken?) in
             state.control = nil
@@ -276,8 +249,7 @@ final class StreamBuffer: Sendable {
         waiter?.resume(returning: taken ?? .finished)
     }
 
-    /// The engine is about to resume a paused producer (`curl_easy_pause(CONT)`), which may
-    /// offer chunks before it returns.
+    /// The engine is about to resume a paused producer (`curl_easy_pause(CONT)`), which may offer chunks.
     func willResume() {
         state.withLock { state in
             state.producerPaused = false
@@ -308,8 +280,7 @@ final class StreamBuffer: Sendable {
         }
     }
 
-    /// The waiting chunks or the end when there are any, else `nil`; asks a paused producer to
-    /// resume when it takes the chunks.
+    /// The waiting chunks or the end, else `nil`; resumes a paused producer when it takes chunks.
     private func take() -> Taken? {
         let (taken, resume) = state.withLock { $0.take() }
         resume?()
@@ -317,9 +288,8 @@ final class StreamBuffer: Sendable {
     }
 
     /// Ends the stream from the consumer's side: buffered chunks are dropped, a waiting `next`
-    /// returns `.failed(error)`, and the producer, if still running, is told to stop. A body that
-    /// had arrived completely but was not read to its end ends this way too. `false` when the
-    /// consumer had seen the end already.
+    /// returns `.failed(error)`, and a running producer is told to stop. `false` when the consumer
+    /// had seen the end already.
     @discardableResult
     func cancel(_ error: NetworkError) -> Bool {
         let (changed, waiter, control) = state.withLock { state -> (Bool, UnsafeContinuation<Taken, Never>?, Control?) in
@@ -345,12 +315,10 @@ final class StreamBuffer: Sendable {
     /// Whether ``cancel(_:)`` would change nothing: the reader has seen the end, or it was cancelled.
     var isSettled: Bool { state.withLock { $0.endDelivered || $0.isCancelled } }
 
-    /// Whether the stream has ended (either side).
     var hasEnded: Bool { state.withLock { $0.end != nil } }
 
     /// Bytes waiting for the consumer now (handed over, or in the chunk being filled).
     var bufferedBytes: Int { state.withLock { $0.buffered + $0.filling } }
 
-    /// How often the producer was told to pause.
     var pauseCount: Int { state.withLock { $0.pauses } }
 }

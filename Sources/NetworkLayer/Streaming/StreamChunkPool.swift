@@ -3,12 +3,9 @@ import Foundation
 /// Storage for a stream's chunks, reused: the buffers the producer fills with libcurl's pieces and
 /// hands to the reader as `Data` that gives its buffer back here when the reader drops it.
 ///
-/// A fresh buffer for every chunk made the kernel fault in (and zero) new pages over and over:
-/// `malloc` returns a freed run of chunks to the system as soon as the reader drops them.
-/// Reused buffers stay resident. At most ``keptLimit`` free buffers are kept; the rest are freed,
-/// and all of them when the stream's buffer and every chunk made from this pool are gone.
+/// Reused buffers stay resident instead of being faulted in afresh. At most ``keptLimit`` free
+/// buffers are kept, and all are freed when the stream's buffer and every chunk from here are gone.
 final class StreamChunkPool: Sendable {
-    /// The size of every buffer.
     let capacity: Int
     /// How many free buffers are kept for reuse.
     let keptLimit: Int
@@ -29,7 +26,6 @@ final class StreamChunkPool: Sendable {
         return malloc(capacity)
     }
 
-    /// Takes back a buffer the pool gave out.
     func give(_ buffer: UnsafeMutableRawPointer) {
         let kept = free.withLock { buffers -> Bool in
             guard buffers.count < keptLimit else { return false }

@@ -5,18 +5,14 @@ protocol StreamItemParser {
     associatedtype Item
     /// Appends the items `chunk` completes.
     mutating func feed(_ chunk: UnsafeRawBufferPointer, into items: inout [Item]) throws(StreamParseFailure)
-    /// Appends the items a chunk as `Data` completes: what ``StreamItems`` calls, so that a parser
-    /// that keeps the chunk as it is (``ChunkParser``) need not copy it.
+    /// Appends the items a chunk as `Data` completes (``ChunkParser`` keeps it without a copy).
     mutating func feed(chunk: Data, into items: inout [Item]) throws(StreamParseFailure)
     /// The end of the body: appends what the last bytes complete, if anything.
     mutating func finish(into items: inout [Item]) throws(StreamParseFailure)
-    /// Called once, before the first chunk, when the log will show previews of the items: a
-    /// parser that previews what it received rather than the items (``JSONLineParser``) starts
-    /// keeping it. Default: nothing.
+    /// Called once, before the first chunk, when the log will show previews. Default: nothing.
     mutating func keepPreviews()
-    /// `items`, the batch the last chunk completed, as the log's preview shows them (before
-    /// redaction; the log redacts and cuts them like a body). Called only after
-    /// ``keepPreviews()``, while the preview has room.
+    /// `items`, the batch the last chunk completed, as the log's preview shows them (unredacted:
+    /// the log redacts them like a body). Called only after ``keepPreviews()``.
     mutating func previews(of items: [Item]) -> [String]
     /// Where a reconnection resumes from; `nil` (the default) for a body that never reconnects.
     var resumption: StreamResumption? { get }
@@ -37,12 +33,8 @@ extension StreamItemParser {
 }
 
 /// The items of one iteration over a stream: chunks from the ``StreamIteration`` through a
-/// parser, handed out one at a time. What every stream's iterator is made of.
-///
-/// The chunks that arrived since the last read are parsed into a batch of items at once (a
-/// chunk of a token stream holds hundreds of events); the batch is then handed out from this
-/// value alone, without touching the stream's shared state. Items are moved out of the batch, not copied: it is kept in reverse
-/// order and `popLast` takes the next one.
+/// parser, handed out one at a time. A batch is handed out from this value alone, without the
+/// stream's shared state; it is kept reversed so that `popLast` moves items out, not copies.
 struct StreamItems<Parser: StreamItemParser> {
     private var iteration: StreamIteration
     /// Connects an event stream again when its body ends; `nil` for every other stream.
@@ -50,16 +42,14 @@ struct StreamItems<Parser: StreamItemParser> {
     private var parser: Parser
     /// The items parsed and not handed out yet, the next one last.
     private var ready: [Parser.Item] = []
-    /// Chunks taken from the stream and not parsed yet, the next one last: a batch is taken
-    /// at once but parsed a chunk at a time, so that its items are handed out while they are
-    /// still in the cache, and the first before the rest are parsed.
+    /// Chunks taken and not parsed yet, the next one last: parsed a chunk at a time, so that the
+    /// first items are handed out before the rest are parsed.
     private var unparsed: [Data] = []
     /// Where the parser appends the next chunk's items (empty between chunks, its capacity kept).
     private var parsed: [Parser.Item] = []
     /// A parse failure to throw once the items completed before it are handed out.
     private var failure: StreamParseFailure?
-    /// How many more characters of previews the log can show: none when it shows no bodies. The
-    /// stream's items are previewed only until it is spent.
+    /// How many more characters of previews the log can show (none when it shows no bodies).
     private var previewRoom: Int
 
     init(_ body: StreamBody, parser: Parser, reconnector: EventStreamReconnector? = nil) {
@@ -82,7 +72,6 @@ struct StreamItems<Parser: StreamItemParser> {
         return try await refill(isolation: isolation)
     }
 
-    /// Reads and parses chunks until the batch has an item, and hands out the first.
     private mutating func refill(isolation: isolated (any Actor)?) async throws(NetworkError) -> Parser.Item? {
         while true {
             if let failure {
@@ -116,8 +105,7 @@ struct StreamItems<Parser: StreamItemParser> {
                     try parser.finish(into: &parsed)
                 }
             } catch {
-                // The items the chunk completed before the failure come first (an NDJSON line
-                // that does not decode ends the loop after the values before it).
+                // The items the chunk completed before the failure come first.
                 failure = error
             }
             if !parsed.isEmpty {
@@ -127,8 +115,7 @@ struct StreamItems<Parser: StreamItemParser> {
                     for preview in previews { previewRoom -= preview.utf8.count + 1 }
                 }
                 iteration.body.note(items: parsed.count, previews: previews)
-                // `ready` is empty here: the batch moves into it, reversed (`popLast` and
-                // `append` move an item; `reverse()` would copy each one, retaining its fields).
+                // `ready` is empty here: the batch moves into it reversed (`reverse()` would copy each item).
                 ready.reserveCapacity(parsed.count)
                 while let item = parsed.popLast() { ready.append(item) }
                 reconnector?.eventsArrived()
@@ -154,9 +141,8 @@ struct StreamItems<Parser: StreamItemParser> {
         iteration = StreamIteration(body: body)
     }
 
-    /// The error a parse failure ends the stream with: a value that does not decode is
-    /// `.serialization`; a body that breaks the limits is `.transport`, like a response over
-    /// the size limit.
+    /// The error a parse failure ends the stream with: `.serialization` for a value that does not
+    /// decode, `.transport` for a body that breaks the limits.
     private static func error(for failure: StreamParseFailure, of body: StreamBody) -> NetworkError {
         let context = NetworkError.Context(request: body.origin.description, reason: failure.reason)
         switch failure {

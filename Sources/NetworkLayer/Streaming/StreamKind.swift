@@ -12,7 +12,6 @@ enum StreamKind: Sendable, Equatable {
     /// ``WebSocket``: a connection, not a body (its mock file is a script, `.ws`).
     case webSocket
 
-    /// The kind for `type` when it is a streaming response type, else `nil`.
     init?(for type: Any.Type) {
         guard let streaming = type as? any StreamingResponse.Type else { return nil }
         self = streaming.streamKind
@@ -28,7 +27,6 @@ enum StreamKind: Sendable, Equatable {
         }
     }
 
-    /// What the log counts.
     func items(_ count: Int) -> String {
         switch self {
         case .bytes: count == 1 ? "1 chunk" : "\(count) chunks"

@@ -1,21 +1,13 @@
 import Foundation
 
 /// The bounded buffer between a streamed request body's sequence and libcurl: what
-/// ``RequestBody/stream(_:length:contentType:)`` becomes.
+/// ``RequestBody/stream(_:length:contentType:)`` becomes. The sequence is asked for a chunk only
+/// below ``highWater`` buffered bytes; libcurl's read callback pauses the transfer
+/// (`CURL_READFUNC_PAUSE`) when nothing is buffered, and the producer's next chunk resumes it.
 ///
-/// A producer task iterates the caller's sequence and appends its chunks here; it asks the
-/// sequence for the next chunk only while fewer than ``highWater`` bytes (about 1 MB) wait to be
-/// sent, so the sequence runs at most that much (plus the chunk it is making) ahead of the
-/// network. libcurl's read callback (engine thread) copies bytes out; when nothing is buffered it
-/// pauses the transfer (`CURL_READFUNC_PAUSE`), and the producer's next chunk, end or failure
-/// resumes it through the engine. A slow server therefore pauses the sequence, and a 1 GB body
-/// never needs more than the bound in memory.
-///
-/// One object per body, used once: a sequence can be iterated only once, so the first transfer
-/// (or mock) that sends the body ``claim()``s it and any later attempt is refused. The declared
-/// length is enforced on both sides: more bytes than declared, or fewer, fail the request, and the
-/// last byte of a known length is handed over only once the sequence has ended, so a body that
-/// turns out too long is never sent complete.
+/// Used once: a sequence can be iterated only once, so the first attempt ``claim()``s it. The
+/// declared length is enforced both ways, and the last byte of a known length is handed over
+/// only once the sequence has ended, so a body that turns out too long is never sent complete.
 ///
 /// Locking: every field is behind one lock, and nothing (a continuation, the engine's resume) is
 /// ever called while holding it.
@@ -25,7 +17,6 @@ final class UploadStream: Sendable {
 
     /// Why the body did not arrive whole.
     enum Failure: Sendable {
-        /// The sequence threw.
         case threw(any Error)
         /// The sequence produced more than the declared length (the count when it was noticed).
         case tooLong(produced: Int64)
@@ -33,11 +24,8 @@ final class UploadStream: Sendable {
         case tooShort(produced: Int64)
     }
 
-    /// What the read callback gets.
     enum Read: Equatable {
-        /// This many bytes were copied.
         case bytes(Int)
-        /// The body is complete.
         case end
         /// Nothing buffered yet: pause the transfer until ``Control`` resumes it.
         case pause
@@ -64,7 +52,6 @@ final class UploadStream: Sendable {
         /// Resumes the paused transfer on the engine thread; dropped when the upload stops.
         var resume: (@Sendable () -> Void)?
         var producer: Task<Void, Never>?
-        /// The most bytes ever buffered, and how often the transfer paused (for the tests).
         var peakBuffered = 0
         var pauses = 0
 
@@ -96,8 +83,7 @@ final class UploadStream: Sendable {
         self.iterate = iterate
     }
 
-    /// An unclaimed body that runs the same iteration again: for a repeatable one, each
-    /// transfer's (a retry, a 307 or 308 that sends the body again).
+    /// An unclaimed body running the same iteration again: each transfer's, for a repeatable one.
     func fresh() -> UploadStream {
         UploadStream(length: length, highWater: highWater, isRepeatable: isRepeatable, iterate: iterate)
     }
@@ -132,9 +118,8 @@ final class UploadStream: Sendable {
         if stopped { task.cancel() }
     }
 
-    /// Buffers `chunk`, then waits until there is room for the next one: the sequence is asked
-    /// for more only below ``highWater``. `false` when the producer must stop (the upload stopped
-    /// or the chunk broke the declared length).
+    /// Buffers `chunk`, then waits for room below ``highWater``. `false` when the producer must
+    /// stop (the upload stopped or the chunk broke the declared length).
     private func append(_ chunk: Data) async -> Bool {
         let (goOn, resume) = state.withLock { state -> (Bool, (@Sendable () -> Void)?) in
             guard !state.stopped, state.failure == nil else { return (false, nil) }
@@ -145,8 +130,7 @@ final class UploadStream: Sendable {
                 return (false, state.takeResume())
             }
             guard !chunk.isEmpty else { return (true, nil) }
-            // Tiny chunks join the last small one: a million one-byte chunks are a few buffers,
-            // not a million entries.
+            // Tiny chunks join the last small one: a million one-byte chunks are a few buffers.
             if chunk.count < Self.coalescingSize, let last = state.chunks.indices.last, last >= state.head,
                state.chunks[last].count < Self.coalescingSize {
                 state.chunks[last].append(chunk)
@@ -241,15 +225,13 @@ final class UploadStream: Sendable {
         return read
     }
 
-    /// libcurl asks to rewind (a reused connection died and it sends the request again): possible
-    /// only while nothing was handed over yet.
+    /// libcurl asks to rewind (to resend on a new connection): possible only before any byte went.
     func canRewind() -> Bool {
         state.withLock { $0.handed == 0 }
     }
 
-    /// Ends the upload: the transfer is over (done, failed or cancelled). The producer task is
-    /// cancelled, a waiting producer is told to stop, the buffer is freed and the resume closure
-    /// (which holds the transfer) is dropped. Later calls change nothing.
+    /// Ends the upload (the transfer is over): stops the producer, frees the buffer and drops the
+    /// resume closure, which holds the transfer. Later calls change nothing.
     func stop() {
         let (producer, waiting) = state.withLock { state -> (Task<Void, Never>?, UnsafeContinuation<Bool, Never>?) in
             state.stopped = true
@@ -264,13 +246,10 @@ final class UploadStream: Sendable {
         producer?.cancel()
     }
 
-    /// Why the body failed, if it did.
     var failure: Failure? { state.withLock { $0.failure } }
 
-    /// Bytes produced by the sequence so far, and bytes handed to libcurl (for the tests).
     var counts: (produced: Int64, handed: Int64) { state.withLock { ($0.produced, $0.handed) } }
 
-    /// The most bytes ever buffered, and how often the transfer paused for want of bytes.
     var statistics: (peakBuffered: Int, pauses: Int) { state.withLock { ($0.peakBuffered, $0.pauses) } }
 
     // MARK: Mock mode: the request's own task reads the whole body

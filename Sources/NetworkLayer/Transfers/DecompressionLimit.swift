@@ -1,24 +1,13 @@
 /// How far a compressed response may expand when libcurl decodes it: the guard against a
-/// decompression bomb (a few kilobytes of gzip that inflate to gigabytes).
-///
-/// A response with a `Content-Encoding` fails with ``NetworkError/transport(_:)`` as soon as its
-/// decoded body is larger than `floor` bytes **and** more than `ratio` times the compressed bytes
-/// received so far. The default, ``standard``, is a ratio of 100 above 16 MiB (JSON compresses
-/// 5 to 20 times); raise the ratio for an endpoint that expands more, or use ``none``.
-///
-/// ```swift
-/// Net.decompressionLimit = .ratio(500)          // allow more expansion everywhere
-/// exportRequest.decompressionLimit = .none      // or remove the guard for one request
-/// ```
-///
-/// ``NetworkManager/maximumResponseSize`` still applies on top, to the decoded size.
+/// decompression bomb. A response with a `Content-Encoding` fails with
+/// ``NetworkError/transport(_:)`` once its decoded body is over `floor` bytes **and** more than
+/// `ratio` times the compressed bytes so far. ``NetworkManager/maximumResponseSize`` still
+/// applies to the decoded size.
 public struct DecompressionLimit: Sendable, Hashable, CustomStringConvertible {
     /// The largest decoded/compressed ratio accepted above the floor; `nil` for no limit.
     public let ratio: Int?
-    /// The decoded size, in bytes, below which the ratio is not checked.
     public let floor: Int
 
-    /// The default floor: 16 MiB.
     public static let defaultFloor = 16 << 20
 
     /// Refuse a body that expands more than `ratio` times once it is over `floor` bytes decoded.

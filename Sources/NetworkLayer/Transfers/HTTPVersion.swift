@@ -1,14 +1,6 @@
 /// Which HTTP version a request speaks.
-///
-/// ```swift
-/// struct LegacyGateway: ServiceProvider {
-///     ...
-///     var httpVersion: HTTPVersion? { .http1_1 }      // a proxy or server with a broken HTTP/2
-/// }
-/// ```
 public enum HTTPVersion: Sendable, Equatable {
-    /// HTTP/2 over TLS when the server offers it, HTTP/1.1 otherwise (and always on plain `http`).
-    /// The default.
+    /// HTTP/2 over TLS when the server offers it, HTTP/1.1 otherwise. The default.
     case automatic
     /// Always HTTP/1.1.
     case http1_1

@@ -1,26 +1,14 @@
 import Foundation
 
 /// TCP keepalive on a request's connection: after ``idle`` without traffic the kernel sends a
-/// probe, then one every ``interval`` until the peer answers or the connection is given up. A NAT,
-/// a firewall or a load balancer then sees traffic on a connection that carries a silent stream,
-/// and a peer that vanished is noticed.
+/// probe, then one every ``interval``, so middleboxes see traffic on a silent stream and a
+/// vanished peer is noticed. Set by ``NetworkManager/keepAlive`` (default ``standard``; `nil`
+/// turns it off) or ``ServiceProvider/keepAlive``, in whole seconds from 1 s to ``longest``.
 ///
-/// ```swift
-/// Net.keepAlive = KeepAlive(idle: .seconds(60), interval: .seconds(30))
-/// ```
-///
-/// Set on every connection a request opens (a connection kept for reuse may later carry a
-/// stream): ``NetworkManager/keepAlive`` (default ``standard``, curl's own 60 s and 60 s; `nil`
-/// turns it off), or a provider's ``ServiceProvider/keepAlive`` for its requests. Each value is
-/// taken in whole seconds, from 1 s to ``longest`` (what the kernel accepts).
-///
-/// No HTTP/2 PING frames are sent: the libcurl of Debian 12 (7.88.1) cannot send one on demand on a
-/// multi handle's connections (its `curl_easy_upkeep` reaches only `curl_easy_perform`'s own), so
-/// TCP keepalive is what keeps an HTTP/2 connection alive too.
+/// No HTTP/2 PING frames are sent (libcurl cannot send one on demand on a multi handle's
+/// connections), so TCP keepalive keeps HTTP/2 connections alive too.
 public struct KeepAlive: Sendable, Hashable {
-    /// How long a connection is silent before the first probe.
     public var idle: Duration
-    /// The time between probes.
     public var interval: Duration
 
     /// The longest idle time or interval: 32,767 s, Linux's limit.
@@ -34,10 +22,8 @@ public struct KeepAlive: Sendable, Hashable {
         self.interval = interval
     }
 
-    /// The idle time in whole seconds, within 1 … 32,767.
     var idleSeconds: Int { Self.seconds(idle) }
 
-    /// The interval in whole seconds, within 1 … 32,767.
     var intervalSeconds: Int { Self.seconds(interval) }
 
     /// `duration` rounded up to whole seconds, within 1 … ``longest``.

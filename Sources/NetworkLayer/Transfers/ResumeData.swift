@@ -1,28 +1,12 @@
 import Foundation
 
-/// Where a failed or cancelled download stopped, to continue it later, in this process or
-/// another: `Codable`, so it can be saved and read back after a restart.
+/// Where a failed or cancelled download stopped, to continue it with
+/// ``NetworkManager/perform(_:resumingFrom:isolation:)``; `Codable`, so it survives a restart.
 ///
-/// ```swift
-/// var resumeData: ResumeData?
-/// do {
-///     file = try await Net.perform(download)
-/// } catch {
-///     resumeData = error.resumeData            // nil when the download cannot be continued
-/// }
-/// if let resumeData { file = try await Net.perform(download, resumingFrom: resumeData) }
-/// ```
-///
-/// A download that fails (the connection broke, it timed out, the host went away) or is
-/// cancelled after part of its body keeps that part in a hidden file beside its destination
-/// (`.<name>.<random>.download`) and its error carries this value, provided the response named a
-/// validator (a strong `ETag`, else `Last-Modified`) to ask `If-Range` with. Resuming sends
-/// `Range: bytes=<offset>-` with `If-Range`; a server whose resource changed answers the whole
-/// body (200), and the file starts over; either way the file is byte for byte the resource.
-/// Resume data that does not fit the request (another URL, another destination, an offset
-/// beyond the partial file, a file that is not the download's) is refused with
-/// ``NetworkError/invalidRequest(_:)`` before anything is sent. Call ``discard()`` when you
-/// will not resume.
+/// Given only when the response named a validator (a strong `ETag`, else `Last-Modified`) for
+/// `If-Range`; a resource that changed is downloaded whole again. Resume data that does not fit
+/// the request is refused with ``NetworkError/invalidRequest(_:)`` before anything is sent. Call
+/// ``discard()`` when you will not resume.
 public struct ResumeData: Codable, Sendable, Hashable {
     /// The download's URL, secrets in its query `<redacted>` (the value is meant to be saved).
     public let url: String
@@ -32,10 +16,8 @@ public struct ResumeData: Codable, Sendable, Hashable {
     public let offset: Int64
     /// The partial file, beside the destination.
     public let partialFile: URL
-    /// Where the download was to be written.
     public let destination: URL
 
-    /// Removes the partial file: for a download that will not be resumed.
     public func discard() {
         unlink(partialFile.path)
     }
@@ -72,13 +54,10 @@ public struct ResumeData: Codable, Sendable, Hashable {
 }
 
 extension NetworkError {
-    /// Where a failed or cancelled download stopped, to continue it with
-    /// ``NetworkManager/perform(_:resumingFrom:isolation:)``; `nil` for any other error, and for
-    /// a download that cannot be continued (no byte received, no validator, or a failure no
-    /// resume can mend). See ``ResumeData``.
+    /// Where a failed or cancelled download stopped (see ``ResumeData``); `nil` for any other error
+    /// and for a download that cannot be continued.
     public var resumeData: ResumeData? { context?.resumeData }
 
-    /// The same error with `resumeData` attached.
     func resumable(_ resumeData: ResumeData) -> NetworkError {
         updatingContext { $0.resumeData = resumeData }
     }

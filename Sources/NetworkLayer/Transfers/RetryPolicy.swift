@@ -2,20 +2,12 @@ import Foundation
 
 /// When and how a failed request is tried again. Opt-in, per provider or per request.
 ///
-/// ```swift
-/// struct FlakyProvider: ServiceProvider {
-///     ...
-///     var retryPolicy: RetryPolicy? { RetryPolicy(maximumAttempts: 4) }
-/// }
-/// ```
-///
 /// The delay before attempt `n + 1` is `baseDelay × 2^(n-1)` capped at `maximumDelay`, times a
 /// random share between half and all of it, so that clients that failed together do not come back
 /// together; a `Retry-After` replaces it (capped too). Cancelling the request stops the loop at once.
 public struct RetryPolicy: Sendable, Equatable {
     /// Attempts in all, the first included. `1` means no retry.
     public var maximumAttempts: Int
-    /// The delay before the first retry.
     public var baseDelay: Duration
     /// No delay is longer than this, `Retry-After` included.
     public var maximumDelay: Duration
@@ -38,8 +30,7 @@ public struct RetryPolicy: Sendable, Equatable {
         self.retriesNonIdempotentMethods = retriesNonIdempotentMethods
     }
 
-    /// Whether `method` may be retried under this policy: an idempotent one (`GET`, `HEAD`,
-    /// `OPTIONS`, `PUT`, `DELETE`, `TRACE`), or any when ``retriesNonIdempotentMethods`` is set.
+    /// Whether `method` may be retried: an idempotent one, or any with ``retriesNonIdempotentMethods``.
     func allows(_ method: HTTPMethod) -> Bool {
         method.isIdempotent || retriesNonIdempotentMethods
     }
@@ -56,15 +47,12 @@ public struct RetryPolicy: Sendable, Equatable {
     /// No retry waits longer than a day, whatever ``maximumDelay`` or a server's `Retry-After` says.
     public static let delayCeiling: Duration = .seconds(24 * 60 * 60)
 
-    /// `wanted` within 0 … ``delayCeiling``: how long any retry may wait, whoever asked.
     static func clamped(_ wanted: Duration) -> Duration {
         min(max(wanted, .zero), delayCeiling)
     }
 
     /// The wait before attempt `attempt + 1` (`attempt` ≥ 1), honouring `Retry-After` when given.
-    ///
-    /// Every input is bounded before it becomes a `Duration` (a negative delay is zero, a hostile
-    /// `Retry-After: 99999999999999999999` is the cap): never traps.
+    /// Every input is bounded before it becomes a `Duration`: never traps.
     func delay(after attempt: Int, retryAfter: String?) -> Duration {
         let cap = min(max(maximumDelay, .zero), Self.delayCeiling)
         if let retryAfter, let seconds = Self.seconds(fromRetryAfter: retryAfter) {
@@ -84,10 +72,9 @@ public struct RetryPolicy: Sendable, Equatable {
         return .nanoseconds(Int64((seconds * 1e9).rounded()))
     }
 
-    /// `Retry-After` as seconds: a number of seconds (`1*DIGIT`) or an HTTP date in any of the
-    /// three forms RFC 9110 requires a recipient to accept; `nil` for anything else (a negative
-    /// or fractional number, `1e16`, `NaN`), which leaves the policy's own backoff in place.
-    /// A date in the past is zero; a huge number is returned as it is, for the caller to cap.
+    /// `Retry-After` as seconds: `1*DIGIT` or an HTTP date in any form RFC 9110 requires a recipient
+    /// to accept; `nil` for anything else (the policy's own backoff then applies). A past date is
+    /// zero; a huge number is returned as it is, for the caller to cap.
     static func seconds(fromRetryAfter value: String, now: Date = Date()) -> Double? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { return nil }

@@ -14,7 +14,6 @@ public struct TransferMetrics: Sendable, Equatable {
     public let tlsHandshake: Duration
     /// When the first response byte arrived.
     public let firstByte: Duration
-    /// When the transfer ended.
     public let total: Duration
     /// `HTTP/1.0`, `HTTP/1.1`, `HTTP/2` or `HTTP/3`.
     public let httpVersion: String
