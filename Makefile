@@ -22,6 +22,7 @@ build: deps
 # marked `.measuring` and run alone, the others `.sharing`, eight at a time on two cores (see
 # CONTRIBUTING.md, "Tests that measure").
 test: deps
+	@$(MAKE) --no-print-directory house-check
 	@$(MAKE) --no-print-directory readme-check
 	$(SWIFT) build --build-tests $(SWIFT_TRAITS)
 	$(SWIFT) test --skip-build $(SWIFT_TRAITS)
@@ -121,7 +122,7 @@ clean:
 	rm -rf .build .build-examples .build-fuzz .build-release-probe .build-conformance
 
 ## house-check: comment lines at most COMMENT_RATIO_MAX % of Sources (scripts/comment-ratio.py), and no comment naming in
-##              backticks a symbol that exists nowhere (scripts/stale-comments.py); not yet part of `make test`
+##              backticks a symbol that exists nowhere (scripts/stale-comments.py); the first step of `make test`
 COMMENT_RATIO_MAX ?= 18
 .PHONY: house-check
 house-check:
