@@ -61,6 +61,7 @@ public struct ClientCertificate: Sendable, Hashable, CustomStringConvertible, Cu
     /// keychains and `openssl pkcs12 -export` write them.
     ///
     /// - Parameters:
+    ///   - url: the archive.
     ///   - password: its password; `nil` (the default) for none, which also tries the empty password.
     public static func pkcs12(_ url: URL, password: String? = nil) -> ClientCertificate {
         ClientCertificate(source: .pkcs12(url), password: password)
