@@ -112,8 +112,14 @@ struct RequestCoalescingTests {
             struct Delayed: Decodable, Sendable { let delayed: Double }
             let tasks = (0..<1_000).map { _ in
                 Task { () async -> FaultOutcome<Delayed> in
-                    await FaultOutcome { () throws(NetworkError) in try await net.perform(TestRequest<Delayed>(server.provider(), "/delay/1")) }
+                    await FaultOutcome { () throws(NetworkError) in try await net.perform(TestRequest<Delayed>(server.provider(), "/delay/5")) }
                 }
+            }
+            // The cancellations must come while the shared transfer is in flight: once the server
+            // has it (a sanitizer run starts the thousand tasks slowly), well within its 5 s.
+            let deadline = ContinuousClock.now + .seconds(4)
+            while try await server.receivedRequestCount() == 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
             }
             try await Task.sleep(for: .milliseconds(300))
             for (index, task) in tasks.enumerated() where index.isMultiple(of: 2) { task.cancel() }
