@@ -4,24 +4,7 @@ import Testing
 extension NetworkError {
     /// The case's name, for `#expect(error?.caseName == "reachability")`: a failed expectation
     /// then prints which case came instead.
-    var caseName: String {
-        switch self {
-        case .generic: "generic"
-        case .reachability: "reachability"
-        case .timeOut: "timeOut"
-        case .invalidCertificate: "invalidCertificate"
-        case .serialization: "serialization"
-        case .notFound: "notFound"
-        case .unauthorizedAccess: "unauthorizedAccess"
-        case .customUser: "customUser"
-        case .cancelled: "cancelled"
-        case .mockNotFound: "mockNotFound"
-        case .invalidRequest: "invalidRequest"
-        case .transport: "transport"
-        case .apiError: "apiError"
-        case .validation: "validation"
-        }
-    }
+    var caseName: String { code }
 
     /// libcurl's code, when the underlying error is a ``CurlError``.
     var curlCode: Int? { (underlyingError as? CurlError)?.code }
