@@ -1,7 +1,6 @@
 #if Observability
 import CoreMetrics
 import NetworkLayer
-import Synchronization
 
 /// The HTTP client metrics of OpenTelemetry's conventions, through swift-metrics.
 ///
@@ -107,7 +106,7 @@ private final class MetricHandles: Sendable {
         var responseBodySizes: [Outcome: Recorder] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Protected(State())
 
     func perCall(_ call: CallDimensions, factory: any MetricsFactory) -> PerCall {
         if let handles = state.withLock({ $0.perCall[call] }) { return handles }

@@ -1,6 +1,5 @@
 import Foundation
 import NetworkLayer
-import Synchronization
 
 // One request in a process of its own, for the checks that a parallel test run would disturb,
 // or that would disturb it, inside the test process:
@@ -186,7 +185,7 @@ case ("resumable-download", 2):
     report = resumed
 case ("default-log", 0):
     let quiet = NetworkManager()  // isVerbose as it starts
-    let texts = Mutex(0)
+    let texts = Protected(0)
     quiet.logHandler = { _ in texts.withLock { $0 += 1 } }
     var logged = await measure({ () throws(NetworkError) in try await quiet.perform(ProbeRequest<Data>(port: port, endpoint: endpoint)) },
                                fill: { $0.body = String(decoding: $1, as: UTF8.self) })

@@ -10,7 +10,6 @@
 
 import Foundation
 import NetworkLayer
-import Synchronization
 
 // MARK: - A loopback server (the test server, started as the tests start it)
 
@@ -103,7 +102,7 @@ let soakEndpoints = ["/echo", "/json", "/bytes/20000", "/delay/0.05", "/status/5
 
 /// Counts every completion per request id; more than one is a failure.
 final class Ledger: Sendable {
-    private let state = Mutex<(calls: [Int], cancelled: Int, succeeded: Int, failed: Int, latencies: [Duration])>(([], 0, 0, 0, []))
+    private let state = Protected<(calls: [Int], cancelled: Int, succeeded: Int, failed: Int, latencies: [Duration])>(([], 0, 0, 0, []))
     init(count: Int) { state.withLock { $0.calls = Array(repeating: 0, count: count) } }
 
     func record(_ id: Int, _ result: Result<Data, NetworkError>, cancelLatency: Duration? = nil) {
@@ -277,8 +276,8 @@ func coalesce(server: LoopbackServer, requests: Int) async -> [String: any Senda
 
 /// A counting semaphore for tasks.
 final class AsyncSemaphore: Sendable {
-    private let state: Mutex<(available: Int, waiters: [CheckedContinuation<Void, Never>])>
-    init(_ count: Int) { state = Mutex((count, [])) }
+    private let state: Protected<(available: Int, waiters: [CheckedContinuation<Void, Never>])>
+    init(_ count: Int) { state = Protected((count, [])) }
 
     func wait() async {
         await withCheckedContinuation { continuation in
@@ -320,7 +319,7 @@ defer { server.stop() }
 /// main stays synchronous: valgrind 3.19 crashes on the signal-waiting thread of an async main.
 func runBlocking(_ body: @escaping @Sendable () async -> [String: any Sendable]) -> [String: any Sendable] {
     let done = DispatchSemaphore(value: 0)
-    let result = Mutex<[String: any Sendable]>([:])
+    let result = Protected<[String: any Sendable]>([:])
     Task.detached {
         let value = await body()
         result.withLock { $0 = value }

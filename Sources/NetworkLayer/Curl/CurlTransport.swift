@@ -1,6 +1,5 @@
 internal import CNetworkLayerCurl
 import Foundation
-import Synchronization
 
 /// Sends one hop of a request through the shared ``CurlEngine``, as its ``TransferPlan`` says.
 /// Redirects, retries and where a download ends up are the pipeline's: a 3xx is returned like

@@ -1,6 +1,5 @@
 internal import CNetworkLayerCurl
 import Foundation
-import Synchronization
 
 /// The manager's host overrides, checked once when they are set: each `host:port` a request names
 /// is connected to another `host:port`, while the URL, the `Host` header, TLS (SNI and certificate
@@ -24,7 +23,7 @@ final class HostOverrides: Sendable, Equatable {
     let problem: String?
     /// The `curl_slist` for `CURLOPT_CONNECT_TO`, built on first use and shared by every transfer
     /// (libcurl only reads it; it lives as long as the settings that hold it).
-    private let list = Mutex<CurlHeaderList?>(nil)
+    private let list = Protected<CurlHeaderList?>(nil)
 
     init(_ overrides: [String: String]) {
         var entries: [Entry] = []

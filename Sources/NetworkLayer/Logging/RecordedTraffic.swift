@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The exchanges a manager recorded while ``NetworkManager/recordsTraffic`` was on, exportable
 /// as HAR 1.2 for a HAR viewer, Chromium's devtools (Network › Import HAR) or Charles.
@@ -17,7 +16,7 @@ public final class RecordedTraffic: Sendable {
         var entries: [HAR.Entry] = []
         var bodyBytes = 0
     }
-    private let state = Mutex(State())
+    private let state = Protected(State())
 
     init() {}
 

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The shared manager, `NetworkManager.shared` by its short name.
 public let Net = NetworkManager.shared

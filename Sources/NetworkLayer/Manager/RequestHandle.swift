@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// The running request started by ``NetworkManager/performRequest(request:completion:)``.
 /// Keep it to cancel the request; dropping it does not cancel anything.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Identical GETs in flight at the same time share one transfer; each caller validates and decodes
 /// the response for itself. Calls with different credentials (headers, client certificate, TLS, the
@@ -7,7 +6,7 @@ import Synchronization
 /// starting call's settings, and is cancelled only when every waiting caller has cancelled. Put it
 /// first among the manager's middlewares.
 public final class RequestCoalescing: RequestMiddleware {
-    private let inFlight = Mutex<[Key: SharedCall]>([:])
+    private let inFlight = Protected<[Key: SharedCall]>([:])
 
     public init() {}
 
@@ -74,7 +73,7 @@ private final class SharedCall: Sendable {
         var task: Task<Void, Never>?
     }
 
-    private let state = Mutex(State())
+    private let state = Protected(State())
 
     /// A new member's number, or `nil` when every member has left (the transfer is being cancelled).
     func join() -> Int? {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The temporary file a download's body is written to, beside its destination so that the final
 /// move is a rename: moved into place when its response is the request's result, removed otherwise.
@@ -23,7 +22,7 @@ final class PendingDownload: Sendable {
         /// Whether the first attempt continued from ``ResumeData`` (its `Range` is the library's).
         var resumedFromData = false
     }
-    private let state = Mutex(State())
+    private let state = Protected(State())
 
     init(beside destination: URL) {
         self.destination = destination

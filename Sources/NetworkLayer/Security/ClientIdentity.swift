@@ -1,6 +1,5 @@
 internal import CNetworkLayerCurl
 import Foundation
-import Synchronization
 
 /// A ``ClientCertificate`` read and checked: the bytes libcurl gets as blobs (so what was checked
 /// is what is sent, even if the files change), the password, and a number shared by every request

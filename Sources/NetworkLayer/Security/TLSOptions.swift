@@ -1,6 +1,5 @@
 internal import CNetworkLayerCurl
 import Foundation
-import Synchronization
 
 /// A backend's own TLS rules: the versions and ciphers its connections may use and the CA
 /// certificates its servers are verified with, in place of the manager's for that backend only.
@@ -71,7 +70,7 @@ extension TLSOptions {
         return found
     }
 
-    private static let checked = Mutex<[TLSOptions: String?]>([:])
+    private static let checked = Protected<[TLSOptions: String?]>([:])
 
     private func findProblem() -> String? {
         if let maximumVersion, maximumVersion < minimumVersion {

@@ -6,11 +6,11 @@ import Foundation
 /// `Mutex`'s futex locking, and would report every access under it as a race, hiding real ones.
 // @unchecked Sendable: `value` is only read or written between pthread_mutex_lock and unlock, and
 // the mutex lives at a fixed address for the object's whole life.
-final class Protected<Value>: @unchecked Sendable {
+package final class Protected<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
@@ -24,7 +24,7 @@ final class Protected<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with exclusive access to the value.
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         _ = pthread_mutex_lock(mutex)
         defer { _ = pthread_mutex_unlock(mutex) }
         return try body(&value)
@@ -32,7 +32,7 @@ final class Protected<Value>: @unchecked Sendable {
 
     /// Runs `body` with exclusive access to the value if the lock is free now; `nil`, without
     /// waiting, when another thread holds it.
-    func withLockIfAvailable<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result? {
+    package func withLockIfAvailable<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result? {
         guard pthread_mutex_trylock(mutex) == 0 else { return nil }
         defer { _ = pthread_mutex_unlock(mutex) }
         return try body(&value)

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import TestScheduling
 @testable import NetworkLayer
@@ -41,7 +40,7 @@ struct DescriptionRedactionTests {
 
     /// The last outgoing request `adapt(_:)` saw.
     final class OutgoingCapture: Sendable {
-        let last = Mutex<OutgoingRequest?>(nil)
+        let last = Protected<OutgoingRequest?>(nil)
     }
 
     /// A provider carrying every kind of secret, keeping the outgoing request its `adapt` saw.

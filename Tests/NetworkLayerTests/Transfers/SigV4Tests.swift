@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import TestScheduling
 @testable import NetworkLayer
@@ -197,7 +196,7 @@ struct SigV4Tests {
 /// adds a header and a query item.
 private struct SeesTheWire: RequestMiddleware {
     final class Seen: Sendable {
-        let lines = Mutex<[(authorization: String?, date: String?)]>([])
+        let lines = Protected<[(authorization: String?, date: String?)]>([])
     }
     let seen: Seen
     let changes: Bool
