@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+@testable import NetworkLayer
+
+/// A pooled handle skips configuring a plain GET whose options match the last one's
+/// (`CurlTransfer.Baseline`). A field of `TransferOptions` the baseline does not compare would let
+/// a handle keep another request's option; this fails as soon as a field is added to
+/// `TransferOptions` without deciding where it goes.
+@Suite("The handle baseline covers every transfer option")
+struct BaselineCoverageTests {
+    /// Fields a baseline holds under another name.
+    static let heldAs = ["cookieJar": "usesCookies", "clientCertificate": "clientIdentity"]
+    /// Fields a baseline need not hold, each for the reason given: a request with it is not plain
+    /// (its handle is configured in full), or the option is set again on every transfer.
+    static let perTransfer: [String: String] = [
+        "pinning": "a pinned request is not plain",
+        "tlsBackendProblem": "read only when pins are checked, and a pinned request is not plain",
+        "maximumResponseSize": "CURLOPT_MAXFILESIZE_LARGE is set on every transfer",
+        "decompressionLimit": "checked by the write callback, not a libcurl option",
+    ]
+
+    @Test("Every stored field of TransferOptions is compared by the baseline, or is set per transfer")
+    func everyFieldIsDecided() {
+        let options = TransferOptions()
+        let baseline = CurlTransfer.Baseline(options, isHTTPS: false, clientIdentity: 0)
+        let optionFields = Mirror(reflecting: options).children.compactMap(\.label)
+        let baselineFields = Set(Mirror(reflecting: baseline).children.compactMap(\.label))
+        #expect(optionFields.count >= 16, "Mirror found \(optionFields.count) fields: the check would check nothing")
+        for field in optionFields where Self.perTransfer[field] == nil {
+            #expect(baselineFields.contains(Self.heldAs[field] ?? field),
+                    "TransferOptions.\(field) is neither in CurlTransfer.Baseline (compared in matches) nor set per transfer")
+        }
+        for (field, held) in Self.heldAs {
+            #expect(optionFields.contains(field) && baselineFields.contains(held), "\(field) → \(held) names a field that is gone")
+        }
+        for field in Self.perTransfer.keys {
+            #expect(optionFields.contains(field), "\(field) is listed as per-transfer but TransferOptions has no such field")
+        }
+    }
+
+    @Test("A baseline matches the options it was made from, and no longer when any compared field differs")
+    func matchesComparesEveryHeldField() throws {
+        let options = TransferOptions()
+        let baseline = CurlTransfer.Baseline(options, isHTTPS: true, clientIdentity: 0)
+        #expect(baseline.matches(options, isHTTPS: true, clientIdentity: 0))
+        #expect(!baseline.matches(options, isHTTPS: false, clientIdentity: 0))
+        #expect(!baseline.matches(options, isHTTPS: true, clientIdentity: 7))
+        let different: [String: TransferOptions] = [
+            "customCABundle": TransferOptions(customCABundle: URL(fileURLWithPath: "/tmp/ca.pem")),
+            "connectTimeout": TransferOptions(connectTimeout: 3),
+            "idleTimeout": TransferOptions(idleTimeout: 3),
+            "httpVersion": TransferOptions(httpVersion: .http1_1),
+            "hostOverrides": TransferOptions(hostOverrides: HostOverrides([:])),
+            "unixSocketPath": TransferOptions(unixSocketPath: "/tmp/socket"),
+            "proxy": TransferOptions(proxy: .none),
+            "cookieJar": TransferOptions(cookieJar: try CookieJar(file: nil)),
+            "keepAlive": TransferOptions(keepAlive: KeepAlive(idle: .seconds(5), interval: .seconds(5))),
+            "tls": TransferOptions(tls: TLSOptions(minimumVersion: .v1_3)),
+            "connecting": TransferOptions(connecting: ConnectOptions(ipFamily: .ipv4Only)),
+        ]
+        for (field, options) in different {
+            #expect(!baseline.matches(options, isHTTPS: true, clientIdentity: 0), "a different \(field) still matched")
+        }
+        let compared = Set(different.keys).union(["clientCertificate"])
+        let held = Set(Mirror(reflecting: TransferOptions()).children.compactMap(\.label)).subtracting(Self.perTransfer.keys)
+        #expect(compared == held, "fields compared here: \(compared.sorted()); fields the baseline holds: \(held.sorted())")
+    }
+}
