@@ -62,7 +62,9 @@ extension NetworkError {
 
     final class ResponseBox: Sendable {
         let response: HTTPResponse
-        init(_ response: HTTPResponse) { self.response = response }
+        /// Detached: an app that keeps an error (a middleware's last failure, a body end it
+        /// recorded) must not keep the call's request, whose middlewares may be what keeps it.
+        init(_ response: HTTPResponse) { self.response = response.detachedFromRequest() }
     }
 
     /// The context the library attached, or `nil` for `generic`, `customUser` and `mockNotFound`.

@@ -36,7 +36,7 @@ public struct HTTPResponse: Sendable {
     var webSocket: WebSocketUpgrade?
 
     /// The request that got this response, to describe it in errors (built only when needed).
-    let origin: RequestOrigin
+    private(set) var origin: RequestOrigin
 
     /// `METHOD URL` of the request, secrets redacted; used in error descriptions.
     var requestDescription: String { origin.description }
@@ -106,6 +106,16 @@ public struct HTTPResponse: Sendable {
     public static let errorBodyLimit = 64 * 1024
 
     /// This response cut to ``errorBodyLimit`` bytes, copied so the error holds no large buffer alive.
+    /// This response holding no request, stream or socket (see ``RequestOrigin/detached()``): an
+    /// error keeps this form, so that whoever keeps the error keeps no call alive.
+    func detachedFromRequest() -> HTTPResponse {
+        var copy = self
+        copy.origin = origin.detached()
+        copy.stream = nil
+        copy.webSocket = nil
+        return copy
+    }
+
     func keptForError() -> HTTPResponse {
         guard body.count > Self.errorBodyLimit || stream != nil else { return self }
         return replacingBody(Data(body.prefix(Self.errorBodyLimit)))

@@ -6,10 +6,28 @@ struct RequestOrigin: Sendable, CustomStringConvertible {
     let redactor: Redactor
     private let source: Source
 
-    /// Where the URL comes from: a request's, parsed only if someone reads it, or one given.
+    /// Where the URL comes from: a request's, parsed only if someone reads it, or one given, or a
+    /// request's as ``detached()`` kept it (with the secret values its description scrubs).
     private enum Source: Sendable {
         case request(PreparedRequest)
         case url(URL)
+        case detached(URL, secrets: [String])
+    }
+
+    private init(method: HTTPMethod, redactor: Redactor, source: Source) {
+        self.method = method
+        self.redactor = redactor
+        self.source = source
+    }
+
+    /// This origin without its request: what describes it (the URL, the secret values to scrub) is
+    /// taken now. A response that outlives its call (in an error, or kept by the app) must not hold
+    /// the request: through it, the middlewares, interceptors and provider that may hold that very
+    /// error, a cycle nothing frees.
+    func detached() -> RequestOrigin {
+        guard case .request(let request) = source else { return self }
+        return RequestOrigin(method: method, redactor: redactor,
+                             source: .detached(request.url, secrets: request.redactor.secretValues(of: request)))
     }
 
     /// The origin of a response made by hand: a URL and no request.
@@ -29,7 +47,7 @@ struct RequestOrigin: Sendable, CustomStringConvertible {
     var url: URL {
         switch source {
         case .request(let request): request.url
-        case .url(let url): url
+        case .url(let url), .detached(let url, _): url
         }
     }
 
@@ -39,16 +57,25 @@ struct RequestOrigin: Sendable, CustomStringConvertible {
         return nil
     }
 
+    /// The request's secret values, found again in anything that describes it.
+    private var secretValues: [String] {
+        switch source {
+        case .request(let request): request.redactor.secretValues(of: request)
+        case .url: []
+        case .detached(_, let secrets): secrets
+        }
+    }
+
     var description: String {
         let text = "\(method.rawValue) \(redactor.redact(url: url))"
-        guard let request else { return text }
-        return Redactor.scrub(text, secrets: request.redactor.secretValues(of: request))
+        if case .url = source { return text }
+        return Redactor.scrub(text, secrets: secretValues)
     }
 
     /// `headers` as sorted `Name: value` lines, redacted like the log's: a secret name's value is
     /// `<redacted>`, and the request's secret values are scrubbed from the others (a server may reflect them).
     func redactedHeaderLines(_ headers: [String: String]) -> [String] {
-        let secrets = request.map { $0.redactor.secretValues(of: $0) } ?? []
+        let secrets = secretValues
         return headers.sorted { $0.key.lowercased() < $1.key.lowercased() }.map { name, value in
             HeaderFields.printable("\(name): \(Redactor.scrub(redactor.redact(header: name, value: value), secrets: secrets))")
         }

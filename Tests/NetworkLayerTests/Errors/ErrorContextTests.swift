@@ -186,3 +186,50 @@ struct ErrorContextTests {
         #expect("\(try #require(error.context?.response))".contains("status 200"))
     }
 }
+
+/// An error's response describes its request without holding it: a middleware that keeps the
+/// last failure it saw (a circuit breaker, a recorder) would otherwise hold, through the error's
+/// response, the request, whose middlewares hold that middleware: a cycle nothing frees.
+@Suite("A kept error keeps no call alive", .sharing)
+struct KeptErrorTests {
+    /// Remembers the last error a call through it threw.
+    final class LastFailure: RequestMiddleware, @unchecked Sendable {
+        // @unchecked Sendable: the test's calls run one at a time, and only they write `error`.
+        var error: NetworkError?
+        func intercept(_ request: OutgoingRequest, next: RequestMiddlewareNext) async throws(NetworkError) -> HTTPResponse {
+            do throws(NetworkError) {
+                let response = try await next(request)
+                try response.validateStatus()
+                return response
+            } catch {
+                self.error = error
+                throw error
+            }
+        }
+    }
+
+    @Test("A middleware that keeps the error of a 500 (with its response) is freed with its manager")
+    func keptErrorFreesTheCall() async throws {
+        let server = try await TestServer.shared()
+        weak var weakMiddleware: LastFailure?
+        do {
+            let middleware = LastFailure()
+            weakMiddleware = middleware
+            let net = makeManager()
+            net.middlewares = [middleware]
+            let error = await networkError {
+                try await net.perform(TestRequest<JSONValue>(server.provider(), "/status/500?api_key=s3cr3t-value"))
+            }
+            #expect(error?.statusCode == 500)
+            let kept = try #require(middleware.error?.context?.response)
+            #expect(kept.statusCode == 500)
+            // Described as before: the secret query value redacted, the raw URL still there.
+            #expect(kept.description.contains("/status/500"))
+            #expect(!kept.description.contains("s3cr3t-value"))
+            #expect(kept.url.query?.contains("s3cr3t-value") == true)
+        }
+        // The call's last references go on the engine's thread just after the result is delivered.
+        for _ in 0..<100 where weakMiddleware != nil { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(weakMiddleware == nil, "the middleware (and the request it kept through the error) was never freed")
+    }
+}
