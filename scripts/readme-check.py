@@ -79,6 +79,10 @@ def blocks(text):
     return found
 
 
+# The opt-in products, by the package trait that builds each.
+TRAIT_MODULES = {"NetworkLayerObservability": "Observability", "NetworkLayerOpenAPI": "OpenAPI"}
+
+
 def generate(text):
     swift = [block for block in blocks(text) if block.language == "swift"]
     out = [
@@ -94,9 +98,17 @@ def generate(text):
             out.append(f"// README.md:{block.fence_line}: not compiled ({block.excluded_because})")
             out.append("")
             continue
+        # A block of an opt-in product compiles when its trait is on (make test turns them on); a
+        # build without traits (`swift build`, make api-check) leaves it out instead of failing.
+        trait = next((name for module, name in TRAIT_MODULES.items()
+                      if any(line.strip() == f"import {module}" for line in block.lines)), None)
+        if trait:
+            out.append(f"#if {trait}")
         out.append(f'#sourceLocation(file: "README.md", line: {block.first_line})')
         out.extend(block.lines)
         out.append("#sourceLocation()")
+        if trait:
+            out.append("#endif")
         out.append("")
     return "\n".join(out), swift, skipped
 

@@ -182,6 +182,7 @@ struct Timing: RequestMiddleware {
 Net.middlewares = [Timing(), RequestCoalescing()]   // once per call; Net.networkMiddlewares: each request on the wire
 #sourceLocation()
 
+#if Observability
 #sourceLocation(file: "README.md", line: 346)
 import NetworkLayerObservability
 import Logging
@@ -189,15 +190,18 @@ import Logging
 Net.middlewares = [TracingMiddleware(), MetricsMiddleware()]   // OpenTelemetry's HTTP client spans and metrics
 Net.logEntryHandler = SwiftLogBridge(logger: Logger(label: "network")).handle
 #sourceLocation()
+#endif
 
 // README.md:364: not compiled (the generated client exists only in a package that runs the generator)
 
+#if OpenAPI
 #sourceLocation(file: "README.md", line: 371)
 import NetworkLayerOpenAPI
 
 Net.mocks.register(operationID: "getGreeting", .json(["message": "Hello, Ada"]))   // or MockResponses/getGreeting.json
 let notes = NetworkLayerTransport(provider: try BaseURLProvider("https://notes.example.com/v1"))
 #sourceLocation()
+#endif
 
 #sourceLocation(file: "README.md", line: 383)
 Net.cookieStorage = .inMemory     // off by default; .file(url) keeps them in curl's cookie-jar format
