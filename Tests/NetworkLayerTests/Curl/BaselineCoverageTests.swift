@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// A pooled handle skips configuring a plain GET whose options match the last one's
 /// (`CurlTransfer.Baseline`). A field of `TransferOptions` the baseline does not compare would let
 /// a handle keep another request's option; this fails as soon as a field is added to
 /// `TransferOptions` without deciding where it goes.
-@Suite("The handle baseline covers every transfer option")
+@Suite("The handle baseline covers every transfer option", .sharing)
 struct BaselineCoverageTests {
     /// Fields a baseline holds under another name.
     static let heldAs = ["cookieJar": "usesCookies", "clientCertificate": "clientIdentity"]
