@@ -258,3 +258,40 @@ struct SecretNamesTests {
         #expect(log.text.contains("  WWW-Authenticate: <redacted>\n"), "\(log.text)")
     }
 }
+
+/// The fragment search of the safety net is a byte search for ASCII names: it must answer as
+/// Foundation's `contains` did for every name, ASCII or not.
+@Suite("Secret fragments found as Foundation finds them", .sharing)
+struct SecretFragmentSearchTests {
+    static func foundationAnswer(_ lower: String) -> Bool {
+        Redactor.secretFragments.contains { lower.contains($0) }
+    }
+
+    @Test("Fixed names: at the start, the end, the middle, split, almost, empty, non-ASCII")
+    func fixedNames() {
+        let names = ["token", "x-token", "x-auth-token", "authorization", "my_api_key_v2", "apikey", "api-ke", "tok en",
+                     "sessionid", "x-credentials", "set-cookie", "signatures", "passw", "", "a", "é-token", "tökén",
+                     "x-\u{212A}ey", "secre\u{0301}t", "aut\u{0127}", "auth\u{0000}", "🔑token", "accept", "content-type"]
+        for name in names {
+            let lower = name.lowercased()
+            #expect(Redactor.holdsSecretFragment(lower) == Self.foundationAnswer(lower), "\(name.debugDescription)")
+        }
+        #expect(Redactor.holdsSecretFragment("x-auth-token"))
+        #expect(!Redactor.holdsSecretFragment("content-type"))
+    }
+
+    @Test("Random names built from fragment pieces and other characters, ASCII and not, answer alike")
+    func randomNames() {
+        var generator = SystemRandomNumberGenerator()
+        let pieces = Redactor.secretFragments + ["to", "ken", "sec", "ret", "-", "_", "x", "a", "é", "\u{0301}", "K", "İ", "😀", " "]
+        var found = 0
+        for _ in 0..<20_000 {
+            let name = (0..<Int.random(in: 0...5, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            let lower = name.lowercased()
+            let answer = Self.foundationAnswer(lower)
+            if answer { found += 1 }
+            #expect(Redactor.holdsSecretFragment(lower) == answer, "\(name.debugDescription)")
+        }
+        #expect(found > 1_000 && found < 19_000, "the names hold a fragment \(found) times in 20,000: the check must see both answers")
+    }
+}
