@@ -105,7 +105,6 @@ public struct HTTPResponse: Sendable {
     /// How much of a failing response's body an error keeps in ``NetworkError/Context/response``: 64 KB.
     public static let errorBodyLimit = 64 * 1024
 
-    /// This response cut to ``errorBodyLimit`` bytes, copied so the error holds no large buffer alive.
     /// This response holding no request, stream or socket (see ``RequestOrigin/detached()``): an
     /// error keeps this form, so that whoever keeps the error keeps no call alive.
     func detachedFromRequest() -> HTTPResponse {
@@ -116,6 +115,7 @@ public struct HTTPResponse: Sendable {
         return copy
     }
 
+    /// This response cut to ``errorBodyLimit`` bytes, copied so the error holds no large buffer alive.
     func keptForError() -> HTTPResponse {
         guard body.count > Self.errorBodyLimit || stream != nil else { return self }
         return replacingBody(Data(body.prefix(Self.errorBodyLimit)))

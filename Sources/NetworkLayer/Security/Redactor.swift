@@ -21,10 +21,9 @@ struct Redactor: Sendable {
                                   "auth", "session", "credential", "cookie", "signature"]
     private static let secretFragmentBytes = secretFragments.map { Array($0.utf8) }
 
-    /// Whether `lower` (a lowercased name) holds one of ``secretFragments``. An ASCII name is
-    /// searched byte by byte, which for ASCII is the same question as Foundation's `contains`
-    /// at a tenth of the cost (it ran for every header of every request); any other keeps
-    /// Foundation's comparison.
+    /// Whether `lower` (a lowercased name) holds one of ``secretFragments``: for an ASCII name, by
+    /// bytes, the same answer as Foundation's `contains` without its cost on every header of every
+    /// request (Benchmarks/RESULTS.md); any other name keeps Foundation's comparison.
     static func holdsSecretFragment(_ lower: String) -> Bool {
         var lower = lower
         let ascii = lower.withUTF8 { name -> Bool? in
@@ -41,6 +40,7 @@ struct Redactor: Sendable {
         }
         return ascii ?? secretFragments.contains { lower.contains($0) }
     }
+
     /// Standard header names (lowercased) holding one of ``secretFragments`` that are public by
     /// design (a name declared secret still is): `Access-Control-Allow-Credentials` (a CORS flag);
     /// the challenges `WWW-Authenticate`, `Proxy-Authenticate` (RFC 9110), `Optional-WWW-Authenticate`
