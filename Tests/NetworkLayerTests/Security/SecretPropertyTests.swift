@@ -91,7 +91,9 @@ struct SecretPropertyTests {
         }
         let mockName = "case-\(scenario.seed)"
         func request() -> MockedRequest<Echo> {
-            let request = MockedRequest<Echo>(provider, endpoint, mock: mockName, method: scenario.method)
+            // 60 s, not the tests' usual 10: the property is about secrets, not time, and a chain of
+            // redirects over TLS under ThreadSanitizer on a busy CI machine outlasted 10 s (twice).
+            let request = MockedRequest<Echo>(provider, endpoint, mock: mockName, method: scenario.method, timeout: 60)
             request.additionalHeaders = requestHeaders
             if scenario.method == .post { request.params = ["note": "n"] }
             request.secretHeaderNames = Set(scenario.headers.filter { $0.declaredBy == .request }.map(\.name))
