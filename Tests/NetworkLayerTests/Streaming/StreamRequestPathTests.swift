@@ -24,7 +24,7 @@ struct StreamRequestPathTests {
             #expect(context.response?.body.count == HTTPResponse.errorBodyLimit)
             // The connection is released, not left draining the megabyte.
             #expect(await waitForConnectionsToClose(toPort: server.port) != nil)
-            let stats = try await server.stats()
+            let stats = try await server.statsOnceClosed()
             #expect(stats.open == 0)
         }
     }

@@ -40,6 +40,19 @@ final class SSEServer: StoppableServer {
         let net = makeManager()
         return try await net.perform(TestRequest<Stats>(provider(), "/stats", timeout: 5))
     }
+
+    /// The stats once no stream is open, or as they are after `limit`: a handler writing a large
+    /// body learns of the client's close only when its next write fails, a moment after the
+    /// client's socket is gone.
+    func statsOnceClosed(within limit: Duration = .seconds(5)) async throws -> Stats {
+        let deadline = ContinuousClock.now + limit
+        var stats = try await stats()
+        while stats.open > 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            stats = try await self.stats()
+        }
+        return stats
+    }
 }
 
 /// Runs `body` with a fresh streaming server, stopped afterwards whatever happens.
