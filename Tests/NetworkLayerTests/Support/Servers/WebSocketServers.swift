@@ -121,10 +121,11 @@ func withWebSocketFramesServer<T>(_ body: (WebSocketFramesServer) async throws -
     try await body(try await offCooperativePool { try WebSocketFramesServer.shared.get() })
 }
 
-/// A WebSocket request for the tests.
+/// A WebSocket request for the tests. Its handshake may take 30 s: a CI run's ThreadSanitizer
+/// step, beside the fuzzers, once outlasted 10 s on a redirected handshake.
 final class SocketRequest: BaseRequest<WebSocket> {
     init(_ provider: any ServiceProvider, _ endpoint: String, protocols: [String] = [], options: WebSocketOptions? = nil,
-         timeout: TimeInterval = 10) {
+         timeout: TimeInterval = 30) {
         super.init(serviceProvider: provider, endpoint: endpoint)
         webSocketProtocols = protocols
         webSocketOptions = options
