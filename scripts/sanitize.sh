@@ -31,6 +31,10 @@ if ! $SWIFT build --product NetworkLayerPackageTests --sanitize="$sanitizer" --s
 fi
 [[ ${2:-} == --build-only ]] && { echo "--sanitize=$sanitizer: built ($(grep -a "complete!" "$out" | tail -1))"; exit 0; }
 echo "== swift test --sanitize=$sanitizer --skip-build (in $scratch)"
+# The tests' generous request timeouts (TestTimeout) are 4 times longer: a sanitized build, beside
+# CI's fuzzers, has outlasted 10 s on a healthy TLS redirect chain. Timeouts a test expects to fire
+# are literal and unscaled.
+NETWORKLAYER_TEST_TIMEOUT_SCALE=4 \
 TSAN_OPTIONS="suppressions=$PWD/scripts/tsan.supp" LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp" \
     $SWIFT test --sanitize="$sanitizer" --scratch-path "$scratch" $traits --skip-build --skip "$skip" >"$out" 2>&1
 code=$?

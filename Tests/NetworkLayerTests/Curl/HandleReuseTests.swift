@@ -107,6 +107,39 @@ struct HandleReuseTests {
                 "plain GETs in a row did not keep their handle's options")
     }
 
+    @Test("A stream read to its end leaves its handle to the next stream; transfers stopped mid-body leave none a stream cannot use", .measuring)
+    func streamsReuseHandles() async throws {
+        let server = try await TestServer.shared()
+        let net = makeManager()
+        let provider = server.provider()
+
+        func readStream(_ path: String, bytes: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+            let stream = try await net.perform(StreamRequest<ByteStream>(provider, path))
+            var received = 0
+            for try await chunk in stream { received += chunk.count }
+            #expect(received == bytes, sourceLocation: sourceLocation)
+        }
+
+        try await readStream("/bytes/1000", bytes: 1000)
+        let pooled = CurlEngine.streamsOnPooledHandles.load(ordering: .relaxed)
+        for _ in 0..<5 { try await readStream("/bytes/1000", bytes: 1000) }
+        #expect(CurlEngine.streamsOnPooledHandles.load(ordering: .relaxed) - pooled >= 5, "streams in a row did not reuse a handle")
+
+        // Stopped mid-body: complete responses' transfers by a timeout and by a cancel (their handles
+        // go back to the pool), a stream by its reader. The streams after them start and read everything.
+        try await withFaultServer { faults in
+            let dripping = faults.provider()
+            #expect(await networkError { try await net.perform(TestRequest<Data>(dripping, "/drip?interval=0.05", timeout: 0.3)) } != nil)
+            let cancelled = Task { try await net.perform(TestRequest<Data>(dripping, "/drip?interval=0.05")) }
+            try await Task.sleep(for: .milliseconds(300))
+            cancelled.cancel()
+            _ = await cancelled.result
+            let cut = try await net.perform(StreamRequest<ByteStream>(dripping, "/drip?interval=0.05"))
+            for try await _ in cut { break }
+        }
+        for _ in 0..<5 { try await readStream("/bytes/100000", bytes: 100_000) }
+    }
+
     @Test("A trusted CA bundle and pins stay with the requests that have them")
     func tlsSettingsStayWithTheirRequests() async throws {
         try await withLegitServer { server in

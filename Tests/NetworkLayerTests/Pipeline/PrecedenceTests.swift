@@ -46,7 +46,7 @@ struct PrecedenceTests {
 
     @Test("timeout: the request's, else 60 s")
     func timeout() {
-        #expect(resolve(SettingProvider()).timeout == 10)  // TestRequest's own default
+        #expect(resolve(SettingProvider()).timeout == TestTimeout.seconds(10))  // TestRequest's own default
         #expect(resolve(SettingProvider()) { $0.timeout = 3 }.timeout == 3)
         #expect(BaseRequest<Echo>(serviceProvider: SettingProvider(), endpoint: "/").resolved().timeout == 60)
     }

@@ -20,7 +20,7 @@ struct EventStreamReconnectionTests {
     }
 
     static func request(_ server: SSEServer, _ query: String, policy: ReconnectPolicy? = .eventSource(maximumAttempts: 3),
-                        method: HTTPMethod = .get, timeout: TimeInterval = 10) -> StreamRequest<EventStream> {
+                        method: HTTPMethod = .get, timeout: TimeInterval = TestTimeout.seconds(10)) -> StreamRequest<EventStream> {
         let request = StreamRequest<EventStream>(server.provider(), "/sse/resumable?\(query)", method: method, timeout: timeout)
         request.reconnectPolicy = policy
         return request

@@ -3,7 +3,7 @@ import Foundation
 
 /// A streaming request (``EventStream``, ``ByteStream``, ``JSONLines``) for an endpoint of a test server.
 final class StreamRequest<Response: Decodable & Sendable>: BaseRequest<Response> {
-    init(_ provider: any ServiceProvider, _ endpoint: String, method: HTTPMethod = .get, timeout: TimeInterval = 10,
+    init(_ provider: any ServiceProvider, _ endpoint: String, method: HTTPMethod = .get, timeout: TimeInterval = TestTimeout.seconds(10),
          mock: String? = nil) {
         super.init(serviceProvider: provider, endpoint: endpoint)
         httpMethod = method

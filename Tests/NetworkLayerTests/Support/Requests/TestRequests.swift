@@ -4,7 +4,7 @@ import Foundation
 /// A request for any endpoint of a test server, answering with `Response`.
 final class TestRequest<Response: Decodable & Sendable>: BaseRequest<Response> {
     init(_ provider: any ServiceProvider, _ endpoint: String, method: HTTPMethod = .get,
-         params: [String: any Sendable] = [:], headers: [String: String] = [:], timeout: TimeInterval = 10) {
+         params: [String: any Sendable] = [:], headers: [String: String] = [:], timeout: TimeInterval = TestTimeout.seconds(10)) {
         super.init(serviceProvider: provider, endpoint: endpoint)
         httpMethod = method
         self.params = params
@@ -16,7 +16,7 @@ final class TestRequest<Response: Decodable & Sendable>: BaseRequest<Response> {
 /// A request naming its mock file.
 final class MockedRequest<Response: Decodable & Sendable>: BaseRequest<Response> {
     init(_ provider: any ServiceProvider, _ endpoint: String, mock: String?, method: HTTPMethod = .get,
-         timeout: TimeInterval = 10) {
+         timeout: TimeInterval = TestTimeout.seconds(10)) {
         super.init(serviceProvider: provider, endpoint: endpoint)
         mockedResponseFilename = mock
         httpMethod = method
@@ -27,7 +27,7 @@ final class MockedRequest<Response: Decodable & Sendable>: BaseRequest<Response>
 /// A request with an explicit body.
 final class BodyRequest<Response: Decodable & Sendable>: BaseRequest<Response> {
     init(_ provider: any ServiceProvider, _ endpoint: String, method: HTTPMethod = .post, body: RequestBody?,
-         params: [String: any Sendable] = [:], headers: [String: String] = [:], timeout: TimeInterval = 30) {
+         params: [String: any Sendable] = [:], headers: [String: String] = [:], timeout: TimeInterval = TestTimeout.seconds(30)) {
         super.init(serviceProvider: provider, endpoint: endpoint)
         httpMethod = method
         self.body = body
@@ -39,7 +39,7 @@ final class BodyRequest<Response: Decodable & Sendable>: BaseRequest<Response> {
 
 /// A download request for a test server.
 final class DownloadRequest: BaseRequest<DownloadedFile> {
-    init(_ provider: any ServiceProvider, _ endpoint: String, to destination: URL, timeout: TimeInterval = 60) {
+    init(_ provider: any ServiceProvider, _ endpoint: String, to destination: URL, timeout: TimeInterval = TestTimeout.seconds(60)) {
         super.init(serviceProvider: provider, endpoint: endpoint)
         downloadDestination = destination
         self.timeout = timeout

@@ -107,7 +107,7 @@ extension SSEServer {
 /// A request whose body is a sequence (``RequestBody/stream(_:length:contentType:)``).
 final class StreamUploadRequest<Response: Decodable & Sendable>: BaseRequest<Response> {
     init(_ provider: any ServiceProvider, _ endpoint: String, body: RequestBody, method: HTTPMethod = .post,
-         timeout: TimeInterval = 30) {
+         timeout: TimeInterval = TestTimeout.seconds(30)) {
         super.init(serviceProvider: provider, endpoint: endpoint)
         httpMethod = method
         self.body = body

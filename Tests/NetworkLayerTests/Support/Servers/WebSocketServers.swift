@@ -121,11 +121,10 @@ func withWebSocketFramesServer<T>(_ body: (WebSocketFramesServer) async throws -
     try await body(try await offCooperativePool { try WebSocketFramesServer.shared.get() })
 }
 
-/// A WebSocket request for the tests. Its handshake may take 30 s: a CI run's ThreadSanitizer
-/// step, beside the fuzzers, once outlasted 10 s on a redirected handshake.
+/// A WebSocket request for the tests.
 final class SocketRequest: BaseRequest<WebSocket> {
     init(_ provider: any ServiceProvider, _ endpoint: String, protocols: [String] = [], options: WebSocketOptions? = nil,
-         timeout: TimeInterval = 30) {
+         timeout: TimeInterval = TestTimeout.seconds(10)) {
         super.init(serviceProvider: provider, endpoint: endpoint)
         webSocketProtocols = protocols
         webSocketOptions = options
