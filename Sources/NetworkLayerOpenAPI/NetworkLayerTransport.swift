@@ -58,14 +58,16 @@ public struct NetworkLayerTransport: ClientTransport {
         }
         let response = HTTPTypes.HTTPResponse(status: .init(code: head.statusCode), headerFields: fields)
         guard method != .head else { return (response, nil) }
-        return (response, HTTPBody(ResponseChunks(stream: stream), length: bodyLength(of: head), iterationBehavior: .single))
+        return (response, HTTPBody(ResponseChunks(stream: stream), length: bodyLength(of: fields), iterationBehavior: .single))
     }
 
     /// `Content-Length` when it is the length of the body as read: not when libcurl decodes a
-    /// `Content-Encoding` (the body read is then longer than the length sent).
-    static func bodyLength(of head: NetworkLayer.HTTPResponse) -> HTTPBody.Length {
-        guard head.value(forHeader: "Content-Encoding") == nil,
-              let text = head.value(forHeader: "Content-Length"), let length = Int64(text), length >= 0 else { return .unknown }
+    /// `Content-Encoding` (the body read is then longer than the length sent), nor when it is
+    /// sent twice (HTTPFields joins the values).
+    static func bodyLength(of fields: HTTPFields) -> HTTPBody.Length {
+        guard fields[.contentEncoding] == nil, let text = fields[.contentLength], let length = Int64(text), length >= 0 else {
+            return .unknown
+        }
         return .known(length)
     }
 }

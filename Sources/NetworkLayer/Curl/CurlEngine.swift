@@ -45,6 +45,8 @@ final class CurlEngine: @unchecked Sendable {
     private let inbox = Protected(Inbox())
     private let pool = Protected<[CurlEasyHandle]>([])
     private static let poolLimit = 256
+    /// How many streams started on a pooled handle (the tests check the reuse happens).
+    static let streamsOnPooledHandles = Atomic<Int>(0)
     static let idleConnectionLimit = 512
     // @exclusivity(unchecked) on the engine thread's own state below: only that thread touches it,
     // never reentrantly.
@@ -130,9 +132,15 @@ final class CurlEngine: @unchecked Sendable {
 
     func makeTransfer(for plan: consuming TransferPlan, download: PendingDownload? = nil) throws(NetworkError) -> CurlTransfer {
         let handle: CurlEasyHandle
-        // libcurl refuses CURLOPT_BUFFERSIZE on a handle that still holds a buffer from an aborted
-        // transfer, even after curl_easy_reset: a stream gets a handle of its own.
-        if !plan.streaming, let pooled = pool.withLock({ $0.popLast() }) { handle = pooled } else { handle = try CurlEasyHandle() }
+        // libcurl refuses a stream's CURLOPT_BUFFERSIZE on a handle that still holds the receive
+        // buffer of a transfer stopped early, even after curl_easy_reset: a stream drops such a
+        // pooled handle and takes a new one.
+        if let pooled = pool.withLock({ $0.popLast() }), !plan.streaming || CurlTransfer.acceptsStreamBuffer(pooled) {
+            handle = pooled
+            if plan.streaming { Self.streamsOnPooledHandles.add(1, ordering: .relaxed) }
+        } else {
+            handle = try CurlEasyHandle()
+        }
         let transfer: CurlTransfer
         do {
             transfer = try CurlTransfer(plan: plan, handle: handle, download: download)
@@ -245,8 +253,10 @@ final class CurlEngine: @unchecked Sendable {
             for transfer in work.resumed where active[transfer.handle.raw] === transfer { unpause(transfer) }
             // A failing multi_perform leaves the transfers in place; their own timeouts still end them.
             _ = curl_multi_perform(multi, &stillRunning)
-            if !dueDeliveries.isEmpty { deliverStreamedChunks() }
+            // Finished transfers first: a stream whose head, body and end came in this round reaches
+            // its reader whole, with one wake-up.
             collectFinished()
+            if !dueDeliveries.isEmpty { deliverStreamedChunks() }
             let wait = min(expireDeadlines(), closeIdleConnectionsWhenDue())
             // What this thread submitted itself did not wake it.
             if inbox.withLock({ $0.hasWork }) { continue }
@@ -327,8 +337,8 @@ final class CurlEngine: @unchecked Sendable {
         transfer.timeoutDeadline = .now + .milliseconds(transfer.timeoutMilliseconds)
     }
 
-    /// Called by a stream's write callback for the first chunk of a round: the reader gets the
-    /// round's chunks when it ends (``deliverStreamedChunks()``). Engine thread.
+    /// Called for a stream's head, or its first chunk of a round: the caller gets the head, and the
+    /// reader the round's chunks, when the round ends (``deliverStreamedChunks()``). Engine thread.
     func deliverAtEndOfRound(_ transfer: CurlTransfer) {
         dueDeliveries.append(transfer)
     }
@@ -337,6 +347,7 @@ final class CurlEngine: @unchecked Sendable {
     private func deliverStreamedChunks() {
         for transfer in dueDeliveries {
             transfer.streamDeliveryDue = false
+            if !transfer.headDelivered { transfer.deliverHead() }
             transfer.stream?.deliver()
         }
         dueDeliveries.removeAll(keepingCapacity: true)
@@ -416,12 +427,17 @@ final class CurlEngine: @unchecked Sendable {
             return
         }
         let outcome = result
-        // A stream that ends before its headers were complete delivers what it has now.
-        if !transfer.headDelivered, case .success = outcome { transfer.deliverHead() }
+        // A head that was complete goes first, whatever the outcome: a failure then reaches the
+        // reader of the body. A stream that ends before its headers were complete delivers what it has.
+        if !transfer.headDelivered {
+            if transfer.headReady { transfer.deliverHead() } else if case .success = outcome { transfer.deliverHead() }
+        }
         let completion = transfer.completion
         transfer.completion = nil
         detachCache(from: transfer)
-        // Not pooled: the handle holds the stream's receive buffer, which small requests never need.
+        // A stream that ended normally leaves no receive buffer in its handle (libcurl frees it at
+        // the end of a transfer): pooled. One stopped early may keep it: not pooled.
+        if case .success = outcome { recycle(transfer.handle) }
         completion?(outcome)
         if case .failure(let error) = outcome { stream.finish(error) } else { stream.finish(nil) }
     }

@@ -16,6 +16,11 @@ extension CurlTransfer {
         return .milliseconds(Int64((request.timeout * 1000).rounded(.up)))
     }
 
+    /// Whether `handle` takes a stream's receive buffer size (see `CurlEngine.makeTransfer`).
+    static func acceptsStreamBuffer(_ handle: CurlEasyHandle) -> Bool {
+        (try? handle.set(CURLOPT_BUFFERSIZE, streamBufferSize)) != nil
+    }
+
     func configureStreaming() throws(NetworkError) {
         // No Accept-Encoding: a paused libcurl keeps the whole decompressed rest of the chunk it was
         // delivering in memory, which a small compressed chunk can make arbitrarily large.
@@ -28,7 +33,7 @@ extension CurlTransfer {
     func receiveStreamed(_ bytes: UnsafeRawBufferPointer) -> Int {
         guard let stream else { return 0 }
         // The body of a redirect: nobody reads it.
-        guard headDelivered else { return countReceived(bytes.count) ? bytes.count : 0 }
+        guard headReady else { return countReceived(bytes.count) ? bytes.count : 0 }
         switch stream.offer(bytes) {
         case .accepted:
             // Counted once taken: a paused chunk comes again when the transfer resumes.
@@ -52,12 +57,21 @@ extension CurlTransfer {
         line.allSatisfy { $0 == 0x0D || $0 == 0x0A }
     }
 
-    /// The blank line that ends a header block: the final response's head goes to `completion` now.
-    /// A 3xx waits for the end of its transfer: libcurl resolves its `Location` only then.
+    /// The blank line that ends a header block: the final response's head goes to `completion` at
+    /// the end of the round (with the engine), or now. A 3xx waits for the end of its transfer:
+    /// libcurl resolves its `Location` only then.
     func endOfHeaderBlock() -> Bool {
-        guard stream != nil, !headDelivered, let status = handle.long(CURLINFO_RESPONSE_CODE), status >= 200,
+        guard stream != nil, !headReady, let status = handle.long(CURLINFO_RESPONSE_CODE), status >= 200,
               !(300..<400).contains(status) else { return true }
-        deliverHead()
+        headReady = true
+        guard let streamEngine else {
+            deliverHead()
+            return true
+        }
+        if !streamDeliveryDue {
+            streamDeliveryDue = true
+            streamEngine.deliverAtEndOfRound(self)
+        }
         return true
     }
 

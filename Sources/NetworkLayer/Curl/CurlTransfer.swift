@@ -65,6 +65,10 @@ final class CurlTransfer: @unchecked Sendable {
     /// Streaming responses: the body goes to this bounded buffer instead of `body`, and `completion`
     /// gets the response as soon as its headers are complete.
     let stream: StreamBuffer?
+    /// Whether the final response's headers are complete: its body goes to `stream` from now on,
+    /// and the head to `completion` at the end of the round, so that a response whose body and end
+    /// arrive in the same round reaches its caller whole, in one hand-off. Engine thread.
+    var headReady = false
     /// Whether the response headers went to `completion` already. Engine thread.
     var headDelivered = false
     /// Hands a stream's chunks to its reader at the end of each round of I/O (set before the start).
@@ -401,6 +405,9 @@ final class CurlTransfer: @unchecked Sendable {
     /// lets through.
     fileprivate func receiveHeaderLine(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
         if idleTimeout != nil { restartIdleTimeout() }
+        // Another block (trailers, or the next response of an authentication) may not change the
+        // head that was ready: it goes now.
+        if headReady, !headDelivered { deliverHead() }
         switch headerBlock.receive(line) {
         case .accepted:
             // The blank line that ends a block: a stream's head goes to its caller now; a

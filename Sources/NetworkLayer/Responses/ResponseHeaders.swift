@@ -74,13 +74,16 @@ final class ResponseHeaders: Sendable {
             if let exact = given.dictionary[name] { return exact }
             return given.dictionary.first { $0.key.equalsIgnoringASCIICase(name) }?.value
         }
-        var found: String?
-        forEachLine { lineName, value in
-            guard lineName.elementsEqualIgnoringASCIICase(name.utf8) else { return }
-            let text = String(decoding: value, as: UTF8.self)
-            found = found.map { $0 + ", " + text } ?? text
+        var name = name
+        return name.withUTF8 { name in
+            var found: String?
+            forEachLine { lineName, value in
+                guard lineName.count == name.count, lineName.elementsEqualIgnoringASCIICase(name) else { return }
+                let text = String(decoding: value, as: UTF8.self)
+                found = found.map { $0 + ", " + text } ?? text
+            }
+            return found
         }
-        return found
     }
 
     /// Every value of one header, ignoring the case of its name: one per line, in the order
@@ -94,12 +97,15 @@ final class ResponseHeaders: Sendable {
             for key in dictionary.keys.sorted() where key != name && key.equalsIgnoringASCIICase(name) { values.append(dictionary[key] ?? "") }
             return values
         }
-        var found: [String] = []
-        forEachLine { lineName, value in
-            guard lineName.elementsEqualIgnoringASCIICase(name.utf8) else { return }
-            found.append(String(decoding: value, as: UTF8.self))
+        var name = name
+        return name.withUTF8 { name in
+            var found: [String] = []
+            forEachLine { lineName, value in
+                guard lineName.count == name.count, lineName.elementsEqualIgnoringASCIICase(name) else { return }
+                found.append(String(decoding: value, as: UTF8.self))
+            }
+            return found
         }
-        return found
     }
 
     /// Every header by the name as sent, each with all its values in order: what record mode writes.
@@ -154,18 +160,23 @@ final class ResponseHeaders: Sendable {
         return raw
     }
 
-    private func forEachLine(_ body: (ArraySlice<UInt8>, ArraySlice<UInt8>) -> Void) {
-        var start = raw.startIndex
-        while start < raw.endIndex {
-            let end = raw[start...].firstIndex(of: UInt8(ascii: "\n")) ?? raw.endIndex
-            let line = raw[start..<end]
-            if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
-                var value = line[line.index(after: colon)...]
-                while let first = value.first, first == 0x20 || first == 0x09 { value = value.dropFirst() }
-                while let last = value.last, last == 0x20 || last == 0x09 { value = value.dropLast() }
-                body(line[..<colon], value)
+    /// Each line's name and value (without the blanks around it); a line without a colon is skipped.
+    private func forEachLine(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void) {
+        raw.withUnsafeBufferPointer { bytes in
+            var start = 0
+            while start < bytes.count {
+                var end = start
+                while end < bytes.count, bytes[end] != UInt8(ascii: "\n") { end += 1 }
+                var colon = start
+                while colon < end, bytes[colon] != UInt8(ascii: ":") { colon += 1 }
+                if colon < end {
+                    var first = colon + 1, last = end
+                    while first < last, bytes[first] == 0x20 || bytes[first] == 0x09 { first += 1 }
+                    while last > first, bytes[last - 1] == 0x20 || bytes[last - 1] == 0x09 { last -= 1 }
+                    body(UnsafeBufferPointer(rebasing: bytes[start..<colon]), UnsafeBufferPointer(rebasing: bytes[first..<last]))
+                }
+                start = end + 1
             }
-            start = end + 1
         }
     }
 }
