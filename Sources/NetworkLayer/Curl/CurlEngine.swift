@@ -49,7 +49,7 @@ final class CurlEngine: @unchecked Sendable {
     static let streamsOnPooledHandles = Atomic<Int>(0)
     static let idleConnectionLimit = 512
     // @exclusivity(unchecked) on the engine thread's own state below: only that thread touches it,
-    // never reentrantly.
+    // never reentrantly (what it saves per request: Benchmarks/RESULTS.md, "Speed tricks, measured").
 
     /// Transfers libcurl is working on, by easy handle. Engine thread only.
     @exclusivity(unchecked) private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]

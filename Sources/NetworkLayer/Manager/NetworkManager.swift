@@ -80,7 +80,8 @@ public final class NetworkManager: Sendable {
 
     // MARK: - The data path
 
-    /// The request's way: the pipeline → the response handed on → the validator → the parser.
+    /// The request's way: the pipeline, from its settings to its value (``RequestPipeline/value(parser:sending:)``).
+    /// A failure's texts are scrubbed of the request's secrets here, whoever wrote them, and logged.
     func execute<Response: Decodable & Sendable>(_ resolved: ResolvedRequest, parser: (@Sendable (HTTPResponse) throws -> Response)?)
         async throws(NetworkError) -> (value: Response, response: HTTPResponse)
     {
@@ -89,64 +90,12 @@ public final class NetworkManager: Sendable {
         defer { resolved.progress?.finish?() }
         do throws(NetworkError) {
             if Task.isCancelled { throw .cancelled(.init(request: resolved.describeUnprepared(), reason: "it was cancelled before it started")) }
-            var response = try await pipeline.run(sending: &sent)
-            guard let last = sent else { throw .transport(.init(reason: "the request was not sent")) }
-            if let stream = response.stream, !response.expectations.acceptableStatuses.contains(response.statusCode) {
-                // Its error keeps the start of the body, as any error does.
-                response = response.replacingBody(await stream.collect(upTo: HTTPResponse.errorBodyLimit))
-            }
-            resolved.log?.response(response, to: last, elapsed: pipeline.started.duration(to: .now))
-            Self.watchOrRecord(response, of: last, started: pipeline.started)
-            do throws(NetworkError) {
-                try Self.validate(response, with: resolved.validator)
-                return (try Self.parse(response, with: parser, provider: resolved.provider), response)
-            } catch {
-                // The error keeps the response (and so its stream) for the caller: the transfer
-                // must not go on behind it, holding its connection.
-                response.stream?.cancel(because: "the response failed validation")
-                throw error
-            }
+            return try await pipeline.value(parser: parser, sending: &sent)
         } catch {
-            // No secret value of the request in any text of the error, whoever wrote that text.
             let error = sent.map { error.describingRequest($0.redactedDescription).redactingSecrets($0.redactor.secretValues(of: $0)) }
                 ?? error.describingRequest(resolved.describeUnprepared())
             resolved.log?.failure(error, of: sent, resolved: resolved, elapsed: pipeline.started.duration(to: .now))
             throw error
-        }
-    }
-
-    /// Watches a stream (the log and record mode); in record mode writes a complete response as a mock.
-    private static func watchOrRecord(_ response: HTTPResponse, of request: PreparedRequest, started: ContinuousClock.Instant) {
-        let log = request.resolved.log
-        let directory = request.resolved.mockRecordingDirectory
-        if let stream = response.stream {
-            var recorder: StreamRecorder?
-            if let directory { recorder = Self.recorder(for: response, of: request, in: directory, log: log) }
-            stream.observe(.init(log: log, request: request, started: started, recorder: recorder))
-        } else if let directory {
-            record(response, for: request, in: directory, log: log)
-        }
-    }
-
-    /// Record mode: a failure to write is logged, never thrown (recording must not change the result).
-    private static func record(_ response: HTTPResponse, for request: PreparedRequest, in directory: URL, log: NetworkLog?) {
-        do throws(NetworkError) {
-            try MockStore(directory: directory).record(response, for: request)
-        } catch {
-            let message = "record mode: \(error.errorDescription ?? "\(error)")\n"
-            if let log { log.note(message, of: request) } else { FileHandle.standardError.write(Data(message.utf8)) }
-        }
-    }
-
-    /// Record mode for a stream, or `nil` (and a note in the log) when it cannot record.
-    private static func recorder(for response: HTTPResponse, of request: PreparedRequest, in directory: URL,
-                                 log: NetworkLog?) -> StreamRecorder? {
-        do throws(NetworkError) {
-            return try StreamRecorder(recording: response, for: request, in: MockStore(directory: directory), log: log)
-        } catch {
-            let message = "record mode: \(error.errorDescription ?? "\(error)")\n"
-            if let log { log.note(message, of: request) } else { FileHandle.standardError.write(Data(message.utf8)) }
-            return nil
         }
     }
 
@@ -158,31 +107,5 @@ public final class NetworkManager: Sendable {
         let attempt = try await RequestPipeline(resolved: resolved, transport: RequestPipeline.transport(for: resolved, mocks: mocks),
                                                 started: .now).firstAttempt()
         return CurlCommand.render(TransferPlan(attempt), redactingSecrets: redactingSecrets)
-    }
-
-    private static func validate(_ response: HTTPResponse, with validator: (@Sendable (HTTPResponse) throws -> Void)?) throws(NetworkError) {
-        guard let validator, response.expectations.acceptableStatuses.contains(response.statusCode) else { return }
-        do {
-            try validator(response)
-        } catch {
-            throw .thrown(error, by: "the request's validator", request: response.requestDescription, response: response)
-        }
-    }
-
-    private static func parse<Response: Decodable>(_ response: HTTPResponse, with parser: (@Sendable (HTTPResponse) throws -> Response)?,
-                                                   provider: any ServiceProvider) throws(NetworkError) -> Response {
-        guard let parser else {
-            do {
-                return try provider.parseAndValidate(response, as: Response.self)
-            } catch {
-                throw .thrown(error, by: "the provider's parseAndValidate", request: response.requestDescription, response: response)
-            }
-        }
-        try response.validateStatus()
-        do {
-            return try parser(response)
-        } catch {
-            throw .thrown(error, by: "the request's parser", request: response.requestDescription, response: response, parsing: true)
-        }
     }
 }

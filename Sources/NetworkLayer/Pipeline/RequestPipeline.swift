@@ -1,12 +1,14 @@
 import Foundation
 
-/// A request's way from its resolved settings to its final response: one loop over attempts and
-/// hops, each step decided by the outcome of the last.
+/// A request's way from its resolved settings to its value: one loop over attempts and hops, each
+/// step decided by the outcome of the last, inside the middlewares; then the steps after them.
 ///
-///     prepare (provider headers, credentials) → adapt (interceptors, each attempt)
-///       → send one hop (libcurl or mocks) → redirect? (the policy) → next hop
+///     prepare (provider headers, credentials) → middlewares (around all that follows, to the response)
+///       → adapt (interceptors, each attempt) → send one hop (libcurl, the cache or mocks)
+///       → redirect? (the policy) → next hop
 ///       → retry? (token refresh, retry policy, interceptors) → next attempt
 ///       → the final response (a download moved into place)
+///     → recorded (the log, record mode) → validated → parsed (RequestPipeline+Value.swift)
 ///
 /// Bounds no setting lifts: at most ``RedirectPolicy/maximumRedirects`` redirects per request, no
 /// attempt after the request's total timeout, a streamed body sent once, a retry's wait within

@@ -243,7 +243,7 @@ extension BaseRequest {
                                        dnsCacheTimeout: provider.dnsCacheTimeout ?? settings.connecting.dnsCacheTimeout,
                                        happyEyeballsTimeout: provider.happyEyeballsTimeout ?? settings.connecting.happyEyeballsTimeout,
                                        networkInterface: provider.networkInterface ?? settings.connecting.networkInterface))
-        let streamKind = ResolvedRequest.streamKind(of: Response.self)
+        let streamKind = StreamKind(for: Response.self)
         return ResolvedRequest(
             requestClass: type(of: self),
             provider: provider,
@@ -299,24 +299,5 @@ extension BaseRequest {
             webSocket: streamKind == .webSocket
                 ? WebSocketSettings(protocols: webSocketProtocols, options: webSocketOptions ?? provider.webSocketOptions ?? settings.webSocketOptions)
                 : nil)
-    }
-}
-
-extension ResolvedRequest {
-    /// The last response type found not to stream (its metadata's address), or 0: most requests
-    /// of a process share a few such types, and `StreamKind(for:)`'s dynamic cast would
-    /// otherwise run for every request.
-    private static let lastNonStreamingType = Atomic<UInt>(0)
-
-    /// ``StreamKind(for:)``, skipping the cast when `type` is the last type found not to stream.
-    /// Type metadata lives as long as the process, so an address names one type for good.
-    static func streamKind(of type: Any.Type) -> StreamKind? {
-        let address = UInt(bitPattern: unsafeBitCast(type, to: UnsafeRawPointer.self))
-        if lastNonStreamingType.load(ordering: .relaxed) == address { return nil }
-        guard let kind = StreamKind(for: type) else {
-            lastNonStreamingType.store(address, ordering: .relaxed)
-            return nil
-        }
-        return kind
     }
 }

@@ -4,7 +4,8 @@ import Foundation
 ///
 /// The response type is a phantom telling ``NetworkManager/perform(_:isolation:)`` what to decode.
 /// A request is a plain mutable object, built on any actor; the manager snapshots it when it starts.
-// @exclusivity(unchecked) on every stored property: resolving reads them all (Benchmarks/RESULTS.md).
+// @exclusivity(unchecked) on every stored property: resolving reads them all (what it saves:
+// Benchmarks/RESULTS.md, "Speed tricks, measured").
 // A request is not Sendable, so no other thread can race these accesses.
 open class BaseRequest<Response: Decodable & Sendable> {
     /// The path, starting with `/`, appended to the provider's `scheme://host[:port]`; it may carry
