@@ -24,7 +24,7 @@ Endpoints (any method):
 
   /whoami   {"subject": <the client certificate's CN, or null>, "connection": <n, from 1>,
             "request": <n of this request on its connection, from 1>, "resumed": <TLS session
-            resumed>}
+            resumed>}; ?max-age=<n> adds Cache-Control: max-age=<n>
   /redirect?to=<url>
             302 to <url> (another origin, or a path of this one)
   anything else  404 {"error": "not found"}
@@ -135,6 +135,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             body, status = {"error": "not found"}, 404
         data = json.dumps(body).encode()
         self.send_response(status)
+        max_age = urllib.parse.parse_qs(query).get("max-age", [None])[0]
+        if path == "/whoami" and max_age is not None and max_age.isdigit():
+            self.send_header("Cache-Control", f"max-age={max_age}")
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()

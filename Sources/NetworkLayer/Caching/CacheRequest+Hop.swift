@@ -11,8 +11,10 @@ extension CacheRequest {
     /// the secret headers but those declared per attempt, those declared identifying, and the
     /// `Cookie`) key the stored responses by digest; secret ones are never written to disk. The hop
     /// carries credentials when it goes to the provider's own origin with the provider's
-    /// ``Authentication``, or has an `Authorization` header: its responses then stay in memory
-    /// unless the provider opts in to disk.
+    /// ``Authentication``, has an `Authorization` header, or presents a client certificate: its
+    /// responses then stay in memory unless the provider opts in to disk. A client certificate
+    /// keys them too (by its fingerprint): one client's responses never answer another's
+    /// requests, or those presenting none.
     init(_ hop: PreparedRequest, caching: RequestCaching) {
         let plan = TransferPlan(hop)
         var headers = hop.headers + plan.addedHeaders
@@ -25,9 +27,16 @@ extension CacheRequest {
         }
         self.init(method: hop.method.rawValue, url: hop.urlText, headers: headers, foldedSecretHeaderNames: secretNames,
                   ownerHeaderNames: ownerNames, keysAuthorization: hop.secrets.cacheKeysAuthorization,
-                  hasAuthorization: hop.isAtProviderOrigin && hop.resolved.authentication != nil,
+                  hasAuthorization: hop.isAtProviderOrigin && hop.resolved.authentication != nil
+                    || plan.options.clientCertificate != nil,
                   allowsDiskStorageWhenAuthorized: caching.storesAuthorizedResponsesOnDisk)
         caller = plan.cacheCaller
+        if let certificate = plan.options.clientCertificate {
+            // A certificate that cannot be read fails the transfer; until then it is a caller of its own.
+            let fingerprint = (try? ClientIdentity.load(certificate, request: hop.redactedDescription))
+                .map { $0.fingerprint.map { String($0, radix: 16) }.joined(separator: ":") } ?? "unreadable"
+            caller = (caller.map { $0 + "\u{0}" } ?? "") + "client certificate " + fingerprint
+        }
         // A SigV4 signature is new with every attempt: its key is the caller.
         if !plan.signatureHeaders.isEmpty { keysAuthorization = false }
     }

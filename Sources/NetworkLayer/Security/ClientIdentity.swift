@@ -22,13 +22,17 @@ final class ClientIdentity: Sendable {
     /// The identity's number, from 1: transfers with different numbers (or none, 0) never share a
     /// connection, a TLS session or a pooled handle's options.
     let number: Int
+    /// The SHA-256 of the form and content (certificate, key or archive): the same in every
+    /// process, so the response cache keys a client's responses by it, on disk too.
+    let fingerprint: [UInt8]
 
-    private init(kind: Kind, certificate: [UInt8], key: [UInt8]?, password: String?, number: Int) {
+    private init(kind: Kind, certificate: [UInt8], key: [UInt8]?, password: String?, number: Int, fingerprint: [UInt8]) {
         self.kind = kind
         self.certificate = certificate
         self.key = key
         self.password = password
         self.number = number
+        self.fingerprint = fingerprint
     }
 
     /// The largest certificate, key or archive file read: a bound on what a path makes us allocate.
@@ -69,7 +73,8 @@ final class ClientIdentity: Sendable {
                 cache.numbers[digest] = cache.lastNumber
                 return cache.lastNumber
             }()
-            let identity = ClientIdentity(kind: kind, certificate: contents[0], key: key, password: certificate.password, number: number)
+            let identity = ClientIdentity(kind: kind, certificate: contents[0], key: key, password: certificate.password, number: number,
+                                          fingerprint: digest)
             cache.entries[certificate] = (stamps, identity)
             return identity
         }
