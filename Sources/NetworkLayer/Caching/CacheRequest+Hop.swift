@@ -14,7 +14,8 @@ extension CacheRequest {
     /// ``Authentication``, has an `Authorization` header, or presents a client certificate: its
     /// responses then stay in memory unless the provider opts in to disk. A client certificate
     /// keys them too (by its fingerprint): one client's responses never answer another's
-    /// requests, or those presenting none.
+    /// requests, or those presenting none. So do a provider's own TLS rules (``TLSOptions``): a
+    /// response fetched under one trust never stands in for the check of a request under another.
     init(_ hop: PreparedRequest, caching: RequestCaching) {
         let plan = TransferPlan(hop)
         var headers = hop.headers + plan.addedHeaders
@@ -36,6 +37,9 @@ extension CacheRequest {
             let fingerprint = (try? ClientIdentity.load(certificate, request: hop.redactedDescription))
                 .map { $0.fingerprint.map { String($0, radix: 16) }.joined(separator: ":") } ?? "unreadable"
             caller = (caller.map { $0 + "\u{0}" } ?? "") + "client certificate " + fingerprint
+        }
+        if let tls = plan.options.tls {
+            caller = (caller.map { $0 + "\u{0}" } ?? "") + "tls " + tls.cacheIdentity
         }
         // A SigV4 signature is new with every attempt: its key is the caller.
         if !plan.signatureHeaders.isEmpty { keysAuthorization = false }

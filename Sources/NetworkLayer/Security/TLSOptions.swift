@@ -55,6 +55,12 @@ public struct TLSVersion: Sendable, Hashable, Comparable, CustomStringConvertibl
 }
 
 extension TLSOptions {
+    /// Every rule, as text: what keys the responses fetched under these rules in the response cache.
+    var cacheIdentity: String {
+        [minimumVersion.description, maximumVersion?.description ?? "-", cipherSuites.joined(separator: ":"),
+         tls13CipherSuites.joined(separator: ":"), trustedCertificates?.standardizedFileURL.path ?? "-"].joined(separator: "\u{0}")
+    }
+
     /// `CURLOPT_SSLVERSION`: the minimum, with the maximum in the upper half when there is one.
     var curlSSLVersion: Int { minimumVersion.curlMinimum | (maximumVersion?.curlMaximum ?? 0) }
 

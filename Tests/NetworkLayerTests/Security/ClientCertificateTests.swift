@@ -38,24 +38,6 @@ struct ClientCertificateTests {
     }
 
 
-    @Test("A response cached for one client certificate answers that certificate's requests only: never another's, or none's")
-    func cachedPerCertificate() async throws {
-        let files = try await ClientCertificateFiles.shared()
-        try await withMTLSServer(files, verify: "optional") { server in
-            let net = makeMTLSManager(files)
-            net.cache = .memory(limit: 1 << 20)
-            let path = "/whoami?max-age=60"
-            let first = try await net.perform(TestRequest<WhoAmI>(server.provider(files.clientA), path))
-            #expect(first.subject == "client-a")
-            #expect(try await net.perform(TestRequest<WhoAmI>(server.provider(files.clientB), path)).subject == "client-b")
-            #expect(try await net.perform(TestRequest<WhoAmI>(server.provider(nil), path)).subject == nil)
-            // The same certificate as PKCS#12: a client of its own to the cache (the fingerprint covers the form), the same to the server.
-            let pkcs12 = ClientCertificate.pkcs12(files.url("client.p12"), password: files.password)
-            #expect(try await net.perform(TestRequest<WhoAmI>(server.provider(pkcs12), path)).subject == "client-a")
-            #expect(try await net.perform(TestRequest<WhoAmI>(server.provider(files.clientA), path)) == first)
-        }
-    }
-
     @Test("The server refuses a request without a certificate, and one with a certificate of another CA: .invalidCertificate saying so")
     func refusedWithoutOneAndWithAnotherCA() async throws {
         let files = try await ClientCertificateFiles.shared()

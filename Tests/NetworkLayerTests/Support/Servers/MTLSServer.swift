@@ -106,6 +106,7 @@ struct MTLSProvider: ServiceProvider {
     var port: Int?
     var clientCertificate: ClientCertificate?
     var retryPolicy: RetryPolicy?
+    var tls: TLSOptions?
 }
 
 /// What `/whoami` answers.
