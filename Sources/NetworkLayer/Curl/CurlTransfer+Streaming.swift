@@ -16,9 +16,12 @@ extension CurlTransfer {
         return .milliseconds(Int64((request.timeout * 1000).rounded(.up)))
     }
 
-    /// Whether `handle` takes a stream's receive buffer size (see `CurlEngine.makeTransfer`).
+    /// Whether `handle` takes a stream's receive buffer size (see `CurlEngine.makeTransfer`). A
+    /// plain transfer's options go first: a stream sets every option anyway, and a handle that
+    /// returns to the pool unused must not keep the plain baseline with a stream's buffer size.
     static func acceptsStreamBuffer(_ handle: CurlEasyHandle) -> Bool {
-        (try? handle.set(CURLOPT_BUFFERSIZE, streamBufferSize)) != nil
+        if handle.hasBaseline { handle.reset() }
+        return (try? handle.set(CURLOPT_BUFFERSIZE, streamBufferSize)) != nil
     }
 
     func configureStreaming() throws(NetworkError) {
