@@ -34,8 +34,7 @@ extension CacheRequest {
         caller = plan.cacheCaller
         if let certificate = plan.options.clientCertificate {
             // A certificate that cannot be read fails the transfer; until then it is a caller of its own.
-            let fingerprint = (try? ClientIdentity.load(certificate, request: hop.redactedDescription))
-                .map { $0.fingerprint.map { String($0, radix: 16) }.joined(separator: ":") } ?? "unreadable"
+            let fingerprint = (try? ClientIdentity.load(certificate, request: hop.redactedDescription))?.fingerprint.hex ?? "unreadable"
             caller = (caller.map { $0 + "\u{0}" } ?? "") + "client certificate " + fingerprint
         }
         if let tls = plan.options.tls {

@@ -24,9 +24,9 @@ final class ClientIdentity: Sendable {
     let number: Int
     /// The SHA-256 of the form and content (certificate, key or archive): the same in every
     /// process, so the response cache keys a client's responses by it, on disk too.
-    let fingerprint: [UInt8]
+    let fingerprint: SHA256Digest
 
-    private init(kind: Kind, certificate: [UInt8], key: [UInt8]?, password: String?, number: Int, fingerprint: [UInt8]) {
+    private init(kind: Kind, certificate: [UInt8], key: [UInt8]?, password: String?, number: Int, fingerprint: SHA256Digest) {
         self.kind = kind
         self.certificate = certificate
         self.key = key
@@ -74,7 +74,7 @@ final class ClientIdentity: Sendable {
                 return cache.lastNumber
             }()
             let identity = ClientIdentity(kind: kind, certificate: contents[0], key: key, password: certificate.password, number: number,
-                                          fingerprint: digest)
+                                          fingerprint: digest.withUnsafeBytes { SHA256Digest(digest: $0) })
             cache.entries[certificate] = (stamps, identity)
             return identity
         }
