@@ -33,6 +33,11 @@ CURLcode nl_easy_setopt_seek_callback(CURL *handle, curl_seek_callback value) {
 CURLcode nl_easy_setopt_prereq_callback(CURL *handle, curl_prereq_callback value) {
     return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, value);
 }
+int nl_count_request(void *counter, char *primary_ip, char *local_ip, int primary_port, int local_port) {
+    (void)primary_ip; (void)local_ip; (void)primary_port; (void)local_port;
+    if (counter) ++*(long *)counter;
+    return CURL_PREREQFUNC_OK;
+}
 
 CURLcode nl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);

@@ -25,6 +25,9 @@ Paths in serve mode (any method; the query is ignored unless noted):
 
   /ok                  200 {"ok": true}, keep-alive (the "library still works" probe)
   /slow-ok             the same after 200 ms (to make a client open several connections)
+  /once                200 {"ok": true}, keep-alive, but the connection's next request is read
+                       and the connection closed without an answer: a server whose idle
+                       timeout races the client's next request, on every connection
   /stats               200 {"connections": c, "requests": r}: connections accepted (even
                        those that sent nothing) and requests read, /stats itself and a
                        connection opened for it not included
@@ -250,6 +253,10 @@ def handle(conn, method, path, query):
         time.sleep(0.2)
         c.send(json_response(200, "OK", {"ok": True}))
         return True
+    if path == "/once":
+        c.send(json_response(200, "OK", {"ok": True}))
+        c.read_head()  # the next request, never answered
+        return False
     if path == "/stats":
         connections, requests = c.stats.snapshot()
         c.send(json_response(200, "OK", {"connections": connections, "requests": requests}))

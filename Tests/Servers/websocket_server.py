@@ -48,7 +48,10 @@ def query(path):
 
 def plain(status, reason, body, headers=()):
     data = body.encode()
-    all_headers = Headers([("Content-Type", "application/json"), ("Content-Length", str(len(data)))] + list(headers))
+    # websockets closes the connection after any answer that is not a handshake, so the answer says
+    # so: without it a client may reuse the connection before the close arrives, and fail.
+    all_headers = Headers([("Content-Type", "application/json"), ("Content-Length", str(len(data))),
+                           ("Connection", "close")] + list(headers))
     return Response(status, reason, all_headers, data)
 
 

@@ -18,6 +18,9 @@ CURLcode nl_easy_setopt_xferinfo_callback(CURL *handle, curl_xferinfo_callback v
 CURLcode nl_easy_setopt_ssl_ctx_callback(CURL *handle, curl_ssl_ctx_callback value);
 CURLcode nl_easy_setopt_seek_callback(CURL *handle, curl_seek_callback value);
 CURLcode nl_easy_setopt_prereq_callback(CURL *handle, curl_prereq_callback value);
+/// A CURLOPT_PREREQFUNCTION whose CURLOPT_PREREQDATA is a `long`: adds one each time libcurl is
+/// about to send the request (more than once when it retries on a fresh connection).
+int nl_count_request(void *counter, char *primary_ip, char *local_ip, int primary_port, int local_port);
 
 // MARK: - Easy handle information
 

@@ -11,6 +11,10 @@ import Foundation
 final class CurlEasyHandle: @unchecked Sendable {
     let raw: UnsafeMutableRawPointer
     private let errorBuffer: UnsafeMutablePointer<CChar>
+    /// How many times libcurl sent the current transfer's request: one, unless it retried on a
+    /// fresh connection after a reused one died (see ``mustResetBeforeReuse``). Counted by the
+    /// CURLOPT_PREREQFUNCTION every configuration sets; zeroed when a transfer is configured.
+    let requestsSent: UnsafeMutablePointer<CLong>
 
     init() throws(NetworkError) {
         guard let raw = curl_easy_init() else {
@@ -19,11 +23,23 @@ final class CurlEasyHandle: @unchecked Sendable {
         self.raw = raw
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(to: 0)
+        requestsSent = .allocate(capacity: 1)
+        requestsSent.initialize(to: 0)
     }
 
     deinit {
         curl_easy_cleanup(raw)
         errorBuffer.deallocate()
+        requestsSent.deallocate()
+    }
+
+    /// Whether the options must go before the pool hands this handle out again, although a plain
+    /// transfer set them. libcurl 7.88 counts the retries on a dead reused connection per handle,
+    /// not per transfer (curl 8.17 fixed it, curl#18926): after five over a handle's life, the
+    /// next retry fails as "Connection died, tried 5 times". Only `curl_easy_reset` zeroes that
+    /// count, so a handle that retried is reset, and no transfer inherits another's retries.
+    var mustResetBeforeReuse: Bool {
+        !hasBaseline || requestsSent.pointee > 1
     }
 
     /// How the options were set since the last reset, when a plain transfer set them; `nil` for a
@@ -146,6 +162,13 @@ final class CurlEasyHandle: @unchecked Sendable {
     /// Installs the error buffer; after every `reset()` too.
     func armErrorBuffer() throws(NetworkError) {
         try check(nl_easy_setopt_pointer(raw, CURLOPT_ERRORBUFFER, errorBuffer), CURLOPT_ERRORBUFFER)
+    }
+
+    /// Counts the requests sent into ``requestsSent``, for a transfer that needs no callback of
+    /// its own when a request starts (the idle timeout's counts them itself).
+    func armRequestCount() throws(NetworkError) {
+        try setPrerequestCallback(nl_count_request)
+        try set(CURLOPT_PREREQDATA, pointer: UnsafeMutableRawPointer(requestsSent))
     }
 
     private func check(_ code: CURLcode, _ option: CURLoption) throws(NetworkError) {

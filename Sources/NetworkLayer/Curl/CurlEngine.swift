@@ -203,9 +203,9 @@ final class CurlEngine: @unchecked Sendable {
     }
 
     /// Puts a handle back in the pool: reset, unless a plain transfer configured it (see
-    /// ``CurlTransfer/Baseline``), which only forgets its header list.
+    /// ``CurlTransfer/Baseline``) and libcurl did not retry it, which only forgets its header list.
     private func recycle(_ handle: CurlEasyHandle) {
-        if !handle.hasBaseline {
+        if handle.mustResetBeforeReuse {
             handle.reset()
         } else {
             do throws(NetworkError) {

@@ -17,6 +17,7 @@ extension CurlTransfer {
 
     /// The request has a connection and is about to be sent: silence counts from now.
     fileprivate func requestStarts() {
+        handle.requestsSent.pointee += 1
         restartIdleTimeout()
     }
 

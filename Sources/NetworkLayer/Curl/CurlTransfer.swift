@@ -205,6 +205,7 @@ final class CurlTransfer: @unchecked Sendable {
         // from a reset handle.
         let isHTTPS = plan.isHTTPS
         let identity = clientIdentity?.number ?? 0
+        handle.requestsSent.pointee = 0
         if isPlain, handle.keepsBaseline(options, isHTTPS: isHTTPS, clientIdentity: identity) {
             handle.clearErrorBuffer()
             Self.keptConfigurations.add(1, ordering: .relaxed)
@@ -238,6 +239,8 @@ final class CurlTransfer: @unchecked Sendable {
             try handle.set(CURLOPT_LOW_SPEED_LIMIT, 1)
             try handle.set(CURLOPT_LOW_SPEED_TIME, seconds)
             try configureIdleTimeout(sendsBody: plan.body != nil, context: context)
+        } else {
+            try handle.armRequestCount()
         }
         if let keepAlive = options.keepAlive {
             // Set when libcurl opens a connection: a reused one keeps what it was opened with.

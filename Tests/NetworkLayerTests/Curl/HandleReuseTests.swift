@@ -164,4 +164,33 @@ struct HandleReuseTests {
             #expect(echo.path == "/echo/after-pins")
         }
     }
+
+    /// libcurl 7.88 counts the retries on a dead reused connection per handle, never zeroing the
+    /// count between transfers: a pooled handle that kept its options failed its sixth such retry.
+    /// With an idle timeout, the callback that arms it counts the requests instead of the plain counter.
+    @Test("A server that closes each kept-alive connection as the next request arrives is retried every time, however long the pooled handle lives",
+          .measuring, arguments: [nil, 30] as [TimeInterval?])
+    func retriesDoNotAccumulateOnAPooledHandle(idleTimeout: TimeInterval?) async throws {
+        try await withFaultServer { server in
+            let net = makeManager()
+            net.timeouts = Timeouts(idle: idleTimeout)
+            let kept = CurlTransfer.keptConfigurations.load(ordering: .relaxed)
+            let requests = 12
+            for index in 0..<requests {
+                do {
+                    _ = try await net.perform(TestRequest<FaultOK>(server.provider(), "/once"))
+                } catch {
+                    Issue.record("request \(index + 1) of \(requests) failed: \(error)")
+                    return
+                }
+            }
+            // Each request after the first was sent on the connection its predecessor left, which
+            // the server then closed, and again on a new one: the retries happened.
+            let stats = try await server.stats()
+            #expect(stats.connections == requests)
+            // The second request ran on the handle the first left configured (the path that
+            // skips the reset which would have zeroed libcurl's count).
+            #expect(CurlTransfer.keptConfigurations.load(ordering: .relaxed) > kept)
+        }
+    }
 }
