@@ -121,14 +121,21 @@ stress:
 clean:
 	rm -rf .build .build-examples .build-fuzz .build-release-probe .build-conformance
 
+## settings: write the Swift of the settings table (Sources/NetworkLayer/Manager/Settings.toml) with scripts/settings.py
+.PHONY: settings
+settings:
+	python3 scripts/settings.py
+
 ## house-check: comment lines at most COMMENT_RATIO_MAX % of Sources (scripts/comment-ratio.py), no comment naming in
-##              backticks a symbol that exists nowhere (scripts/stale-comments.py), and no standard-library Mutex
+##              backticks a symbol that exists nowhere (scripts/stale-comments.py), the code of the settings table as
+##              Settings.toml makes it (scripts/settings.py --check), and no standard-library Mutex
 ##              (Protected instead: TSan cannot see Mutex's futex on Linux); the first step of `make test`
 COMMENT_RATIO_MAX ?= 18
 .PHONY: house-check
 house-check:
 	@status=0; python3 scripts/comment-ratio.py --max $(COMMENT_RATIO_MAX) || status=1; \
 	python3 scripts/stale-comments.py || status=1; \
+	python3 scripts/settings.py --check || status=1; \
 	if grep -rnE '\bMutex[<(]' Sources Tests --include='*.swift'; then \
 		echo "house-check: the standard library's Mutex above: use Protected (ThreadSanitizer cannot see Mutex's futex on Linux)"; status=1; fi; \
 	exit $$status

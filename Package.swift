@@ -63,7 +63,9 @@ let package = Package(
         ),
         .target(
             name: "NetworkLayer",
-            dependencies: ["CNetworkLayerCurl", "CNetworkLayerZlib", "FastJSON"]
+            dependencies: ["CNetworkLayerCurl", "CNetworkLayerZlib", "FastJSON"],
+            // The settings table: scripts/settings.py writes Swift from it (`make settings`).
+            exclude: ["Manager/Settings.toml"]
         ),
         .target(
             name: "NetworkLayerObservability",

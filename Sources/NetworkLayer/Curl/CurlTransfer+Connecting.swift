@@ -1,10 +1,10 @@
 internal import CNetworkLayerCurl
 import Foundation
 
-/// The request's ``ConnectOptions`` on the transfer. libcurl reuses a kept connection only for a
+/// The request's connection settings (``Settings/Table``) on the transfer. libcurl reuses a kept connection only for a
 /// transfer with the same IP family and interface.
 extension CurlTransfer {
-    func configureConnecting(_ connecting: ConnectOptions) throws(NetworkError) {
+    func configureConnecting(_ connecting: Settings.Table) throws(NetworkError) {
         switch connecting.ipFamily {
         case .any: break
         case .ipv4Only: try handle.set(CURLOPT_IPRESOLVE, Int(CURL_IPRESOLVE_V4))
@@ -19,8 +19,8 @@ extension CurlTransfer {
 extension CurlCommand {
     /// `-4` or `-6`, `--happy-eyeballs-timeout-ms` and `--interface` (curl has no flag for the
     /// DNS cache's timeout: a command resolves once).
-    static func connectingArguments(_ connecting: ConnectOptions) -> [String] {
-        guard !connecting.isDefault else { return [] }
+    static func connectingArguments(_ connecting: Settings.Table) -> [String] {
+        guard !connecting.connectsByDefault else { return [] }
         var parts: [String] = []
         switch connecting.ipFamily {
         case .any: break

@@ -21,13 +21,13 @@ extension CurlTransfer {
             try handle.set(CURLOPT_PROXY_CAINFO, bundle.path)
         }
         try handle.set(CURLOPT_PROXY_SSLVERSION, CURL_SSLVERSION_TLSv1_2)
-        switch options.proxy {
+        switch options.table.proxy {
         case .environment:
             break  // libcurl reads http_proxy, https_proxy, all_proxy and no_proxy itself, as curl does
         case .none:
             try handle.set(CURLOPT_PROXY, "")  // an empty proxy turns the environment's off
         case .http, .socks5:
-            guard let proxy = try options.proxy.curlProxy(request: request.redactedDescription) else { return }
+            guard let proxy = try options.table.proxy.curlProxy(request: request.redactedDescription) else { return }
             try handle.set(CURLOPT_PROXY, proxy.url)
             if let username = proxy.username { try handle.set(CURLOPT_PROXYUSERNAME, username) }
             if let password = proxy.password { try handle.set(CURLOPT_PROXYPASSWORD, password) }
@@ -58,7 +58,7 @@ extension CurlTransfer {
             facts.osErrno = Int32(clamping: handle.long(CURLINFO_OS_ERRNO) ?? 0)
             return
         }
-        facts.proxy = options.proxy.proxyDescription(for: request.url)
+        facts.proxy = options.table.proxy.proxyDescription(for: request.url)
         guard facts.proxy != nil else { return }
         facts.proxyConnectStatus = handle.long(CURLINFO_HTTP_CONNECTCODE) ?? 0
         facts.proxyCertificateFailed = (handle.long(CURLINFO_PROXY_SSL_VERIFYRESULT) ?? 0) != 0
@@ -67,7 +67,7 @@ extension CurlTransfer {
     /// The failure for a `407` a proxy answered a request it forwards (plain `http`; for `https`
     /// the tunnel's CONNECT fails instead), or `nil` for any other response.
     func proxyAuthenticationFailure(status: Int) -> NetworkError? {
-        guard status == 407, options.unixSocketPath == nil, let proxy = options.proxy.proxyDescription(for: request.url) else { return nil }
+        guard status == 407, options.unixSocketPath == nil, let proxy = options.table.proxy.proxyDescription(for: request.url) else { return nil }
         return CurlErrorMapping.proxyAuthenticationRequired(proxy: proxy, status: status, request: request)
     }
 }

@@ -149,10 +149,8 @@ final class CurlTransfer: @unchecked Sendable {
     struct Baseline: Equatable {
         var customCABundle: URL?
         var isHTTPS: Bool
-        var proxy: ProxyConfiguration
         var unixSocketPath: String?
         var usesCookies: Bool
-        var httpVersion: HTTPVersion
         var connectTimeout: TimeInterval?
         var idleTimeout: TimeInterval?
         /// The host overrides, held: `CURLOPT_CONNECT_TO` points at their list, which must live as
@@ -161,34 +159,29 @@ final class CurlTransfer: @unchecked Sendable {
         var hostOverrides: HostOverrides?
         /// The client certificate's identity number (0 for none): its bytes and password are options.
         var clientIdentity: Int
-        var keepAlive: KeepAlive?
         var tls: TLSOptions?
-        var connecting: ConnectOptions
+        var table: Settings.Table
 
         init(_ options: TransferOptions, isHTTPS: Bool, clientIdentity: Int) {
             customCABundle = options.customCABundle
             self.isHTTPS = isHTTPS
-            proxy = options.proxy
             unixSocketPath = options.unixSocketPath
             usesCookies = options.cookieJar != nil
-            httpVersion = options.httpVersion
             connectTimeout = options.connectTimeout
             idleTimeout = options.idleTimeout
             hostOverrides = options.hostOverrides
             self.clientIdentity = clientIdentity
-            keepAlive = options.keepAlive
             tls = options.tls
-            connecting = options.connecting
+            table = options.table
         }
 
         /// Whether `options` over `isHTTPS` make this baseline, without building one per transfer.
         func matches(_ options: TransferOptions, isHTTPS: Bool, clientIdentity: Int) -> Bool {
-            self.isHTTPS == isHTTPS && customCABundle == options.customCABundle && proxy == options.proxy
+            self.isHTTPS == isHTTPS && customCABundle == options.customCABundle
                 && unixSocketPath == options.unixSocketPath && usesCookies == (options.cookieJar != nil)
-                && httpVersion == options.httpVersion && connectTimeout == options.connectTimeout
-                && idleTimeout == options.idleTimeout && hostOverrides === options.hostOverrides
-                && self.clientIdentity == clientIdentity && keepAlive == options.keepAlive
-                && tls == options.tls && connecting == options.connecting
+                && connectTimeout == options.connectTimeout && idleTimeout == options.idleTimeout
+                && hostOverrides === options.hostOverrides && self.clientIdentity == clientIdentity
+                && tls == options.tls && table == options.table
         }
     }
 
@@ -242,14 +235,14 @@ final class CurlTransfer: @unchecked Sendable {
         } else {
             try handle.armRequestCount()
         }
-        if let keepAlive = options.keepAlive {
+        if let keepAlive = options.table.keepAlive {
             // Set when libcurl opens a connection: a reused one keeps what it was opened with.
             try handle.set(CURLOPT_TCP_KEEPALIVE, true)
             try handle.set(CURLOPT_TCP_KEEPIDLE, keepAlive.idleSeconds)
             try handle.set(CURLOPT_TCP_KEEPINTVL, keepAlive.intervalSeconds)
         }
         if let overrides = options.hostOverrides { try handle.set(CURLOPT_CONNECT_TO, headers: try overrides.curlList()) }
-        if !options.connecting.isDefault { try configureConnecting(options.connecting) }
+        if !options.table.connectsByDefault { try configureConnecting(options.table) }
         if plan.isHTTPS {
             // Transfers starting together wait to share the first connection if it speaks HTTP/2.
             try handle.set(CURLOPT_PIPEWAIT, true)
@@ -580,7 +573,7 @@ final class CurlTransfer: @unchecked Sendable {
         addRoutingFacts(to: &facts, for: code)
         facts.presentedClientCertificate = clientIdentity != nil
         facts.tls = options.tls
-        facts.networkInterface = options.connecting.networkInterface
+        facts.networkInterface = options.table.networkInterface
         facts.receivedNothing = (handle.long(CURLINFO_HEADER_SIZE) ?? 0) == 0
         return facts
     }

@@ -178,7 +178,7 @@ struct TransferPlan {
     }
 
     var curlHTTPVersion: Int {
-        switch options.httpVersion {
+        switch options.table.httpVersion {
         case .automatic: Int(CURL_HTTP_VERSION_2TLS)
         case .http1_1: Int(CURL_HTTP_VERSION_1_1)
         case .http2PriorKnowledge: Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)

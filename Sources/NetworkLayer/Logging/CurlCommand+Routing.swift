@@ -7,14 +7,14 @@ extension CurlCommand {
     static func routingArguments(_ options: TransferOptions, redactingSecrets: Bool) -> [String] {
         if let path = options.unixSocketPath { return ["--unix-socket", quote(path)] }
         var parts: [String] = []
-        switch options.proxy {
+        switch options.table.proxy {
         case .environment:
             break
         case .none:
             parts += ["--noproxy", quote("*")]
         case .http, .socks5:
             // An invalid proxy fails the request itself; the command line shows what was given.
-            guard let proxy = try? options.proxy.curlProxy(request: "") else { break }
+            guard let proxy = try? options.table.proxy.curlProxy(request: "") else { break }
             parts += ["--proxy", quote(proxy.url)]
             if proxy.username != nil || proxy.password != nil {
                 let credentials = (proxy.username ?? "") + ":" + (proxy.password ?? "")
@@ -22,7 +22,7 @@ extension CurlCommand {
             }
             if let noProxy = proxy.noProxy { parts += ["--noproxy", quote(noProxy)] }
         }
-        if let bundle = options.customCABundle, options.proxy != .none { parts += ["--proxy-cacert", quote(bundle.path)] }
+        if let bundle = options.customCABundle, options.table.proxy != .none { parts += ["--proxy-cacert", quote(bundle.path)] }
         return parts
     }
 }

@@ -49,16 +49,16 @@ enum CurlCommand {
         if plan.decodesBody { parts.append("--compressed") }
         parts += redirectArguments(plan)
         parts += ["--proto", "=http,https"] + tlsArguments(plan.options)
-        switch plan.options.httpVersion {
+        switch plan.options.table.httpVersion {
         case .automatic: break  // curl's own default: HTTP/2 over TLS when offered
         case .http1_1: parts.append("--http1.1")
         case .http2PriorKnowledge: parts.append("--http2-prior-knowledge")
         }
-        parts += keepAliveArguments(plan.options.keepAlive)
+        parts += keepAliveArguments(plan.options.table.keepAlive)
         if let milliseconds = plan.connectTimeoutMilliseconds { parts += ["--connect-timeout", (Double(milliseconds) / 1000).compactText] }
         if let seconds = plan.idleSeconds { parts += ["--speed-limit", "1", "--speed-time", String(seconds)] }
         for entry in plan.options.hostOverrides?.entries ?? [] { parts += ["--connect-to", quote(entry.line)] }
-        parts += connectingArguments(plan.options.connecting)
+        parts += connectingArguments(plan.options.table)
         if let seconds = plan.streamSilenceSeconds {
             // A stream's timeout bounds a silence: less than 1 byte per second for that many seconds.
             parts += ["--speed-limit", "1", "--speed-time", String(seconds)]

@@ -133,18 +133,6 @@ extension NetworkManager {
         set { settings.withLock { $0.timeouts = newValue } }
     }
 
-    /// The HTTP version requests speak. Default ``HTTPVersion/automatic``.
-    public var httpVersion: HTTPVersion {
-        get { settings.withLock { $0.httpVersion } }
-        set { settings.withLock { $0.httpVersion = newValue } }
-    }
-
-    /// TCP keepalive; `nil` turns it off. Default ``KeepAlive/standard``.
-    public var keepAlive: KeepAlive? {
-        get { settings.withLock { $0.keepAlive } }
-        set { settings.withLock { $0.keepAlive = newValue } }
-    }
-
     /// Where requests for a host connect instead, as `"host:port": "host:port"` (TLS, pins and cookies
     /// keep the name). Default: none. A malformed entry fails every request: ``NetworkError/invalidRequest(_:)``.
     public var hostOverrides: [String: String] {

@@ -22,7 +22,6 @@ struct Settings: Sendable {
         var pinning: PinningConfiguration?
         /// Why pins cannot be checked (``TLSBackendCheck``): a setting so a test can exercise failing closed.
         var tlsBackendProblem = TLSBackendCheck.problem
-        var proxy = ProxyConfiguration.environment
         var cookieStorage = CookieStorage.none
         /// The store for ``cookieStorage``; `nil` for `.none`.
         var cookieJar: CookieJar?
@@ -31,15 +30,14 @@ struct Settings: Sendable {
         var networkMiddlewares: [any RequestMiddleware] = []
         var redirectPolicy = RedirectPolicy.follow()
         var timeouts = Timeouts()
-        var httpVersion = HTTPVersion.automatic
-        var keepAlive: KeepAlive? = .standard
         /// As the user set them, and checked (`nil` when empty).
         var hostOverrideNames: [String: String] = [:]
         var hostOverrides: HostOverrides?
         var responseCache = ResponseCache.none
         /// The cache for ``responseCache``; `nil` for `.none`.
         var responseCacheStore: ResponseCacheStore?
-        var connecting = ConnectOptions()
+        /// The settings of `Manager/Settings.toml`.
+        var table = Table()
         var recordsTraffic = false
         /// The manager's recorded traffic, kept whether or not it records now.
         var recordedTraffic = RecordedTraffic()
@@ -82,16 +80,14 @@ struct Settings: Sendable {
 
     /// The transfer options of one request: the manager's, with what the request and provider decided.
     func transferOptions(maximumResponseSize: Int?, decompressionLimit: DecompressionLimit, connectTimeout: TimeInterval?,
-                         idleTimeout: TimeInterval?, httpVersion: HTTPVersion, unixSocketPath: String?,
-                         proxy: ProxyConfiguration, clientCertificate: ClientCertificate?,
-                         keepAlive: KeepAlive?, tls: TLSOptions?, connecting: ConnectOptions) -> TransferOptions {
+                         idleTimeout: TimeInterval?, unixSocketPath: String?, clientCertificate: ClientCertificate?,
+                         tls: TLSOptions?, table: Table) -> TransferOptions {
         let values = box.values
         return TransferOptions(customCABundle: values.customCABundle, pinning: values.pinning?.isEnabled == true ? values.pinning : nil,
                                tlsBackendProblem: values.tlsBackendProblem, maximumResponseSize: maximumResponseSize,
                                decompressionLimit: decompressionLimit, connectTimeout: connectTimeout, idleTimeout: idleTimeout,
-                               httpVersion: httpVersion, hostOverrides: values.hostOverrides, unixSocketPath: unixSocketPath,
-                               proxy: proxy, cookieJar: values.cookieJar, clientCertificate: clientCertificate, keepAlive: keepAlive,
-                               tls: tls, connecting: connecting)
+                               hostOverrides: values.hostOverrides, unixSocketPath: unixSocketPath, cookieJar: values.cookieJar,
+                               clientCertificate: clientCertificate, tls: tls, table: table)
     }
 
     var logSink: @Sendable (String) -> Void {

@@ -38,7 +38,7 @@ extension ResolvedRequest {
         if let problem = options.hostOverrides?.problem {
             throw .invalidRequest(.init(request: describeUnprepared(), reason: problem))
         }
-        if !options.connecting.isDefault, let problem = options.connecting.problem {
+        if !options.table.connectsByDefault, let problem = options.table.connectingProblem {
             throw .invalidRequest(.init(request: describeUnprepared(), reason: problem))
         }
         if let problem = options.tls?.problem {

@@ -194,8 +194,7 @@ extension BaseRequest {
     /// |---|---|---|---|---|
     /// | timeout (whole request) | `timeout` | `timeouts.request` | `timeouts.request` | 60 s |
     /// | connect and idle timeouts | | `timeouts` | `timeouts` | 300 s to connect, no idle limit |
-    /// | HTTP version | | `httpVersion` | `httpVersion` | `.automatic` |
-    /// | TCP keepalive | | `keepAlive` | `keepAlive` | `.standard` (60 s, 60 s) |
+    /// | each setting of `Manager/Settings.toml` (HTTP version, keepalive, proxy, IP family, DNS cache, Happy Eyeballs, interface) | | its name | its name | the table's |
     /// | retry policy | `retryPolicy` | `retryPolicy` | | none |
     /// | reconnect policy (event streams) | `reconnectPolicy` | | | none |
     /// | redirect policy | `redirectPolicy` | `redirectPolicy` | `redirectPolicy` | `.follow()` |
@@ -211,8 +210,6 @@ extension BaseRequest {
     /// | authentication | `requiresAuthentication` | `authentication` | | none |
     /// | secret names | `secret…Names` | `secret…Names` | `redacted…Names` | union of all |
     /// | mocks | | `areMocksEnabled` | `areMocksEnabled` | live |
-    /// | proxy | | `proxy` | `proxy` | the environment's |
-    /// | IP family, DNS cache, Happy Eyeballs, interface | | `ipFamily`, `dnsCacheTimeout`, `happyEyeballsTimeout`, `networkInterface` | the same | `.any`, libcurl's |
     /// | Unix socket | | `unixSocketPath` | | TCP |
     /// | response size | `maximumResponseSize` | | `maximumResponseSize` | no limit |
     /// | decompression | `decompressionLimit` | | `decompressionLimit` | `.standard` |
@@ -233,16 +230,10 @@ extension BaseRequest {
             decompressionLimit: decompressionLimit ?? settings.decompressionLimit,
             connectTimeout: timeouts?.connect ?? settings.timeouts.connect,
             idleTimeout: timeouts?.idle ?? settings.timeouts.idle,
-            httpVersion: provider.httpVersion ?? settings.httpVersion,
             unixSocketPath: provider.unixSocketPath,
-            proxy: provider.proxy ?? settings.proxy,
             clientCertificate: provider.clientCertificate,
-            keepAlive: provider.keepAlive ?? settings.keepAlive,
             tls: provider.tls,
-            connecting: ConnectOptions(ipFamily: provider.ipFamily ?? settings.connecting.ipFamily,
-                                       dnsCacheTimeout: provider.dnsCacheTimeout ?? settings.connecting.dnsCacheTimeout,
-                                       happyEyeballsTimeout: provider.happyEyeballsTimeout ?? settings.connecting.happyEyeballsTimeout,
-                                       networkInterface: provider.networkInterface ?? settings.connecting.networkInterface))
+            table: Settings.Table(provider: provider, manager: settings.table))
         let streamKind = StreamKind(for: Response.self)
         return ResolvedRequest(
             requestClass: type(of: self),

@@ -19,7 +19,6 @@ final class TransferOptions: Sendable {
     let connectTimeout: TimeInterval?
     /// How long a response may send nothing (``Timeouts/idle``), or `nil`.
     let idleTimeout: TimeInterval?
-    let httpVersion: HTTPVersion
     /// The manager's host overrides, or `nil` when it has none.
     let hostOverrides: HostOverrides?
 
@@ -27,23 +26,21 @@ final class TransferOptions: Sendable {
 
     /// The provider's Unix socket; `nil` for TCP.
     let unixSocketPath: String?
-    let proxy: ProxyConfiguration
     /// The manager's cookie store, unless the request carries a `Cookie` header of its own.
     let cookieJar: CookieJar?
     /// The provider's client certificate (mutual TLS).
     let clientCertificate: ClientCertificate?
-    let keepAlive: KeepAlive?
     /// The provider's TLS options.
     let tls: TLSOptions?
-    /// IP family, DNS cache, Happy Eyeballs, interface: the provider's, else the manager's.
-    let connecting: ConnectOptions
+    /// The settings of `Manager/Settings.toml` (HTTP version, keepalive, proxy, how to connect): the
+    /// provider's, else the manager's.
+    let table: Settings.Table
 
     init(customCABundle: URL? = nil, pinning: PinningConfiguration? = nil, tlsBackendProblem: String? = nil,
          maximumResponseSize: Int? = nil, decompressionLimit: DecompressionLimit = .standard,
-         connectTimeout: TimeInterval? = nil, idleTimeout: TimeInterval? = nil, httpVersion: HTTPVersion = .automatic,
-         hostOverrides: HostOverrides? = nil, unixSocketPath: String? = nil, proxy: ProxyConfiguration = .environment,
-         cookieJar: CookieJar? = nil, clientCertificate: ClientCertificate? = nil, keepAlive: KeepAlive? = nil,
-         tls: TLSOptions? = nil, connecting: ConnectOptions = ConnectOptions()) {
+         connectTimeout: TimeInterval? = nil, idleTimeout: TimeInterval? = nil, hostOverrides: HostOverrides? = nil,
+         unixSocketPath: String? = nil, cookieJar: CookieJar? = nil, clientCertificate: ClientCertificate? = nil,
+         tls: TLSOptions? = nil, table: Settings.Table = Settings.Table()) {
         self.customCABundle = customCABundle
         self.pinning = pinning
         self.tlsBackendProblem = tlsBackendProblem
@@ -51,15 +48,12 @@ final class TransferOptions: Sendable {
         self.decompressionLimit = decompressionLimit
         self.connectTimeout = connectTimeout
         self.idleTimeout = idleTimeout
-        self.httpVersion = httpVersion
         self.hostOverrides = hostOverrides
         self.unixSocketPath = unixSocketPath
-        self.proxy = proxy
         self.cookieJar = cookieJar
         self.clientCertificate = clientCertificate
-        self.keepAlive = keepAlive
         self.tls = tls
-        self.connecting = connecting
+        self.table = table
     }
 
     /// These options without those that serve the provider's origin only (its Unix socket,
@@ -67,10 +61,9 @@ final class TransferOptions: Sendable {
     func dropping(originBound: Bool, cookies: Bool) -> TransferOptions {
         TransferOptions(customCABundle: customCABundle, pinning: pinning, tlsBackendProblem: tlsBackendProblem,
                         maximumResponseSize: maximumResponseSize, decompressionLimit: decompressionLimit,
-                        connectTimeout: connectTimeout, idleTimeout: idleTimeout, httpVersion: httpVersion,
-                        hostOverrides: hostOverrides, unixSocketPath: originBound ? nil : unixSocketPath, proxy: proxy,
-                        cookieJar: cookies ? nil : cookieJar, clientCertificate: originBound ? nil : clientCertificate,
-                        keepAlive: keepAlive, tls: originBound ? nil : tls, connecting: connecting)
+                        connectTimeout: connectTimeout, idleTimeout: idleTimeout, hostOverrides: hostOverrides,
+                        unixSocketPath: originBound ? nil : unixSocketPath, cookieJar: cookies ? nil : cookieJar,
+                        clientCertificate: originBound ? nil : clientCertificate, tls: originBound ? nil : tls, table: table)
     }
 
     /// What the log says when pins are configured for a host this request reaches over a Unix

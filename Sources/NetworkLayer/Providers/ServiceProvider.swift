@@ -64,9 +64,6 @@ public protocol ServiceProvider: Sendable {
     /// Query items whose values are secrets, compared ignoring case. Default: none.
     var secretQueryItemNames: Set<String> { get }
 
-    /// The proxy for this backend. Write `ProxyConfiguration.none` in full: a bare `.none` is `nil`.
-    var proxy: ProxyConfiguration? { get }
-
     /// A Unix domain socket to use instead of TCP (`"/var/run/docker.sock"`). Default `nil`.
     var unixSocketPath: String? { get }
 
@@ -90,12 +87,6 @@ public protocol ServiceProvider: Sendable {
     /// Timeouts, part by part over the manager's; a request's ``BaseRequest/timeout`` wins.
     var timeouts: Timeouts? { get }
 
-    /// The HTTP version.
-    var httpVersion: HTTPVersion? { get }
-
-    /// TCP keepalive.
-    var keepAlive: KeepAlive? { get }
-
     /// How requests use the manager's cache; `nil` means ``CachePolicy/useProtocol``.
     var cachePolicy: CachePolicy? { get }
 
@@ -105,6 +96,16 @@ public protocol ServiceProvider: Sendable {
 
     /// TLS rules for this origin in place of the manager's; the manager's pins are checked on top.
     var tls: TLSOptions? { get }
+
+    // BEGIN settings table (scripts/settings.py writes this region from Manager/Settings.toml)
+    /// The HTTP version.
+    var httpVersion: HTTPVersion? { get }
+
+    /// TCP keepalive.
+    var keepAlive: KeepAlive? { get }
+
+    /// The proxy for this backend. Write `ProxyConfiguration.none` in full: a bare `.none` is `nil`.
+    var proxy: ProxyConfiguration? { get }
 
     /// Which IP addresses connections use.
     var ipFamily: IPFamily? { get }
@@ -117,6 +118,7 @@ public protocol ServiceProvider: Sendable {
 
     /// The network interface connections leave from.
     var networkInterface: String? { get }
+    // END settings table
 }
 
 extension ServiceProvider where Port == Int? {
@@ -150,23 +152,16 @@ extension ServiceProvider {
     public var retryPolicy: RetryPolicy? { nil }
     public var secretHeaderNames: Set<String> { [] }
     public var secretQueryItemNames: Set<String> { [] }
-    public var proxy: ProxyConfiguration? { nil }
     public var unixSocketPath: String? { nil }
     public var interceptors: [any RequestInterceptor] { [] }
     public var middlewares: [any RequestMiddleware] { [] }
     public var redirectPolicy: RedirectPolicy? { nil }
     public var areMocksEnabled: Bool? { nil }
     public var timeouts: Timeouts? { nil }
-    public var httpVersion: HTTPVersion? { nil }
-    public var keepAlive: KeepAlive? { nil }
     public var clientCertificate: ClientCertificate? { nil }
     public var cachePolicy: CachePolicy? { nil }
     public var cachesAuthorizedResponsesOnDisk: Bool { false }
     public var tls: TLSOptions? { nil }
-    public var ipFamily: IPFamily? { nil }
-    public var dnsCacheTimeout: Duration? { nil }
-    public var happyEyeballsTimeout: Duration? { nil }
-    public var networkInterface: String? { nil }
 }
 
 private let sharedJSONDecoder = JSONDecoder()

@@ -75,11 +75,11 @@ struct PrecedenceTests {
 
     @Test("HTTP version: the provider's, else the manager's, else automatic")
     func httpVersion() {
-        #expect(resolve(SettingProvider()).options.httpVersion == .automatic)
-        #expect(resolve(SettingProvider(), manager: { $0.httpVersion = .http1_1 }).options.httpVersion == .http1_1)
+        #expect(resolve(SettingProvider()).options.table.httpVersion == .automatic)
+        #expect(resolve(SettingProvider(), manager: { $0.table.httpVersion = .http1_1 }).options.table.httpVersion == .http1_1)
         var provider = SettingProvider()
         provider.httpVersion = .http2PriorKnowledge
-        #expect(resolve(provider, manager: { $0.httpVersion = .http1_1 }).options.httpVersion == .http2PriorKnowledge)
+        #expect(resolve(provider, manager: { $0.table.httpVersion = .http1_1 }).options.table.httpVersion == .http2PriorKnowledge)
     }
 
     @Test("retry policy: the request's, else the provider's, else none")
@@ -182,11 +182,11 @@ struct PrecedenceTests {
 
     @Test("proxy: the provider's, else the manager's, else the environment's; the Unix socket is the provider's")
     func routing() {
-        #expect(resolve(SettingProvider()).options.proxy == .environment)
+        #expect(resolve(SettingProvider()).options.table.proxy == .environment)
         let proxy = ProxyConfiguration.http(URL(string: "http://m.example:1")!)
-        let manager: (inout Settings) -> Void = { $0.proxy = proxy }
-        #expect(resolve(SettingProvider(), manager: manager).options.proxy == proxy)
-        #expect(resolve(SettingProvider(proxy: ProxyConfiguration.none), manager: manager).options.proxy == ProxyConfiguration.none)
+        let manager: (inout Settings) -> Void = { $0.table.proxy = proxy }
+        #expect(resolve(SettingProvider(), manager: manager).options.table.proxy == proxy)
+        #expect(resolve(SettingProvider(proxy: ProxyConfiguration.none), manager: manager).options.table.proxy == ProxyConfiguration.none)
         #expect(resolve(SettingProvider()).options.unixSocketPath == nil)
         #expect(resolve(SettingProvider(unixSocketPath: "/run/x.sock")).options.unixSocketPath == "/run/x.sock")
     }
