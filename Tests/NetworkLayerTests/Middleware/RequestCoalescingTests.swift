@@ -67,7 +67,7 @@ struct RequestCoalescingTests {
         }
     }
 
-    @Test("Cancelling one caller ends its wait at once; the others get the response; cancelling all cancels the transfer")
+    @Test("Cancelling one caller ends its wait at once; the others get the response; cancelling all cancels the transfer", .measuring)
     func cancellation() async throws {
         try await withTestServer { server in
             let net = makeManager()
