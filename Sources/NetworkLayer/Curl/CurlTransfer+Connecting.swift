@@ -1,8 +1,8 @@
 internal import CNetworkLayerCurl
 import Foundation
 
-/// The request's connection settings (``Settings/Table``) on the transfer. libcurl reuses a kept connection only for a
-/// transfer with the same IP family and interface.
+/// The request's connection settings (``Settings/Table``) on the transfer. libcurl reuses a kept
+/// connection only for a transfer with the same IP family and interface.
 extension CurlTransfer {
     func configureConnecting(_ connecting: Settings.Table) throws(NetworkError) {
         switch connecting.ipFamily {
