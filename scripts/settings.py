@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the Swift code of the settings table (Sources/NetworkLayer/Manager/Settings.toml).
 
-    python3 scripts/settings.py          write Manager/Settings+Table.swift and the region of ServiceProvider.swift
+    python3 scripts/settings.py          write Manager/Settings+Table.swift and the regions of ServiceProvider.swift
+                                         and BaseRequest.swift
     python3 scripts/settings.py --check  write nothing; exit 1 if either differs from what the table makes
 
 What each entry becomes is described at the top of Settings.toml. Standard library only.
@@ -17,9 +18,11 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 TABLE = ROOT / "Sources/NetworkLayer/Manager/Settings.toml"
 GENERATED = ROOT / "Sources/NetworkLayer/Manager/Settings+Table.swift"
 PROVIDER = ROOT / "Sources/NetworkLayer/Providers/ServiceProvider.swift"
+REQUEST = ROOT / "Sources/NetworkLayer/Requests/BaseRequest.swift"
 BEGIN = "    // BEGIN settings table (scripts/settings.py writes this region from Manager/Settings.toml)\n"
 END = "    // END settings table\n"
 NAME = re.compile(r"^[a-z][A-Za-z0-9]*$")
+LEVELS = ("request", "provider", "manager")  # the order of precedence
 
 
 def load():
@@ -30,7 +33,10 @@ def load():
         if not NAME.match(name) or name in seen:
             sys.exit(f"settings.py: {TABLE.name}: a setting's name must be a new lowerCamelCase identifier, not {name!r}")
         seen.add(name)
-        for key in ("type", "manager_doc", "provider_doc"):
+        levels = entry.setdefault("levels", ["provider", "manager"])
+        if "manager" not in levels or any(level not in LEVELS for level in levels):
+            sys.exit(f"settings.py: {TABLE.name}: {name}'s levels must be the manager and any of {LEVELS[:2]}, not {levels}")
+        for key in ["type"] + [f"{level}_doc" for level in levels]:
             if not entry.get(key):
                 sys.exit(f"settings.py: {TABLE.name}: {name} has no {key}")
         if "default" not in entry and not entry["type"].endswith("?"):
@@ -42,7 +48,8 @@ def doc(text, indent):
     return "".join(f"{indent}/// {line}".rstrip() + "\n" for line in text.strip().splitlines())
 
 
-def provider_type(entry):
+def optional_type(entry):
+    """The type of a provider's or a request's value, where `nil` means the next level's."""
     return entry["type"] if entry["type"].endswith("?") else entry["type"] + "?"
 
 
@@ -59,11 +66,12 @@ def generated(entries):
         out.append(f"        var {entry['name']}: {entry['type']}{default}\n")
     out += ["    }\n}\n\n",
             "extension Settings.Table {\n",
-            "    /// The provider's value of each setting, else the manager's.\n",
-            "    init(provider: any ServiceProvider, manager: Settings.Table) {\n"]
+            "    /// Each setting from the first level that has it: the request, the provider, the manager.\n",
+            "    init<Response>(request: BaseRequest<Response>, provider: any ServiceProvider, manager: Settings.Table) {\n"]
     for entry in entries:
         name = entry["name"]
-        out.append(f"        {name} = provider.{name} ?? manager.{name}\n")
+        chain = " ?? ".join(f"{level}.{name}" for level in LEVELS if level in entry["levels"])
+        out.append(f"        {name} = {chain}\n")
     out += ["    }\n}\n\n", "extension NetworkManager {\n"]
     for index, entry in enumerate(entries):
         name = entry["name"]
@@ -76,25 +84,37 @@ def generated(entries):
                 "    }\n"]
     out += ["}\n\n", "extension ServiceProvider {\n"]
     for entry in entries:
-        out.append(f"    public var {entry['name']}: {provider_type(entry)} {{ nil }}\n")
+        if "provider" in entry["levels"]:
+            out.append(f"    public var {entry['name']}: {optional_type(entry)} {{ nil }}\n")
     out.append("}\n")
     return "".join(out)
 
 
 def provider_region(entries):
     lines = []
-    for index, entry in enumerate(entries):
-        if index:
+    for entry in (entry for entry in entries if "provider" in entry["levels"]):
+        if lines:
             lines.append("\n")
         lines.append(doc(entry["provider_doc"], "    "))
-        lines.append(f"    var {entry['name']}: {provider_type(entry)} {{ get }}\n")
+        lines.append(f"    var {entry['name']}: {optional_type(entry)} {{ get }}\n")
     return "".join(lines)
 
 
-def with_region(text, region):
+def request_region(entries):
+    lines = []
+    for entry in (entry for entry in entries if "request" in entry["levels"]):
+        if lines:
+            lines.append("\n")
+        lines.append(doc(entry["request_doc"], "    "))
+        lines.append(f"    @exclusivity(unchecked) public var {entry['name']}: {optional_type(entry)}\n")
+    return "".join(lines)
+
+
+def with_region(path, region):
+    text = path.read_text()
     start, end = text.find(BEGIN), text.find(END)
     if start < 0 or end < start:
-        sys.exit(f"settings.py: {PROVIDER.name} lost its settings-table markers")
+        sys.exit(f"settings.py: {path.name} lost its settings-table markers")
     return text[:start + len(BEGIN)] + region + text[end:]
 
 
@@ -103,7 +123,8 @@ def main():
     parser.add_argument("--check", action="store_true")
     args = parser.parse_args()
     entries = load()
-    wanted = {GENERATED: generated(entries), PROVIDER: with_region(PROVIDER.read_text(), provider_region(entries))}
+    wanted = {GENERATED: generated(entries), PROVIDER: with_region(PROVIDER, provider_region(entries)),
+              REQUEST: with_region(REQUEST, request_region(entries))}
     stale = [path for path, text in wanted.items() if not path.exists() or path.read_text() != text]
     if args.check:
         for path in stale:

@@ -102,8 +102,8 @@ final class CurlTransfer: @unchecked Sendable {
         clientIdentity = try options.clientCertificate.map { certificate throws(NetworkError) in
             try ClientIdentity.load(certificate, request: request.redactedDescription)
         }
-        maximumResponseSize = options.maximumResponseSize
-        decompressionLimit = options.decompressionLimit
+        maximumResponseSize = options.table.maximumResponseSize
+        decompressionLimit = options.table.decompressionLimit
         progress = request.resolved.progress
         if progress != nil { lastProgressReport = .now }
         idleTimeout = plan.idleSeconds == nil ? nil : plan.options.idleTimeout.map { Duration.milliseconds(Int64(($0 * 1000).rounded(.up))) }
@@ -211,8 +211,6 @@ final class CurlTransfer: @unchecked Sendable {
         try handle.set(CURLOPT_WRITEDATA, pointer: context)
         try handle.set(CURLOPT_HEADERDATA, pointer: context)
         try handle.set(CURLOPT_HTTPHEADER, headers: headerList)
-        // Refuses an announced Content-Length over the limit; the write callback counts what arrives.
-        try handle.set(CURLOPT_MAXFILESIZE_LARGE, offset: plan.maximumFileSize)
         // A stream's timeout is the engine's (streamDeadline): it bounds the silence, not the whole body.
         try handle.set(CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
         if idleTimeout != nil { try handle.set(CURLOPT_PREREQDATA, pointer: context) }
@@ -227,6 +225,8 @@ final class CurlTransfer: @unchecked Sendable {
         // The header is the plan's (addedHeaders); this option is what makes libcurl decode the body.
         if plan.decodesBody { try handle.set(CURLOPT_ACCEPT_ENCODING, "") }
         try handle.set(CURLOPT_HTTP_VERSION, plan.curlHTTPVersion)
+        // Refuses an announced Content-Length over the limit; the write callback counts what arrives.
+        if plan.maximumFileSize > 0 { try handle.set(CURLOPT_MAXFILESIZE_LARGE, offset: plan.maximumFileSize) }
         if let milliseconds = plan.connectTimeoutMilliseconds { try handle.set(CURLOPT_CONNECTTIMEOUT_MS, milliseconds) }
         if let seconds = plan.idleSeconds {
             try handle.set(CURLOPT_LOW_SPEED_LIMIT, 1)

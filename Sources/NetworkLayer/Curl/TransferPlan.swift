@@ -199,7 +199,7 @@ struct TransferPlan {
     }
 
     /// The largest body accepted (`CURLOPT_MAXFILESIZE_LARGE`); 0 means no limit.
-    var maximumFileSize: Int64 { Int64(options.maximumResponseSize ?? 0) }
+    var maximumFileSize: Int64 { Int64(options.table.maximumResponseSize ?? 0) }
 
     /// Redirects are followed by the pipeline, one transfer per hop (so that credentials can be
     /// dropped when a hop changes origin); a command line asks curl to follow them as the request's

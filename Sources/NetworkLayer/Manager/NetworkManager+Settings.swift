@@ -72,18 +72,6 @@ extension NetworkManager {
         set { settings.withLock { $0.customCABundle = newValue } }
     }
 
-    /// How far a compressed response may expand, else ``NetworkError/transport(_:)``. Default ``DecompressionLimit/standard``.
-    public var decompressionLimit: DecompressionLimit {
-        get { settings.withLock { $0.decompressionLimit } }
-        set { settings.withLock { $0.decompressionLimit = newValue } }
-    }
-
-    /// The largest response body accepted, in bytes after decompression, else ``NetworkError/transport(_:)``.
-    /// Default `nil`: no limit; negative: ``NetworkError/invalidRequest(_:)``.
-    public var maximumResponseSize: Int? {
-        get { settings.withLock { $0.maximumResponseSize } }
-        set { settings.withLock { $0.maximumResponseSize = newValue } }
-    }
 
     /// Closes every idle kept-alive connection, of all managers (connections are shared).
     public func closeIdleConnections() {

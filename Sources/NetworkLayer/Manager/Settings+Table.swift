@@ -13,12 +13,14 @@ extension Settings {
         var dnsCacheTimeout: Duration?
         var happyEyeballsTimeout: Duration?
         var networkInterface: String?
+        var maximumResponseSize: Int?
+        var decompressionLimit: DecompressionLimit = .standard
     }
 }
 
 extension Settings.Table {
-    /// The provider's value of each setting, else the manager's.
-    init(provider: any ServiceProvider, manager: Settings.Table) {
+    /// Each setting from the first level that has it: the request, the provider, the manager.
+    init<Response>(request: BaseRequest<Response>, provider: any ServiceProvider, manager: Settings.Table) {
         httpVersion = provider.httpVersion ?? manager.httpVersion
         keepAlive = provider.keepAlive ?? manager.keepAlive
         proxy = provider.proxy ?? manager.proxy
@@ -26,6 +28,8 @@ extension Settings.Table {
         dnsCacheTimeout = provider.dnsCacheTimeout ?? manager.dnsCacheTimeout
         happyEyeballsTimeout = provider.happyEyeballsTimeout ?? manager.happyEyeballsTimeout
         networkInterface = provider.networkInterface ?? manager.networkInterface
+        maximumResponseSize = request.maximumResponseSize ?? manager.maximumResponseSize
+        decompressionLimit = request.decompressionLimit ?? manager.decompressionLimit
     }
 }
 
@@ -72,6 +76,19 @@ extension NetworkManager {
     public var networkInterface: String? {
         get { settings.withLock { $0.table.networkInterface } }
         set { settings.withLock { $0.table.networkInterface = newValue } }
+    }
+
+    /// The largest response body accepted, in bytes after decompression, else ``NetworkError/transport(_:)``.
+    /// Default `nil`: no limit; negative: ``NetworkError/invalidRequest(_:)``.
+    public var maximumResponseSize: Int? {
+        get { settings.withLock { $0.table.maximumResponseSize } }
+        set { settings.withLock { $0.table.maximumResponseSize = newValue } }
+    }
+
+    /// How far a compressed response may expand, else ``NetworkError/transport(_:)``. Default ``DecompressionLimit/standard``.
+    public var decompressionLimit: DecompressionLimit {
+        get { settings.withLock { $0.table.decompressionLimit } }
+        set { settings.withLock { $0.table.decompressionLimit = newValue } }
     }
 }
 

@@ -15,8 +15,6 @@ struct Settings: Sendable {
         var redactor = Redactor()
         var certificatesDirectoryOverride: URL?
         var customCABundle: URL?
-        var maximumResponseSize: Int?
-        var decompressionLimit = DecompressionLimit.standard
         var usesFastJSONDecoder = true
         var completionQueue = DispatchQueue(label: "NetworkLayer.completion")
         var pinning: PinningConfiguration?
@@ -79,13 +77,11 @@ struct Settings: Sendable {
     }
 
     /// The transfer options of one request: the manager's, with what the request and provider decided.
-    func transferOptions(maximumResponseSize: Int?, decompressionLimit: DecompressionLimit, connectTimeout: TimeInterval?,
-                         idleTimeout: TimeInterval?, unixSocketPath: String?, clientCertificate: ClientCertificate?,
-                         tls: TLSOptions?, table: Table) -> TransferOptions {
+    func transferOptions(connectTimeout: TimeInterval?, idleTimeout: TimeInterval?, unixSocketPath: String?,
+                         clientCertificate: ClientCertificate?, tls: TLSOptions?, table: Table) -> TransferOptions {
         let values = box.values
         return TransferOptions(customCABundle: values.customCABundle, pinning: values.pinning?.isEnabled == true ? values.pinning : nil,
-                               tlsBackendProblem: values.tlsBackendProblem, maximumResponseSize: maximumResponseSize,
-                               decompressionLimit: decompressionLimit, connectTimeout: connectTimeout, idleTimeout: idleTimeout,
+                               tlsBackendProblem: values.tlsBackendProblem, connectTimeout: connectTimeout, idleTimeout: idleTimeout,
                                hostOverrides: values.hostOverrides, unixSocketPath: unixSocketPath, cookieJar: values.cookieJar,
                                clientCertificate: clientCertificate, tls: tls, table: table)
     }

@@ -44,7 +44,7 @@ extension ResolvedRequest {
         if let problem = options.tls?.problem {
             throw .invalidRequest(.init(request: describeUnprepared(), reason: problem))
         }
-        if let limit = options.maximumResponseSize, limit < 0 {
+        if let limit = options.table.maximumResponseSize, limit < 0 {
             throw .invalidRequest(.init(request: describeUnprepared(),
                                         reason: "the maximum response size must be zero or more bytes, not \(limit)"))
         }

@@ -194,7 +194,7 @@ extension BaseRequest {
     /// |---|---|---|---|---|
     /// | timeout (whole request) | `timeout` | `timeouts.request` | `timeouts.request` | 60 s |
     /// | connect and idle timeouts | | `timeouts` | `timeouts` | 300 s to connect, no idle limit |
-    /// | each setting of `Manager/Settings.toml` (HTTP version, keepalive, proxy, IP family, DNS cache, Happy Eyeballs, interface) | | its name | its name | the table's |
+    /// | each setting of `Manager/Settings.toml` (HTTP version, keepalive, proxy, IP family, DNS cache, Happy Eyeballs, interface, response size, decompression) | its name, if its levels hold the request | its name, if they hold the provider | its name | the table's |
     /// | retry policy | `retryPolicy` | `retryPolicy` | | none |
     /// | reconnect policy (event streams) | `reconnectPolicy` | | | none |
     /// | redirect policy | `redirectPolicy` | `redirectPolicy` | `redirectPolicy` | `.follow()` |
@@ -211,8 +211,6 @@ extension BaseRequest {
     /// | secret names | `secret…Names` | `secret…Names` | `redacted…Names` | union of all |
     /// | mocks | | `areMocksEnabled` | `areMocksEnabled` | live |
     /// | Unix socket | | `unixSocketPath` | | TCP |
-    /// | response size | `maximumResponseSize` | | `maximumResponseSize` | no limit |
-    /// | decompression | `decompressionLimit` | | `decompressionLimit` | `.standard` |
     /// | pins, CA bundle, cookies, host overrides | | | the manager's | none |
     /// | response cache | | | `cache` | `.none` |
     /// | cache policy | `cachePolicy` | `cachePolicy` | | `.useProtocol` |
@@ -226,14 +224,12 @@ extension BaseRequest {
         let isMocked = provider.areMocksEnabled ?? settings.areMocksEnabled
         let timeouts = provider.timeouts
         let options = settings.transferOptions(
-            maximumResponseSize: maximumResponseSize ?? settings.maximumResponseSize,
-            decompressionLimit: decompressionLimit ?? settings.decompressionLimit,
             connectTimeout: timeouts?.connect ?? settings.timeouts.connect,
             idleTimeout: timeouts?.idle ?? settings.timeouts.idle,
             unixSocketPath: provider.unixSocketPath,
             clientCertificate: provider.clientCertificate,
             tls: provider.tls,
-            table: Settings.Table(provider: provider, manager: settings.table))
+            table: Settings.Table(request: self, provider: provider, manager: settings.table))
         let streamKind = StreamKind(for: Response.self)
         return ResolvedRequest(
             requestClass: type(of: self),

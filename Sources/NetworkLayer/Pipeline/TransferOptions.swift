@@ -13,8 +13,6 @@ final class TransferOptions: Sendable {
     let pinning: PinningConfiguration?
     /// Why pins cannot be checked in this process, or `nil` (see ``TLSBackendCheck``).
     let tlsBackendProblem: String?
-    let maximumResponseSize: Int?
-    let decompressionLimit: DecompressionLimit
     /// Until the connection is up (``Timeouts/connect``), or `nil` for libcurl's default.
     let connectTimeout: TimeInterval?
     /// How long a response may send nothing (``Timeouts/idle``), or `nil`.
@@ -37,15 +35,12 @@ final class TransferOptions: Sendable {
     let table: Settings.Table
 
     init(customCABundle: URL? = nil, pinning: PinningConfiguration? = nil, tlsBackendProblem: String? = nil,
-         maximumResponseSize: Int? = nil, decompressionLimit: DecompressionLimit = .standard,
          connectTimeout: TimeInterval? = nil, idleTimeout: TimeInterval? = nil, hostOverrides: HostOverrides? = nil,
          unixSocketPath: String? = nil, cookieJar: CookieJar? = nil, clientCertificate: ClientCertificate? = nil,
          tls: TLSOptions? = nil, table: Settings.Table = Settings.Table()) {
         self.customCABundle = customCABundle
         self.pinning = pinning
         self.tlsBackendProblem = tlsBackendProblem
-        self.maximumResponseSize = maximumResponseSize
-        self.decompressionLimit = decompressionLimit
         self.connectTimeout = connectTimeout
         self.idleTimeout = idleTimeout
         self.hostOverrides = hostOverrides
@@ -60,7 +55,6 @@ final class TransferOptions: Sendable {
     /// client certificate and TLS options) when `originBound`, and without the cookie store when `cookies`.
     func dropping(originBound: Bool, cookies: Bool) -> TransferOptions {
         TransferOptions(customCABundle: customCABundle, pinning: pinning, tlsBackendProblem: tlsBackendProblem,
-                        maximumResponseSize: maximumResponseSize, decompressionLimit: decompressionLimit,
                         connectTimeout: connectTimeout, idleTimeout: idleTimeout, hostOverrides: hostOverrides,
                         unixSocketPath: originBound ? nil : unixSocketPath, cookieJar: cookies ? nil : cookieJar,
                         clientCertificate: originBound ? nil : clientCertificate, tls: originBound ? nil : tls, table: table)

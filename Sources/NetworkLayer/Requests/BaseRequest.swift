@@ -114,11 +114,13 @@ open class BaseRequest<Response: Decodable & Sendable> {
     /// ``downloadDestination`` and no `Range` of its own. Default `false`.
     @exclusivity(unchecked) public var resumesDownloads = false
 
+    // BEGIN settings table (scripts/settings.py writes this region from Manager/Settings.toml)
     /// The largest response body accepted, in bytes, after decompression; `nil` uses ``NetworkManager/maximumResponseSize``.
     @exclusivity(unchecked) public var maximumResponseSize: Int?
 
     /// How far a compressed response may expand; `nil` uses ``NetworkManager/decompressionLimit``.
     @exclusivity(unchecked) public var decompressionLimit: DecompressionLimit?
+    // END settings table
 
     /// Called with upload and download progress, about ten times a second at most, on the library's
     /// network thread: keep it short. `nil` (the default) does not track progress; see ``progressUpdates()``.

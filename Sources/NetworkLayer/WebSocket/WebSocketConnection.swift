@@ -352,7 +352,7 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
         }
         decoder = WebSocketFrameDecoder(maximumPayload: options.messageLimit, allowsCompression: inflater != nil)
         reader = WebSocketMessageReader(maximumMessageSize: options.messageLimit,
-                                        decompressionLimit: request.resolved.options.decompressionLimit, inflater: inflater)
+                                        decompressionLimit: request.resolved.options.table.decompressionLimit, inflater: inflater)
         decoder.append(leftover)
         var response = HTTPResponse(statusCode: 101, headers: headers, body: Data(), isMocked: false, origin: request.origin,
                                     expectations: request.resolved.expectations, metrics: transfer.metrics())

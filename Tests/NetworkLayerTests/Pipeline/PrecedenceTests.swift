@@ -193,14 +193,14 @@ struct PrecedenceTests {
 
     @Test("response size and decompression limit: the request's, else the manager's, else none and .standard")
     func limits() {
-        #expect(resolve(SettingProvider()).options.maximumResponseSize == nil)
-        #expect(resolve(SettingProvider()).options.decompressionLimit == .standard)
-        let manager: (inout Settings) -> Void = { $0.maximumResponseSize = 100; $0.decompressionLimit = .ratio(10, floor: 1) }
-        #expect(resolve(SettingProvider(), manager: manager).options.maximumResponseSize == 100)
-        #expect(resolve(SettingProvider(), manager: manager).options.decompressionLimit == .ratio(10, floor: 1))
+        #expect(resolve(SettingProvider()).options.table.maximumResponseSize == nil)
+        #expect(resolve(SettingProvider()).options.table.decompressionLimit == .standard)
+        let manager: (inout Settings) -> Void = { $0.table.maximumResponseSize = 100; $0.table.decompressionLimit = .ratio(10, floor: 1) }
+        #expect(resolve(SettingProvider(), manager: manager).options.table.maximumResponseSize == 100)
+        #expect(resolve(SettingProvider(), manager: manager).options.table.decompressionLimit == .ratio(10, floor: 1))
         let resolved = resolve(SettingProvider(), { $0.maximumResponseSize = 5; $0.decompressionLimit = .ratio(2, floor: 1) }, manager: manager)
-        #expect(resolved.options.maximumResponseSize == 5)
-        #expect(resolved.options.decompressionLimit == .ratio(2, floor: 1))
+        #expect(resolved.options.table.maximumResponseSize == 5)
+        #expect(resolved.options.table.decompressionLimit == .ratio(2, floor: 1))
     }
 
     @Test("pins, the CA bundle and the cookie store: the manager's")
