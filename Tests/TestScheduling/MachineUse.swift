@@ -158,22 +158,51 @@ final class MachineLock: @unchecked Sendable {
     }
 }
 
-/// Work outside the test process that a measuring test stops while it runs: the process groups
-/// named in `NETWORKLAYER_PAUSE_WHILE_MEASURING` (comma-separated), which get SIGSTOP when a
-/// measuring test starts and SIGCONT when it ends. CI sets it to the groups of the builds it runs
-/// in the background at low priority during a test run (`.ci/run`), so that what a measuring test
-/// measures is the library, not a compiler beside it. Unset, nothing is paused.
+/// Work outside the test process that a measuring test stops while it runs: the sessions named in
+/// `NETWORKLAYER_PAUSE_WHILE_MEASURING` (comma-separated session leaders, each started with
+/// `setsid`), whose every process gets SIGSTOP when a measuring test starts and SIGCONT when it
+/// ends. CI sets it to the builds it runs in the background at low priority during a test run
+/// (`.ci/run`), so that what a measuring test measures is the library, not a compiler beside it.
+/// Unset, nothing is paused.
+///
+/// By session, not by process group: SwiftPM starts each compiler in a process group of its own.
+/// One forked just as the group was stopped took the stop and then left the group, so the group's
+/// SIGCONT never reached it, and CI hung on a build stopped for good. Resuming every stopped
+/// process of the session reaches it wherever it went.
 enum PausedWhileMeasuring {
-    static let processGroups: [pid_t] = (ProcessInfo.processInfo.environment["NETWORKLAYER_PAUSE_WHILE_MEASURING"] ?? "")
+    static let sessions: [pid_t] = (ProcessInfo.processInfo.environment["NETWORKLAYER_PAUSE_WHILE_MEASURING"] ?? "")
         .split(separator: ",")
         .compactMap { pid_t($0.trimmingCharacters(in: .whitespaces)) }
         .filter { $0 > 1 }
 
     static func pause() {
-        for group in processGroups { _ = kill(-group, SIGSTOP) }
+        signalSessions(SIGSTOP)
     }
 
     static func resume() {
-        for group in processGroups { _ = kill(-group, SIGCONT) }
+        signalSessions(SIGCONT)
+    }
+
+    private static func signalSessions(_ signal: Int32) {
+        guard !sessions.isEmpty else { return }
+        for group in sessions { _ = kill(-group, signal) }
+        for process in processes(inSessions: Set(sessions)) { _ = kill(process, signal) }
+    }
+
+    /// The processes whose session is one of `sessions`, read from `/proc/<pid>/stat`.
+    static func processes(inSessions sessions: Set<pid_t>) -> [pid_t] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return names.compactMap { name -> pid_t? in
+            guard let process = pid_t(name), let session = session(of: process), sessions.contains(session) else { return nil }
+            return process
+        }
+    }
+
+    /// The session of `process`: the fourth field after the command name, which ends at the last `)`.
+    static func session(of process: pid_t) -> pid_t? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8),
+              let end = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        return fields.count > 3 ? pid_t(fields[3]) : nil
     }
 }
