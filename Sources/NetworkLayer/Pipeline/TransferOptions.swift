@@ -30,8 +30,8 @@ final class TransferOptions: Sendable {
     let clientCertificate: ClientCertificate?
     /// The provider's TLS options.
     let tls: TLSOptions?
-    /// The settings of `Manager/Settings.toml` (HTTP version, keepalive, proxy, how to connect): the
-    /// provider's, else the manager's.
+    /// The settings of `Manager/Settings.toml` (HTTP version, keepalive, proxy, how to connect, the
+    /// response limits), each from the first of its levels that sets it: request, provider, manager.
     let table: Settings.Table
 
     init(customCABundle: URL? = nil, pinning: PinningConfiguration? = nil, tlsBackendProblem: String? = nil,
