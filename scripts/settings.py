@@ -90,24 +90,10 @@ def generated(entries):
     return "".join(out)
 
 
-def provider_region(entries):
-    lines = []
-    for entry in (entry for entry in entries if "provider" in entry["levels"]):
-        if lines:
-            lines.append("\n")
-        lines.append(doc(entry["provider_doc"], "    "))
-        lines.append(f"    var {entry['name']}: {optional_type(entry)} {{ get }}\n")
-    return "".join(lines)
-
-
-def request_region(entries):
-    lines = []
-    for entry in (entry for entry in entries if "request" in entry["levels"]):
-        if lines:
-            lines.append("\n")
-        lines.append(doc(entry["request_doc"], "    "))
-        lines.append(f"    @exclusivity(unchecked) public var {entry['name']}: {optional_type(entry)}\n")
-    return "".join(lines)
+def region(entries, level, declare):
+    """The declarations of the settings `level` may set, `declare(entry)` making each one."""
+    blocks = [doc(entry[f"{level}_doc"], "    ") + declare(entry) for entry in entries if level in entry["levels"]]
+    return "\n".join(blocks)
 
 
 def with_region(path, region):
@@ -123,8 +109,11 @@ def main():
     parser.add_argument("--check", action="store_true")
     args = parser.parse_args()
     entries = load()
-    wanted = {GENERATED: generated(entries), PROVIDER: with_region(PROVIDER, provider_region(entries)),
-              REQUEST: with_region(REQUEST, request_region(entries))}
+    provider = region(entries, "provider", lambda entry: f"    var {entry['name']}: {optional_type(entry)} {{ get }}\n")
+    request = region(entries, "request",
+                     lambda entry: f"    @exclusivity(unchecked) public var {entry['name']}: {optional_type(entry)}\n")
+    wanted = {GENERATED: generated(entries), PROVIDER: with_region(PROVIDER, provider),
+              REQUEST: with_region(REQUEST, request)}
     stale = [path for path, text in wanted.items() if not path.exists() or path.read_text() != text]
     if args.check:
         for path in stale:
