@@ -27,6 +27,7 @@ import OpenAPIRuntime
 public struct NetworkLayerTransport: ClientTransport {
     public let provider: any ServiceProvider
     public let manager: NetworkManager
+    private let servers = ServerPrefixes()
 
     /// A transport running every operation through `manager` (``NetworkManager/shared``) under `provider`.
     public init(provider: any ServiceProvider, manager: NetworkManager = .shared) {
@@ -37,7 +38,8 @@ public struct NetworkLayerTransport: ClientTransport {
     /// Sends one operation's request; throws the ``NetworkError`` that kept a response from arriving.
     public func send(_ request: HTTPTypes.HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws
         -> (HTTPTypes.HTTPResponse, HTTPBody?) {
-        let operation = try OperationRequest(request, body: body, baseURL: baseURL, operationID: operationID, provider: provider)
+        let server = try servers.prefix(of: baseURL, for: request, operationID: operationID)
+        let operation = try OperationRequest(request, body: body, server: server, operationID: operationID, provider: provider)
         let stream = try await manager.perform(operation)
         return try Self.convert(stream, method: request.method)
     }
@@ -51,24 +53,78 @@ public struct NetworkLayerTransport: ClientTransport {
                                    statusCode: head.statusCode, response: head))
         }
         var fields = HTTPFields()
-        for line in head.headerFields {
+        fields.reserveCapacity(16)
+        var length = BodyLength()
+        head.forEachHeaderLine { name, value in
             // A name HTTP does not allow (a mock's, or one libcurl let through) cannot be represented: left out.
-            guard let name = HTTPField.Name(line.name) else { continue }
-            fields.append(HTTPField(name: name, value: line.value))
+            guard let name = Self.commonName(name) ?? HTTPField.Name(String(decoding: name, as: UTF8.self)) else { return }
+            length.note(name, value)
+            // From a String: HTTPTypes checks a String's bytes faster than a collection's.
+            fields.append(HTTPField(name: name, value: String(decoding: value, as: UTF8.self)))
         }
         let response = HTTPTypes.HTTPResponse(status: .init(code: head.statusCode), headerFields: fields)
         guard method != .head else { return (response, nil) }
-        return (response, HTTPBody(ResponseChunks(stream: stream), length: bodyLength(of: fields), iterationBehavior: .single))
+        if let chunks = stream.takeArrivedBody() {
+            // The whole body came with the head (a small answer): bytes, without a stream to wait on.
+            guard chunks.count != 1 else { return (response, HTTPBody(ArraySlice(chunks[0]))) }
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(chunks.reduce(0) { $0 + $1.count })
+            for chunk in chunks { bytes.append(contentsOf: chunk) }
+            return (response, HTTPBody(bytes))
+        }
+        return (response, HTTPBody(ResponseChunks(stream: stream), length: length.value, iterationBehavior: .single))
+    }
+}
+
+extension NetworkLayerTransport {
+    /// Names most responses carry, spelled as HTTPTypes spells them, with their bytes: a name
+    /// received in that spelling is taken from here, without a new `String` and its check.
+    private static let commonNames: [(bytes: [UInt8], name: HTTPField.Name)] = [
+        .server, .date, .contentType, .contentLength, .connection, .lastModified, .eTag, .acceptRanges,
+        .cacheControl, .contentEncoding, .transferEncoding, .vary, .expires, .age, .location, .setCookie,
+    ].map { (Array($0.rawName.utf8), $0) }
+
+    /// The common name spelled exactly as `bytes`, if any.
+    static func commonName(_ bytes: UnsafeBufferPointer<UInt8>) -> HTTPField.Name? {
+        guard let start = bytes.baseAddress else { return nil }
+        for common in commonNames where common.bytes.count == bytes.count {
+            if common.bytes.withUnsafeBufferPointer({ $0.baseAddress.map { memcmp($0, start, bytes.count) == 0 } ?? false }) { return common.name }
+        }
+        return nil
+    }
+}
+
+/// A response body's length as its head states it: `Content-Length` when it is the length of the
+/// body as read. Unknown when libcurl decodes a `Content-Encoding` (the body read is then longer
+/// than the length sent), when the length is sent twice, or is not digits alone.
+struct BodyLength {
+    private var stated: Int64?
+    private var lengthLines = 0
+    private var isEncoded = false
+
+    mutating func note(_ name: HTTPField.Name, _ value: UnsafeBufferPointer<UInt8>) {
+        if name == .contentEncoding {
+            isEncoded = true
+        } else if name == .contentLength {
+            lengthLines += 1
+            stated = Self.decimal(value)
+        }
     }
 
-    /// `Content-Length` when it is the length of the body as read: not when libcurl decodes a
-    /// `Content-Encoding` (the body read is then longer than the length sent), nor when it is
-    /// sent twice (HTTPFields joins the values).
-    static func bodyLength(of fields: HTTPFields) -> HTTPBody.Length {
-        guard fields[.contentEncoding] == nil, let text = fields[.contentLength], let length = Int64(text), length >= 0 else {
-            return .unknown
+    var value: HTTPBody.Length {
+        guard !isEncoded, lengthLines == 1, let stated else { return .unknown }
+        return .known(stated)
+    }
+
+    /// Digits alone, at most 18 of them (no overflow).
+    private static func decimal(_ text: UnsafeBufferPointer<UInt8>) -> Int64? {
+        guard (1...18).contains(text.count) else { return nil }
+        var result: Int64 = 0
+        for byte in text {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+            result = result * 10 + Int64(byte - UInt8(ascii: "0"))
         }
-        return .known(length)
+        return result
     }
 }
 

@@ -7,9 +7,10 @@ import OpenAPIRuntime
 /// One generated operation's request as the library runs it: the full URL under `serverURL`, the
 /// generated headers, the body streamed, every status accepted and the body read as it arrives.
 final class OperationRequest: BaseRequest<ByteStream> {
-    init(_ request: HTTPTypes.HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+    /// - Parameter server: `serverURL` as ``ServerPrefixes/prefix(of:for:operationID:)`` checked it.
+    init(_ request: HTTPTypes.HTTPRequest, body: HTTPBody?, server: String, operationID: String,
          provider: any ServiceProvider) throws(NetworkError) {
-        let url = try Self.url(of: request, under: baseURL, operationID: operationID)
+        let url = try Self.url(of: request, under: server, operationID: operationID)
         super.init(serviceProvider: provider, url: url)
         self.operationID = operationID
         httpMethod = HTTPMethod(rawValue: request.method.rawValue)
@@ -26,14 +27,26 @@ final class OperationRequest: BaseRequest<ByteStream> {
         }
     }
 
-    /// `serverURL`'s path joined with the operation's path and query, refusing a `serverURL` that
-    /// could not name a server: not `http`/`https`, or with a query, a fragment or a user name
-    /// (libcurl would send it as credentials to whatever host it names).
-    private static func url(of request: HTTPTypes.HTTPRequest, under serverURL: URL, operationID: String) throws(NetworkError) -> URL {
-        func refuse(_ why: String) -> NetworkError {
-            .invalidRequest(.init(request: "\(request.method.rawValue) \(operationID)",
-                                  reason: "the serverURL \(why)"))
+    /// The operation's path and query after `server`, the checked prefix of its `serverURL`.
+    private static func url(of request: HTTPTypes.HTTPRequest, under server: String, operationID: String) throws(NetworkError) -> URL {
+        let operationPath = request.path ?? "/"
+        guard operationPath.hasPrefix("/"), let url = URL(string: server + operationPath) else {
+            throw refusal(of: request, operationID: operationID,
+                          "and the operation's path \"\(operationPath.escapingForLog)\" do not make a valid URL")
         }
+        return url
+    }
+
+    /// The error refusing a `serverURL` (`why` follows "the serverURL").
+    static func refusal(of request: HTTPTypes.HTTPRequest, operationID: String, _ why: String) -> NetworkError {
+        .invalidRequest(.init(request: "\(request.method.rawValue) \(operationID)", reason: "the serverURL \(why)"))
+    }
+
+    /// `serverURL`'s origin and path (no `/` at its end), what every operation's path follows;
+    /// refusing a `serverURL` that could not name a server: not `http`/`https`, or with a query,
+    /// a fragment or a user name (libcurl would send it as credentials to whatever host it names).
+    static func serverPrefix(of serverURL: URL, for request: HTTPTypes.HTTPRequest, operationID: String) throws(NetworkError) -> String {
+        func refuse(_ why: String) -> NetworkError { refusal(of: request, operationID: operationID, why) }
         guard let components = URLComponents(url: serverURL, resolvingAgainstBaseURL: true) else {
             throw refuse("is not a valid URL")
         }
@@ -49,14 +62,12 @@ final class OperationRequest: BaseRequest<ByteStream> {
         }
         var path = components.percentEncodedPath
         while path.hasSuffix("/") { path.removeLast() }
-        let operationPath = request.path ?? "/"
-        guard operationPath.hasPrefix("/") else { throw refuse("cannot be joined with the operation's path \"\(operationPath.escapingForLog)\"") }
         var base = components
         base.percentEncodedPath = ""
-        guard let origin = base.url?.absoluteString, let url = URL(string: origin + path + operationPath) else {
-            throw refuse("and the operation's path \"\(operationPath.escapingForLog)\" do not make a valid URL")
+        guard let origin = base.url?.absoluteString, URL(string: origin + path + "/") != nil else {
+            throw refuse("does not make a valid URL with a path after it")
         }
-        return url
+        return origin + path
     }
 
     /// The generated headers by name; a name given more than once is joined as HTTP allows
@@ -74,6 +85,19 @@ final class OperationRequest: BaseRequest<ByteStream> {
             }
         }
         return headers
+    }
+}
+
+/// The `serverURL` checked last and its prefix (``OperationRequest/serverPrefix(of:for:operationID:)``):
+/// a generated client sends every operation to one server, so it is checked once, not per call.
+final class ServerPrefixes: Sendable {
+    private let last = Protected<(url: URL, prefix: String)?>(nil)
+
+    func prefix(of serverURL: URL, for request: HTTPTypes.HTTPRequest, operationID: String) throws(NetworkError) -> String {
+        if let last = last.withLock({ $0 }), last.url == serverURL { return last.prefix }
+        let prefix = try OperationRequest.serverPrefix(of: serverURL, for: request, operationID: operationID)
+        last.withLock { $0 = (serverURL, prefix) }
+        return prefix
     }
 }
 

@@ -427,19 +427,22 @@ final class CurlEngine: @unchecked Sendable {
             return
         }
         let outcome = result
+        var failure: NetworkError?
+        if case .failure(let error) = outcome { failure = error }
+        // A body that ended normally is complete before its head is handed over: a reader can
+        // take it whole at once (``ByteStream/takeArrivedBody()``).
+        if failure == nil { stream.finish(nil) }
         // A head that was complete goes first, whatever the outcome: a failure then reaches the
         // reader of the body. A stream that ends before its headers were complete delivers what it has.
-        if !transfer.headDelivered {
-            if transfer.headReady { transfer.deliverHead() } else if case .success = outcome { transfer.deliverHead() }
-        }
+        if !transfer.headDelivered, transfer.headReady || failure == nil { transfer.deliverHead() }
         let completion = transfer.completion
         transfer.completion = nil
         detachCache(from: transfer)
         // A stream that ended normally leaves no receive buffer in its handle (libcurl frees it at
         // the end of a transfer): pooled. One stopped early may keep it: not pooled.
-        if case .success = outcome { recycle(transfer.handle) }
+        if failure == nil { recycle(transfer.handle) }
         completion?(outcome)
-        if case .failure(let error) = outcome { stream.finish(error) } else { stream.finish(nil) }
+        if let failure { stream.finish(failure) }
     }
 
     private func attachCache(to transfer: CurlTransfer) throws(NetworkError) {

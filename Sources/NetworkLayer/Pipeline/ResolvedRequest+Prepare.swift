@@ -92,9 +92,10 @@ extension SecretNames {
     mutating func addLookalikes(headers: [(name: String, value: String)], query: Substring?) {
         for header in headers where Redactor.looksSecret(header: header.name) { insert(lookalikeHeader: header.name) }
         guard let query else { return }
-        for item in query.split(separator: "&") {
-            let rawName = item.prefix { $0 != "=" }
-            let name = rawName.removingPercentEncoding ?? String(rawName)
+        // Split on bytes, and decoded only when escaped: every request pays for this.
+        for item in query.utf8.split(separator: UInt8(ascii: "&")) {
+            let rawName = Substring(item.prefix { $0 != UInt8(ascii: "=") })
+            let name = rawName.utf8.contains(UInt8(ascii: "%")) ? rawName.removingPercentEncoding ?? String(rawName) : String(rawName)
             if Redactor.looksSecret(queryItem: name) { insert(queryItem: name) }
         }
     }

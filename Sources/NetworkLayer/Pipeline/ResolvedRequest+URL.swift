@@ -25,8 +25,7 @@ extension ResolvedRequest {
         guard url.host?.isEmpty == false, let origin = Origin(url) else {
             throw .invalidRequest(.init(request: describeUnprepared(), reason: "the URL names no host"))
         }
-        let home = "\(location.scheme.rawValue)://\(location.host)" + (location.port.map { ":\($0)" } ?? "")
-        return (url.absoluteString, CurlURL(home).flatMap(Origin.init) == origin)
+        return (url.absoluteString, location.isOrigin(of: origin))
     }
 
     /// `url` with `query` and the credentials' query items appended before any fragment, checked:
@@ -178,4 +177,18 @@ extension ResolvedRequest {
     private static let endpointAllowed = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?#%"
     private static let endpointBytes = ASCIISet(endpointAllowed)
     private static let endpointCharacters = CharacterSet(charactersIn: endpointAllowed)
+}
+
+extension ResolvedRequest.Location {
+    /// Whether `origin` (a URL's, as ``Origin`` holds it) is this location's. A host declared as
+    /// `origin` holds it compares as it is; any other is parsed and normalised as `origin` was
+    /// (`127.1`, upper case, an IPv6 literal's spelling): normalising the normal form changes nothing,
+    /// so the shortcut never answers otherwise than the parse.
+    func isOrigin(of origin: Origin) -> Bool {
+        if origin.scheme == scheme.rawValue, origin.host == host, origin.port == port ?? (scheme == .https ? 443 : 80) {
+            return true
+        }
+        let home = "\(scheme.rawValue)://\(host)" + (port.map { ":\($0)" } ?? "")
+        return CurlURL(home).flatMap(Origin.init) == origin
+    }
 }

@@ -102,6 +102,11 @@ public struct HTTPResponse: Sendable {
         headerBlock.lines
     }
 
+    /// ``headerFields`` one line at a time, name and value as UTF-8 bytes valid only during `body`.
+    package func forEachHeaderLine(_ body: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) -> Void) {
+        headerBlock.forEachLineBytes(body)
+    }
+
     /// How much of a failing response's body an error keeps in ``NetworkError/Context/response``: 64 KB.
     public static let errorBodyLimit = 64 * 1024
 

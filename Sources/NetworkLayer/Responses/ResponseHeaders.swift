@@ -136,6 +136,16 @@ final class ResponseHeaders: Sendable {
         return lines
     }
 
+    /// ``lines`` as bytes, without a `String` per line when they were received: for a transport
+    /// handing the headers to another library's types.
+    func forEachLineBytes(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void) {
+        guard given != nil else { return forEachLine(body) }
+        for line in lines {
+            var name = line.name, value = line.value
+            name.withUTF8 { name in value.withUTF8 { value in body(name, value) } }
+        }
+    }
+
     /// The block of `lines` (a stored response's), as ``init(raw:)`` takes it: `Name: value`
     /// lines each ended by `\n`. A line whose name is empty or holds a colon, or whose name or
     /// value holds a CR, an LF or a NUL, is left out, so that no line can forge another.

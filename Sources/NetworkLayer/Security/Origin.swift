@@ -17,9 +17,40 @@ struct Origin: Hashable, Sendable, CustomStringConvertible {
 
     /// The origin of `url`, or `nil` when libcurl cannot parse it, or it names no host or no port.
     init?(_ url: URL) {
-        guard let parsed = CurlURL(url.absoluteString) else { return nil }
+        let text = url.absoluteString
+        let prefix = Self.authorityPrefix(of: text)
+        if let prefix, let recent = Self.recent.withLock({ $0 }), recent.prefix == prefix {
+            self = recent.origin
+            return
+        }
+        guard let parsed = CurlURL(text) else { return nil }
         self.init(parsed)
+        if let prefix { Self.recent.withLock { $0 = (String(prefix), self) } }
     }
+
+    /// The `scheme://authority` prefix of the URL parsed last, and its origin: a client's requests
+    /// mostly go to one server, and nothing after the `/` that ends an authority changes the origin.
+    private static let recent = Protected<(prefix: String, origin: Origin)?>(nil)
+
+    /// `scheme://authority` when a `/` ends it and the authority holds only what every URL parser
+    /// reads alike (no `\`, `@`, `%`, space, control or non-ASCII byte); otherwise `nil`: parse it all.
+    static func authorityPrefix(of text: String) -> Substring? {
+        let bytes = text.utf8
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        let scheme = bytes[..<colon]
+        guard !scheme.isEmpty, scheme.allSatisfy({ Self.schemeBytes.contains($0) }),
+              bytes[colon...].starts(with: "://".utf8) else { return nil }
+        let authorityStart = bytes.index(colon, offsetBy: 3)
+        for index in bytes[authorityStart...].indices {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "/") { return index == authorityStart ? nil : text[..<index] }
+            guard byte > 0x20, byte < 0x7F, byte != UInt8(ascii: "\\"), byte != UInt8(ascii: "@"), byte != UInt8(ascii: "%"),
+                  byte != UInt8(ascii: "?"), byte != UInt8(ascii: "#") else { return nil }
+        }
+        return nil
+    }
+
+    private static let schemeBytes = ASCIISet("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-.")
 
     /// The origin of a URL libcurl parsed, or `nil` when it names no host or no port.
     init?(_ url: CurlURL) {

@@ -43,6 +43,12 @@ public struct ByteStream: AsyncSequence, Decodable, Sendable, StreamingResponse 
         AsyncIterator(items: StreamItems(body, parser: ChunkParser()))
     }
 
+    /// The whole body at once when all of it has arrived and nothing was read (a small answer
+    /// whose end came with its head); the stream has then ended. `nil` while some is to come.
+    package func takeArrivedBody() -> [Data]? {
+        body.takeRest()
+    }
+
     /// Iterates the chunks; see ``ByteStream``.
     public struct AsyncIterator: AsyncIteratorProtocol {
         public typealias Failure = NetworkError

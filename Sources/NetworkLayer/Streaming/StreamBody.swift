@@ -139,13 +139,7 @@ final class StreamBody: Sendable {
             request: origin.description, reason: "the task reading the stream was cancelled")))
         switch taken {
         case .chunks(let chunks):
-            var size: Int64 = 0
-            for chunk in chunks { size += Int64(chunk.count) }
-            let recorder = state.withLock { state -> StreamRecorder? in
-                state.bytes += size
-                return state.observers.recorder
-            }
-            if let recorder { for chunk in chunks { recorder.write(chunk) } }
+            took(chunks)
             return chunks
         case .finished:
             end(.finished, isFinal: false)
@@ -154,6 +148,28 @@ final class StreamBody: Sendable {
             end(.failed(error), isFinal: false)
             throw error
         }
+    }
+
+    /// The rest of the body at once, when all of it has arrived: the stream then ends as a loop
+    /// over its chunks reaching the end ends it (counted, recorded, logged). `nil`, taking
+    /// nothing, while some of it is still to come: read it as a stream.
+    func takeRest() -> [Data]? {
+        guard let chunks = buffer.takeRest() else { return nil }
+        took(chunks)
+        note(items: chunks.count, previews: collectsPreviews ? ChunkParser().previews(of: chunks) : [])
+        end(.finished, isFinal: false)
+        return chunks
+    }
+
+    /// Counts and records chunks the reader took.
+    private func took(_ chunks: [Data]) {
+        var size: Int64 = 0
+        for chunk in chunks { size += Int64(chunk.count) }
+        let recorder = state.withLock { state -> StreamRecorder? in
+            state.bytes += size
+            return state.observers.recorder
+        }
+        if let recorder { for chunk in chunks { recorder.write(chunk) } }
     }
 
     /// Counts items parsed from what arrived (maybe more than the loop then takes), with previews.

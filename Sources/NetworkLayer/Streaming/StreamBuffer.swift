@@ -280,6 +280,18 @@ final class StreamBuffer: Sendable {
         }
     }
 
+    /// Every waiting chunk and the end at once, when the body ended normally and no chunk is
+    /// still being filled; `nil`, taking nothing, otherwise.
+    func takeRest() -> [Data]? {
+        state.withLock { state -> [Data]? in
+            guard case .finished = state.end, !state.endDelivered, state.filling == 0, state.waiter == nil else { return nil }
+            state.endDelivered = true
+            state.buffered = 0
+            defer { state.chunks = [] }
+            return state.chunks
+        }
+    }
+
     /// The waiting chunks or the end, else `nil`; resumes a paused producer when it takes chunks.
     private func take() -> Taken? {
         let (taken, resume) = state.withLock { $0.take() }

@@ -3,7 +3,7 @@ import Foundation
 import HTTPTypes
 import InMemoryTracing
 import NetworkLayerObservability
-import NetworkLayerOpenAPI
+@testable import NetworkLayerOpenAPI
 import OpenAPIRuntime
 import Testing
 import TestScheduling
@@ -203,6 +203,94 @@ struct NetworkLayerTransportTests {
                 #expect(error.caseName == "transport", "\(error)")
                 #expect(got <= 100_000)
             }
+        }
+    }
+
+    @Test("A small answer, its end come with its head, is handed over whole: known length, read again at will; its end still reaches the log and the middlewares")
+    func wholeSmallAnswer() async throws {
+        try await withOpenAPIServer { server in
+            let log = LogCollector()
+            let net = makeManager(log: log)
+            let ends = CallRecorder<ResponseBodyEnd>()
+            net.middlewares = [ClosureMiddleware { request, next throws(NetworkError) in
+                let response = try await next(request)
+                response.onBodyEnd { ends.record($0) }
+                return response
+            }]
+            let transport = NetworkLayerTransport(provider: server.provider(), manager: net)
+            let (head, body) = try await transport.send(HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/greet?name=Ada"),
+                                                        body: nil, baseURL: server.serverURL(), operationID: "getGreeting")
+            #expect(head.status.code == 200)
+            let whole = try #require(body)
+            let text = try await String(collecting: whole, upTo: 1 << 20)
+            #expect(text.contains("Hello, Ada!"))
+            #expect(whole.length == .known(Int64(text.utf8.count)))
+            // Bytes in memory: a second reading gives them again (a stream would be read once).
+            #expect(whole.iterationBehavior == .multiple)
+            #expect(try await String(collecting: whole, upTo: 1 << 20) == text)
+            let ended = await ends.waitForCalls(count: 1, settle: .zero)
+            #expect(ended.first?.byteCount == Int64(text.utf8.count))
+            #expect(ended.first.map { $0.error == nil } == true)
+            #expect(log.text.contains("ended after") && log.text.contains("\(text.utf8.count) bytes, finished"), "\(log.text)")
+        }
+    }
+
+    @Test("A body's length as its head states it: Content-Length sent once, in digits, and no Content-Encoding",
+          arguments: [
+            ([("Content-Length", "1234")], HTTPBody.Length.known(1234)),
+            ([("Content-Length", "0")], .known(0)),
+            ([("Content-Length", "12"), ("Content-Length", "12")], .unknown),
+            ([("Content-Length", "12"), ("Content-Encoding", "gzip")], .unknown),
+            ([("Content-Encoding", "br"), ("Content-Length", "12")], .unknown),
+            ([("Content-Length", "+12")], .unknown),
+            ([("Content-Length", "12a")], .unknown),
+            ([("Content-Length", "")], .unknown),
+            ([("Content-Length", "9999999999999999999")], .unknown),
+            ([("Content-Type", "text/plain")], .unknown),
+          ])
+    func statedLength(_ lines: [(String, String)], _ expected: HTTPBody.Length) {
+        var length = BodyLength()
+        for (name, value) in lines {
+            var value = value
+            value.withUTF8 { length.note(HTTPField.Name(name)!, $0) }
+        }
+        #expect(length.value == expected, "\(lines)")
+    }
+
+    @Test("A header name received as HTTPTypes spells it comes from the table; any other spelling is checked as it came")
+    func commonHeaderNames() {
+        func name(_ text: String) -> HTTPField.Name? {
+            var text = text
+            return text.withUTF8 { NetworkLayerTransport.commonName($0) }
+        }
+        #expect(name("Content-Type") == .contentType)
+        #expect(name("Content-Type")?.rawName == "Content-Type")
+        #expect(name("ETag")?.rawName == "ETag")
+        #expect(name("content-type") == nil)
+        #expect(name("Content-Typ") == nil)
+        #expect(name("X-Custom") == nil)
+        #expect(name("") == nil)
+    }
+
+    @Test("One transport follows its serverURL as it changes: each new one is checked, a bad one refused, a good one used again")
+    func serverURLChecksFollowChanges() async throws {
+        try await withOpenAPIServer { server in
+            let transport = NetworkLayerTransport(provider: server.provider(), manager: makeManager())
+            let greet = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/greet?name=Ada")
+            func status(_ baseURL: URL) async throws -> Int {
+                try await transport.send(greet, body: nil, baseURL: baseURL, operationID: "getGreeting").0.status.code
+            }
+            #expect(try await status(server.serverURL()) == 200)
+            do {
+                _ = try await status(URL(string: "ftp://127.0.0.1:\(server.port)")!)
+                Issue.record("an ftp serverURL was used")
+            } catch let error as NetworkError {
+                #expect(error.caseName == "invalidRequest", "\(error)")
+            }
+            #expect(try await status(server.serverURL()) == 200)
+            // Another good server (a path that does not exist there): its own path, not the last one's.
+            #expect(try await status(URL(string: "http://127.0.0.1:\(server.port)/elsewhere/")!) == 404)
+            #expect(try await status(server.serverURL()) == 200)
         }
     }
 

@@ -54,6 +54,54 @@ struct OriginTests {
         #expect(CurlURL(text).flatMap(Origin.init) == nil)
     }
 
+    @Test("The prefix an origin is remembered by: scheme://authority ended by a /, with nothing parsers read apart", arguments: [
+        ("http://api.example.com/a/b?c#d", "http://api.example.com"),
+        ("HTTPS://API.example.com:8443/", "HTTPS://API.example.com:8443"),
+        ("http://[::1]:8080/x", "http://[::1]:8080"),
+        ("http://api.example.com", nil),                // no / ends it
+        ("http://api.example.com?q=/x", nil),           // a query before any /
+        ("http://api.example.com#/x", nil),
+        ("http://user:pw@api.example.com/", nil),       // user information
+        ("http://evil.test\\@api.example.com/", nil),  // a backslash some parsers read as /
+        ("http://[fe80::1%25eth0]/", nil),              // an escape (a zone)
+        ("http:///path", nil),                          // no authority
+        ("mailto:someone@example.com", nil),
+        ("http://caf\u{E9}.example/", nil),              // non-ASCII
+    ] as [(String, String?)])
+    func authorityPrefix(_ text: String, _ expected: String?) {
+        #expect(Origin.authorityPrefix(of: text).map(String.init) == expected, "\(text)")
+    }
+
+    @Test("An origin answered from the remembered prefix is the one libcurl's parse gives, whatever came before", arguments: [
+        ["http://a.example/1", "http://a.example/2?x=1", "http://b.example/3", "http://a.example:80/4", "http://A.EXAMPLE/5"],
+        ["https://127.0.0.1:8443/v1/x", "https://127.0.0.1:8443/v1/y", "http://127.0.0.1:8443/v1/y", "https://127.0.0.1/v1/y"],
+        ["http://[::1]:9/a", "http://[0:0:0:0:0:0:0:1]:9/b", "http://[::1]:9/c", "http://127.0.0.1:9/d"],
+    ])
+    func rememberedOrigins(_ urls: [String]) throws {
+        for _ in 0..<2 {
+            for text in urls {
+                let url = try #require(URL(string: text))
+                #expect(Origin(url) == origin(text), "\(text)")
+            }
+        }
+    }
+
+    @Test("A provider's declared scheme, host and port name an origin as libcurl would read them", arguments: [
+        (ResolvedRequest.Location(scheme: .http, host: "127.0.0.1", port: nil, basePath: ""), "http://127.0.0.1/x", true),
+        (ResolvedRequest.Location(scheme: .http, host: "127.0.0.1", port: 80, basePath: ""), "http://127.0.0.1/x", true),
+        (ResolvedRequest.Location(scheme: .https, host: "api.example.com", port: nil, basePath: "/v1"), "https://api.example.com:443/y", true),
+        (ResolvedRequest.Location(scheme: .https, host: "API.Example.com", port: nil, basePath: ""), "https://api.example.com/", true),
+        (ResolvedRequest.Location(scheme: .http, host: "[0:0:0:0:0:0:0:1]", port: 8080, basePath: ""), "http://[::1]:8080/", true),
+        (ResolvedRequest.Location(scheme: .http, host: "127.0.0.1", port: 8080, basePath: ""), "http://127.0.0.1:8081/", false),
+        (ResolvedRequest.Location(scheme: .https, host: "127.0.0.1", port: 8080, basePath: ""), "http://127.0.0.1:8080/", false),
+        (ResolvedRequest.Location(scheme: .http, host: "api.example.com", port: nil, basePath: ""), "http://api.example.com.evil.test/", false),
+        (ResolvedRequest.Location(scheme: .http, host: "a b", port: nil, basePath: ""), "http://a/", false),
+    ])
+    func declaredOrigin(_ location: ResolvedRequest.Location, _ text: String, _ expected: Bool) throws {
+        let target = try #require(origin(text))
+        #expect(location.isOrigin(of: target) == expected, "\(location) and \(text)")
+    }
+
     private func origin(_ text: String) -> Origin? {
         CurlURL(text).flatMap(Origin.init)
     }

@@ -24,7 +24,9 @@ struct SecretNamesTests {
     func thePreparedRequestCarriesTheNames() throws {
         let provider = SecretProvider(port: 1, headers: ["X-Tenant": "t", "X-Session-Id": "s", "Accept": "application/json"],
                                       secretHeaderNames: ["X-Tenant"], secretQueryItemNames: ["tenant_hint"])
-        let request = TestRequest<Echo>(provider, "/echo?page=2&sig=abc&tenant_hint=h&plain=1", headers: ["X-Upload-Ticket": "u"])
+        // `access%5Ftoken` is read decoded: `access_token`.
+        let request = TestRequest<Echo>(provider, "/echo?page=2&sig=abc&tenant_hint=h&plain=1&access%5Ftoken=z",
+                                        headers: ["X-Upload-Ticket": "u"])
         request.secretHeaderNames = ["x-upload-ticket"]
         request.secretQueryItemNames = ["Plain"]
         let credentials = Authentication.Credentials(headers: [("Ocp-Apim-Subscription-Key", "k")],
@@ -33,7 +35,7 @@ struct SecretNamesTests {
         settings.redactor = Redactor(names: SecretNames(headers: ["X-Manager"], queryItems: []))
         let prepared = try request.resolved(with: settings).prepare(providerHeaders: provider.headers, credentials: credentials)
         #expect(prepared.secrets.headers == ["ocp-apim-subscription-key", "x-tenant", "x-upload-ticket", "x-session-id", "x-manager"])
-        #expect(prepared.secrets.queryItems == ["subscription", "tenant_hint", "plain", "sig"])
+        #expect(prepared.secrets.queryItems == ["subscription", "tenant_hint", "plain", "sig", "access_token"])
         #expect(!prepared.secrets.contains(header: "Accept"))
         #expect(!prepared.secrets.contains(queryItem: "page"))
     }
