@@ -184,6 +184,11 @@ enum PausedWhileMeasuring {
     }
 
     private static func signalSessions(_ signal: Int32) {
+        send(signal, toSessions: sessions)
+    }
+
+    /// `signal` to every process of `sessions`, whatever process group it is in.
+    static func send(_ signal: Int32, toSessions sessions: [pid_t]) {
         guard !sessions.isEmpty else { return }
         for group in sessions { _ = kill(-group, signal) }
         for process in processes(inSessions: Set(sessions)) { _ = kill(process, signal) }
