@@ -27,6 +27,33 @@ struct CachePartitionTests {
         }
     }
 
+    @Test("A response to a request presenting a client certificate stays in memory: on disk only when the provider opts in")
+    func certificateResponsesStayOffDisk() async throws {
+        let files = try await ClientCertificateFiles.shared()
+        try await withMTLSServer(files, verify: "optional") { server in
+            let directory = temporaryCacheDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let net = makeMTLSManager(files)
+            net.cache = .disk(directory: directory, limit: 1 << 20)
+            let first = try await net.perform(TestRequest<WhoAmI>(server.provider(files.clientA), "/whoami?max-age=60"))
+            #expect(first.subject == "client-a")
+            #expect(try await net.perform(TestRequest<WhoAmI>(server.provider(files.clientA), "/whoami?max-age=60")) == first,
+                    "the second request was not answered from the cache")
+            // The same response with the provider's opt-in: written to disk, and the only file there.
+            var optedIn = server.provider(files.clientA)
+            optedIn.cachesAuthorizedResponsesOnDisk = true
+            let stored = try await net.perform(TestRequest<WhoAmI>(optedIn, "/whoami?max-age=61"))
+            #expect(stored.subject == "client-a")
+            var entries: [String] = []
+            for _ in 0..<40 {
+                entries = try diskEntryFiles(directory)
+                if !entries.isEmpty { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(entries.count == 1, "\(entries): the response without the opt-in reached the disk, or the opted-in one did not")
+        }
+    }
+
     @Test("A response cached under a provider's own trust never answers a request under another: that request checks the server itself")
     func cachedPerTLSRules() async throws {
         let files = try await ClientCertificateFiles.shared()

@@ -107,6 +107,7 @@ struct MTLSProvider: ServiceProvider {
     var clientCertificate: ClientCertificate?
     var retryPolicy: RetryPolicy?
     var tls: TLSOptions?
+    var cachesAuthorizedResponsesOnDisk = false
 }
 
 /// What `/whoami` answers.
