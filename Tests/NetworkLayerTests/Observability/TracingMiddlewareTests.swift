@@ -148,6 +148,24 @@ struct TracingMiddlewareTests {
         #expect(span.status == nil)
     }
 
+    @Test("A WebSocket's span is its handshake's: it ends with the 101, while the socket stays open, and the socket's life is not in it")
+    func webSocketHandshake() async throws {
+        try await withWebSocketServer { server in
+            let tracer = InMemoryTracer()
+            let socket = try await tracedManager(tracer).perform(SocketRequest(server.provider(), "/echo"))
+            let span = try #require(tracer.finishedSpans.first, "the span was still open after the handshake")
+            #expect(tracer.finishedSpans.count == 1 && tracer.activeSpans.isEmpty)
+            #expect(span.int("http.response.status_code") == 101)
+            #expect(span.status == nil)
+            #expect(tracer.performedContextInjections.count == 1)
+            try await socket.send(.text("traced"))
+            var iterator = socket.makeAsyncIterator()
+            #expect(try await iterator.next() == .text("traced"))
+            try await socket.close()
+            #expect(tracer.finishedSpans.count == 1, "the socket's messages or its close made spans of their own")
+        }
+    }
+
     @Test("A cancelled call's span ends with error.type cancelled and an error status")
     func cancelled() async throws {
         let server = try await TestServer.shared()
