@@ -53,8 +53,11 @@ final class CurlURL {
     /// One part, or `nil` when the URL has none (or libcurl cannot give it).
     private func part(_ part: CURLUPart, flags: UInt32 = 0) -> String? {
         var value: UnsafeMutablePointer<CChar>?
-        guard curl_url_get(handle, part, &value, flags) == CURLUE_OK, let value else { return nil }
-        defer { curl_free(value) }
+        let code = curl_url_get(handle, part, &value, flags)
+        // Freed whatever the outcome: up to 8.14, libcurl leaves its copy of the part in `value`
+        // when a conversion fails (a host it cannot write in punycode). Later it leaves `nil`.
+        defer { if let value { curl_free(value) } }
+        guard code == CURLUE_OK, let value else { return nil }
         return String(validatingCString: value)
     }
 }

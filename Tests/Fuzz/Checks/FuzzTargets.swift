@@ -16,6 +16,7 @@ public enum FuzzTargets {
         FuzzTarget("resume-data", ResumeDataFuzz.check),
         FuzzTarget("websocket-frames", WebSocketFramesFuzz.check),
         FuzzTarget("websocket-inflate", WebSocketInflateFuzz.check),
+        FuzzTarget("origin-prefix", OriginPrefixFuzz.check),
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {

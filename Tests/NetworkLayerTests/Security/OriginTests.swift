@@ -102,6 +102,17 @@ struct OriginTests {
         #expect(location.isOrigin(of: target) == expected, "\(location) and \(text)")
     }
 
+    @Test("A host libcurl cannot write in punycode is read as given, and costs no memory: make asan's leak check watches this")
+    func hostWithoutPunycode() throws {
+        // U+FFFD is no letter an international name may hold: libidn2 refuses it. libcurl up to
+        // 8.14 kept its copy of the host when that conversion failed (a fuzzing run found it).
+        for _ in 0..<100 {
+            let parsed = try #require(CurlURL("https://x\u{FFFD}y/path"))
+            #expect(parsed.host == "x\u{FFFD}y")
+        }
+        #expect(origin("https://x\u{FFFD}y/") == origin("https://X\u{FFFD}Y:443/other"))
+    }
+
     private func origin(_ text: String) -> Origin? {
         CurlURL(text).flatMap(Origin.init)
     }
