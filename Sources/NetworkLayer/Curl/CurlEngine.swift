@@ -426,23 +426,27 @@ final class CurlEngine: @unchecked Sendable {
             completion?(result)  // its last use: the response moves to the waiting task
             return
         }
-        let outcome = result
-        var failure: NetworkError?
-        if case .failure(let error) = outcome { failure = error }
-        // A body that ended normally is complete before its head is handed over: a reader can
-        // take it whole at once (``ByteStream/takeArrivedBody()``).
-        if failure == nil { stream.finish(nil) }
-        // A head that was complete goes first, whatever the outcome: a failure then reaches the
-        // reader of the body. A stream that ends before its headers were complete delivers what it has.
-        if !transfer.headDelivered, transfer.headReady || failure == nil { transfer.deliverHead() }
+        guard case .failure(let error) = result else {
+            // Ended normally: its cookies are written (a jar's file), its handle is back in the
+            // pool (libcurl frees a receive buffer at the end of a transfer) and its body complete
+            // before the reader can see its end, or its head if that came in this round too: a
+            // reader then takes such a body whole at once (``ByteStream/takeArrivedBody()``). A
+            // stream that ends before its headers were complete delivers what it has.
+            detachCache(from: transfer)
+            let head = transfer.takeHead()
+            recycle(transfer.handle)
+            stream.finish(nil)
+            head?()
+            return
+        }
+        // A head that was complete goes first: the failure then reaches the reader of the body.
+        // A stream stopped early may keep its receive buffer: its handle is not pooled.
+        if transfer.headReady { transfer.deliverHead() }
         let completion = transfer.completion
         transfer.completion = nil
         detachCache(from: transfer)
-        // A stream that ended normally leaves no receive buffer in its handle (libcurl frees it at
-        // the end of a transfer): pooled. One stopped early may keep it: not pooled.
-        if failure == nil { recycle(transfer.handle) }
-        completion?(outcome)
-        if let failure { stream.finish(failure) }
+        completion?(.failure(error))
+        stream.finish(error)
     }
 
     private func attachCache(to transfer: CurlTransfer) throws(NetworkError) {

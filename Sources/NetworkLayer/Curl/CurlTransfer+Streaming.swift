@@ -80,19 +80,24 @@ extension CurlTransfer {
 
     /// Hands the response so far to `completion`, once.
     func deliverHead() {
-        guard let stream, !headDelivered else { return }
+        takeHead()?()
+    }
+
+    /// The head as ``deliverHead()`` hands it over, read from the handle now and handed over when
+    /// the result is called (after the handle went back to the pool, say); `nil` once taken.
+    func takeHead() -> (() -> Void)? {
+        guard let stream, !headDelivered else { return nil }
         headDelivered = true
         streamDeadline = streamTimeout.map { ContinuousClock.now + $0 }
-        let completion = self.completion
+        guard let completion else { return nil }
         self.completion = nil
         // A proxy's 407 to a forwarded request is the proxy's failure, not the stream's head.
         if let failure = proxyAuthenticationFailure(status: handle.long(CURLINFO_RESPONSE_CODE) ?? 0) {
-            completion?(.failure(failure))
-            return
+            return { completion(.failure(failure)) }
         }
         var response = response(body: Data(), metrics: metrics())
         response.stream = StreamBody(buffer: stream, origin: request.origin)
-        completion?(.success(response))
+        return { [response] in completion(.success(response)) }
     }
 
     /// The engine is about to resume this transfer: silence counts from now.
