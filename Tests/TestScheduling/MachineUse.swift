@@ -165,10 +165,9 @@ final class MachineLock: @unchecked Sendable {
 /// (`.ci/run`), so that what a measuring test measures is the library, not a compiler beside it.
 /// Unset, nothing is paused.
 ///
-/// By session, not by process group: SwiftPM starts each compiler in a process group of its own.
-/// One forked just as the group was stopped took the stop and then left the group, so the group's
-/// SIGCONT never reached it, and CI hung on a build stopped for good. Resuming every stopped
-/// process of the session reaches it wherever it went.
+/// By session, not by process group: SwiftPM starts each compiler in a process group of its own,
+/// and one forked just as its parent's group was stopped leaves that group stopped. A signal to
+/// every process of the session reaches it wherever it went.
 enum PausedWhileMeasuring {
     static let sessions: [pid_t] = (ProcessInfo.processInfo.environment["NETWORKLAYER_PAUSE_WHILE_MEASURING"] ?? "")
         .split(separator: ",")
@@ -176,15 +175,11 @@ enum PausedWhileMeasuring {
         .filter { $0 > 1 }
 
     static func pause() {
-        signalSessions(SIGSTOP)
+        send(SIGSTOP, toSessions: sessions)
     }
 
     static func resume() {
-        signalSessions(SIGCONT)
-    }
-
-    private static func signalSessions(_ signal: Int32) {
-        send(signal, toSessions: sessions)
+        send(SIGCONT, toSessions: sessions)
     }
 
     /// `signal` to every process of `sessions`, whatever process group it is in.
@@ -203,11 +198,16 @@ enum PausedWhileMeasuring {
         }
     }
 
-    /// The session of `process`: the fourth field after the command name, which ends at the last `)`.
+    /// The session of `process`.
     static func session(of process: pid_t) -> pid_t? {
+        statFields(of: process).flatMap { $0.count > 3 ? pid_t($0[3]) : nil }
+    }
+
+    /// The fields of `/proc/<pid>/stat` after the command name (which ends at the last `)`): the
+    /// state, the parent, the process group, the session, …
+    static func statFields(of process: pid_t) -> [Substring]? {
         guard let stat = try? String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8),
               let end = stat.lastIndex(of: ")") else { return nil }
-        let fields = stat[stat.index(after: end)...].split(separator: " ")
-        return fields.count > 3 ? pid_t(fields[3]) : nil
+        return stat[stat.index(after: end)...].split(separator: " ")
     }
 }

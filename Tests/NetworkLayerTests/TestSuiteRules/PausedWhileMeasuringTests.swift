@@ -38,12 +38,9 @@ struct PausedWhileMeasuringTests {
         #expect(await Self.state(of: sleeper, becomes: "S"), "the job was not continued")
     }
 
-    /// The state letter and process group of `process`, from `/proc/<pid>/stat` (after the command's `)`).
+    /// The state letter and process group of `process`.
     static func stat(of process: pid_t) -> (state: String, group: pid_t)? {
-        guard let text = try? String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8),
-              let end = text.lastIndex(of: ")") else { return nil }
-        let fields = text[text.index(after: end)...].split(separator: " ")
-        guard fields.count > 2, let group = pid_t(fields[2]) else { return nil }
+        guard let fields = PausedWhileMeasuring.statFields(of: process), fields.count > 2, let group = pid_t(fields[2]) else { return nil }
         return (String(fields[0]), group)
     }
 
