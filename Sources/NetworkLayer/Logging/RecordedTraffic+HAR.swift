@@ -92,22 +92,29 @@ enum HAR {
 
 extension RecordedTraffic {
     /// Records one hop that went over the network: `plan` as sent (the headers libcurl got,
-    /// signatures included), and its response or failure, redacted with the request's secrets.
+    /// signatures included), and its response or failure, redacted as the log redacts them: a
+    /// secret header's value and a secret query item's value hidden by name, and every secret value
+    /// of the request scrubbed from every other text, wherever the server or the caller put it
+    /// (a header that echoes the token, a query item of another name, the body, the error).
     func record(_ plan: TransferPlan, started: Date, response: HTTPResponse?, error: NetworkError?, toFile: Bool) {
         let request = plan.request
         let redactor = request.redactor
         let secrets = redactor.secretValues(of: request)
-        let url = redactor.redact(url: request.url)
-        let headers = plan.headerLines.compactMap { line in line.value.map { HAR.Header(name: line.name, value: redactor.redact(header: line.name, value: $0)) } }
-        let contentType = request.headers.value(for: "Content-Type") ?? ""
+        func header(_ name: String, _ value: String) -> HAR.Header {
+            HAR.Header(name: Redactor.scrub(name, secrets: secrets),
+                       value: Redactor.scrub(redactor.redact(header: name, value: value), secrets: secrets))
+        }
+        let url = Redactor.scrub(redactor.redact(url: request.url), secrets: secrets)
+        let headers = plan.headerLines.compactMap { line in line.value.map { header(line.name, $0) } }
+        let contentType = Redactor.scrub(request.headers.value(for: "Content-Type") ?? "", secrets: secrets)
         let metrics = response?.metrics
         let version = metrics?.httpVersion ?? "HTTP/1.1"
         let timings = Self.timings(metrics)
-        let responseHeaders = response?.headerBlock.lines.map { HAR.Header(name: $0.name, value: redactor.redact(header: $0.name, value: $0.value)) } ?? []
+        let responseHeaders = response?.headerBlock.lines.map { header($0.name, $0.value) } ?? []
         let received = metrics?.bytesReceived ?? Int64(response?.body.count ?? 0)
         var content = HAR.Content(size: 0, mimeType: "", text: "", encoding: nil, comment: nil)
         if let response {
-            let type = response.value(forHeader: "Content-Type") ?? ""
+            let type = Redactor.scrub(response.value(forHeader: "Content-Type") ?? "", secrets: secrets)
             if toFile {
                 content = HAR.Content(size: received, mimeType: type, text: "", encoding: nil, comment: "written to a file, not kept")
             } else if response.stream != nil {
@@ -132,7 +139,7 @@ extension RecordedTraffic {
             startedDateTime: Self.timestamp(started),
             time: metrics.map { Self.milliseconds($0.total) } ?? Date().timeIntervalSince(started) * 1000,
             request: HAR.Request(method: request.method.rawValue, url: url, httpVersion: version, headers: headers,
-                                 queryString: Self.queryItems(of: url), postData: postData,
+                                 queryString: Self.queryItems(of: url, secrets: secrets), postData: postData,
                                  bodySize: plan.body?.count ?? 0),
             response: HAR.Response(status: response?.statusCode ?? 0, statusText: "", httpVersion: response == nil ? "" : version,
                                    headers: responseHeaders, content: content,
@@ -179,8 +186,11 @@ extension RecordedTraffic {
         return formatter.string(from: date)
     }
 
-    /// The query items of a (redacted) URL, decoded.
-    static func queryItems(of url: String) -> [HAR.Header] {
-        (URLComponents(string: url)?.queryItems ?? []).map { HAR.Header(name: $0.name, value: $0.value ?? "") }
+    /// The query items of a (redacted) URL, decoded, and scrubbed again once decoded: a secret
+    /// the URL spelled with escapes its scrubbing did not know is plain text here.
+    static func queryItems(of url: String, secrets: [String]) -> [HAR.Header] {
+        (URLComponents(string: url)?.queryItems ?? []).map {
+            HAR.Header(name: Redactor.scrub($0.name, secrets: secrets), value: Redactor.scrub($0.value ?? "", secrets: secrets))
+        }
     }
 }

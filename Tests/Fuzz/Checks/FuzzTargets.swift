@@ -17,6 +17,7 @@ public enum FuzzTargets {
         FuzzTarget("websocket-frames", WebSocketFramesFuzz.check),
         FuzzTarget("websocket-inflate", WebSocketInflateFuzz.check),
         FuzzTarget("origin-prefix", OriginPrefixFuzz.check),
+        FuzzTarget("har-text", HARTextFuzz.check),
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {

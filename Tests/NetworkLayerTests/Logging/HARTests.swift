@@ -106,6 +106,32 @@ struct HARTests {
         }
     }
 
+    @Test("A secret the server echoes in a response header or its Content-Type, or the URL carries under another name, is scrubbed, as in the log")
+    func echoedSecretsScrubbed() async throws {
+        try await withTestServer { server in
+            let net = makeManager()
+            net.recordsTraffic = true
+            let provider = SecretBackend(port: server.port)
+            // The server sends each request header back as `X-Reflected-<name>`.
+            _ = try await net.perform(TestRequest<Data>(provider, "/reflect-headers"))
+            _ = try await net.perform(TestRequest<Data>(provider, "/echo", params: ["note": "tenant-key-1a2b3c"]))
+            // A `Content-Type` quoting the token: the entry's `mimeType` (the `har-text` fuzz target's finding).
+            _ = try await net.perform(TestRequest<Data>(provider, "/response-headers", params: ["h": "Content-Type:text/plain; k=bearer-token-9f8e7d"]))
+
+            let (report, raw) = try await readBack(net.recordedTraffic)
+            let text = String(decoding: raw, as: UTF8.self)
+            for secret in ["bearer-token-9f8e7d", "tenant-key-1a2b3c"] {
+                #expect(!text.contains(secret), "\(secret) is in the HAR")
+            }
+            let reflected = report.entries[0].responseHeaders
+            #expect(reflected["X-Reflected-Authorization"]?.contains("<redacted>") == true, "\(reflected)")
+            #expect(reflected["X-Reflected-X-Tenant-Key"] == "<redacted>", "\(reflected)")
+            #expect(reflected["X-Reflected-User-Agent"] == TransferPlan.userAgent, "\(reflected)")
+            let url = report.entries[1].url
+            #expect(url.contains("note=<redacted>") || url.contains("note=%3Credacted%3E"), "\(url)")
+        }
+    }
+
     @Test("Off by default; on, each request is an entry; removeAll() empties it")
     func offByDefault() async throws {
         try await withTestServer { server in
