@@ -30,16 +30,20 @@ struct PerMessageDeflate: Sendable, Equatable {
         guard extensions.count == 1 else {
             throw WebSocketProtocolError(.protocolError, "the server accepted \(extensions.count) extensions; one (permessage-deflate) was offered")
         }
-        let parts = extensions[0].split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+        // An empty list element (`a, , b`) is skipped, as RFC 9110 §5.6.1 asks; an empty parameter
+        // (`;;`, `; ;`, a trailing `;`) breaks RFC 7692's grammar and is refused below.
+        let parts = extensions[0].split(separator: ";", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         guard let offer, parts.first?.lowercased() == "permessage-deflate" else {
             throw WebSocketProtocolError(.protocolError, "the server accepted an extension that was not offered: \(HeaderFields.printable(parts.first ?? ""))")
         }
         var accepted = PerMessageDeflate()
         var seen = Set<String>()
         for parameter in parts.dropFirst() {
-            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            // An empty parameter or a bare `=` has an empty name: malformed, like any name not below.
+            let pair = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                .map { $0.trimmingCharacters(in: .whitespaces) }
             let name = pair[0].lowercased()
-            let value = pair.count > 1 ? pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) : nil
+            let value = pair.count > 1 ? unquoted(pair[1]) : nil
             guard seen.insert(name).inserted else {
                 throw WebSocketProtocolError(.protocolError, "the server repeated the permessage-deflate parameter \(HeaderFields.printable(name))")
             }
@@ -49,10 +53,10 @@ struct PerMessageDeflate: Sendable, Equatable {
             case ("client_no_context_takeover", nil):
                 accepted.clientNoContextTakeover = true
             case ("server_max_window_bits", let value?):
-                guard let bits = Int(value), (8...15).contains(bits), value.allSatisfy(\.isASCII) else { throw badBits(name, value) }
+                guard let bits = windowBits(value) else { throw badBits(name, value) }
                 guard offer.maximumWindowBits == 15 || bits <= offer.maximumWindowBits else { throw badBits(name, value) }
             case ("client_max_window_bits", let value?):
-                guard let bits = Int(value), (8...15).contains(bits), value.allSatisfy(\.isASCII) else { throw badBits(name, value) }
+                guard let bits = windowBits(value) else { throw badBits(name, value) }
                 accepted.clientMaxWindowBits = bits
             default:
                 throw WebSocketProtocolError(.protocolError, "the server answered permessage-deflate with an unknown or malformed parameter "
@@ -65,6 +69,20 @@ struct PerMessageDeflate: Sendable, Equatable {
         }
         if offer.maximumWindowBits < 15 { accepted.clientMaxWindowBits = min(accepted.clientMaxWindowBits, offer.maximumWindowBits) }
         return accepted
+    }
+
+    /// A window size as RFC 7692 §7.1.2 writes it: decimal digits without a leading zero, 8…15.
+    private static func windowBits(_ value: String) -> Int? {
+        guard value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), value.first != "0",
+              let bits = Int(value), (8...15).contains(bits) else { return nil }
+        return bits
+    }
+
+    /// A parameter's value without the quotes of a quoted-string; a quote left alone stays, and
+    /// makes the value malformed.
+    private static func unquoted(_ value: String) -> String {
+        guard value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") else { return value }
+        return String(value.dropFirst().dropLast())
     }
 
     private static func badBits(_ name: String, _ value: String) -> WebSocketProtocolError {

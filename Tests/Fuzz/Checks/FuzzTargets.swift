@@ -18,6 +18,7 @@ public enum FuzzTargets {
         FuzzTarget("websocket-inflate", WebSocketInflateFuzz.check),
         FuzzTarget("origin-prefix", OriginPrefixFuzz.check),
         FuzzTarget("har-text", HARTextFuzz.check),
+        FuzzTarget("websocket-extensions", WebSocketExtensionsFuzz.check),
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {

@@ -238,12 +238,21 @@ struct WebSocketFramingTests {
         let offer = WebSocketOptions.DeflateOffer()
         #expect(try PerMessageDeflate.accepted([], offer: offer) == nil)
         #expect(try PerMessageDeflate.accepted(["permessage-deflate"], offer: offer) == PerMessageDeflate())
+        // Empty list elements are skipped; a quoted value is read without its quotes; names ignore case.
+        #expect(try PerMessageDeflate.accepted([" , permessage-deflate ; Client_Max_Window_Bits=\"10\" ,", ""], offer: offer)
+                == PerMessageDeflate(clientMaxWindowBits: 10))
         let full = try PerMessageDeflate.accepted(["permessage-deflate; server_no_context_takeover; client_no_context_takeover; client_max_window_bits=10; server_max_window_bits=12"], offer: offer)
         #expect(full == PerMessageDeflate(serverNoContextTakeover: true, clientNoContextTakeover: true, clientMaxWindowBits: 10))
         for bad in ["x-webkit-deflate-frame", "permessage-deflate; foo", "permessage-deflate; client_max_window_bits=16",
                     "permessage-deflate; server_max_window_bits=7", "permessage-deflate; server_max_window_bits",
                     "permessage-deflate; server_no_context_takeover; server_no_context_takeover",
-                    "permessage-deflate, permessage-deflate", "permessage-deflate; server_no_context_takeover=1"] {
+                    "permessage-deflate, permessage-deflate", "permessage-deflate; server_no_context_takeover=1",
+                    // An empty parameter (it trapped: the `websocket-extensions` fuzz target's finding) and
+                    // values RFC 7692 §7.1.2 does not allow (1*DIGIT, no leading zero).
+                    "permessage-deflate; ;server_no_context_takeover", "permessage-deflate;\t;", "permessage-deflate; =",
+                    "permessage-deflate;;server_no_context_takeover", "permessage-deflate;", "permessage-deflate; server_no_context_takeover=",
+                    "permessage-deflate; client_max_window_bits=+9", "permessage-deflate; client_max_window_bits=09",
+                    "permessage-deflate; client_max_window_bits=\"10", "permessage-deflate; client_max_window_bits="] {
             #expect(throws: WebSocketProtocolError.self, "\(bad)") { try PerMessageDeflate.accepted([bad], offer: offer) }
         }
         #expect(throws: WebSocketProtocolError.self) { try PerMessageDeflate.accepted(["permessage-deflate"], offer: nil) }
