@@ -19,6 +19,8 @@ public enum FuzzTargets {
         FuzzTarget("origin-prefix", OriginPrefixFuzz.check),
         FuzzTarget("har-text", HARTextFuzz.check),
         FuzzTarget("websocket-extensions", WebSocketExtensionsFuzz.check),
+        FuzzTarget("text-lines", TextLinesFuzz.check),
+        FuzzTarget("websocket-handshake", WebSocketHandshakeFuzz.check),
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {
