@@ -91,8 +91,10 @@ enum WebSocketHandshake {
         }
         var fields: [(name: String, value: String)] = []
         for line in lines.dropFirst() {
+            // CR, LF and NUL are looked for as bytes: Foundation's `contains` compares whole
+            // characters, and misses a CR that a combining mark follows.
             guard let colon = line.firstIndex(of: ":"), colon != line.startIndex, !line.hasPrefix(" "), !line.hasPrefix("\t"),
-                  !line.contains("\r"), !line.contains("\n"), !line.contains("\0") else {
+                  !line.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) else {
                 return .failure(.init(.protocolError, "the server's handshake answer has a malformed header line: \"\(HeaderFields.printable(String(line.prefix(80))))\""))
             }
             let name = String(line[..<colon])

@@ -233,6 +233,19 @@ struct WebSocketFramingTests {
         #expect(Self.read(rsvOnContinuation, compression: true).error?.code == .protocolError)
     }
 
+    @Test("A handshake answer with a CR, LF or NUL in a header line is refused, a combining mark after it included")
+    func handshakeLineBreaks() {
+        func head(_ line: String) -> Bool {
+            if case .success = WebSocketHandshake.parseHead(Array("HTTP/1.1 101 Switching Protocols\r\n\(line)\r\n\r\n".utf8)[...]) { return true }
+            return false
+        }
+        #expect(head("Upgrade: websocket"))
+        // Foundation's `contains("\r")` compares characters and missed these (the `websocket-handshake` fuzz target's finding).
+        for line in ["\r\u{353}: x", "X-A: a\r\u{301}b", "X-A: a\n\u{301}b", "X-A: a\u{0}\u{301}b", "X-A: a\nb", "X-A: a\u{0}"] {
+            #expect(!head(line), "\(line.debugDescription)")
+        }
+    }
+
     @Test("The server's permessage-deflate answer: parameters read, anything not offered or malformed refused")
     func negotiation() throws {
         let offer = WebSocketOptions.DeflateOffer()
