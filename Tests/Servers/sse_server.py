@@ -23,6 +23,9 @@ Endpoints (GET unless noted):
   /sse/stall?after=         `after` events (default 2), then silence for 30 s
   /sse/slow-head?delay=     waits `delay` seconds before the response headers
   /sse/auth?valid=          401 unless "Authorization: Bearer <valid>", then three ticks
+  /sse/echo-auth?piece=     one event whose data is the request's Authorization header, then
+                            one with it percent-escaped letter by letter, written `piece` bytes
+                            (default 3) at a time, 20 ms apart: a credential cut across chunks
   /redirect?to=             302 to `to`
   /status/<code>?size=      that status, a chunked JSON body {"error": ..., "pad": ...} of about
                             `size` bytes (default 100), streamed in 16 KB writes
@@ -328,6 +331,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.start_chunked()
             for index in range(1, 4):
                 self.chunk(self.tick(index))
+            self.end_chunked()
+        elif path == "/sse/echo-auth":
+            piece = max(1, int(query.get("piece", "3")))
+            echoed = self.headers.get("Authorization", "")
+            escaped = "".join("%%%02X" % ord(c) if c.isalpha() else c for c in echoed)
+            body = ("id: 1\ndata: " + echoed + "\n\nid: 2\ndata: " + escaped + "\n\n").encode()
+            self.start_chunked()
+            for start in range(0, len(body), piece):
+                self.chunk(body[start:start + piece])
+                time.sleep(0.02)
             self.end_chunked()
         elif path == "/redirect":
             self.send_response(302)

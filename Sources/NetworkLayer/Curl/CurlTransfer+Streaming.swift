@@ -88,7 +88,9 @@ extension CurlTransfer {
     func takeHead() -> (() -> Void)? {
         guard let stream, !headDelivered else { return nil }
         headDelivered = true
-        streamDeadline = streamTimeout.map { ContinuousClock.now + $0 }
+        // Silence counts from the head's delivery, unless the body that came in the same round
+        // already filled the buffer: a paused stream waits for its reader, which is not silence.
+        if streamDeadline != nil { streamDeadline = streamTimeout.map { ContinuousClock.now + $0 } }
         guard let completion else { return nil }
         self.completion = nil
         // A proxy's 407 to a forwarded request is the proxy's failure, not the stream's head.

@@ -145,9 +145,10 @@ struct MockStore: Sendable {
     }
 
     /// Writes `response` as the mock answering `request`. Secret headers are left out, and a secret
-    /// value the server echoed in another header is written as `<redacted>`: recorded mocks end up in
-    /// repositories. The body is written exactly as received. A stream's `movingBody` is moved into
-    /// place, never read into memory.
+    /// value of the request the server echoed (in another header's name or value, or in the body) is
+    /// written as `<redacted>`: recorded mocks end up in repositories. The body is otherwise written
+    /// exactly as received. A stream's `movingBody` (scrubbed as it was written: ``StreamRecorder``)
+    /// is moved into place, never read into memory.
     func record(_ response: HTTPResponse, for request: PreparedRequest, bodyExtension: String = "json",
                 movingBody: URL? = nil) throws(NetworkError) {
         // A WebSocket's mock is a script (`.ws`), written by hand.
@@ -155,8 +156,12 @@ struct MockStore: Sendable {
         let bodyURL = try file(named: mockName(for: request), extension: bodyExtension)
         let sidecarURL = try sidecarFile(for: request)
         let secrets = request.redactor.secretValues(of: request)
-        let headers = response.headerBlock.valuesByName.filter { !request.redactor.isSecretHeader($0.key) }
-            .mapValues { Sidecar.HeaderValues($0.map { Redactor.scrub($0, secrets: secrets) }) }
+        var lines: [String: [String]] = [:]
+        for (name, values) in response.headerBlock.valuesByName where !request.redactor.isSecretHeader(name) {
+            // Two names that differ only by a secret they quoted become one: their values are kept.
+            lines[Redactor.scrub(name, secrets: secrets), default: []] += values.map { Redactor.scrub($0, secrets: secrets) }
+        }
+        let headers = lines.mapValues(Sidecar.HeaderValues.init)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         do {
@@ -165,7 +170,8 @@ struct MockStore: Sendable {
                 if FileManager.default.fileExists(atPath: bodyURL.path) { try FileManager.default.removeItem(at: bodyURL) }
                 try FileManager.default.moveItem(at: movingBody, to: bodyURL)
             } else {
-                try response.body.write(to: bodyURL, options: .atomic)
+                let body = Redactor.scrub(bytes: Array(response.body), secrets: secrets).map { Data($0) } ?? response.body
+                try body.write(to: bodyURL, options: .atomic)
             }
             try encoder.encode(Sidecar(statusCode: response.statusCode, headers: headers))
                 .write(to: sidecarURL, options: .atomic)

@@ -6,8 +6,10 @@ import Foundation
 ///
 /// What was read is recorded when the stream finishes or its reader ends it early (a chat
 /// client leaving at `[DONE]`); a stream that failed is not recorded, and the log says so.
-// @unchecked Sendable: `file` is only used under `lock`'s protection (a stream's chunks arrive
-// one at a time, but possibly on different threads).
+/// A secret value of the request in it is written as `<redacted>`, as ``MockStore`` writes a
+/// whole body, even cut between two chunks (``ChunkScrubber``).
+// @unchecked Sendable: the file and the scrubber are only used under `lock`'s protection (a
+// stream's chunks arrive one at a time, but possibly on different threads).
 final class StreamRecorder: @unchecked Sendable {
     private let store: MockStore
     private let response: HTTPResponse
@@ -15,7 +17,12 @@ final class StreamRecorder: @unchecked Sendable {
     private let bodyExtension: String
     private let temporary: URL
     private let log: NetworkLog?
-    private let lock = Protected<FileHandle?>(nil)
+    private let lock: Protected<Recording>
+
+    private struct Recording {
+        var file: FileHandle?
+        var scrubber: ChunkScrubber
+    }
 
     /// Starts recording `response` (its head) for `request` into `store`.
     /// - Throws: ``NetworkError/invalidRequest`` when the file cannot be created.
@@ -24,6 +31,7 @@ final class StreamRecorder: @unchecked Sendable {
         self.response = response.head
         self.request = request
         self.log = log
+        lock = Protected(Recording(file: nil, scrubber: ChunkScrubber(secrets: request.redactor.secretValues(of: request))))
         let kind = request.resolved.streamKind ?? .bytes
         bodyExtension = kind.fileExtension
         let destination = try store.file(named: store.recordingName(for: request), extension: bodyExtension)
@@ -35,7 +43,7 @@ final class StreamRecorder: @unchecked Sendable {
                 throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary.path])
             }
             let handle = try FileHandle(forWritingTo: temporary)
-            lock.withLock { $0 = handle }
+            lock.withLock { $0.file = handle }
         } catch {
             throw .invalidRequest(.init(request: request.redactedDescription,
                                         reason: "the stream could not be recorded at \(destination.path): \(error.localizedDescription)",
@@ -45,21 +53,27 @@ final class StreamRecorder: @unchecked Sendable {
 
     /// Appends a chunk the stream's reader took.
     func write(_ chunk: Data) {
-        lock.withLock { handle in
-            do {
-                try handle?.write(contentsOf: chunk)
-            } catch {
-                try? handle?.close()
-                handle = nil  // the failure shows at the end: nothing is recorded
-            }
+        lock.withLock { recording in
+            guard recording.file != nil else { return }
+            Self.append(Data(recording.scrubber.scrub(chunk)), to: &recording)
+        }
+    }
+
+    private static func append(_ data: Data, to recording: inout Recording) {
+        do {
+            if !data.isEmpty { try recording.file?.write(contentsOf: data) }
+        } catch {
+            try? recording.file?.close()
+            recording.file = nil  // the failure shows at the end: nothing is recorded
         }
     }
 
     /// The stream ended: the recording becomes the mock, or is dropped for a failed stream.
     func finish(_ ending: StreamBody.Ending) {
-        let handle = lock.withLock { handle -> FileHandle? in
-            defer { handle = nil }
-            return handle
+        let handle = lock.withLock { recording -> FileHandle? in
+            Self.append(Data(recording.scrubber.finish()), to: &recording)
+            defer { recording.file = nil }
+            return recording.file
         }
         let closed = (try? handle?.close()) != nil
         if case .failed = ending {

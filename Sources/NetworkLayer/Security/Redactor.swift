@@ -7,6 +7,8 @@ import Foundation
 /// record-mode sidecars, copy-as-curl): `names`, and the secret-looking names below as a safety net.
 struct Redactor: Sendable {
     static let placeholder = "<redacted>"
+    /// How many times text is percent-decoded when looking for a secret spelled with escapes.
+    static let percentDecodingDepth = 3
 
     static let secretHeaderNames: Set<String> = [
         "authorization", "proxy-authorization", "cookie", "set-cookie",
@@ -185,10 +187,20 @@ struct Redactor: Sendable {
     }
 
     /// `text` with every occurrence of each secret replaced by the placeholder, compared byte for
-    /// byte (a `String` search compares characters, and would miss a secret next to a combining mark).
+    /// byte (a `String` search compares characters, and would miss a secret next to a combining mark),
+    /// and then every spelling of one with percent-escapes, which no list of forms can foresee: a
+    /// hand-written URL or a server's `Location` may write `%6E` for `n`. Such a spelling is found in
+    /// the text decoded, and the run of the text that spells it (escapes and all) is replaced.
     static func scrub(_ text: String, secrets: [String]) -> String {
-        guard !secrets.isEmpty else { return text }
-        var bytes = Array(text.utf8)
+        guard !secrets.isEmpty, let scrubbed = scrub(bytes: Array(text.utf8), secrets: secrets) else { return text }
+        return String(decoding: scrubbed, as: UTF8.self)
+    }
+
+    /// `bytes` scrubbed as ``scrub(_:secrets:)`` scrubs text; `nil` when nothing was replaced. The
+    /// bytes need not be UTF-8 (a recorded body): a secret is looked for as its UTF-8 bytes, and
+    /// every other byte is kept as it is.
+    static func scrub(bytes: [UInt8], secrets: [String]) -> [UInt8]? {
+        var bytes = bytes
         var changed = false
         for secret in secrets {
             if let replaced = bytes.replacingBytes(Array(secret.utf8), with: Array(placeholder.utf8)) {
@@ -196,7 +208,64 @@ struct Redactor: Sendable {
                 changed = true
             }
         }
-        return changed ? String(decoding: bytes, as: UTF8.self) : text
+        if let replaced = scrubbingPercentSpellings(bytes, secrets: secrets) {
+            bytes = replaced
+            changed = true
+        }
+        return changed ? bytes : nil
+    }
+
+    /// The most bytes a spelling of one of `secrets` can take: each byte escaped, and each byte of
+    /// that escaped again, ``percentDecodingDepth`` times (`A`, `%41`, `%25%34%31`: three times
+    /// longer each time). Text scrubbed in pieces keeps this many bytes of each piece for the
+    /// next, so that no spelling is cut in two.
+    static func longestSpelling(of secrets: [String]) -> Int {
+        var factor = 1
+        for _ in 0..<percentDecodingDepth { factor *= 3 }
+        return (secrets.map(\.utf8.count).max() ?? 0) * factor
+    }
+
+    /// `bytes` with each run that spells a secret once its percent-escapes are decoded replaced by
+    /// the placeholder; `nil` when there is none. Overlapping runs are replaced as one. Decoded up to
+    /// ``percentDecodingDepth`` times: a URL in a query item (a redirect's target) is escaped twice.
+    private static func scrubbingPercentSpellings(_ bytes: [UInt8], secrets: [String]) -> [UInt8]? {
+        var runs: [Range<Int>] = []
+        var level = bytes
+        var sources: [Int] = []   // level[i] came from bytes[sources[i]..<sources[i + 1]], once decoded
+        for depth in 0..<percentDecodingDepth where level.contains(UInt8(ascii: "%")) {
+            let (decoded, decodedSources) = level.percentDecodedLenientlyWithSources()
+            guard decoded.count < level.count else { break }   // no escape: the level before saw it all
+            sources = depth == 0 ? decodedSources : decodedSources.map { sources[$0] }
+            level = decoded
+            for secret in secrets {
+                let needle = Array(secret.utf8)
+                guard !needle.isEmpty else { continue }
+                var from = 0
+                while let found = level.firstRange(ofBytes: needle, from: from) {
+                    runs.append(sources[found.lowerBound]..<sources[found.upperBound])
+                    from = found.lowerBound + 1
+                }
+            }
+        }
+        guard !runs.isEmpty else { return nil }
+        runs.sort { $0.lowerBound < $1.lowerBound }
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count)
+        var copied = 0
+        var index = 0
+        while index < runs.count {
+            var run = runs[index]
+            index += 1
+            while index < runs.count, runs[index].lowerBound < run.upperBound {
+                run = run.lowerBound..<max(run.upperBound, runs[index].upperBound)
+                index += 1
+            }
+            result += bytes[copied..<run.lowerBound]
+            result += placeholder.utf8
+            copied = run.upperBound
+        }
+        result += bytes[copied...]
+        return result
     }
 
     func redact(header name: String, value: String) -> String {

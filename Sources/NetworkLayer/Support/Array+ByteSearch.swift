@@ -28,6 +28,13 @@ extension Array<UInt8> {
     /// The percent-escapes (`%2F`, either case) decoded; a `%` not followed by two hex digits
     /// stays as it is, so text that is not well-formed is still decoded wherever it can be.
     func percentDecodedLeniently() -> [UInt8] {
+        percentDecodedLenientlyWithSources().decoded
+    }
+
+    /// ``percentDecodedLeniently()``, and where each decoded byte came from: byte `i` of `decoded`
+    /// is `self[sources[i]..<sources[i + 1]]` (one byte, or an escape's three); `sources` ends with
+    /// `endIndex`, so it has one element more than `decoded`.
+    func percentDecodedLenientlyWithSources() -> (decoded: [UInt8], sources: [Int]) {
         func hexValue(_ byte: UInt8) -> UInt8? {
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
@@ -37,9 +44,12 @@ extension Array<UInt8> {
             }
         }
         var result: [UInt8] = []
+        var sources: [Int] = []
         result.reserveCapacity(count)
+        sources.reserveCapacity(count + 1)
         var index = startIndex
         while index < endIndex {
+            sources.append(index)
             if self[index] == UInt8(ascii: "%"), index + 2 < endIndex,
                let high = hexValue(self[index + 1]), let low = hexValue(self[index + 2]) {
                 result.append(high << 4 | low)
@@ -49,10 +59,11 @@ extension Array<UInt8> {
                 index += 1
             }
         }
-        return result
+        sources.append(endIndex)
+        return (result, sources)
     }
 
-    private func firstRange(ofBytes needle: [UInt8], from start: Int) -> Range<Int>? {
+    func firstRange(ofBytes needle: [UInt8], from start: Int) -> Range<Int>? {
         guard let first = needle.first, needle.count <= count - start else { return needle.isEmpty ? start..<start : nil }
         let lastStart = count - needle.count
         var index = start

@@ -21,6 +21,7 @@ public enum FuzzTargets {
         FuzzTarget("websocket-extensions", WebSocketExtensionsFuzz.check),
         FuzzTarget("text-lines", TextLinesFuzz.check),
         FuzzTarget("websocket-handshake", WebSocketHandshakeFuzz.check),
+        FuzzTarget("chunk-scrubber", ChunkScrubberFuzz.check),
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {

@@ -7,12 +7,14 @@ import Foundation
 /// names and values the input builds from any text and from the secrets (whole, inside other text,
 /// under any name), a body of any bytes (UTF-8 or not, the secrets inside or not), a `Location`
 /// quoting them, and maybe a failure whose description quotes them; the request's URL may carry a
-/// secret under a query item of another name.
+/// secret under a query item of another name. Anywhere, a secret may be spelled with percent-escapes
+/// (`%6E` for `n`, any letters escaped, either case of hex digit).
 ///
 /// Checked: nothing traps; the HAR is JSON that reads back as HAR 1.2 (one entry, the request's
 /// method, the response's status, every response header line in order); no secret is in any of its
-/// texts, nor in a body kept as Base64 once decoded; a UTF-8 body without a secret is kept as it
-/// is, and any other body without one decodes back from Base64 to its bytes.
+/// texts, nor in a body kept as Base64 once decoded, as it is or with its percent-escapes decoded; a
+/// UTF-8 body without a secret (however spelled) is kept as it is, and any other body without one
+/// decodes back from Base64 to its bytes.
 enum HARTextFuzz {
     private struct Provider: ServiceProvider {
         let token: String
@@ -38,7 +40,7 @@ enum HARTextFuzz {
         let secrets = (0..<4).map { "nlS\($0)" + token(&bytes) }
         let provider = Provider(token: secrets[0], tenantKey: secrets[1])
         var endpoint = "/items?api_key=\(secrets[2])"
-        if bytes.bool() { endpoint += "&note=\(secrets[bytes.choice(4)])" }
+        if bytes.bool() { endpoint += "&note=\(maybeEscaped(secrets[bytes.choice(4)], &bytes))" }
         let request = Request(serviceProvider: provider, endpoint: endpoint)
         // The fourth is a secret only when the request sends it, as a JSON body's `password`.
         var carried = Array(secrets.prefix(3))
@@ -63,7 +65,7 @@ enum HARTextFuzz {
             fields.append((name: name, value: text(&bytes, secrets: secrets)))
         }
         var body = Data(bytes.take(bytes.choice(200)))
-        if bytes.bool() { body.append(contentsOf: Array(secrets[bytes.choice(4)].utf8)) }
+        if bytes.bool() { body.append(contentsOf: Array(maybeEscaped(secrets[bytes.choice(4)], &bytes).utf8)) }
         body.append(contentsOf: bytes.take(bytes.choice(20)))
         let location = bytes.bool() ? "https://evil.test/?leak=" + text(&bytes, secrets: secrets) : nil
         let fails = bytes.choice(4) == 0
@@ -98,26 +100,53 @@ enum HARTextFuzz {
         var texts: [(path: String, text: String)] = []
         collectStrings(document, at: "", into: &texts)
         for secret in carried {
-            for found in texts where found.text.contains(secret) {
+            for found in texts where holds(Array(found.text.utf8), secret) {
                 throw FuzzFailure("the secret \(secret) is in the HAR at \(found.path): \(found.text.debugDescription)")
             }
         }
         let base64 = content["encoding"] as? String == "base64"
         if base64 {
             guard let decoded = Data(base64Encoded: text) else { throw FuzzFailure("the Base64 body does not decode: \(text)") }
-            for secret in carried where decoded.range(of: Data(secret.utf8)) != nil {
+            for secret in carried where holds(Array(decoded), secret) {
                 throw FuzzFailure("the secret \(secret) is in the Base64 body")
             }
         }
 
-        // A body without a secret is kept as it came.
-        if !fails, !carried.contains(where: { body.range(of: Data($0.utf8)) != nil }) {
+        // A body without a secret, however spelled, is kept as it came.
+        if !fails, !carried.contains(where: { holds(Array(body), $0) }) {
             if let utf8 = String(data: body, encoding: .utf8) {
                 try require(!base64 && text == utf8, "the UTF-8 body \(utf8.debugDescription) was kept as \(text.debugDescription)")
             } else {
                 try require(base64 && Data(base64Encoded: text) == body, "the binary body was kept as \(text.debugDescription)")
             }
         }
+    }
+
+    /// Whether `bytes` hold `secret`, as it is or spelled with percent-escapes (decoded as many
+    /// times as the scrubbing promises).
+    private static func holds(_ bytes: [UInt8], _ secret: String) -> Bool {
+        var level = bytes
+        for _ in 0...Redactor.percentDecodingDepth {
+            if level.containsBytes(secret.utf8) { return true }
+            level = level.percentDecodedLeniently()
+        }
+        return false
+    }
+
+    /// `secret`, or (one time in two) with some of its characters percent-escaped, hex digits in
+    /// either case: spellings no encoder makes, which a scrubber must still see through.
+    private static func maybeEscaped(_ secret: String, _ bytes: inout FuzzBytes) -> String {
+        guard bytes.bool() else { return secret }
+        var spelled = ""
+        for byte in secret.utf8 {
+            if bytes.bool() {
+                let hex = String(byte, radix: 16)
+                spelled += "%" + (bytes.bool() ? hex.uppercased() : hex)
+            } else {
+                spelled.unicodeScalars.append(Unicode.Scalar(byte))
+            }
+        }
+        return spelled
     }
 
     /// Four to twelve letters and digits.
@@ -132,7 +161,7 @@ enum HARTextFuzz {
         for _ in 0..<bytes.choice(6) {
             switch bytes.choice(3) {
             case 0: text += words[bytes.choice(words.count)]
-            case 1: text += secrets[bytes.choice(secrets.count)]
+            case 1: text += maybeEscaped(secrets[bytes.choice(secrets.count)], &bytes)
             default: text += String(decoding: bytes.take(bytes.choice(12)), as: UTF8.self)
             }
         }

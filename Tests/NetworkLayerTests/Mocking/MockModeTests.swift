@@ -167,7 +167,7 @@ struct MockModeTests {
         }
     }
 
-    @Test("A recorded live response replays to the same value, and secret headers stay out of its sidecar")
+    @Test("A recorded live response replays to the same value, with the credential it echoed <redacted>; secret headers stay out of its sidecar")
     func recordedLiveResponseReplaysToTheSameValue() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -176,11 +176,24 @@ struct MockModeTests {
             live.mockRecordingDirectory = directory
             let request = { MockedRequest<Echo>(server.provider(headers: ["Authorization": "Bearer canary-token-1"]), "/echo", mock: "Recorded") }
             let recorded = try await live.perform(request())
+            #expect(recorded.headers["Authorization"] == "Bearer canary-token-1", "the server echoed the credential: the test means something")
+            // The body as received, but for the credential: recorded mocks end up in repositories.
+            let body = try String(contentsOf: directory.appendingPathComponent("Recorded.json"), encoding: .utf8)
+            #expect(!body.contains("canary-token-1"), "\(body)")
 
             let replayed = try await makeManager(mocks: directory).perform(request())
             #expect(replayed.path == recorded.path)
-            #expect(replayed.headers == recorded.headers)
+            var expected = recorded.headers
+            expected["Authorization"] = "<redacted>"
+            #expect(replayed.headers == expected)
             #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("Recorded.meta.json").path))
+
+            // A response header whose name quotes the credential (a name that does not look secret,
+            // or the header would be left out): its name is scrubbed too.
+            _ = try await live.perform(MockedRequest<Data>(server.provider(headers: ["Authorization": "Bearer canary-9f8e7d"]),
+                                                           "/response-headers?h=X-Echo-canary-9f8e7d:yes", mock: "Named"))
+            let named = try String(contentsOf: directory.appendingPathComponent("Named.meta.json"), encoding: .utf8)
+            #expect(!named.contains("canary-9f8e7d") && named.contains("X-Echo-<redacted>"), "\(named)")
 
             // Without a filename, the METHOD/path layout; secret response headers stay out of the sidecar.
             _ = try await live.perform(MockedRequest<HeadersEcho>(server.provider(), "/headers", mock: nil))

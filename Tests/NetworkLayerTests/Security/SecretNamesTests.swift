@@ -185,6 +185,36 @@ struct SecretNamesTests {
         #expect(!log.all.contains(where: SecretForms(key).appears))
     }
 
+    @Test("A secret spelled with percent-escapes no encoder makes is scrubbed from the log, its entries and the HAR")
+    func aPercentSpelledSecretIsScrubbed() async throws {
+        let key = "nlSpelledKey7Rt9p"
+        let spelled = "%6elSp%65lledK%65y7Rt9%70"   // the key, four letters escaped
+        let server = try await TestServer.shared()
+        let log = LogCollector()
+        let entries = LogEntryCollector()
+        let net = makeManager(log: log, entries: entries)
+        net.recordsTraffic = true
+        let provider = server.secretProvider(authentication: .apiKey(key, queryItem: "subscription"))
+        // The caller's URL holds the spelling inside a query item (escaped twice); the server's
+        // `Location` holds it escaped once, and so does the URL the redirect is followed to.
+        let echo = try await net.perform(TestRequest<Echo>(provider, "/redirect-to",
+                                                           params: ["url": "/echo?note=\(spelled)", "status": "302"]))
+        #expect(echo.args["note"] == [key], "the server decoded the spelling to the key: the test means something")
+        let har = String(decoding: try net.recordedTraffic.har(), as: UTF8.self)
+        #expect(har.contains("redirectURL"))
+        func holdsKey(_ text: String) -> Bool {
+            var level = Array(text.utf8)
+            for _ in 0...Redactor.percentDecodingDepth {
+                if level.containsBytes(key.utf8) { return true }
+                level = level.percentDecodedLeniently()
+            }
+            return false
+        }
+        for text in log.all + entries.texts + [har] {
+            #expect(!holdsKey(text), "\(text.prefix(300))")
+        }
+    }
+
     // MARK: The name rules and standard headers
 
     /// Standard headers whose names hold a word the name rules look for (auth, credential,

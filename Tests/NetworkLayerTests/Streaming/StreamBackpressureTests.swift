@@ -35,6 +35,31 @@ struct StreamBackpressureTests {
         }
     }
 
+    @Test("A reader that starts long after the head, its first megabyte already buffered and the transfer paused, is not timed out for silence")
+    func pausedBeforeTheReaderStarts() async throws {
+        try await withSSEServer { server in
+            // On loopback the head and the first megabyte often come in one round: the transfer
+            // pauses before the head is handed over. Eight streams, so that some do. Waiting for
+            // the reader is not the server's silence.
+            let size = 2 << 20
+            let net = makeManager()
+            let streams = try await withThrowingTaskGroup(of: ByteStream.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        try await net.perform(StreamRequest<ByteStream>(server.provider(), "/bytes?size=\(size)&chunk=262144", timeout: 0.5))
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            try await Task.sleep(for: .seconds(2))
+            for stream in streams {
+                var received = 0
+                for try await chunk in stream { received += chunk.count }
+                #expect(received == size)
+            }
+        }
+    }
+
     @Test("1 GB streamed to a reader that sleeps on every chunk, in a process of its own: its peak resident size stays under 64 MB")
     func gigabyteInAProcessOfItsOwn() async throws {
         try await withSSEServer { server in

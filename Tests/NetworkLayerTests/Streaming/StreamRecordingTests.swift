@@ -51,6 +51,37 @@ struct StreamRecordingTests {
         }
     }
 
+    @Test("A credential the server echoes into a recorded stream, cut across chunks or percent-escaped, is written as <redacted>")
+    func echoedCredentialScrubbed() async throws {
+        let token = "nlStreamToken7Rt9p"
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await withSSEServer { server in
+            let live = makeManager()
+            live.mockRecordingDirectory = directory
+            let provider = AuthProvider(port: server.port, authentication: .bearer(token))
+            // Three bytes at a time: the token reaches the recorder in six pieces or more.
+            let recorded = await collect(try await live.perform(StreamRequest<EventStream>(provider, "/sse/echo-auth?piece=3", mock: "Echo")))
+            #expect(recorded.error == nil)
+            #expect(recorded.events.first?.data == "Bearer \(token)", "the server echoed the token: the test means something")
+            #expect(recorded.events.last?.data.contains("%6E%6C%53") == true, "and escaped it: \(recorded.events)")
+
+            let file = try Data(contentsOf: directory.appendingPathComponent("Echo.sse"))
+            func holdsToken(_ bytes: [UInt8]) -> Bool {
+                var level = bytes
+                for _ in 0...Redactor.percentDecodingDepth {
+                    if level.containsBytes(token.utf8) { return true }
+                    level = level.percentDecodedLeniently()
+                }
+                return false
+            }
+            #expect(!holdsToken(Array(file)), "\(String(decoding: file, as: UTF8.self))")
+            let replayed = await collect(try await makeManager(mocks: directory).perform(StreamRequest<EventStream>(provider, "/sse/echo-auth", mock: "Echo")))
+            #expect(replayed.events.map(\.id) == ["1", "2"])
+            #expect(replayed.events.allSatisfy { $0.data.contains("<redacted>") }, "\(replayed.events)")
+        }
+    }
+
     @Test("A stream that fails (a reset) is not recorded, and the log says so")
     func failedStreamNotRecorded() async throws {
         let directory = try temporaryDirectory()
