@@ -53,7 +53,7 @@ extension Reliability {
         static func check(_ fault: CertificateFault, server: TestServer) async throws {
             let net = makeTLSManager()
             let provider = server.provider(host: "localhost")
-            let timeout: TimeInterval = 1
+            let timeout = TestTimeout.seconds(1)   // a sanitizer run is slower at the handshake too
             await learnEngineThread(via: try SharedServers.fault(.serve).provider())
             let ((outcome, elapsed), waited) = await withCoreWaits {
                 await timedOnOwnExecutor {
