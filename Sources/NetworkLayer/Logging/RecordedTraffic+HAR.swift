@@ -151,13 +151,12 @@ extension RecordedTraffic {
     }
 
     /// A body as HAR text: UTF-8 as it is, anything else Base64, its first ``bodyLimit`` bytes,
-    /// every secret value scrubbed (from a binary body too: through Latin-1, where each byte is one character).
+    /// every secret value scrubbed (from a binary body too, byte for byte).
     static func bodyText(_ data: Data, secrets: [String]) -> (text: String, encoding: String?, comment: String?) {
         let kept = data.prefix(bodyLimit)
         let comment = kept.count < data.count ? "the first \(kept.count) of \(data.count) bytes" : nil
         if let text = String(data: kept, encoding: .utf8) { return (Redactor.scrub(text, secrets: secrets), nil, comment) }
-        let scrubbed = Redactor.scrub(String(kept.map { Character(Unicode.Scalar($0)) }), secrets: secrets)
-        let bytes = Data(scrubbed.unicodeScalars.map { UInt8(truncatingIfNeeded: $0.value) })
+        let bytes = Redactor.scrub(bytes: Array(kept), secrets: secrets).map { Data($0) } ?? Data(kept)
         return (bytes.base64EncodedString(), "base64", comment)
     }
 

@@ -67,11 +67,6 @@ enum ChunkScrubberFuzz {
     }
 
     private static func holdsSecret(_ bytes: [UInt8], _ secrets: [String]) -> Bool {
-        var level = bytes
-        for _ in 0...Redactor.percentDecodingDepth {
-            if secrets.contains(where: { level.containsBytes($0.utf8) }) { return true }
-            level = level.percentDecodedLeniently()
-        }
-        return false
+        secrets.contains { spellsSecret($0, in: bytes) }
     }
 }

@@ -100,37 +100,26 @@ enum HARTextFuzz {
         var texts: [(path: String, text: String)] = []
         collectStrings(document, at: "", into: &texts)
         for secret in carried {
-            for found in texts where holds(Array(found.text.utf8), secret) {
+            for found in texts where spellsSecret(secret, in: Array(found.text.utf8)) {
                 throw FuzzFailure("the secret \(secret) is in the HAR at \(found.path): \(found.text.debugDescription)")
             }
         }
         let base64 = content["encoding"] as? String == "base64"
         if base64 {
             guard let decoded = Data(base64Encoded: text) else { throw FuzzFailure("the Base64 body does not decode: \(text)") }
-            for secret in carried where holds(Array(decoded), secret) {
+            for secret in carried where spellsSecret(secret, in: Array(decoded)) {
                 throw FuzzFailure("the secret \(secret) is in the Base64 body")
             }
         }
 
         // A body without a secret, however spelled, is kept as it came.
-        if !fails, !carried.contains(where: { holds(Array(body), $0) }) {
+        if !fails, !carried.contains(where: { spellsSecret($0, in: Array(body)) }) {
             if let utf8 = String(data: body, encoding: .utf8) {
                 try require(!base64 && text == utf8, "the UTF-8 body \(utf8.debugDescription) was kept as \(text.debugDescription)")
             } else {
                 try require(base64 && Data(base64Encoded: text) == body, "the binary body was kept as \(text.debugDescription)")
             }
         }
-    }
-
-    /// Whether `bytes` hold `secret`, as it is or spelled with percent-escapes (decoded as many
-    /// times as the scrubbing promises).
-    private static func holds(_ bytes: [UInt8], _ secret: String) -> Bool {
-        var level = bytes
-        for _ in 0...Redactor.percentDecodingDepth {
-            if level.containsBytes(secret.utf8) { return true }
-            level = level.percentDecodedLeniently()
-        }
-        return false
     }
 
     /// `secret`, or (one time in two) with some of its characters percent-escaped, hex digits in
@@ -182,4 +171,15 @@ enum HARTextFuzz {
         default: break
         }
     }
+}
+
+/// Whether `bytes` spell `secret`, as it is or with percent-escapes (decoded as many times as the
+/// redactor decodes when it scrubs).
+func spellsSecret(_ secret: String, in bytes: [UInt8]) -> Bool {
+    var level = bytes
+    for _ in 0...Redactor.percentDecodingDepth {
+        if level.containsBytes(secret.utf8) { return true }
+        level = level.percentDecodedLeniently()
+    }
+    return false
 }

@@ -22,6 +22,17 @@ struct SecretForms: Sendable {
     func appears(in bytes: [UInt8]) -> Bool { forms.contains { bytes.containsBytes($0) } }
 }
 
+/// Whether `text` spells `secret`, as it is or with percent-escapes (decoded as many times as the
+/// redactor decodes when it scrubs).
+func spellsSecret(_ secret: String, in text: some Collection<UInt8>) -> Bool {
+    var level = Array(text)
+    for _ in 0...Redactor.percentDecodingDepth {
+        if level.containsBytes(secret.utf8) { return true }
+        level = level.percentDecodedLeniently()
+    }
+    return false
+}
+
 /// The forms in which a credential travels on the wire (as it is, and percent-encoded in a
 /// query), for looking for it in the bytes a server received.
 func wireForms(of secret: String) -> [[UInt8]] {
