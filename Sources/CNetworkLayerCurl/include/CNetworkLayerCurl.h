@@ -41,6 +41,20 @@ CURLcode nl_easy_getinfo_socket(CURL *handle, CURLINFO info, curl_socket_t *valu
 void nl_tsan_release(void *address);
 void nl_tsan_acquire(void *address);
 
+// MARK: - Global initialisation
+
+/// curl_global_init with allocation functions that keep up to 64 freed blocks of about
+/// `receive_buffer_size + 1` bytes (a stream's receive buffer) for the next transfer, instead of
+/// returning them to the C library (buffer_cache.c says why). Everything else is malloc's.
+/// If libcurl was initialised already, its allocation functions stay as they were.
+CURLcode nl_global_init_caching_buffers(size_t receive_buffer_size);
+/// Frees the blocks the cache holds (the engine calls it once it has been idle for a while).
+void nl_release_cached_buffers(void);
+/// How many blocks the cache holds now.
+int nl_cached_buffer_count(void);
+/// How many allocations the cache has answered with a kept block, since the process started.
+long nl_cached_buffer_hits(void);
+
 // MARK: - Multi handle options
 
 CURLMcode nl_multi_setopt_long(CURLM *handle, CURLMoption option, long value);

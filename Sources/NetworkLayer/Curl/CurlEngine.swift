@@ -47,6 +47,11 @@ final class CurlEngine: @unchecked Sendable {
     private static let poolLimit = 256
     /// How many streams started on a pooled handle (the tests check the reuse happens).
     static let streamsOnPooledHandles = Atomic<Int>(0)
+    /// Stream receive buffers libcurl freed that are kept for the next transfers (the tests check
+    /// they are reused, and released when the engine idles).
+    static var keptReceiveBuffers: Int { Int(nl_cached_buffer_count()) }
+    /// How many transfers started with a kept receive buffer, since the process started.
+    static var reusedReceiveBuffers: Int { Int(nl_cached_buffer_hits()) }
     static let idleConnectionLimit = 512
     // @exclusivity(unchecked) on the engine thread's own state below: only that thread touches it,
     // never reentrantly (what it saves per request: Benchmarks/RESULTS.md, "Speed tricks, measured").
@@ -78,13 +83,18 @@ final class CurlEngine: @unchecked Sendable {
     /// Since when no transfer is running: once the idle time has passed, the unused connections
     /// are closed. Engine thread only.
     @exclusivity(unchecked) private var idleSince: ContinuousClock.Instant?
+    /// Since when no transfer is running, for the stream buffers kept for the next transfers;
+    /// far in the future once they are released. Engine thread only.
+    @exclusivity(unchecked) private var quietSince: ContinuousClock.Instant?
+    /// How long the engine keeps stream buffers for reuse with no transfer running.
+    static let keptBuffersLinger = Duration.seconds(1)
 
     static let tlsBackend: String = {
         curl_version_info(CURLVERSION_TENTH)?.pointee.ssl_version.map { String(cString: $0) } ?? "none"
     }()
 
     private init() throws(NetworkError) {
-        let global = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+        let global = nl_global_init_caching_buffers(CurlTransfer.streamBufferSize)
         guard global == CURLE_OK else {
             throw .transport(.init(reason: "libcurl could not initialise (curl_global_init returned \(global.rawValue))"))
         }
@@ -257,7 +267,7 @@ final class CurlEngine: @unchecked Sendable {
             // its reader whole, with one wake-up.
             collectFinished()
             if !dueDeliveries.isEmpty { deliverStreamedChunks() }
-            let wait = min(expireDeadlines(), closeIdleConnectionsWhenDue())
+            let wait = min(expireDeadlines(), closeIdleConnectionsWhenDue(), releaseKeptBuffersWhenQuiet())
             // What this thread submitted itself did not wake it.
             if inbox.withLock({ $0.hasWork }) { continue }
             _ = curl_multi_poll(multi, nil, 0, wait, nil)
@@ -290,6 +300,33 @@ final class CurlEngine: @unchecked Sendable {
         releaseUnusedCaches()
         idleSince = .now + .seconds(1_000_000_000)  // closed: nothing to do until a transfer runs again
         return pruning
+    }
+
+    /// Frees the stream buffers kept for reuse (libcurl's receive buffers, the shared chunk pool's)
+    /// once no transfer has run for ``keptBuffersLinger``: a process that stops streaming gives
+    /// their memory back. Returns how long the engine may sleep (ms) before it looks again.
+    private func releaseKeptBuffersWhenQuiet() -> Int32 {
+        guard active.isEmpty else {
+            quietSince = nil
+            return 1000
+        }
+        let now = ContinuousClock.now
+        guard let since = quietSince else {
+            quietSince = now
+            return Self.milliseconds(Self.keptBuffersLinger)
+        }
+        let due = since + Self.keptBuffersLinger
+        guard due <= now else { return Self.milliseconds(due - now) }
+        StreamChunkPool.shared.releaseKept()
+        nl_release_cached_buffers()
+        quietSince = now + .seconds(1_000_000_000)  // released: nothing to do until a transfer runs again
+        return 1000
+    }
+
+    /// `duration` in whole milliseconds, rounded up, for `curl_multi_poll`'s timeout.
+    private static func milliseconds(_ duration: Duration) -> Int32 {
+        let (seconds, attoseconds) = duration.components
+        return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
     }
 
     private func takeInbox() -> Inbox {

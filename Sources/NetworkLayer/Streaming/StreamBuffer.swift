@@ -92,15 +92,18 @@ final class StreamBuffer: Sendable {
     /// The producer's side (the engine thread's; its own lock, never contended, keeps the
     /// class `Sendable`): the chunk being filled and where its storage comes from.
     private let open = Protected(OpenChunk())
-    private let pool: StreamChunkPool
+    /// Where the chunks' storage comes from (internal for the tests of its reuse).
+    let pool: StreamChunkPool
     /// An open chunk holding less than this at the end of a round is copied out at its size.
     private let smallChunk: Int
 
-    /// - Parameter chunkSize: how large a chunk the producer's pieces are gathered into.
-    init(highWater: Int = 1 << 20, chunkSize: Int = 256 << 10) {
+    /// - Parameter chunkSize: how large a chunk the producer's pieces are gathered into. At
+    ///   ``StreamChunkPool/standardCapacity`` the storage comes from ``StreamChunkPool/shared``.
+    init(highWater: Int = 1 << 20, chunkSize: Int = StreamChunkPool.standardCapacity) {
         self.highWater = highWater
         let chunkSize = max(chunkSize, 1)
-        pool = StreamChunkPool(capacity: chunkSize, keptLimit: max(2 * highWater / chunkSize + 2, 4))
+        pool = chunkSize == StreamChunkPool.standardCapacity
+            ? .shared : StreamChunkPool(capacity: chunkSize, keptLimit: max(2 * highWater / chunkSize + 2, 4))
         smallChunk = chunkSize / 8
     }
 
@@ -176,15 +179,22 @@ final class StreamBuffer: Sendable {
         }
     }
 
-    /// Publishes the chunk being filled, if any (a small one as a copy at its size).
+    /// Publishes the chunk being filled, if any: a small one as a copy at its size, its storage
+    /// back in the pool at once (a stream's next round, or another stream, takes it again; a small
+    /// answer never holds a chunk's storage for its whole life).
     private func publishOpenChunk() {
+        var spare: UnsafeMutableRawPointer?
         let chunk = open.withLock { open -> Data? in
             guard let buffer = open.buffer, open.count > 0 else { return nil }
             defer { open.count = 0 }
-            if open.count < smallChunk { return Data(bytes: buffer, count: open.count) }
             open.buffer = nil
+            guard open.count >= smallChunk else {
+                spare = buffer
+                return Data(bytes: buffer, count: open.count)
+            }
             return pool.data(owning: buffer, count: open.count)
         }
+        if let spare { pool.give(spare) }
         if let chunk { publish(chunk) }
     }
 

@@ -1,0 +1,121 @@
+#include "CNetworkLayerCurl.h"
+
+#include <malloc.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+// libcurl 7.88 allocates a transfer's receive buffer (CURLOPT_BUFFERSIZE + 1 bytes) when the
+// transfer starts and frees it when the transfer ends. A stream's is 512 KB: above glibc's mmap
+// threshold at first, then carved from the engine thread's arena, whose top glibc trims with
+// madvise whenever such a buffer comes free there; the next buffer faults its pages in afresh.
+// Thousands of small streamed answers a second (a generated OpenAPI client) spent about a tenth
+// of their CPU on that (Benchmarks/RESULTS.md). This cache keeps freed large blocks and hands them
+// back for the next large request, so the engine reuses the same resident pages; the engine
+// empties it once no transfer has run for a second.
+//
+// What must stay true:
+// - only receive buffers are kept: blocks this file handed out for a request of exactly the
+//   receive buffer's size (libcurl asks for CURLOPT_BUFFERSIZE + 1), remembered while they are
+//   out. Any other block, however large, is freed at once: libcurl's other large blocks (a paused
+//   transfer's held data) grow through realloc and must never pile up here;
+// - every pointer handed out is a block of the C library's malloc, so realloc and free of any of
+//   them are the C library's, and a block libcurl allocated before these functions were installed
+//   is freed correctly;
+// - at most NL_CACHE_SLOTS blocks are kept and NL_CACHE_SLOTS remembered as out, behind one
+//   mutex (libcurl allocates on any thread that sets an option; the engine thread does most of
+//   it). 64: more streams than that rarely start in one round of the engine, and a kept block is
+//   resident only where a stream wrote. A block handed out while 64 are out is not remembered,
+//   and is freed when it comes back.
+
+#define NL_CACHE_SLOTS 64
+
+static pthread_mutex_t nl_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *nl_cache[NL_CACHE_SLOTS];
+static int nl_cached = 0;
+static void *nl_out[NL_CACHE_SLOTS];
+static int nl_outstanding = 0;
+static size_t nl_large = 0;
+static long nl_hits = 0;
+
+static void *nl_malloc(size_t size) {
+    if (size != nl_large) return malloc(size);
+    pthread_mutex_lock(&nl_cache_lock);
+    void *block = NULL;
+    if (nl_cached > 0) {
+        block = nl_cache[--nl_cached];
+        nl_hits += 1;
+    } else {
+        block = malloc(size);
+    }
+    if (block && nl_outstanding < NL_CACHE_SLOTS) nl_out[nl_outstanding++] = block;
+    pthread_mutex_unlock(&nl_cache_lock);
+    return block;
+}
+
+static void nl_free(void *block) {
+    if (!block) return;
+    // Only a block at least as large as a receive buffer can be one: the rest skip the lock.
+    if (nl_large > 0 && malloc_usable_size(block) >= nl_large) {
+        pthread_mutex_lock(&nl_cache_lock);
+        int kept = 0;
+        for (int i = 0; i < nl_outstanding; i++) {
+            if (nl_out[i] != block) continue;
+            nl_out[i] = nl_out[--nl_outstanding];
+            if (nl_cached < NL_CACHE_SLOTS) {
+                nl_cache[nl_cached++] = block;
+                kept = 1;
+            }
+            break;
+        }
+        pthread_mutex_unlock(&nl_cache_lock);
+        if (kept) return;
+    }
+    free(block);
+}
+
+static void *nl_realloc(void *block, size_t size) {
+    // A receive buffer resized (libcurl does it when CURLOPT_BUFFERSIZE changes) is one no longer:
+    // forgotten, so that the slot is free and its old address, once reused, is not taken for one.
+    if (block && nl_large > 0 && malloc_usable_size(block) >= nl_large) {
+        pthread_mutex_lock(&nl_cache_lock);
+        for (int i = 0; i < nl_outstanding; i++) {
+            if (nl_out[i] != block) continue;
+            nl_out[i] = nl_out[--nl_outstanding];
+            break;
+        }
+        pthread_mutex_unlock(&nl_cache_lock);
+    }
+    return realloc(block, size);
+}
+static char *nl_strdup(const char *text) { return strdup(text); }
+static void *nl_calloc(size_t count, size_t size) { return calloc(count, size); }
+
+CURLcode nl_global_init_caching_buffers(size_t receive_buffer_size) {
+    nl_large = receive_buffer_size + 1;  // libcurl asks for the buffer size and a NUL
+    return curl_global_init_mem(CURL_GLOBAL_DEFAULT, nl_malloc, nl_free, nl_realloc, nl_strdup, nl_calloc);
+}
+
+void nl_release_cached_buffers(void) {
+    void *blocks[NL_CACHE_SLOTS];
+    pthread_mutex_lock(&nl_cache_lock);
+    int count = nl_cached;
+    memcpy(blocks, nl_cache, sizeof(void *) * (size_t)count);
+    nl_cached = 0;
+    pthread_mutex_unlock(&nl_cache_lock);
+    for (int i = 0; i < count; i++) free(blocks[i]);
+}
+
+int nl_cached_buffer_count(void) {
+    pthread_mutex_lock(&nl_cache_lock);
+    int count = nl_cached;
+    pthread_mutex_unlock(&nl_cache_lock);
+    return count;
+}
+
+long nl_cached_buffer_hits(void) {
+    pthread_mutex_lock(&nl_cache_lock);
+    long hits = nl_hits;
+    pthread_mutex_unlock(&nl_cache_lock);
+    return hits;
+}
