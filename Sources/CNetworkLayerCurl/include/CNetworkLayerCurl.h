@@ -43,7 +43,7 @@ void nl_tsan_acquire(void *address);
 
 // MARK: - Global initialisation
 
-/// curl_global_init with allocation functions that keep up to 64 freed blocks of about
+/// curl_global_init with allocation functions that keep up to 64 freed blocks of exactly
 /// `receive_buffer_size + 1` bytes (a stream's receive buffer) for the next transfer, instead of
 /// returning them to the C library (buffer_cache.c says why). Everything else is malloc's.
 /// If libcurl was initialised already, its allocation functions stay as they were.
