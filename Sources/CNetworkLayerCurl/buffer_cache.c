@@ -8,11 +8,10 @@
 // libcurl 7.88 allocates a transfer's receive buffer (CURLOPT_BUFFERSIZE + 1 bytes) when the
 // transfer starts and frees it when the transfer ends. A stream's is 512 KB: above glibc's mmap
 // threshold at first, then carved from the engine thread's arena, whose top glibc trims with
-// madvise whenever such a buffer comes free there; the next buffer faults its pages in afresh.
-// Thousands of small streamed answers a second (a generated OpenAPI client) spent about a tenth
-// of their CPU on that (Benchmarks/RESULTS.md). This cache keeps freed large blocks and hands them
-// back for the next large request, so the engine reuses the same resident pages; the engine
-// empties it once no transfer has run for a second.
+// madvise whenever such a buffer comes free there; the next buffer faults its pages in afresh,
+// a cost that grows with the number of streams, not their size (Benchmarks/RESULTS.md, scenario 9).
+// This cache keeps freed receive buffers and hands them back for the next transfer, so the engine
+// reuses the same resident pages; the engine empties it once no transfer has run for a second.
 //
 // What must stay true:
 // - only receive buffers are kept: blocks this file handed out for a request of exactly the

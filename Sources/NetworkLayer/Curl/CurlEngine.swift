@@ -292,10 +292,7 @@ final class CurlEngine: @unchecked Sendable {
             return min(pruning, Int32(clamping: idleSeconds * 1000 + 1))
         }
         let due = since + .seconds(idleSeconds)
-        guard due <= now else {
-            let (seconds, attoseconds) = (due - now).components
-            return min(pruning, Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1))
-        }
+        guard due <= now else { return min(pruning, Self.milliseconds(due - now)) }
         epoch += 1
         releaseUnusedCaches()
         idleSince = .now + .seconds(1_000_000_000)  // closed: nothing to do until a transfer runs again
@@ -323,7 +320,7 @@ final class CurlEngine: @unchecked Sendable {
         return 1000
     }
 
-    /// `duration` in whole milliseconds, rounded up, for `curl_multi_poll`'s timeout.
+    /// `duration` in whole milliseconds, rounded up (one more), for `curl_multi_poll`'s timeout.
     private static func milliseconds(_ duration: Duration) -> Int32 {
         let (seconds, attoseconds) = duration.components
         return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
@@ -429,8 +426,7 @@ final class CurlEngine: @unchecked Sendable {
                 next = deadline
             }
         }
-        let (seconds, attoseconds) = (next - now).components
-        return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+        return Self.milliseconds(next - now)
     }
 
     /// How long after its timeout the engine ends a transfer waiting for a connection.

@@ -6,8 +6,8 @@ import TestScheduling
 /// A stream's large buffers are reused, not allocated and freed per transfer: libcurl's 512 KB
 /// receive buffer (kept by the allocation functions the engine gives libcurl) and the 256 KB
 /// storage its chunks are gathered in (one pool for every stream). Freeing them per transfer let
-/// glibc trim its arena and fault the pages in again each time: a tenth of the CPU of many small
-/// streamed answers (Benchmarks/RESULTS.md, scenario 9). Both are released once the engine idles.
+/// glibc trim its arena and fault the pages in again each time (Benchmarks/RESULTS.md, scenario 9).
+/// Both are released once the engine idles.
 @Suite("Stream buffer reuse", .sharing)
 struct StreamBufferReuseTests {
     @Test("A small answer gives its chunk storage back at the end of its round, and the next round takes it again")
@@ -60,8 +60,10 @@ struct StreamBufferReuseTests {
                 for try await chunk in stream { total += chunk.count }
                 #expect(total == 1000 + index)
             }
-            // The first stream may find the cache empty; the others take the buffer the one before left.
-            #expect(CurlEngine.reusedReceiveBuffers - reusedBefore >= 19)
+            // The first stream may find the cache empty; the others take the buffer the one before
+            // left (unless a stall of over a second between two let the engine release it: hence
+            // not 19). Without the cache there is no reuse at all.
+            #expect(CurlEngine.reusedReceiveBuffers - reusedBefore >= 10)
             #expect(CurlEngine.keptReceiveBuffers >= 1)
             #expect(StreamChunkPool.shared.keptCount >= 1)
 
