@@ -154,7 +154,7 @@ let package = Package(
         .testTarget(
             name: "NetworkLayerTests",
             dependencies: [
-                "NetworkLayer", "FastJSON", "StreamMemoryProbe", "DiskWriteProbe", "RequestProbe", "CacheProbe", "TestScheduling",
+                "NetworkLayer", "FastJSON", "StreamMemoryProbe", "DiskWriteProbe", "RequestProbe", "CacheProbe", "LibcurlInitProbe", "TestScheduling",
                 // The opt-in products' tests (Tests/NetworkLayerTests/Observability), compiled with the `IntegrationTests` trait.
                 .target(name: "NetworkLayerObservability", condition: .when(traits: ["IntegrationTests"])),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing", condition: .when(traits: ["IntegrationTests"])),
@@ -212,6 +212,13 @@ let package = Package(
             name: "CacheProbe",
             dependencies: ["NetworkLayer"],
             path: "Tests/CacheProbe"
+        ),
+        // libcurl's first use in a process of its own, one order per process ("libcurl's initialisation").
+        // It reaches the engine through @testable import: debug builds only (it says so otherwise).
+        .executableTarget(
+            name: "LibcurlInitProbe",
+            dependencies: ["NetworkLayer", "CNetworkLayerCurl"],
+            path: "Tests/LibcurlInitProbe"
         ),
         // One decoding-memory measurement per process (FastJSONTests' "Decoding memory", the Reliability article's figures).
         .executableTarget(

@@ -36,8 +36,11 @@ static void *nl_out[NL_CACHE_SLOTS];
 static int nl_outstanding = 0;
 static size_t nl_large = 0;
 static long nl_hits = 0;
+/// Set by every allocation function here: libcurl called one, so they are the ones it uses.
+static volatile int nl_in_use = 0;
 
 static void *nl_malloc(size_t size) {
+    nl_in_use = 1;
     if (size != nl_large) return malloc(size);
     pthread_mutex_lock(&nl_cache_lock);
     void *block = NULL;
@@ -74,6 +77,7 @@ static void nl_free(void *block) {
 }
 
 static void *nl_realloc(void *block, size_t size) {
+    nl_in_use = 1;
     // A receive buffer resized (libcurl does it when CURLOPT_BUFFERSIZE changes) is one no longer:
     // forgotten, so that the slot is free and its old address, once reused, is not taken for one.
     if (block && nl_large > 0 && malloc_usable_size(block) >= nl_large) {
@@ -87,12 +91,26 @@ static void *nl_realloc(void *block, size_t size) {
     }
     return realloc(block, size);
 }
-static char *nl_strdup(const char *text) { return strdup(text); }
-static void *nl_calloc(size_t count, size_t size) { return calloc(count, size); }
+static char *nl_strdup(const char *text) {
+    nl_in_use = 1;
+    return strdup(text);
+}
+static void *nl_calloc(size_t count, size_t size) {
+    nl_in_use = 1;
+    return calloc(count, size);
+}
 
-CURLcode nl_global_init_caching_buffers(size_t receive_buffer_size) {
+CURLcode nl_global_init_caching_buffers(size_t receive_buffer_size, int *installed) {
     nl_large = receive_buffer_size + 1;  // libcurl asks for the buffer size and a NUL
-    return curl_global_init_mem(CURL_GLOBAL_DEFAULT, nl_malloc, nl_free, nl_realloc, nl_strdup, nl_calloc);
+    // libcurl takes allocation functions only from the call that initialises it; a later call
+    // (or one after curl_easy_init, which initialises it with the C library's) leaves them as
+    // they are, and says nothing. One allocation through libcurl tells which functions it uses.
+    CURLcode code = curl_global_init_mem(CURL_GLOBAL_DEFAULT, nl_malloc, nl_free, nl_realloc, nl_strdup, nl_calloc);
+    if (code != CURLE_OK) return code;
+    char *probe = curl_easy_escape(NULL, "probe", 5);
+    curl_free(probe);
+    *installed = nl_in_use;
+    return CURLE_OK;
 }
 
 void nl_release_cached_buffers(void) {

@@ -46,8 +46,9 @@ void nl_tsan_acquire(void *address);
 /// curl_global_init with allocation functions that keep up to 64 freed blocks of exactly
 /// `receive_buffer_size + 1` bytes (a stream's receive buffer) for the next transfer, instead of
 /// returning them to the C library (buffer_cache.c says why). Everything else is malloc's.
-/// If libcurl was initialised already, its allocation functions stay as they were.
-CURLcode nl_global_init_caching_buffers(size_t receive_buffer_size);
+/// If libcurl was initialised already, its allocation functions stay as they were: `installed`
+/// is set to 1 when libcurl uses these, 0 when it does not.
+CURLcode nl_global_init_caching_buffers(size_t receive_buffer_size, int *installed);
 /// Frees the blocks the cache holds (the engine calls it once it has been idle for a while).
 void nl_release_cached_buffers(void);
 /// How many blocks the cache holds now.

@@ -17,6 +17,7 @@ final class CurlEasyHandle: @unchecked Sendable {
     let requestsSent: UnsafeMutablePointer<CLong>
 
     init() throws(NetworkError) {
+        try CurlGlobal.initialise()
         guard let raw = curl_easy_init() else {
             throw .transport(.init(reason: "libcurl could not create a transfer handle (curl_easy_init failed)"))
         }

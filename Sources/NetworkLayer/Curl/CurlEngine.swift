@@ -94,10 +94,7 @@ final class CurlEngine: @unchecked Sendable {
     }()
 
     private init() throws(NetworkError) {
-        let global = nl_global_init_caching_buffers(CurlTransfer.streamBufferSize)
-        guard global == CURLE_OK else {
-            throw .transport(.init(reason: "libcurl could not initialise (curl_global_init returned \(global.rawValue))"))
-        }
+        try CurlGlobal.initialise()
         guard let multi = curl_multi_init() else {
             throw .transport(.init(reason: "libcurl could not create its multi handle"))
         }

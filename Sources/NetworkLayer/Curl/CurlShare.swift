@@ -12,6 +12,7 @@ final class CurlShare: @unchecked Sendable {
     private let locks: OpaquePointer?
 
     init(sharingCookies: Bool = false) throws(NetworkError) {
+        try CurlGlobal.initialise()
         guard let raw = curl_share_init() else {
             throw .transport(.init(reason: "libcurl could not create a connection cache (curl_share_init failed)"))
         }

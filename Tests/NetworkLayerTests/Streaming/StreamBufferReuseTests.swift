@@ -50,6 +50,8 @@ struct StreamBufferReuseTests {
 
     @Test("Streams one after another reuse libcurl's receive buffer, and an idle engine releases what it kept", .measuring)
     func receiveBuffersReusedThenReleased() async throws {
+        // Whatever test touched libcurl first, NetworkLayer initialised it (LibcurlInitTests).
+        try #require(CurlGlobal.cachesReceiveBuffers)
         try await withSSEServer { server in
             let net = makeManager()
             let reusedBefore = CurlEngine.reusedReceiveBuffers
