@@ -2,6 +2,7 @@
 
 #include <malloc.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,11 +37,17 @@ static void *nl_out[NL_CACHE_SLOTS];
 static int nl_outstanding = 0;
 static size_t nl_large = 0;
 static long nl_hits = 0;
-/// Set by every allocation function here: libcurl called one, so they are the ones it uses.
-static volatile int nl_in_use = 0;
+// Set by the first allocation function here that libcurl calls: they are the ones it uses.
+// Atomic, as libcurl allocates on several threads; read before it is written, so that once set,
+// allocations only read its cache line instead of writing it from every thread.
+static atomic_int nl_in_use = 0;
+
+static inline void nl_note_use(void) {
+    if (!atomic_load_explicit(&nl_in_use, memory_order_relaxed)) atomic_store_explicit(&nl_in_use, 1, memory_order_relaxed);
+}
 
 static void *nl_malloc(size_t size) {
-    nl_in_use = 1;
+    nl_note_use();
     if (size != nl_large) return malloc(size);
     pthread_mutex_lock(&nl_cache_lock);
     void *block = NULL;
@@ -77,7 +84,7 @@ static void nl_free(void *block) {
 }
 
 static void *nl_realloc(void *block, size_t size) {
-    nl_in_use = 1;
+    nl_note_use();
     // A receive buffer resized (libcurl does it when CURLOPT_BUFFERSIZE changes) is one no longer:
     // forgotten, so that the slot is free and its old address, once reused, is not taken for one.
     if (block && nl_large > 0 && malloc_usable_size(block) >= nl_large) {
@@ -92,11 +99,11 @@ static void *nl_realloc(void *block, size_t size) {
     return realloc(block, size);
 }
 static char *nl_strdup(const char *text) {
-    nl_in_use = 1;
+    nl_note_use();
     return strdup(text);
 }
 static void *nl_calloc(size_t count, size_t size) {
-    nl_in_use = 1;
+    nl_note_use();
     return calloc(count, size);
 }
 
@@ -109,7 +116,7 @@ CURLcode nl_global_init_caching_buffers(size_t receive_buffer_size, int *install
     if (code != CURLE_OK) return code;
     char *probe = curl_easy_escape(NULL, "probe", 5);
     curl_free(probe);
-    *installed = nl_in_use;
+    *installed = atomic_load_explicit(&nl_in_use, memory_order_relaxed);
     return CURLE_OK;
 }
 
