@@ -81,19 +81,10 @@ public struct RetryPolicy: Sendable, Equatable {
         if trimmed.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
             return Double(trimmed)
         }
-        for format in httpDateFormats {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "GMT")
-            formatter.dateFormat = format
-            if let date = formatter.date(from: trimmed) {
-                let seconds = date.timeIntervalSince(now)
-                return seconds.isFinite ? max(0, seconds) : nil
-            }
-        }
-        return nil
+        // HTTPDate, not a DateFormatter: Foundation's traps on some non-ASCII text (a fuzzed
+        // "G\u{FB}\u{FF}\u{FE}-CS…" ended in "Incorrect range CFRange"), and this text is a server's.
+        guard let date = HTTPDate.seconds(from: trimmed, now: now.timeIntervalSince1970) else { return nil }
+        let seconds = Double(date) - now.timeIntervalSince1970
+        return seconds.isFinite ? max(0, seconds) : nil
     }
-
-    /// IMF-fixdate, the obsolete RFC 850 form, and ANSI C's asctime() form (RFC 9110 section 5.6.7).
-    private static let httpDateFormats = ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"]
 }

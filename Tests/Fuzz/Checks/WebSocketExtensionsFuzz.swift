@@ -52,26 +52,27 @@ enum WebSocketExtensionsFuzz {
         }
     }
 
-    /// The rules, over the lines as characters.
+    /// The rules, over the lines as Unicode scalars: as `Character`s, a separator after a
+    /// prepending mark (U+0605, a fuzzed line) would join it in one grapheme and go unseen.
     private static func model(_ lines: [String], offer: WebSocketOptions.DeflateOffer?) -> Outcome {
         var elements: [String] = []
         for line in lines {
-            var element = ""
-            for character in line + "," {
-                if character == "," {
-                    let trimmed = element.trimmingCharacters(in: .whitespaces)
+            var element = String.UnicodeScalarView()
+            for scalar in (line + ",").unicodeScalars {
+                if scalar == "," {
+                    let trimmed = String(element).trimmingCharacters(in: .whitespaces)
                     if !trimmed.isEmpty { elements.append(trimmed) }
-                    element = ""
+                    element = String.UnicodeScalarView()
                 } else {
-                    element.append(character)
+                    element.append(scalar)
                 }
             }
         }
         guard !elements.isEmpty else { return .none }
         guard elements.count == 1, let offer else { return .refused }
         var pieces: [String] = [""]
-        for character in elements[0] {
-            if character == ";" { pieces.append("") } else { pieces[pieces.count - 1].append(character) }
+        for scalar in elements[0].unicodeScalars {
+            if scalar == ";" { pieces.append("") } else { pieces[pieces.count - 1].unicodeScalars.append(scalar) }
         }
         guard pieces[0].trimmingCharacters(in: .whitespaces).lowercased() == "permessage-deflate" else { return .refused }
         var agreement = PerMessageDeflate()
@@ -79,14 +80,15 @@ enum WebSocketExtensionsFuzz {
         for piece in pieces.dropFirst() {
             let name: String
             var value: String?
-            if let equals = piece.firstIndex(of: "=") {
-                name = piece[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
-                value = piece[piece.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            let scalars = piece.unicodeScalars
+            if let equals = scalars.firstIndex(of: "=") {
+                name = String(scalars[..<equals]).trimmingCharacters(in: .whitespaces).lowercased()
+                value = String(scalars[scalars.index(after: equals)...]).trimmingCharacters(in: .whitespaces)
             } else {
                 name = piece.trimmingCharacters(in: .whitespaces).lowercased()
             }
             guard names.insert(name).inserted else { return .refused }
-            if let quoted = value, quoted.count >= 2, quoted.first == "\"", quoted.last == "\"" {
+            if let quoted = value?.unicodeScalars, quoted.count >= 2, quoted.first == "\"", quoted.last == "\"" {
                 value = String(quoted.dropFirst().dropLast())
             }
             switch name {

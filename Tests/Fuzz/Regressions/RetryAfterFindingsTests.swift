@@ -20,4 +20,20 @@ struct RetryAfterFindingsTests {
         #expect(delay >= .milliseconds(50) && delay <= .milliseconds(100), "\(delay)")
         try FuzzTargets.named("retry-after")?.check(FuzzInputs.regression("retry-after", "seconds-beyond-int64-milliseconds"))
     }
+
+    @Test("A Retry-After of text that is not ASCII is no date: the backoff applies, and Foundation's DateFormatter, which trapped on it, is not asked",
+          arguments: ["G\u{FB}\u{FF}\u{FE}-CS\u{5BC}\0\u{FE}-CS\u{5BC}\0\u{C}\r\u{E}", "Sun, 06 Nov 1994 08:49:37 GMT\u{301}", "\u{0605}Sun Nov  6 08:49:37 1994"])
+    func nonASCIIText(value: String) throws {
+        #expect(RetryPolicy.seconds(fromRetryAfter: value, now: Date(timeIntervalSince1970: 0)) == nil)
+        let policy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(100), maximumDelay: .seconds(30))
+        let delay = policy.delay(after: 1, retryAfter: value)
+        #expect(delay >= .milliseconds(50) && delay <= .milliseconds(100), "\(delay)")
+        try FuzzTargets.named("retry-after")?.check(FuzzInputs.regression("retry-after", "non-ascii-text-trapped-dateformatter"))
+    }
+
+    @Test("A Retry-After HTTP date in lowercase is read, as RFC 9111 asks of dates")
+    func lowercaseDate() {
+        let now = Date(timeIntervalSince1970: 784_111_777 - 37)  // 1994-11-06 08:49:00 GMT
+        #expect(RetryPolicy.seconds(fromRetryAfter: "sun, 06 nov 1994 08:49:37 gmt", now: now) == 37)
+    }
 }
