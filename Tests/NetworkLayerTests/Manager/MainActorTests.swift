@@ -60,7 +60,9 @@ struct MainActorTests {
     func mainActorNotBlocked() async throws {
         let server = try await TestServer.shared()
         let clock = ContinuousClock()
-        let request = TestRequest<DelayBody>(server.provider(), "/delay/1")
+        // Three seconds of margin for the 50 ms sleep below: under AddressSanitizer, with CI's
+        // fuzzers beside it, its wake-up once came after a one-second request had ended.
+        let request = TestRequest<DelayBody>(server.provider(), "/delay/3")
         let slow = Task { @MainActor in
             _ = try await Net.perform(request)
             return clock.now
