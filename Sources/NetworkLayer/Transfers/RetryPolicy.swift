@@ -81,8 +81,8 @@ public struct RetryPolicy: Sendable, Equatable {
         if trimmed.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
             return Double(trimmed)
         }
-        // HTTPDate, not a DateFormatter: Foundation's traps on some non-ASCII text (a fuzzed
-        // "G\u{FB}\u{FF}\u{FE}-CS…" ended in "Incorrect range CFRange"), and this text is a server's.
+        // This text is a server's: it never reaches a DateFormatter, which traps on some non-ASCII
+        // text ("Incorrect range CFRange"). HTTPDate reads bytes and refuses what is not a date.
         guard let date = HTTPDate.seconds(from: trimmed, now: now.timeIntervalSince1970) else { return nil }
         let seconds = Double(date) - now.timeIntervalSince1970
         return seconds.isFinite ? max(0, seconds) : nil

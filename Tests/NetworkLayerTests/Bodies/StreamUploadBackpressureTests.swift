@@ -31,9 +31,8 @@ struct StreamUploadBackpressureTests {
             var aheadOfServer = 0
             var samples = 0
             while upload.counts.produced < chunks.total {
-                // The library's counts first, then the server's: read the other way round, the
-                // sequence kept producing while the query went to the server and back (under
-                // AddressSanitizer, once 64 KB past the bound), and that counted as ahead.
+                // The library's counts first, then the server's: the other way round, what the
+                // sequence produced while the query went to the server and back would count as ahead.
                 let counts = upload.counts
                 let received = try await server.uploadProgress(id: "bounded").received
                 aheadOfLibcurl = max(aheadOfLibcurl, Int(counts.produced - counts.handed))
