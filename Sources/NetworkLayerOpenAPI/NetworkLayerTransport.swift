@@ -55,12 +55,19 @@ public struct NetworkLayerTransport: ClientTransport {
         var fields = HTTPFields()
         fields.reserveCapacity(16)
         var length = BodyLength()
+        var tooMany = false
         head.forEachHeaderLine { name, value in
+            guard !tooMany else { return }
             // A name HTTP does not allow (a mock's, or one libcurl let through) cannot be represented: left out.
             guard let name = Self.commonName(name) ?? HTTPField.Name(String(decoding: name, as: UTF8.self)) else { return }
+            guard fields.count < Self.maximumHeaderFields else { return tooMany = true }
             length.note(name, value)
             // From a String: HTTPTypes checks a String's bytes faster than a collection's.
             fields.append(HTTPField(name: name, value: String(decoding: value, as: UTF8.self)))
+        }
+        guard !tooMany else {
+            throw .transport(.init(reason: "the response has more than \(Self.maximumHeaderFields) header lines, more than a generated client's HTTPFields can hold",
+                                   statusCode: head.statusCode, response: head))
         }
         let response = HTTPTypes.HTTPResponse(status: .init(code: head.statusCode), headerFields: fields)
         guard method != .head else { return (response, nil) }
@@ -77,6 +84,11 @@ public struct NetworkLayerTransport: ClientTransport {
 }
 
 extension NetworkLayerTransport {
+    /// The most header lines a response converts with: HTTPTypes' `HTTPFields` traps when it would
+    /// hold 65,535, and libcurl's 300 KB limit on a head still lets a server send about 75,000
+    /// short ones. A response with more fails the call with a ``NetworkError`` instead.
+    static let maximumHeaderFields = Int(UInt16.max) - 1
+
     /// Names most responses carry, spelled as HTTPTypes spells them, with their bytes: a name
     /// received in that spelling is taken from here, without a new `String` and its check.
     private static let commonNames: [(bytes: [UInt8], name: HTTPField.Name)] = [

@@ -28,7 +28,7 @@ Every path is under --base-path (default none), as the document's server URL put
   GET  /whoami                200 {"path", "authorization", "clientCertificate", "operationHeader"}
                               as received (the Authorization header, the client certificate's CN,
                               X-Operation)
-  GET  /headers?count=N       200 with N headers X-H-<i>: <i>
+  GET  /headers?count=N       200 with N headers X-H-<i>: <i>; over 30,000, N empty ones "h:"
   GET  /slow                  waits 30 s before answering (cancellation)
   anything else               404 {"error": "not found"}
 """
@@ -81,13 +81,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
-    def send_json(self, status, value, extra=()):
+    def send_json(self, status, value, extra=(), raw_lines=b""):
         body = json.dumps(value).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         for name, val in extra:
             self.send_header(name, val)
+        if raw_lines:
+            self._headers_buffer.append(raw_lines)
         # Head and body in one write, as most servers send a small answer: they arrive together,
         # and NetworkLayerTransport hands such a body over whole (a test counts on it).
         self._headers_buffer.append(b"\r\n" + body)
@@ -161,8 +163,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                  "clientCertificate": subject, "operationHeader": self.headers.get("X-Operation")})
         elif path == "/headers":
             count = int(query.get("count", "0"))
-            self.send_json(200, {"message": "%d headers" % count},
-                           extra=[("X-H-%d" % i, str(i)) for i in range(count)])
+            if count > 30000:
+                # As short as a line can be ("h:", empty), so that libcurl's 300 KB limit on a head
+                # lets through more lines than HTTPTypes can hold (65,534).
+                self.send_json(200, {"message": "%d headers" % count}, raw_lines=b"h:\r\n" * count)
+            else:
+                self.send_json(200, {"message": "%d headers" % count},
+                               extra=[("X-H-%d" % i, str(i)) for i in range(count)])
         elif path == "/slow":
             time.sleep(30)
             self.send_json(200, {"message": "late"})

@@ -339,6 +339,21 @@ struct NetworkLayerTransportTests {
         }
     }
 
+    @Test("70,000 empty header lines, more than HTTPTypes holds and fewer bytes than libcurl's limit: a clear error, never a crash")
+    func moreHeaderLinesThanHTTPTypesHolds() async throws {
+        try await withOpenAPIServer { server in
+            let client = server.client(makeManager())
+            do {
+                let output = try await client.manyHeaders(query: .init(count: 70_000))
+                Issue.record("70,000 header lines converted: \(output)")
+            } catch let error as ClientError {
+                let cause = try #require(error.underlyingError as? NetworkError)
+                #expect(cause.errorDescription?.contains("more than 65534 header lines") == true, "\(cause)")
+            }
+            #expect(try await client.getGreeting(query: .init(name: "next")).ok.body.json.message == "Hello, next!")
+        }
+    }
+
     @Test("Server-sent events arrive through the runtime's decoder as the server sends them")
     func serverSentEvents() async throws {
         try await withOpenAPIServer { server in
