@@ -60,7 +60,8 @@ default:
 let client = Client(serverURL: serverURL, transport: transport)
 
 runBlockingMain {
-    let (tally, elapsed) = await runRequests(options) { _ in
+    let executor: (any TaskExecutor)? = options.engineExecutor ? NetworkManager.engineExecutor : nil
+    let (tally, elapsed) = await withTaskExecutorPreference(executor) { await runRequests(options) { _ in
         do {
             switch try await client.getGreeting(query: .init(name: "Ada")) {
             case .ok(let ok):
@@ -71,6 +72,6 @@ runBlockingMain {
         } catch {
             return .failed("\(error)")
         }
-    }
+    } }
     report(client: "openapi-\(options.transport)", options, tally, elapsed)
 }

@@ -14,16 +14,16 @@ final class CurlHeaderList: @unchecked Sendable {
     init(_ headers: [(name: String, value: String)], suppressing: [String] = [],
          adding extras: [(name: String, value: String)] = []) throws(NetworkError) {
         var list: UnsafeMutablePointer<curl_slist>?
-        func append(_ line: String) throws(NetworkError) {
-            guard let appended = curl_slist_append(list, line) else {
+        func append(_ name: String, _ value: String?) throws(NetworkError) {
+            guard let appended = Self.appending(name, value, to: list) else {
                 curl_slist_free_all(list)
                 throw .transport(.init(reason: "libcurl could not allocate the header list"))
             }
             list = appended
         }
-        for header in headers { try append(Self.line(header.name, header.value)) }
-        for extra in extras { try append(Self.line(extra.name, extra.value)) }
-        for name in suppressing { try append(name + ":") }
+        for header in headers { try append(header.name, header.value) }
+        for extra in extras { try append(extra.name, extra.value) }
+        for name in suppressing { try append(name, nil) }
         raw = list
     }
 
@@ -42,14 +42,31 @@ final class CurlHeaderList: @unchecked Sendable {
 
     deinit { curl_slist_free_all(raw) }
 
-    /// `Name: value`, or `Name;` for an empty value.
-    private static func line(_ name: String, _ value: String) -> String {
-        guard !value.isEmpty else { return name + ";" }
-        var line = name
-        line.reserveCapacity(name.utf8.count + 2 + value.utf8.count)
-        line += ": "
-        line += value
-        return line
+    /// `list` with the line `Name: value` appended (`Name;` for an empty value, `Name:` for a `nil`
+    /// one: not sent), written as a C string from the two strings' bytes, without a `String` of
+    /// its own: every request with a header of its own pays for this. libcurl copies the line.
+    private static func appending(_ name: String, _ value: String?,
+                                  to list: UnsafeMutablePointer<curl_slist>?) -> UnsafeMutablePointer<curl_slist>? {
+        let separator: StaticString = switch value {
+        case nil: ":"
+        case ""?: ";"
+        default: ": "
+        }
+        var name = name, value = value ?? ""
+        return name.withUTF8 { name in
+            value.withUTF8 { value in
+                let length = name.count + separator.utf8CodeUnitCount + value.count
+                return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length + 1) { line in
+                    var end = line.initialize(fromContentsOf: name)
+                    end = line[end...].initialize(fromContentsOf: UnsafeBufferPointer(start: separator.utf8Start,
+                                                                                        count: separator.utf8CodeUnitCount))
+                    end = line[end...].initialize(fromContentsOf: value)
+                    line[end] = 0
+                    guard let start = line.baseAddress else { return nil }  // never: the capacity is at least 1
+                    return start.withMemoryRebound(to: CChar.self, capacity: length + 1) { curl_slist_append(list, $0) }
+                }
+            }
+        }
     }
 
     /// The list of a request that sends no header of its own: the library's `User-Agent` and

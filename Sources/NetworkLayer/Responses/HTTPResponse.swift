@@ -9,39 +9,108 @@ public struct HTTPResponse: Sendable {
     /// Look names up with ``value(forHeader:)`` (any case) or ``values(forHeader:)`` (each line apart).
     public var headers: [String: String] { headerBlock.dictionary }
     /// The headers as received; the dictionary is built on first use.
-    let headerBlock: ResponseHeaders
+    var headerBlock: ResponseHeaders { storage.headerBlock }
     /// The body, exactly as received (after transparent decompression).
-    public let body: Data
+    public var body: Data { storage.body }
     /// The URL that answered, after any redirects, secret query items included (a next page needs them).
     public var url: URL { origin.url }
     /// Whether the answer came from a mock file rather than the network.
     public let isMocked: Bool
     /// libcurl's timings and the protocol used; `nil` for mocked responses.
-    public internal(set) var metrics: TransferMetrics?
+    public internal(set) var metrics: TransferMetrics? {
+        get { storage.metrics }
+        set { writableStorage().metrics = newValue }
+    }
     /// The file a download was written to (its body is then empty).
-    public internal(set) var downloadedFile: DownloadedFile?
+    public internal(set) var downloadedFile: DownloadedFile? {
+        get { storage.downloadedFile }
+        set { writableStorage().downloadedFile = newValue }
+    }
     /// Where the response came from (``CacheStatus``); `nil` when the manager has no ``ResponseCache``,
     /// and for mocked responses.
-    public internal(set) var cacheStatus: CacheStatus?
+    public internal(set) var cacheStatus: CacheStatus? {
+        get { storage.cacheStatus }
+        set { writableStorage().cacheStatus = newValue }
+    }
 
     /// The body still arriving, for a streaming response type (``ByteStream``, ``EventStream``,
     /// ``JSONLines``); `body` is then empty. Dropping the last response or stream holding it
     /// cancels the transfer.
-    var stream: StreamBody?
+    var stream: StreamBody? {
+        get { storage.stream }
+        set { writableStorage().stream = newValue }
+    }
 
     /// Where a 3xx response points, resolved against the request URL.
-    var redirectLocation: String?
+    var redirectLocation: String? {
+        get { storage.redirectLocation }
+        set { writableStorage().redirectLocation = newValue }
+    }
 
     /// The open socket of a WebSocket handshake's 101, until a ``WebSocket`` takes it.
-    var webSocket: WebSocketUpgrade?
+    var webSocket: WebSocketUpgrade? {
+        get { storage.webSocket }
+        set { writableStorage().webSocket = newValue }
+    }
 
     /// The request that got this response, to describe it in errors (built only when needed).
-    private(set) var origin: RequestOrigin
+    private(set) var origin: RequestOrigin {
+        get { storage.origin }
+        set { writableStorage().origin = newValue }
+    }
 
     /// `METHOD URL` of the request, secrets redacted; used in error descriptions.
     var requestDescription: String { origin.description }
     /// The request's validation and decoding settings, which the public helpers apply.
-    let expectations: ResponseExpectations
+    var expectations: ResponseExpectations { storage.expectations }
+
+    /// Everything but the status, in one box: a response is copied several times on its way to
+    /// the caller (the stream's head, the pipeline's outcome, the parser), and a copy is then one
+    /// reference, not a dozen.
+    private var storage: Storage
+
+    /// The box, copied first unless this response holds the only reference to it: a box another
+    /// response shares is never written.
+    private mutating func writableStorage() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
+    }
+
+    /// `@unchecked Sendable`: its `var`s are written only through ``HTTPResponse/writableStorage()``,
+    /// that is by the one response holding the box, which Swift's exclusivity makes one writer
+    /// with no reader on another thread; a box that two responses share is only read.
+    private final class Storage: @unchecked Sendable {
+        let headerBlock: ResponseHeaders
+        let body: Data
+        let expectations: ResponseExpectations
+        var origin: RequestOrigin
+        var metrics: TransferMetrics?
+        var downloadedFile: DownloadedFile?
+        var cacheStatus: CacheStatus?
+        var stream: StreamBody?
+        var redirectLocation: String?
+        var webSocket: WebSocketUpgrade?
+
+        init(headerBlock: ResponseHeaders, body: Data, expectations: ResponseExpectations, origin: RequestOrigin,
+             metrics: TransferMetrics?, redirectLocation: String?) {
+            self.headerBlock = headerBlock
+            self.body = body
+            self.expectations = expectations
+            self.origin = origin
+            self.metrics = metrics
+            self.redirectLocation = redirectLocation
+        }
+
+        func copy() -> Storage {
+            let copy = Storage(headerBlock: headerBlock, body: body, expectations: expectations, origin: origin,
+                               metrics: metrics, redirectLocation: redirectLocation)
+            copy.downloadedFile = downloadedFile
+            copy.cacheStatus = cacheStatus
+            copy.stream = stream
+            copy.webSocket = webSocket
+            return copy
+        }
+    }
 
     /// Creates a response, e.g. to test a provider's `parseAndValidate`.
     public init(statusCode: Int, headers: [String: String] = [:], body: Data = Data(), url: URL,
@@ -63,13 +132,9 @@ public struct HTTPResponse: Sendable {
          origin: RequestOrigin, expectations: ResponseExpectations, metrics: TransferMetrics? = nil,
          redirectLocation: String? = nil) {
         self.statusCode = statusCode
-        self.metrics = metrics
-        self.redirectLocation = redirectLocation
-        headerBlock = headers
-        self.body = body
         self.isMocked = isMocked
-        self.origin = origin
-        self.expectations = expectations
+        storage = Storage(headerBlock: headers, body: body, expectations: expectations, origin: origin,
+                          metrics: metrics, redirectLocation: redirectLocation)
     }
 
     /// The same response with another body.

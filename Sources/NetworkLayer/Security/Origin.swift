@@ -35,15 +35,22 @@ struct Origin: Hashable, Sendable, CustomStringConvertible {
     /// `scheme://authority` when a `/` ends it and the authority holds only what every URL parser
     /// reads alike (no `\`, `@`, `%`, space, control or non-ASCII byte); otherwise `nil`: parse it all.
     static func authorityPrefix(of text: String) -> Substring? {
-        let bytes = text.utf8
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-        let scheme = bytes[..<colon]
-        guard !scheme.isEmpty, scheme.allSatisfy({ Self.schemeBytes.contains($0) }),
-              bytes[colon...].starts(with: "://".utf8) else { return nil }
-        let authorityStart = bytes.index(colon, offsetBy: 3)
-        for index in bytes[authorityStart...].indices {
+        var text = text  // withUTF8 needs a mutable copy; a native string is not copied
+        guard let end = text.withUTF8(authorityEnd) else { return nil }
+        return text[..<text.utf8.index(text.utf8.startIndex, offsetBy: end)]
+    }
+
+    /// The offset of the `/` that ends `bytes`' authority under ``authorityPrefix(of:)``'s rules.
+    /// On the bytes themselves: every request to a full URL pays for this.
+    private static func authorityEnd(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0,
+              bytes[..<colon].allSatisfy({ Self.schemeBytes.contains($0) }),
+              bytes.count - colon > 3, bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/")
+        else { return nil }
+        let authorityStart = colon + 3
+        for index in authorityStart..<bytes.count {
             let byte = bytes[index]
-            if byte == UInt8(ascii: "/") { return index == authorityStart ? nil : text[..<index] }
+            if byte == UInt8(ascii: "/") { return index == authorityStart ? nil : index }
             guard byte > 0x20, byte < 0x7F, byte != UInt8(ascii: "\\"), byte != UInt8(ascii: "@"), byte != UInt8(ascii: "%"),
                   byte != UInt8(ascii: "?"), byte != UInt8(ascii: "#") else { return nil }
         }

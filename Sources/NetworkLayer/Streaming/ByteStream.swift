@@ -23,7 +23,7 @@ public struct ByteStream: AsyncSequence, Decodable, Sendable, StreamingResponse 
 
     static var streamKind: StreamKind { .bytes }
 
-    init(streaming response: HTTPResponse) {
+    package init(streaming response: HTTPResponse) {
         self.response = response.head
         body = response.streamBody
     }
