@@ -17,10 +17,11 @@ extension CurlTransfer {
     }
 
     /// Whether `handle` takes a stream's receive buffer size (see `CurlEngine.makeTransfer`). A
-    /// plain transfer's options go first: a stream sets every option anyway, and a handle that
-    /// returns to the pool unused must not keep the plain baseline with a stream's buffer size.
+    /// plain GET's options go first: a stream sets every option then, and a handle that returns to
+    /// the pool unused must not keep the plain baseline with a stream's buffer size. A stream's
+    /// baseline stays (the size is the one it has), for the next stream to keep.
     static func acceptsStreamBuffer(_ handle: CurlEasyHandle) -> Bool {
-        if handle.hasBaseline { handle.reset() }
+        if handle.hasBaseline, handle.baseline?.streams != true { handle.reset() }
         return (try? handle.set(CURLOPT_BUFFERSIZE, streamBufferSize)) != nil
     }
 
@@ -28,6 +29,12 @@ extension CurlTransfer {
         // No Accept-Encoding: a paused libcurl keeps the whole decompressed rest of the chunk it was
         // delivering in memory, which a small compressed chunk can make arbitrarily large.
         try handle.set(CURLOPT_BUFFERSIZE, Self.streamBufferSize)
+        startStreamClock()
+    }
+
+    /// Starts the wait for the head: on every stream, whether its handle was configured afresh or
+    /// kept a stream's options.
+    func startStreamClock() {
         streamDeadline = streamTimeout.map { ContinuousClock.now + $0 }
     }
 

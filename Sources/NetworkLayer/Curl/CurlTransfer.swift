@@ -149,6 +149,9 @@ final class CurlTransfer: @unchecked Sendable {
     struct Baseline: Equatable {
         var customCABundle: URL?
         var isHTTPS: Bool
+        /// A stream's options: its receive buffer size, and no `CURLOPT_ACCEPT_ENCODING` (a plain
+        /// GET decodes its body).
+        var streams: Bool
         var unixSocketPath: String?
         var usesCookies: Bool
         var connectTimeout: TimeInterval?
@@ -162,9 +165,10 @@ final class CurlTransfer: @unchecked Sendable {
         var tls: TLSOptions?
         var table: Settings.Table
 
-        init(_ options: TransferOptions, isHTTPS: Bool, clientIdentity: Int) {
+        init(_ options: TransferOptions, isHTTPS: Bool, streams: Bool, clientIdentity: Int) {
             customCABundle = options.customCABundle
             self.isHTTPS = isHTTPS
+            self.streams = streams
             unixSocketPath = options.unixSocketPath
             usesCookies = options.cookieJar != nil
             connectTimeout = options.connectTimeout
@@ -176,8 +180,8 @@ final class CurlTransfer: @unchecked Sendable {
         }
 
         /// Whether `options` over `isHTTPS` make this baseline, without building one per transfer.
-        func matches(_ options: TransferOptions, isHTTPS: Bool, clientIdentity: Int) -> Bool {
-            self.isHTTPS == isHTTPS && customCABundle == options.customCABundle
+        func matches(_ options: TransferOptions, isHTTPS: Bool, streams: Bool, clientIdentity: Int) -> Bool {
+            self.isHTTPS == isHTTPS && self.streams == streams && customCABundle == options.customCABundle
                 && unixSocketPath == options.unixSocketPath && usesCookies == (options.cookieJar != nil)
                 && connectTimeout == options.connectTimeout && idleTimeout == options.idleTimeout
                 && hostOverrides === options.hostOverrides && self.clientIdentity == clientIdentity
@@ -188,8 +192,10 @@ final class CurlTransfer: @unchecked Sendable {
     /// How many transfers kept the options a pooled handle had (the tests check the reuse happens).
     static let keptConfigurations = Atomic<Int>(0)
 
+    /// A GET without a body, progress, pins or a challenge, read whole or streamed: what a pooled
+    /// handle can run on the options the last such transfer left, when its ``Baseline`` matches.
     private var isPlain: Bool {
-        request.method == .get && request.body == nil && progress == nil && pinning == nil && stream == nil && challenge == nil
+        request.method == .get && request.body == nil && progress == nil && pinning == nil && challenge == nil
     }
 
     private func configure(_ plan: TransferPlan) throws(NetworkError) {
@@ -199,13 +205,15 @@ final class CurlTransfer: @unchecked Sendable {
         let isHTTPS = plan.isHTTPS
         let identity = clientIdentity?.number ?? 0
         handle.requestsSent.pointee = 0
-        if isPlain, handle.keepsBaseline(options, isHTTPS: isHTTPS, clientIdentity: identity) {
+        let streams = stream != nil
+        if isPlain, handle.keepsBaseline(options, isHTTPS: isHTTPS, streams: streams, clientIdentity: identity) {
             handle.clearErrorBuffer()
+            if streams { startStreamClock() }
             Self.keptConfigurations.add(1, ordering: .relaxed)
         } else {
             if handle.hasBaseline { handle.reset() }
             try configureEveryOption(plan, context: context)
-            handle.baseline = isPlain ? Baseline(options, isHTTPS: isHTTPS, clientIdentity: identity) : nil
+            handle.baseline = isPlain ? Baseline(options, isHTTPS: isHTTPS, streams: streams, clientIdentity: identity) : nil
         }
         try handle.set(CURLOPT_URL, request.urlText)  // the text, not `url` (parsing it costs ~3 k instructions)
         try handle.set(CURLOPT_WRITEDATA, pointer: context)

@@ -124,8 +124,42 @@ struct HandleReuseTests {
 
         try await readStream("/bytes/1000", bytes: 1000)
         let pooled = CurlEngine.streamsOnPooledHandles.load(ordering: .relaxed)
+        let kept = CurlTransfer.keptConfigurations.load(ordering: .relaxed)
         for _ in 0..<5 { try await readStream("/bytes/1000", bytes: 1000) }
         #expect(CurlEngine.streamsOnPooledHandles.load(ordering: .relaxed) - pooled >= 5, "streams in a row did not reuse a handle")
+        #expect(CurlTransfer.keptConfigurations.load(ordering: .relaxed) - kept >= 5, "streams in a row did not keep their handle's options")
+
+        // A plain GET after streams decodes its body again; a stream after a plain GET asks for no encoding.
+        let plain = try await net.perform(TestRequest<Echo>(provider, "/echo/after-streams"))
+        #expect(plain.header("Accept-Encoding") != nil, "a plain GET after streams sent no Accept-Encoding")
+        var echoed = Data()
+        for try await chunk in try await net.perform(StreamRequest<ByteStream>(provider, "/echo/stream-after-plain")) { echoed.append(chunk) }
+        #expect(try JSONDecoder().decode(Echo.self, from: echoed).header("Accept-Encoding") == nil,
+                "a stream after a plain GET asked for an encoding")
+
+        // A stream on a kept handle still has its silence bound: a server that stops after the head
+        // ends it with .timeOut (a stream without one would wait forever: the race's 20 s fail it).
+        try await withFaultServer { faults in
+            try await readStream("/bytes/1000", bytes: 1000)
+            let keptBefore = CurlTransfer.keptConfigurations.load(ordering: .relaxed)
+            let silent = try await net.perform(StreamRequest<ByteStream>(faults.provider(), "/stall-after-headers", timeout: 0.5))
+            #expect(CurlTransfer.keptConfigurations.load(ordering: .relaxed) == keptBefore + 1, "the silent stream did not keep its handle's options")
+            let ending = await withTaskGroup(of: String.self) { group in
+                group.addTask {
+                    guard let error = await networkError({ for try await _ in silent {} }) else { return "it ended without an error" }
+                    if case .timeOut = error { return "timeOut" }
+                    return "\(error)"
+                }
+                group.addTask {
+                    try? await Task.sleep(for: .seconds(20))
+                    return "no end after 20 s"
+                }
+                let first = await group.next() ?? "nothing"
+                group.cancelAll()
+                return first
+            }
+            #expect(ending == "timeOut")
+        }
 
         // Stopped mid-body: complete responses' transfers by a timeout and by a cancel (their handles
         // go back to the pool), a stream by its reader. The streams after them start and read everything.
