@@ -435,20 +435,32 @@ final class CurlEngine: @unchecked Sendable {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
             if pruner.finish(easy, multi: multi) { continue }
             guard let transfer = active[easy] else { continue }
-            finish(transfer, with: transfer.result(for: message.pointee.data.result))
+            let code = message.pointee.data.result
+            guard transfer.stream != nil else {
+                finish(transfer, with: transfer.result(for: code))
+                continue
+            }
+            // A stream's response is its head, built when the head is handed over (takeHead): its
+            // end needs only whether it failed.
+            removeFromMulti(transfer)
+            completeStream(transfer, failure: transfer.streamFailure(for: code))
         }
     }
 
     private func finish(_ transfer: CurlTransfer, with result: consuming Result<HTTPResponse, NetworkError>) {
-        active[transfer.handle.raw] = nil
-        if !watched.isEmpty { watched[transfer.handle.raw] = nil }
-        _ = curl_multi_remove_handle(multi, transfer.handle.raw)  // fails only for a handle not added
+        removeFromMulti(transfer)
         complete(transfer, with: result)
     }
 
+    private func removeFromMulti(_ transfer: CurlTransfer) {
+        active[transfer.handle.raw] = nil
+        if !watched.isEmpty { watched[transfer.handle.raw] = nil }
+        _ = curl_multi_remove_handle(multi, transfer.handle.raw)  // fails only for a handle not added
+    }
+
     private func complete(_ transfer: CurlTransfer, with result: consuming Result<HTTPResponse, NetworkError>) {
-        transfer.upload?.stop()
-        guard let stream = transfer.stream else {
+        guard transfer.stream != nil else {
+            transfer.upload?.stop()
             let completion = transfer.completion
             transfer.completion = nil
             detachCache(from: transfer)
@@ -456,7 +468,17 @@ final class CurlEngine: @unchecked Sendable {
             completion?(result)  // its last use: the response moves to the waiting task
             return
         }
-        guard case .failure(let error) = result else {
+        switch consume result {
+        case .success: completeStream(transfer, failure: nil)
+        case .failure(let error): completeStream(transfer, failure: error)
+        }
+    }
+
+    /// Ends a stream's transfer: well (`failure` is `nil`), or with `failure`.
+    private func completeStream(_ transfer: CurlTransfer, failure: NetworkError?) {
+        transfer.upload?.stop()
+        guard let stream = transfer.stream else { return }
+        guard let error = failure else {
             // Ended normally: its cookies are written (a jar's file), its handle is back in the
             // pool (libcurl frees a receive buffer at the end of a transfer) and its body complete
             // before the reader can see its end, or its head if that came in this round too: a

@@ -531,22 +531,39 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     func result(for code: CURLcode) -> Result<HTTPResponse, NetworkError> {
-        if let failure = uploadFailure(for: code) { return .failure(failure) }
-        if let failure = challengeLoopFailure() { return .failure(failure) }
+        if let failure = failure(for: code) { return .failure(failure) }
+        let metrics = self.metrics()
+        reportLastProgress(metrics)
+        if let failure = proxyAuthenticationFailure(status: handle.long(CURLINFO_RESPONSE_CODE) ?? 0) { return .failure(failure) }
+        return .success(response(body: body, metrics: metrics))
+    }
+
+    /// What ``result(for:)`` says of a stream's end, without the response it would build (a
+    /// stream's response is its head, see ``takeHead()``): the failure, or `nil`.
+    func streamFailure(for code: CURLcode) -> NetworkError? {
+        if let failure = failure(for: code) { return failure }
+        if progress != nil { reportLastProgress(metrics()) }
+        return proxyAuthenticationFailure(status: handle.long(CURLINFO_RESPONSE_CODE) ?? 0)
+    }
+
+    /// Why the transfer that ended with `code` failed, or `nil` when it did not.
+    private func failure(for code: CURLcode) -> NetworkError? {
+        if let failure = uploadFailure(for: code) { return failure }
+        if let failure = challengeLoopFailure() { return failure }
         if code != CURLE_OK || malformedResponse != nil || exceededMaximumSize || exceededDecompressionLimit != nil {
             // The download's bytes are in the file before anyone looks at it (a resume continues from its size).
             if let downloadFile { fflush(downloadFile) }
-            return .failure(CurlErrorMapping.error(for: code, message: handle.message(for: code), facts: facts(for: code),
-                                                   request: request))
+            return CurlErrorMapping.error(for: code, message: handle.message(for: code), facts: facts(for: code), request: request)
         }
         if let downloadFile, fflush(downloadFile) != 0 {
-            return .failure(CurlErrorMapping.diskWriteFailure(String(cString: strerror(errno)), request: request))
+            return CurlErrorMapping.diskWriteFailure(String(cString: strerror(errno)), request: request)
         }
-        let metrics = self.metrics()
+        return nil
+    }
+
+    private func reportLastProgress(_ metrics: TransferMetrics) {
         progress?.report(TransferProgress(bytesSent: metrics.bytesSent, totalBytesToSend: request.body?.count ?? metrics.bytesSent,
                                           bytesReceived: priorBytes + bytesReceived, totalBytesExpected: priorBytes + bytesReceived))
-        if let failure = proxyAuthenticationFailure(status: handle.long(CURLINFO_RESPONSE_CODE) ?? 0) { return .failure(failure) }
-        return .success(response(body: body, metrics: metrics))
     }
 
     func response(body: Data, metrics: TransferMetrics) -> HTTPResponse {
