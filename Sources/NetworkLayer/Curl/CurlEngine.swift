@@ -474,7 +474,8 @@ final class CurlEngine: @unchecked Sendable {
         }
     }
 
-    /// Ends a stream's transfer: well (`failure` is `nil`), or with `failure`.
+    /// Ends a stream's transfer: well (`failure` is `nil`), or with `failure`. Only a transfer
+    /// with a stream comes here (``complete(_:with:)`` ends the others).
     private func completeStream(_ transfer: CurlTransfer, failure: NetworkError?) {
         transfer.upload?.stop()
         guard let stream = transfer.stream else { return }
