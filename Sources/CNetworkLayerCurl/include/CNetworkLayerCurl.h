@@ -60,6 +60,27 @@ long nl_cached_buffer_hits(void);
 
 CURLMcode nl_multi_setopt_long(CURLM *handle, CURLMoption option, long value);
 
+// MARK: - The engine's event loop (event_loop.c)
+
+/// How many ready sockets one wait reports at most; the rest are reported by the next.
+#define NL_EVENT_LOOP_BATCH 64
+/// libcurl's multi-socket API on epoll, with an eventfd that wakes the waiting thread.
+typedef struct nl_event_loop nl_event_loop;
+/// Installs the socket and timer callbacks on `multi`; NULL when the system or libcurl refused.
+/// Everything but nl_event_loop_wake must be called on the one thread that drives `multi`.
+nl_event_loop *nl_event_loop_create(CURLM *multi);
+/// Wakes the thread waiting in nl_event_loop_wait. Safe from any thread.
+void nl_event_loop_wake(nl_event_loop *loop);
+/// Runs the transfers whose libcurl timer is due: just added or resumed ones, and timeouts.
+void nl_event_loop_run_timers(nl_event_loop *loop);
+/// Waits until a socket is ready, a wake-up came, libcurl's timer is due or `timeout_ms` passed;
+/// returns how many events nl_event_loop_dispatch may take (0 on a timeout or EINTR).
+int nl_event_loop_wait(nl_event_loop *loop, int timeout_ms);
+/// Hands the `index`th event of the last wait to libcurl (or drains the wake-up).
+void nl_event_loop_dispatch(nl_event_loop *loop, int index);
+/// Names the calling thread for `top -H`, debuggers and /proc (at most 15 bytes on Linux).
+void nl_name_this_thread(const char *name);
+
 // MARK: - Share handle options
 
 CURLSHcode nl_share_setopt_long(CURLSH *handle, CURLSHoption option, long value);

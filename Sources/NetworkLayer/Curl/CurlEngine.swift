@@ -4,13 +4,15 @@ import Synchronization
 
 /// Drives every live transfer: one libcurl multi handle on one dedicated thread.
 ///
-/// Callers never block: they put work in the engine's inbox and wake the thread with
-/// `curl_multi_wakeup`; the thread sleeps in `curl_multi_poll` between rounds. The thread is also
+/// Callers never block: they put work in the engine's inbox and wake the thread through the event
+/// loop's eventfd; the thread sleeps in `epoll_wait` between rounds and, through libcurl's
+/// multi-socket API, runs only the transfers whose socket is ready or whose timer is due, handing
+/// each finished one over as soon as its socket has been read. The thread is also
 /// ``NetworkManager/engineExecutor``: each round first runs the jobs of tasks that prefer it, so a
 /// task resumed by a completion starts its next transfer in the same round.
-// @unchecked Sendable: `multi` and `active` are used only by the engine thread (created in init,
-// before the thread starts). Other threads reach the engine only through `inbox` and `pool`
-// (both behind a `Protected` lock) and `curl_multi_wakeup`, which libcurl documents as safe from any thread.
+// @unchecked Sendable: `multi`, `loop` and `active` are used only by the engine thread (created in
+// init, before the thread starts). Other threads reach the engine only through `inbox` and `pool`
+// (both behind a `Protected` lock) and `nl_event_loop_wake`, a write to an eventfd.
 final class CurlEngine: @unchecked Sendable {
     /// The process-wide engine, never torn down.
     static let shared: Result<CurlEngine, NetworkError> = Result { () throws(NetworkError) in try CurlEngine() }
@@ -40,6 +42,7 @@ final class CurlEngine: @unchecked Sendable {
     }
 
     private let multi: UnsafeMutableRawPointer
+    private let loop: OpaquePointer
     /// The engine thread's `pthread_self()`, 0 until it starts: what runs there submits without a wake-up.
     private let engineThread = Atomic<UInt>(0)
     private let inbox = Protected(Inbox())
@@ -89,6 +92,9 @@ final class CurlEngine: @unchecked Sendable {
     /// How long the engine keeps stream buffers for reuse with no transfer running.
     static let keptBuffersLinger = Duration.seconds(1)
 
+    /// The engine thread's name in the system (Linux keeps at most 15 bytes).
+    static let threadName = "NetworkLayer-io"
+
     static let tlsBackend: String = {
         curl_version_info(CURLVERSION_TENTH)?.pointee.ssl_version.map { String(cString: $0) } ?? "none"
     }()
@@ -99,6 +105,10 @@ final class CurlEngine: @unchecked Sendable {
             throw .transport(.init(reason: "libcurl could not create its multi handle"))
         }
         self.multi = multi
+        guard let loop = nl_event_loop_create(multi) else {
+            throw .transport(.init(reason: "the engine could not create its event loop (epoll or eventfd failed, or libcurl refused its callbacks)"))
+        }
+        self.loop = loop
         guard nl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX)) == CURLM_OK else {
             throw .transport(.init(reason: "libcurl refused to enable HTTP/2 multiplexing"))
         }
@@ -205,8 +215,8 @@ final class CurlEngine: @unchecked Sendable {
     }
 
     private func wake() {
-        // If this ever failed, the transfer would still be picked up when the poll's timeout ends.
-        _ = curl_multi_wakeup(multi)
+        // Cannot fail but with a full counter, when a wake-up is pending anyway.
+        nl_event_loop_wake(loop)
     }
 
     /// Puts a handle back in the pool: reset, unless a plain transfer configured it (see
@@ -230,8 +240,9 @@ final class CurlEngine: @unchecked Sendable {
 
     private func run() {
         engineThread.store(UInt(pthread_self()), ordering: .relaxed)
+        // What `top -H`, a debugger and /proc show: Foundation's `Thread.name` does not reach the system.
+        nl_name_this_thread(Self.threadName)
         let executor = CurlEngineExecutor.shared.asUnownedTaskExecutor()
-        var stillRunning: Int32 = 0
         while true {
             // Taking the work clears `wakePending`: whatever is submitted after this wakes us again.
             var work = takeInbox()
@@ -258,16 +269,21 @@ final class CurlEngine: @unchecked Sendable {
                                                                  reason: "it was cancelled while running"))))
             }
             for transfer in work.resumed where active[transfer.handle.raw] === transfer { unpause(transfer) }
-            // A failing multi_perform leaves the transfers in place; their own timeouts still end them.
-            _ = curl_multi_perform(multi, &stillRunning)
+            // Adding and resuming set libcurl's timer to now: the new transfers go out this round.
+            nl_event_loop_run_timers(loop)
+            collectFinished()
             // Finished transfers first: a stream whose head, body and end came in this round reaches
             // its reader whole, with one wake-up.
-            collectFinished()
             if !dueDeliveries.isEmpty { deliverStreamedChunks() }
             let wait = min(expireDeadlines(), closeIdleConnectionsWhenDue(), releaseKeptBuffersWhenQuiet())
             // What this thread submitted itself did not wake it.
             if inbox.withLock({ $0.hasWork }) { continue }
-            _ = curl_multi_poll(multi, nil, 0, wait, nil)
+            let ready = nl_event_loop_wait(loop, wait)
+            for index in 0..<ready {
+                nl_event_loop_dispatch(loop, index)
+                // Each socket's finished transfers at once: their tasks run while libcurl reads the next.
+                collectFinished()
+            }
         }
     }
 
@@ -317,7 +333,7 @@ final class CurlEngine: @unchecked Sendable {
         return 1000
     }
 
-    /// `duration` in whole milliseconds, rounded up (one more), for `curl_multi_poll`'s timeout.
+    /// `duration` in whole milliseconds, rounded up (one more), for `epoll_wait`'s timeout.
     private static func milliseconds(_ duration: Duration) -> Int32 {
         let (seconds, attoseconds) = duration.components
         return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
