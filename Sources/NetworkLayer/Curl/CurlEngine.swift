@@ -6,8 +6,7 @@ import Synchronization
 ///
 /// Callers never block: they put work in the engine's inbox and wake the thread through the event
 /// loop's eventfd; the thread sleeps in `epoll_wait` between rounds and, through libcurl's
-/// multi-socket API, runs only the transfers whose socket is ready or whose timer is due, handing
-/// each finished one over as soon as its socket has been read. The thread is also
+/// multi-socket API, runs only the transfers whose socket is ready or whose timer is due. The thread is also
 /// ``NetworkManager/engineExecutor``: each round first runs the jobs of tasks that prefer it, so a
 /// task resumed by a completion starts its next transfer in the same round.
 // @unchecked Sendable: `multi`, `loop` and `active` are used only by the engine thread (created in
@@ -279,11 +278,10 @@ final class CurlEngine: @unchecked Sendable {
             // What this thread submitted itself did not wake it.
             if inbox.withLock({ $0.hasWork }) { continue }
             let ready = nl_event_loop_wait(loop, wait)
-            for index in 0..<ready {
-                nl_event_loop_dispatch(loop, index)
-                // Each socket's finished transfers at once: their tasks run while libcurl reads the next.
-                collectFinished()
-            }
+            // The finished transfers are collected once all ready sockets were handled, at the top of
+            // the loop: handing each over right after its socket woke a task thread per transfer and
+            // cost more than it saved (Benchmarks/RESULTS.md, scenario 9 on the multi-socket API).
+            for index in 0..<ready { nl_event_loop_dispatch(loop, index) }
         }
     }
 
