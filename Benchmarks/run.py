@@ -9,7 +9,8 @@ What it does, in order:
      and, when scenario 7 runs, a 1 GiB file (deleted with the directory unless --keep);
   3. starts nginx (Debian's nginx-light) on 127.0.0.1 with one worker: HTTP/1.1 in clear on one
      free port, HTTP/2 over TLS (the repository's test certificate) on another;
-  4. runs every scenario: each client at least 3 times, interleaved (A, B, C, A, B, C...), each
+  4. runs every scenario: each client at least 3 times, interleaved in an order that changes from
+     round to round (A, B, C, then B, A, C, then C, A, B...: round_order), each
      run under /usr/bin/time -v for its CPU time and peak RSS, with nginx's stub_status read
      before and after to count the TCP connections the client opened and the requests it sent;
   5. stops nginx (also on Ctrl-C or a failure) and prints a markdown table of the medians.
@@ -461,6 +462,16 @@ def run_command(command: list, timeout: float = RUN_TIMEOUT) -> tuple:
         raise
 
 
+def round_order(clients, index):
+    """The clients' order in round `index`: the listed order and its reverse in turn, each rotated by the
+    round's number, so that every client runs first, last and after each of the others about as often.
+    In one fixed order the client that always ran right after URLSession's 10-second run of scenario 9
+    was 9 % slower than when it ran after its peer (Benchmarks/RESULTS.md, "The order of the runs")."""
+    order = clients if index % 2 == 0 else clients[::-1]
+    shift = index % len(order) if order else 0
+    return order[shift:] + order[:shift]
+
+
 def run_once(client: str, scenario: Scenario, requests: int, nginx: Nginx, fixtures: Fixtures, bin_dir: Path,
              work: Path) -> Run:
     command = client_command(client, scenario, requests, nginx, fixtures, bin_dir, work)
@@ -779,7 +790,7 @@ def main() -> int:
             scenario_runs = runs if args.quick or args.runs else max(runs, scenario.min_runs)
             log(f"\n{scenario.title}: {requests:,} requests, {scenario_runs} run(s) per client")
             for index in range(scenario_runs):
-                for client in runnable:
+                for client in round_order(runnable, index):
                     run = run_once(client, scenario, requests, nginx, fixtures, bin_dir, work)
                     results.setdefault((scenario.label, client), []).append(run)
                     log(f"  run {index + 1}/{scenario_runs} {client:<21} {fmt_rate(run.rate, scenario.throughput, run.mbps if scenario.events else 0):>12}"
