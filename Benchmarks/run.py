@@ -464,9 +464,8 @@ def run_command(command: list, timeout: float = RUN_TIMEOUT) -> tuple:
 
 def round_order(clients, index):
     """The clients' order in round `index`: the listed order and its reverse in turn, each rotated by the
-    round's number, so that every client runs first, last and after each of the others about as often.
-    In one fixed order the client that always ran right after URLSession's 10-second run of scenario 9
-    was 9 % slower than when it ran after its peer (Benchmarks/RESULTS.md, "The order of the runs")."""
+    round's number, so that every client runs first, last and after each of the others about as often:
+    a client's speed depends on what ran just before it (Benchmarks/RESULTS.md, "The order of the runs")."""
     order = clients if index % 2 == 0 else clients[::-1]
     shift = index % len(order) if order else 0
     return order[shift:] + order[:shift]

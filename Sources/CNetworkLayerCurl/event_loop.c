@@ -2,8 +2,8 @@
 // libcurl runs only the transfers on those sockets (or whose timer expired).
 //
 // Why not curl_multi_perform + curl_multi_poll: libcurl 7.88 then checks every running transfer's
-// socket with its own poll() in every round, ready or not: about five polls per request at 32
-// transfers, and a cost per round that grows with every open stream, quiet or not.
+// socket with its own poll() in every round, ready or not: a cost per round that grows with every
+// running transfer, an open stream that stays quiet included.
 //
 // Linux only (epoll, eventfd), as the whole library is today; a port puts kqueue behind the same
 // functions.

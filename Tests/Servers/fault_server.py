@@ -24,6 +24,8 @@ Modes (the fault is at connect time, so no request is read):
 Paths in serve mode (any method; the query is ignored unless noted):
 
   /ok                  200 {"ok": true}, keep-alive (the "library still works" probe)
+  /ok-then-close       200 {"ok": true}, keep-alive, then the connection closed 100 ms later
+                       (an idle connection its server closes while the client keeps it)
   /slow-ok             the same after 200 ms (to make a client open several connections)
   /once                200 {"ok": true}, keep-alive, but the connection's next request is read
                        and the connection closed without an answer: a server whose idle
@@ -249,6 +251,10 @@ def handle(conn, method, path, query):
     if path == "/ok":
         c.send(json_response(200, "OK", {"ok": True}))
         return True
+    if path == "/ok-then-close":
+        c.send(json_response(200, "OK", {"ok": True}))
+        time.sleep(0.1)
+        return False
     if path == "/slow-ok":
         time.sleep(0.2)
         c.send(json_response(200, "OK", {"ok": True}))

@@ -278,9 +278,8 @@ final class CurlEngine: @unchecked Sendable {
             // What this thread submitted itself did not wake it.
             if inbox.withLock({ $0.hasWork }) { continue }
             let ready = nl_event_loop_wait(loop, wait)
-            // The finished transfers are collected once all ready sockets were handled, at the top of
-            // the loop: handing each over right after its socket woke a task thread per transfer and
-            // cost more than it saved (Benchmarks/RESULTS.md, scenario 9 on the multi-socket API).
+            // Finished transfers are collected at the top of the loop, once every ready socket was
+            // handled: the task threads are woken once per round, not once per transfer.
             for index in 0..<ready { nl_event_loop_dispatch(loop, index) }
         }
     }

@@ -26,6 +26,10 @@ struct EngineEventLoopTests {
             try await Task.sleep(for: .milliseconds(200))
             cancelled.cancel()
             _ = await cancelled.result
+            // A connection back in libcurl's cache whose server then closes it: its socket stays
+            // in the epoll set, disarmed, and must not wake the engine.
+            let closing = try await net.perform(TestRequest<FaultOK>(faults.provider(), "/ok-then-close"))
+            #expect(closing.ok)
 
             // A stream whose server went silent after the head: a live transfer with nothing to read.
             let silent = try await net.perform(StreamRequest<ByteStream>(faults.provider(), "/stall-after-headers", timeout: TestTimeout.seconds(30)))
@@ -39,6 +43,9 @@ struct EngineEventLoopTests {
             // uses the whole second. The kernel counts in 10 ms ticks.
             #expect(used < elapsed / 5, "the engine thread used \(used) of CPU in \(elapsed) with nothing to do")
             _ = silent
+            // The closed connection is found dead when it is next taken, and the request gets a new
+            // socket, often under the closed one's number: the loop must add it to the set afresh.
+            #expect(try await net.perform(TestRequest<FaultOK>(faults.provider(), "/ok")).ok)
         }
     }
 
