@@ -5,6 +5,11 @@ SWIFT ?= swift
 # their tests. A user's own package names only the traits it wants; this is the project's own build.
 SWIFT_TRAITS ?= --traits IntegrationTests
 export SWIFT_TRAITS
+# The demos that use only the core (make demo, demo-github, demo-chat, demo-ws) build as a user's
+# first try does: no trait, so no Swift package is resolved, and no Python. Their own scratch path
+# keeps the two trait sets from rebuilding each other's library in .build.
+DEMO_BUILD = .build-demo
+DEMO_SWIFT_BUILD = $(SWIFT) build --scratch-path $(DEMO_BUILD)
 
 .PHONY: tsan asan deps build test readme-check demo demo-github demo-chat demo-openapi demo-ws demo-check examples-check docs api-check fuzz bench cache-conformance stress clean
 
@@ -24,6 +29,7 @@ build: deps
 test: deps
 	@$(MAKE) --no-print-directory house-check
 	@$(MAKE) --no-print-directory readme-check
+	@$(MAKE) --no-print-directory version-check
 	$(SWIFT) build --build-tests $(SWIFT_TRAITS)
 	$(SWIFT) test --skip-build $(SWIFT_TRAITS)
 	@$(MAKE) --no-print-directory demo-check
@@ -34,22 +40,40 @@ test: deps
 readme-check: deps
 	@SWIFT="$(SWIFT)" python3 scripts/readme-check.py
 
-## demo: the iTunes search example, answered from MockResponses/ with the verbose log (ARGS="--live" for the real host)
-demo: deps
-	$(SWIFT) build --product ITunesSearch $(SWIFT_TRAITS)
-	$$($(SWIFT) build --show-bin-path)/ITunesSearch $(ARGS)
+## version-check: NetworkLayerInfo.version, CHANGELOG.md, .ci/api-baseline and the README agree; every install line a
+##                reader copies resolves against this repository; a release cut in a scratch clone does every step
+##                (scripts/versions.py)
+version-check:
+	@SWIFT="$(SWIFT)" python3 scripts/versions.py --resolve
+	@python3 scripts/versions.py --self-test
+
+## release: cut release VERSION (make release VERSION=x.y.z): the CHANGELOG section, NetworkLayerInfo.version, the
+##          tag, then .ci/api-baseline and the README's pin at the tagged commit (scripts/versions.py); push them yourself
+.PHONY: version-check release
+release:
+	@test -n "$(VERSION)" || { echo "make release VERSION=x.y.z"; exit 2; }
+	@python3 scripts/versions.py release $(VERSION)
+
+## demo: the iTunes search example, answered from MockResponses/ with the verbose log (ARGS="--live" for the real host);
+##       like demo-github, demo-chat and demo-ws: the core alone (no trait, no Swift package, no Python), in .build-demo/
+demo:
+	@scripts/deps.sh core
+	$(DEMO_SWIFT_BUILD) --product ITunesSearch
+	$(DEMO_BUILD)/debug/ITunesSearch $(ARGS)
 
 ## demo-github: Examples/GitHubClient, a GitHub-style client (Link pagination, ETag/304, rate limit, errors), against a
 ##              mock GitHub (ARGS="--verbose" for the log, ARGS="--live" for api.github.com, ARGS="--help")
-demo-github: deps
-	$(SWIFT) build --product GitHubClient $(SWIFT_TRAITS)
-	$$($(SWIFT) build --show-bin-path)/GitHubClient $(ARGS)
+demo-github:
+	@scripts/deps.sh core
+	$(DEMO_SWIFT_BUILD) --product GitHubClient
+	$(DEMO_BUILD)/debug/GitHubClient $(ARGS)
 
 ## demo-chat: Examples/ChatClient, an OpenAI-style chat answer streamed token by token from a mock (Ctrl-C or
 ##            ARGS="--timeout 1" stop it; ARGS="--host http://127.0.0.1:11434" for a local server, ARGS="--help")
-demo-chat: deps
-	$(SWIFT) build --product ChatClient $(SWIFT_TRAITS)
-	$$($(SWIFT) build --show-bin-path)/ChatClient $(ARGS)
+demo-chat:
+	@scripts/deps.sh core
+	$(DEMO_SWIFT_BUILD) --product ChatClient
+	$(DEMO_BUILD)/debug/ChatClient $(ARGS)
 
 ## demo-openapi: Examples/OpenAPIClient, a client generated from its openapi.yaml by swift-openapi-generator, on
 ##               NetworkLayerTransport, answered from its mocks by operation ID (ARGS="--verbose" for the log,
@@ -61,9 +85,10 @@ demo-openapi: deps
 
 ## demo-ws: Examples/WebSocketChat, a chat over a WebSocket answered by a scripted mock server
 ##          (MockResponses/ChatSocket.ws; ARGS="--verbose" for the log: the handshake, then one line per message)
-demo-ws: deps
-	$(SWIFT) build --product WebSocketChat $(SWIFT_TRAITS)
-	$$($(SWIFT) build --show-bin-path)/WebSocketChat $(ARGS)
+demo-ws:
+	@scripts/deps.sh core
+	$(DEMO_SWIFT_BUILD) --product WebSocketChat
+	$(DEMO_BUILD)/debug/WebSocketChat $(ARGS)
 
 ## demo-check: runs the demos and checks what they printed (scripts/check-demo.sh)
 demo-check:
@@ -119,7 +144,7 @@ stress:
 	@scripts/stress.sh
 
 clean:
-	rm -rf .build .build-examples .build-fuzz .build-release-probe .build-conformance
+	rm -rf .build .build-demo .build-examples .build-fuzz .build-release-probe .build-conformance
 
 ## settings: write the Swift of the settings table (Sources/NetworkLayer/Manager/Settings.toml) with scripts/settings.py
 .PHONY: settings
@@ -129,13 +154,15 @@ settings:
 ## house-check: comment lines at most COMMENT_RATIO_MAX % of Sources (scripts/comment-ratio.py), no comment naming in
 ##              backticks a symbol that exists nowhere (scripts/stale-comments.py), the code of the settings table as
 ##              Settings.toml makes it (scripts/settings.py --check), and no standard-library Mutex
-##              (Protected instead: TSan cannot see Mutex's futex on Linux); the first step of `make test`
+##              (Protected instead: TSan cannot see Mutex's futex on Linux), the version named alike everywhere
+##              (scripts/versions.py); the first step of `make test`
 COMMENT_RATIO_MAX ?= 18
 .PHONY: house-check
 house-check:
 	@status=0; python3 scripts/comment-ratio.py --max $(COMMENT_RATIO_MAX) || status=1; \
 	python3 scripts/stale-comments.py || status=1; \
 	python3 scripts/settings.py --check || status=1; \
+	python3 scripts/versions.py || status=1; \
 	if grep -rnE '\bMutex[<(]' Sources Tests --include='*.swift'; then \
 		echo "house-check: the standard library's Mutex above: use Protected (ThreadSanitizer cannot see Mutex's futex on Linux)"; status=1; fi; \
 	exit $$status

@@ -47,8 +47,19 @@ refuse() {
     fi
 }
 
-# --- make demo: the iTunes search, from MockResponses/, with its log.
-run "make demo" 0 make --no-print-directory demo
+# --- make demo: the iTunes search, from MockResponses/, with its log. As a first try on a machine
+# with no network: the core alone must build, with no trait, no Swift package and no Python. So it
+# runs without a network (unshare, where the kernel allows it) and without the system's git
+# settings (which point github.com at a local package mirror here): a package to resolve would fail it.
+offline=()
+unshare -n true 2>/dev/null && offline=(unshare -n)
+run "make demo" 0 env GIT_CONFIG_NOSYSTEM=1 "${offline[@]}" make --no-print-directory demo
+refuse "Creating .venv"
+refuse "Fetching "
+if grep -q '"identity"' .build-demo/workspace-state.json 2>/dev/null; then
+    echo "make demo: it resolved Swift packages (.build-demo/workspace-state.json): the core demos must need none" >&2
+    exit 1
+fi
 expect "→ GET https://itunes.apple.com/search?limit=3&term=Dream%20Theater [MOCK]"
 expect "← 200 GET https://itunes.apple.com/search?limit=3&term=Dream%20Theater"
 expect '"collectionName" : "Images and Words"'
@@ -75,7 +86,7 @@ refuse $'\e'
 refuse "[NetworkLayer"
 refuse "mock-token-4d1f0c9b7e52"
 
-bin=$("$SWIFT" build --show-bin-path)
+bin=.build-demo/debug     # where the Makefile builds the core demos (DEMO_BUILD)
 
 name="GitHubClient --verbose"
 run "$name" 0 "$bin/GitHubClient" --verbose
@@ -194,4 +205,4 @@ expect "↓ text 55 bytes"
 expect "WebSocket closed with 1000 (normal closure): room closed"
 refuse $'\e'
 
-echo "make demo: OK (iTunes search with its log; GitHubClient: Link pagination, ETag/304, rate limit, three handled errors, no token printed; ChatClient: streamed from a mock and a loopback server, deadline and Ctrl-C; WebSocketChat: a scripted chat, its log)"
+echo "make demo: OK (iTunes search with its log, built offline with no trait, no package and no Python; GitHubClient: Link pagination, ETag/304, rate limit, three handled errors, no token printed; ChatClient: streamed from a mock and a loopback server, deadline and Ctrl-C; WebSocketChat: a scripted chat, its log)"

@@ -81,6 +81,8 @@ find "$scratch" -path '*/debug/description.json' -delete 2>/dev/null || true
 # for the same reason.
 openapi_example=Examples/OpenAPIClient
 openapi_scratch=.build-examples/OpenAPIClient
+# The manifest the OpenAPI article shows is this example's.
+python3 scripts/doc-manifests.py
 log=.build-examples/OpenAPIClient-resolve.log
 if ! "$SWIFT" package --package-path "$openapi_example" --scratch-path "$openapi_scratch" resolve >"$log" 2>&1; then
     cat "$log" >&2

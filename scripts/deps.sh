@@ -3,6 +3,8 @@
 #   scripts/deps.sh          what building and testing the library needs: system packages, and the
 #                            Python servers the tests start (httpbin, hypercorn, mitmproxy, trustme)
 #                            in .venv/
+#   scripts/deps.sh core     what building the library alone needs (the demos): the system's libcurl,
+#                            OpenSSL and zlib headers and pkg-config; no Python, no .venv
 #   scripts/deps.sh bench    plus what `make bench` needs
 #   scripts/deps.sh stress   plus what `make stress` needs
 #   scripts/deps.sh fuzz     plus what `make fuzz` needs
@@ -10,8 +12,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(libcurl4-openssl-dev libssl-dev zlib1g-dev pkg-config curl ca-certificates tinyproxy python3-venv)
+core=(libcurl4-openssl-dev libssl-dev zlib1g-dev pkg-config ca-certificates)
+packages=("${core[@]}" curl tinyproxy python3-venv)
 case "${1:-}" in
+    core) packages=("${core[@]}") ;;
     bench) packages+=(nginx-light wrk nghttp2-client time) ;;
     stress) packages+=(valgrind) ;;
 esac
@@ -20,7 +24,7 @@ missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-command -v python3 >/dev/null 2>&1 || missing+=(python3)
+[[ ${1:-} == core ]] || command -v python3 >/dev/null 2>&1 || missing+=(python3)
 
 if ((${#missing[@]} > 0)); then
     if [[ $(id -u) -ne 0 ]]; then
@@ -36,6 +40,8 @@ if ((${#missing[@]} > 0)); then
     apt-get install -y -q --no-install-recommends "${missing[@]}"
     rm -f /usr/sbin/policy-rc.d
 fi
+
+[[ ${1:-} == core ]] && exit 0
 
 # The Python test servers, pinned, in a virtual environment of the project's own.
 requirements=scripts/requirements-test.txt

@@ -35,6 +35,8 @@ func logFailure(_ error: NetworkError) {
 
 func checkFirstUserAPI() {
     print(KeyedSigner(key: "k"), CachedSigner(keyID: "id", key: "k"))
+    // Issue 48: a nested literal in a mock, as the mocking article writes it.
+    Net.mocks.register(.get, "/me", .json(["user": ["name": "Ada", "age": 36], "roles": ["admin"]] as JSONValue))
     logFailure(.timeOut)
     Net.logEntryHandler = { entry in
         if let code: String = entry.errorCode { print(code, entry.errorDescription ?? "") }

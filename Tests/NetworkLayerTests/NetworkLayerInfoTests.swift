@@ -17,18 +17,23 @@ struct NetworkLayerInfoTests {
         return nil
     }
 
-    /// The version of README.md's install line, `.package(url: "…", from: "X.Y.Z")`.
-    static func readmeInstallVersion() throws -> String? {
+    /// The release README.md names as the last one: "`X.Y.Z` is the last release, the commit `revision: "…"`".
+    static func readmeLastRelease() throws -> (version: String, commit: String)? {
         let text = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        guard let line = text.split(separator: "\n").first(where: { $0.contains(".package(url:") && $0.contains("from:") }),
-              let from = line.range(of: "from: \"") else { return nil }
-        return String(line[from.upperBound...].prefix { $0 != "\"" })
+        guard let sentence = text.range(of: "` is the last release, the commit `revision: \""),
+              let open = text[..<sentence.lowerBound].lastIndex(of: "`") else { return nil }
+        let commit = text[sentence.upperBound...].prefix { $0 != "\"" }
+        return (String(text[text.index(after: open)..<sentence.lowerBound]), String(commit))
     }
 
-    @Test("The README's install line names NetworkLayerInfo.version, the last release")
-    func readmeInstallLineNamesTheVersion() throws {
-        #expect(try Self.readmeInstallVersion() == NetworkLayerInfo.version,
-                "README.md's install line must name the last release, NetworkLayerInfo.version: a version a user can resolve")
+    @Test("The README names NetworkLayerInfo.version as the last release, and .ci/api-baseline's commit as its revision")
+    func readmeNamesTheRelease() throws {
+        let named = try #require(try Self.readmeLastRelease(), "README.md does not say which release is the last one")
+        #expect(named.version == NetworkLayerInfo.version,
+                "README.md says \(named.version) is the last release; NetworkLayerInfo.version says \(NetworkLayerInfo.version)")
+        let baseline = try String(contentsOf: repositoryRoot.appendingPathComponent(".ci/api-baseline"), encoding: .utf8)
+        #expect(baseline.contains("commit \(named.commit)\n") && baseline.contains("version \(NetworkLayerInfo.version)\n"),
+                "README.md's revision \(named.commit) is not the release .ci/api-baseline names")
     }
 
     @Test("NetworkLayerInfo.version, the User-Agent a server receives and CHANGELOG.md's newest release agree")
