@@ -5,11 +5,12 @@ SWIFT ?= swift
 # their tests. A user's own package names only the traits it wants; this is the project's own build.
 SWIFT_TRAITS ?= --traits IntegrationTests
 export SWIFT_TRAITS
-# The demos that use only the core (make demo, demo-github, demo-chat, demo-ws) build as a user's
-# first try does: no trait, so no Swift package is resolved, and no Python. Their own scratch path
-# keeps the two trait sets from rebuilding each other's library in .build.
+# The demos that use only the core (make demo, demo-github, demo-chat, demo-ws) are the package
+# Examples/Package.swift, which names no trait: built as a user's first try, no Swift package is
+# resolved and no Python is needed. Their own scratch path keeps the two trait sets from rebuilding
+# each other's library in .build.
 DEMO_BUILD = .build-demo
-DEMO_SWIFT_BUILD = $(SWIFT) build --scratch-path $(DEMO_BUILD)
+DEMO_SWIFT_BUILD = $(SWIFT) build --package-path Examples --scratch-path $(DEMO_BUILD)
 
 .PHONY: tsan asan deps build test readme-check demo demo-github demo-chat demo-openapi demo-ws demo-check examples-check docs api-check fuzz bench cache-conformance stress clean
 

@@ -84,37 +84,6 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["OpenAPI"])),
             ]
         ),
-        // The demo (`make demo`): the original README's iTunes search example.
-        .executableTarget(
-            name: "ITunesSearch",
-            dependencies: ["NetworkLayer"],
-            path: "Examples/ITunesSearch"
-        ),
-        // The examples (`make demo-github`, `make demo-chat`): programs to copy, answered from mocks
-        // by default, built by `make test` and checked by scripts/check-demo.sh. Warnings are errors:
-        // an example that warns teaches the warning.
-        .executableTarget(
-            name: "GitHubClient",
-            dependencies: ["NetworkLayer"],
-            path: "Examples/GitHubClient",
-            exclude: ["README.md"],
-            swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]
-        ),
-        .executableTarget(
-            name: "ChatClient",
-            dependencies: ["NetworkLayer"],
-            path: "Examples/ChatClient",
-            exclude: ["README.md", "MockResponses"],
-            swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]
-        ),
-        // `make demo-ws`: a chat over a WebSocket, answered by a scripted mock server.
-        .executableTarget(
-            name: "WebSocketChat",
-            dependencies: ["NetworkLayer"],
-            path: "Examples/WebSocketChat",
-            exclude: ["MockResponses"],
-            swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]
-        ),
         // The public API as users write it, in a module of its own, warnings as errors. Built, never run.
         .executableTarget(
             name: "APICheck",

@@ -56,7 +56,7 @@ unshare -n true 2>/dev/null && offline=(unshare -n)
 run "make demo" 0 env GIT_CONFIG_NOSYSTEM=1 "${offline[@]}" make --no-print-directory demo
 refuse "Creating .venv"
 refuse "Fetching "
-if grep -q '"identity"' .build-demo/workspace-state.json 2>/dev/null; then
+if grep -q '"remoteSourceControl"' .build-demo/workspace-state.json 2>/dev/null; then
     echo "make demo: it resolved Swift packages (.build-demo/workspace-state.json): the core demos must need none" >&2
     exit 1
 fi
