@@ -47,3 +47,34 @@ func checkServerSideAPI(destination: URL) {
     Net.connectionLimits = .unlimited
     Net.hostOverrides = [:]
 }
+
+// The ServerSide article's "A Linux service, quick start" block, as it is there, in an enum of its
+// own: main.swift declares an Item and an ItemsRequest of its own.
+enum LinuxService {
+struct Inventory: ServiceProvider {
+    var host: String { "inventory.internal" }
+    var httpScheme: HTTPScheme { .http }
+    var port: Int { 8080 }                              // an Int: the port it names
+    var retryPolicy: RetryPolicy? { RetryPolicy() }     // 3 attempts: 408, 429, 500, 502–504, transport failures
+}
+struct Item: Codable, Sendable { let id: Int; let name: String }
+final class ItemsRequest: BaseRequest<[Item]> {
+    init() { super.init(serviceProvider: Inventory(), endpoint: "/items") }     // mock: GET/items.json
+}
+}
+
+func configureLinuxService() {
+    Net.isVerbose = false                                   // the text log: off in release builds already
+    Net.logEntryHandler = { entry in                        // every event, redacted, as data: one line each
+        guard entry.level >= .info else { return }
+        var line = "request=\(entry.requestID) phase=\(entry.phase.rawValue) method=\(entry.method.rawValue) url=\(entry.url)"
+        if let status = entry.statusCode { line += " status=\(status)" }   // nil when no response came (a timeout)
+        if let code = entry.errorCode {                                   // a failure: why, in the entry itself
+            line += " error=\(code) reason=\"\(entry.errorDescription ?? "")\""
+        }
+        print(line)
+    }
+    // A service's working directory is not its package's: give the mock files an absolute place.
+    Net.mockResponsesDirectory = URL(fileURLWithPath: "/srv/inventory/MockResponses", isDirectory: true)
+    print(LinuxService.ItemsRequest().endpoint)
+}

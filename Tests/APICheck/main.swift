@@ -767,6 +767,7 @@ print(describedProvider.description, describedProvider.customMirror.children.cou
 let networkLayerVersion: String = NetworkLayerInfo.version   // "2.0.0"; the User-Agent says NetworkLayer/<version>
 try await checkCachingAPI(cachesDirectory: URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("api-cache"))
 checkServerSideAPI(destination: URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("archive.tar"))
+configureLinuxService()
 checkMiddlewareAPI()
 try await checkOpenAPIAPI()
 checkFirstUserAPI()

@@ -30,6 +30,12 @@ struct DocumentationTests {
                 "ServerSide.md's client certificate section does not name customCABundle")
     }
 
+    @Test("The README stays within 400 lines: the rest is in the articles it links")
+    func readmeLength() throws {
+        let lines = try Self.text("README.md").split(separator: "\n", omittingEmptySubsequences: false).count
+        #expect(lines <= 401, "README.md has \(lines - 1) lines; move detail into the DocC articles")
+    }
+
     @Test("The mock article says which mock answers when two providers register the same method and path")
     func twoProvidersOnePath() throws {
         let article = try Self.text("Sources/NetworkLayer/NetworkLayer.docc/MockModeAndTesting.md")
