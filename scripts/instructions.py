@@ -34,6 +34,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,6 +91,7 @@ class Runner:
     def __init__(self, binaries: dict, nginx, fixtures, work: Path):
         self.binaries, self.nginx, self.fixtures, self.work = binaries, nginx, fixtures, work
         self.runs = 0
+        self.seconds = 0.0     # under callgrind, in all
 
     def count(self, client: str, requests: int, concurrency: int = 1, events: bool = False) -> Count:
         """One run of `client` under callgrind; exits when a response failed its check."""
@@ -105,12 +107,14 @@ class Runner:
         accepts, served_before = self.nginx.counters()
         # In this process's session, not one of its own (as run.py's runs): CI stops the session while a
         # test that measures runs (NETWORKLAYER_PAUSE_WHILE_MEASURING), the client with it.
+        started = time.monotonic()
         try:
             done = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"] + command,
                                   capture_output=True, text=True, timeout=CALLGRIND_TIMEOUT)
             output, errors, status = done.stdout, done.stderr, done.returncode
         except subprocess.TimeoutExpired:
             output, errors, status = "", f"timed out after {CALLGRIND_TIMEOUT} s", -1
+        self.seconds += time.monotonic() - started
         served = self.nginx.counters()[1] - served_before - 1     # the reading itself is one request
         line = next((l for l in output.splitlines() if l.startswith("{")), None)
         result = json.loads(line) if line else {}
@@ -160,9 +164,12 @@ def versions() -> dict:
 
 
 def commit() -> str:
-    described = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty=+uncommitted changes"],
-                               capture_output=True, text=True).stdout.strip()
-    return described or "?"
+    """HEAD, and whether the tree differs from it (the budget file aside: --record writes it)."""
+    def git(*arguments):
+        return subprocess.run(["git", "-C", str(ROOT), *arguments], capture_output=True, text=True).stdout.strip()
+    head = git("rev-parse", "--short", "HEAD") or "?"
+    changed = git("status", "--porcelain", "--untracked-files=no", "--", ".", f":!{BUDGET.relative_to(ROOT)}")
+    return head + (" with uncommitted changes" if changed else "")
 
 
 def kilo(value: float) -> str:
@@ -368,8 +375,8 @@ def check_budget(measured: float, c_measured: float, pairs: list, record: bool, 
                     + "; ".join(changed))
     if measured > allowed:
         print(f"✗ {summary}\n"
-              "  Find the cost: `scripts/instructions.py --no-build --profile FILE` here and on the commit before\n"
-              "  the change, and compare the functions per request (Benchmarks/README.md, \"Instructions per\n"
+              "  Find the cost: `make instructions INSTRUCTIONS_ARGS=\"--profile FILE\"` on this commit and on the one\n"
+              "  before the change, and compare the functions per request (Benchmarks/README.md, \"Instructions per\n"
               "  request, checked in CI\"). If the cost is wanted, raise the budget in a commit of its own with this\n"
               "  measurement and its reason: `make instructions INSTRUCTIONS_ARGS='--record --reason \"…\"'`.")
         return 1
@@ -438,7 +445,7 @@ def main() -> int:
     def spread(pairs: list) -> str:
         values = [p.per for p in pairs]
         if len(values) < 2:
-            return ""
+            return f": {kilo(values[0])}"
         median = statistics.median(values)
         return (f"; pairs {', '.join(kilo(v) for v in values)}: "
                 f"{(min(values) / median - 1):+.1%} to {(max(values) / median - 1):+.1%} of the median")
@@ -459,6 +466,7 @@ def main() -> int:
     print()
     for client in CLIENTS:
         print(f"scenario 2, {CLIENTS[client]}{spread(s2[client])}")
+    print(f"{runner.runs} runs under callgrind, {runner.seconds:.0f} s in all")
     print()
     return check_budget(s2_median["networklayer"], s2_median["curl"], [p.per for p in s2["networklayer"]],
                         args.record, args.reason)
