@@ -128,7 +128,7 @@ bench:
 ## instructions: instructions per request (scenarios 1 and 2) and per event (6) counted by callgrind, NetworkLayer's release
 ##               client against the C libcurl client, on run.py's nginx (scripts/instructions.py; Benchmarks/README.md,
 ##               "Instructions per request, checked in CI"); fails when scenario 2 is more than 3 % over
-##               Benchmarks/instructions-budget.json. CI runs it behind the other checks. About 4 minutes of valgrind once
+##               Benchmarks/instructions-budget.json. CI runs it behind the other checks. 3-4 minutes of callgrind once
 ##               built; INSTRUCTIONS_ARGS="--record" writes the measurement as the budget, "--profile FILE" the profile
 instructions:
 	@scripts/deps.sh instructions

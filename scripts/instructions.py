@@ -104,7 +104,7 @@ class Runner:
                         "--expect-data", str(self.fixtures.event_data_bytes)]
         else:
             command += ["--url", self.nginx.url("/small.json"), "--expect-bytes", str(self.fixtures.sizes["small"])]
-        accepts, served_before = self.nginx.counters()
+        served_before = self.nginx.counters()[1]
         # In this process's session, not one of its own (as run.py's runs): CI stops the session while a
         # test that measures runs (NETWORKLAYER_PAUSE_WHILE_MEASURING), the client with it.
         started = time.monotonic()
@@ -122,7 +122,8 @@ class Runner:
         if status != 0 or result.get("ok") != requests or served != requests or not total:
             sys.exit(f"{' '.join(command)} under callgrind: exit {status}, {result.get('ok', 0)} of {requests} "
                      f"requests ok, nginx served {served}\n" + "\n".join(errors.strip().splitlines()[-8:]))
-        log(f"  {client:<13} {'100,000 events' if events else f'{requests:,} requests, {concurrency} in flight':<30}"
+        what = "100,000 events" if events else f"{requests:,} request{'s' * (requests != 1)}, {concurrency} in flight"
+        log(f"  {client:<13} {what:<30}"
             f" {int(total.group(1)):>15,} instructions")
         return Count(int(total.group(1)), out)
 
@@ -160,6 +161,7 @@ def versions() -> dict:
     return {"swift": first_line([os.environ.get("SWIFT", "swift"), "--version"]),
             "libcurl": first_line(["curl-config", "--version"]) if shutil.which("curl-config")
             else first_line(["dpkg-query", "-W", "-f=${Version}", "libcurl4"]),
+            "glibc": first_line(["ldd", "--version"]),
             "valgrind": first_line(["valgrind", "--version"])}
 
 
