@@ -19,7 +19,7 @@ enum EventStreamFuzz {
         let (byByte, byByteResumedAfter) = try parse(body.map { [$0] })
         try require(byByte == whole, "a byte at a time gave \(byByte.count) events, whole \(whole.count)")
         try require(byByteResumedAfter == resumedAfter, "a byte at a time would resume after "
-                        + "\(String(describing: byByteResumedAfter).debugDescription), whole after \(String(describing: resumedAfter).debugDescription)")
+                        + "\(EventStreamRulesFuzz.shown(byByteResumedAfter)), whole after \(EventStreamRulesFuzz.shown(resumedAfter))")
         // Chunks whose lengths the input's own bytes give (1 to 16), from the `cutting` byte on.
         var chunks: [[UInt8]] = []
         var start = 0
@@ -33,7 +33,7 @@ enum EventStreamFuzz {
         let (cut, cutResumedAfter) = try parse(chunks)
         try require(cut == whole, "chunks of \(chunks.map(\.count)) gave \(cut.count) events, whole \(whole.count)")
         try require(cutResumedAfter == resumedAfter, "chunks of \(chunks.map(\.count)) would resume after "
-                        + "\(String(describing: cutResumedAfter).debugDescription), whole after \(String(describing: resumedAfter).debugDescription)")
+                        + "\(EventStreamRulesFuzz.shown(cutResumedAfter)), whole after \(EventStreamRulesFuzz.shown(resumedAfter))")
 
         for event in whole {
             try require(event.id.map { !$0.contains("\0") && !$0.contains("\n") && !$0.contains("\r") } ?? true,

@@ -38,8 +38,7 @@ enum EventStreamRulesFuzz {
                 let resumedAfter = model(Array(body[..<cut])).lastEventID
                 try require(parser.resumption?.lastEventID == resumedAfter,
                             "after \(show(Array(body[..<cut]))) the parser would resume after "
-                                + "\(String(describing: parser.resumption?.lastEventID).debugDescription), "
-                                + "not \(String(describing: resumedAfter).debugDescription)")
+                                + "\(shown(parser.resumption?.lastEventID)), not \(shown(resumedAfter))")
             }
             parser.finish()
             try require(events == expected, "chunks at \(cuts) of \(show(body)) gave \(events), not \(expected)")
@@ -115,6 +114,11 @@ enum EventStreamRulesFuzz {
             }
         }
         return (events, dispatchedID)
+    }
+
+    /// An id as a message shows it: quoted, or "no id".
+    static func shown(_ id: String?) -> String {
+        id.map(\.debugDescription) ?? "no id"
     }
 
     private static func show(_ bytes: [UInt8]) -> String {
