@@ -33,11 +33,32 @@ func logFailure(_ error: NetworkError) {
     print(code, line, described.description, described.debugDescription)
 }
 
+// Issue 48: which reachability failure it was, without parsing libcurl's text.
+func alertName(_ error: NetworkError) -> String? {
+    let reason: NetworkError.ReachabilityReason? = error.reachabilityReason
+    switch reason {
+    case .hostNotFound?: return "dns"
+    case .connectionRefused?: return "down"
+    case .networkUnreachable?: return "offline"
+    case .other?: return NetworkError.ReachabilityReason.other.rawValue
+    case nil: return nil
+    }
+}
+
+func rehearsedOutage() -> NetworkError {
+    var context = NetworkError.Context(reason: "a rehearsed DNS outage")
+    context.reachabilityReason = .hostNotFound
+    let kept: NetworkError.ReachabilityReason? = context.reachabilityReason
+    print(kept.map(\.rawValue) ?? "", NetworkError.ReachabilityReason(rawValue: "hostNotFound") == .hostNotFound)
+    return .reachability(context)
+}
+
 func checkFirstUserAPI() {
     print(KeyedSigner(key: "k"), CachedSigner(keyID: "id", key: "k"))
     // Issue 48: a nested literal in a mock, as the mocking article writes it.
     Net.mocks.register(.get, "/me", .json(["user": ["name": "Ada", "age": 36], "roles": ["admin"]] as JSONValue))
     logFailure(.timeOut)
+    print(alertName(rehearsedOutage()) ?? "")
     Net.logEntryHandler = { entry in
         if let code: String = entry.errorCode { print(code, entry.errorDescription ?? "") }
     }

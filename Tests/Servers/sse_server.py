@@ -44,8 +44,11 @@ Endpoints (GET unless noted):
                             (default), 204, status:<code> (that status, JSON), or type:<type>
                             (that Content-Type); the first request gets `first`: 204 or
                             type:<type> (none: as any). `badid=1`: the last event of the first connection
-                            has the id "x<U+0001>y". Every request's Last-Event-ID (null when
-                            absent) is kept under `key`:
+                            has the id "x<U+0001>y". `partial=<n>`: a connection that ends
+                            before the last tick first sends the first n bytes (at most all but
+                            the last) of the next tick, with the id `partialid` when given: an
+                            event cut before its blank line. Every request's Last-Event-ID (null
+                            when absent) is kept under `key`:
   /sse/resumable/log?key=   {"lastEventIDs": [...], "methods": [...], "marks": [...]} in arrival
                             order (marks: the request's X-Mark headers, joined with ",")
   /stats                    {"open": streams open now, "opened": total, "closed": total}
@@ -262,6 +265,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if query.get("badid") == "1" and last is None and index == end:
                 event = event.replace(b"id: %d\n" % index, b"id: x\x01y\n")
             self.chunk(event)
+        if end < count and "partial" in query:
+            frame = self.tick(end + 1)
+            if "partialid" in query:
+                frame = frame.replace(b"id: %d\n" % (end + 1), b"id: %s\n" % query["partialid"].encode())
+            self.chunk(frame[:min(int(query["partial"]), len(frame) - 1)])
         time.sleep(0.02)
         how = query.get("end", "abandon") if end < count else "clean"
         if how == "clean":

@@ -21,8 +21,8 @@ enum CurlErrorMapping {
         var connected = true
         var connectTimeout: TimeInterval?
         var idleTimeout: TimeInterval?
-        /// The Unix socket the transfer connects to, and the `errno` of its failed connect.
         var unixSocketPath: String?
+        /// The `errno` of the failed `connect` (to the Unix socket, the server or the proxy); 0 when unknown.
         var osErrno: Int32 = 0
         /// The proxy the transfer goes through (`scheme://host:port`, no credentials), if any.
         var proxy: String?
@@ -71,7 +71,8 @@ enum CurlErrorMapping {
             return diskWriteFailure(failure, request: request)
         }
         if let path = facts.unixSocketPath, code == CURLE_COULDNT_CONNECT {
-            return .reachability(context(unixSocketFailure(path, errno: facts.osErrno)))
+            return .unreachable(context(unixSocketFailure(path, errno: facts.osErrno)),
+                                facts.osErrno == ECONNREFUSED ? .connectionRefused : .other)
         }
         if let proxy = facts.proxy, let error = proxyFailure(code, proxy: proxy, facts: facts, request: request, context: context) {
             return error
@@ -81,14 +82,20 @@ enum CurlErrorMapping {
         }
         if let failure = tlsOptionsFailure(code, facts: facts, context: context) { return failure }
         if code == CURLE_INTERFACE_FAILED, let name = facts.networkInterface {
-            return .reachability(context("the network interface \"\(HeaderFields.printable(name))\" could not be used: "
-                                         + "no such interface or address on this machine"))
+            return .unreachable(context("the network interface \"\(HeaderFields.printable(name))\" could not be used: "
+                                         + "no such interface or address on this machine"), .other)
         }
         switch code {
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
-            return .reachability(context("the host name could not be resolved"))
+            return .unreachable(context("the host name could not be resolved"), .hostNotFound)
         case CURLE_COULDNT_CONNECT:
-            return .reachability(context("the connection was refused or the network is unreachable"))
+            let reason = NetworkError.ReachabilityReason(connectErrno: facts.osErrno)
+            switch facts.osErrno {
+            case ECONNREFUSED: return .unreachable(context("the connection was refused"), reason)
+            case ENETUNREACH: return .unreachable(context("the network is unreachable"), reason)
+            case EHOSTUNREACH: return .unreachable(context("the host is unreachable (no route to it)"), reason)
+            default: return .unreachable(context("the connection was refused or the network is unreachable"), reason)
+            }
         // The connect timeout, unless what was left of the request's own ran out first.
         case CURLE_OPERATION_TIMEDOUT where !facts.connected && (facts.connectTimeout ?? .infinity) < request.timeout:
             return .timeOut(context("could not connect within the connect timeout of \(facts.connectTimeout?.compactText ?? "") s"))
@@ -159,15 +166,17 @@ enum CurlErrorMapping {
         }
         if facts.proxyConnectStatus >= 300 {
             let target = request.url.host.map { "\($0):\(request.url.port ?? 443)" } ?? "the server"
-            return .reachability(context("the proxy \(proxy) refused to open a tunnel to \(target) (it answered \(facts.proxyConnectStatus))"))
+            return .unreachable(context("the proxy \(proxy) refused to open a tunnel to \(target) (it answered \(facts.proxyConnectStatus))"),
+                                .other)
         }
         switch code {
         case CURLE_COULDNT_RESOLVE_PROXY:
-            return .reachability(context("the proxy \(proxy) could not be found: its host name did not resolve"))
+            return .unreachable(context("the proxy \(proxy) could not be found: its host name did not resolve"), .hostNotFound)
         case CURLE_COULDNT_CONNECT:
-            return .reachability(context("the proxy \(proxy) refused the connection or cannot be reached"))
+            return .unreachable(context("the proxy \(proxy) refused the connection or cannot be reached"),
+                                NetworkError.ReachabilityReason(connectErrno: facts.osErrno))
         case CURLE_PROXY:
-            return .reachability(context("the proxy \(proxy) failed to connect to the server"))
+            return .unreachable(context("the proxy \(proxy) failed to connect to the server"), .other)
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_CERTPROBLEM:
             guard facts.proxyCertificateFailed else { return nil }
             return .invalidCertificate(context("the certificate of the proxy \(proxy) failed verification; nothing was sent"))

@@ -53,9 +53,11 @@ extension CurlTransfer {
 
     /// What the routing tells about a failure: the socket or the proxy, and what they answered.
     func addRoutingFacts(to facts: inout CurlErrorMapping.Facts, for code: CURLcode) {
+        if code == CURLE_COULDNT_CONNECT || options.unixSocketPath != nil {
+            facts.osErrno = Int32(clamping: handle.long(CURLINFO_OS_ERRNO) ?? 0)
+        }
         if let path = options.unixSocketPath {
             facts.unixSocketPath = path
-            facts.osErrno = Int32(clamping: handle.long(CURLINFO_OS_ERRNO) ?? 0)
             return
         }
         facts.proxy = options.table.proxy.proxyDescription(for: request.url)

@@ -37,6 +37,10 @@ extension NetworkError {
             set { responseBox = newValue.map(ResponseBox.init) }
         }
 
+        /// For a ``NetworkError/reachability(_:)`` error, why the host could not be reached (read
+        /// it as ``NetworkError/reachabilityReason``); `nil` for other errors and when unknown.
+        public var reachabilityReason: NetworkError.ReachabilityReason?
+
         /// Whether an ``NetworkError/invalidCertificate(_:)`` is about this client's own (mTLS) certificate.
         var concernsClientCertificate = false
 
@@ -137,6 +141,7 @@ extension NetworkError.Context: CustomReflectable {
         if let request { children.append(("request", request)) }
         if let reason { children.append(("reason", reason)) }
         if let statusCode { children.append(("statusCode", statusCode)) }
+        if let reachabilityReason { children.append(("reachabilityReason", reachabilityReason)) }
         if let underlyingError { children.append(("underlyingError", underlyingError)) }
         if let serverError { children.append(("serverError", type(of: serverError))) }
         if let response { children.append(("response", response)) }

@@ -23,7 +23,8 @@ extension NetworkError: CustomStringConvertible, CustomDebugStringConvertible {
     }
 
     /// The error in one [logfmt](https://brandur.org/logfmt) line: `error=` its ``code``, then the
-    /// known `status`, `request` (secrets redacted), `reason` and `underlying` (its type, with `curl_code`).
+    /// known `status`, `reachability` (``reachabilityReason``), `request` (secrets redacted), `reason`
+    /// and `underlying` (its type, with `curl_code`).
     /// ``customUser(description:recovery:code:)`` gives `code` and `description`, ``generic(code:)`` `code`.
     public var logfmtDescription: String {
         var fields = [("error", code)]
@@ -38,6 +39,7 @@ extension NetworkError: CustomStringConvertible, CustomDebugStringConvertible {
         default:
             guard let context else { break }
             if let status = context.statusCode { fields.append(("status", String(status))) }
+            if let reason = reachabilityReason { fields.append(("reachability", reason.rawValue)) }
             if let request = context.request { fields.append(("request", request)) }
             if let reason = context.reason { fields.append(("reason", reason)) }
             if let underlying = context.underlyingError {
@@ -89,6 +91,7 @@ extension NetworkError.Context {
         if let request { parts.append(("request", String(reflecting: request))) }
         if let reason { parts.append(("reason", String(reflecting: reason))) }
         if let statusCode { parts.append(("statusCode", String(statusCode))) }
+        if let reachabilityReason { parts.append(("reachabilityReason", ".\(reachabilityReason.rawValue)")) }
         if let underlyingError { parts.append(("underlyingError", String(reflecting: underlyingError))) }
         // By its type: a server's body can quote a request's secret back.
         if let serverError { parts.append(("serverError", String(describing: type(of: serverError)))) }

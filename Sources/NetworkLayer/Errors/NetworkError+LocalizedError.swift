@@ -22,7 +22,7 @@ extension NetworkError: LocalizedError {
         case .invalidRequest: summary = "The request could not be built."
         case .transport: summary = "The transfer failed."
         case .apiError(let context):
-            summary = (context.statusCode ?? 0) >= 500 ? "The server failed to answer the request." : "The server refused the request."
+            summary = (context.statusCode ?? 0) >= 500 ? "The server reported an error." : "The server refused the request."
         case .validation: summary = "The response was refused by its validation."
         }
         guard let context else { return summary }

@@ -42,6 +42,9 @@ enum MockStream {
     /// An event stream's body as one piece per event, from the event after the one whose id is
     /// `lastEventID` on, as a server that keeps its events resumes. `resumed` is the index of the
     /// first event sent, `nil` when the body was not resumed.
+    ///
+    /// The resume point is where the parser's resumption id (what a live reconnection sends)
+    /// became `lastEventID`: after the last event with it, or after a block giving only that id.
     static func events(of body: Data, after lastEventID: String?) -> (pieces: [Data], resumed: Int?) {
         var parser = ServerSentEventParser()
         var pieces: [Data] = []
@@ -50,11 +53,14 @@ enum MockStream {
         var dispatched: [ServerSentEvent] = []
         for piece in Self.pieces(of: body, kind: .events, paced: true) {
             pending.append(piece)
+            let before = parser.resumption?.lastEventID
             try? parser.feed(piece, into: &dispatched)
-            guard !dispatched.isEmpty else { continue }
+            let now = parser.resumption?.lastEventID
+            let reached = lastEventID != nil && now == lastEventID && (!dispatched.isEmpty || now != before)
+            guard !dispatched.isEmpty || reached else { continue }
             pieces.append(pending)
             pending = Data()
-            if let lastEventID, dispatched.last?.id == lastEventID { resumed = pieces.count }  // after the last event with it
+            if reached { resumed = pieces.count }
             dispatched.removeAll(keepingCapacity: true)
         }
         guard let resumed else { return (pieces, nil) }

@@ -14,14 +14,14 @@ extension HTTPResponse {
     public func validateStatus(acceptable: StatusCodes) throws(NetworkError) {
         guard !acceptable.contains(statusCode) else { return }
         var context = NetworkError.Context(request: requestDescription,
-                                           reason: "the server answered with status \(statusCode)",
+                                           reason: Self.describeAnswer(statusCode),
                                            statusCode: statusCode, response: keptForError())
         if let type = expectations.errorBodyType, !body.isEmpty,
            let serverError = try? decodeJSON(type, using: expectations.decoder) {
             context.serverError = serverError
             if let message = serverError.serverMessage {
                 // The server's own words, control characters escaped: an error is printed to terminals and logs.
-                context.reason = "the server answered with status \(statusCode): \(message.escapingControlCharacters)"
+                context.reason = "\(Self.describeAnswer(statusCode)): \(message.escapingControlCharacters)"
             }
         }
         switch statusCode {

@@ -18,6 +18,11 @@ struct ServerSentEventParser {
     private var dataSize = 0
     private var hasData = false
     private var eventType: String?
+    /// The standard's last event ID buffer: the latest `id:` line's value, which the next event carries.
+    private var idBuffer: String?
+    /// The standard's last event ID string: the buffer as of the last blank line, and the only id a
+    /// reconnection may send. An `id:` of an event cut before its blank line never reaches it, or
+    /// the server would resume after an event the reader never got.
     private var lastEventID: String?
     private var pendingRetry: Duration?
     /// The last valid `retry:` of the stream, kept across reconnections like the last event ID.
@@ -68,13 +73,15 @@ struct ServerSentEventParser {
         self = ServerSentEventParser(decoder: decoder, usesFastJSONDecoder: usesFastJSONDecoder)
     }
 
-    /// What a reconnection resumes from: the last event ID and reconnection time so far.
+    /// What a reconnection resumes from: the id of the last event dispatched (not of one the body
+    /// ended in) and the reconnection time so far.
     var resumption: StreamResumption? { StreamResumption(lastEventID: lastEventID, retry: reconnectionTime) }
 
     /// Starts the body of a reconnection, keeping the last event ID and reconnection time.
     mutating func resume(from resumption: StreamResumption) {
         self = ServerSentEventParser(decoder: decoder, usesFastJSONDecoder: usesFastJSONDecoder)
         lastEventID = resumption.lastEventID
+        idBuffer = resumption.lastEventID
         reconnectionTime = resumption.retry
     }
 
@@ -118,8 +125,8 @@ struct ServerSentEventParser {
             eventType = String(decoding: value, as: UTF8.self)
         case .id:
             // Sticky: the same id again (or each event's own) keeps the string it has.
-            if !value.contains(0), !Self.isSame(lastEventID, value) {
-                lastEventID = String(decoding: value, as: UTF8.self)
+            if !value.contains(0), !Self.isSame(idBuffer, value) {
+                idBuffer = String(decoding: value, as: UTF8.self)
             }
         case .retry:
             if let milliseconds = Self.digits(value) {
@@ -155,12 +162,15 @@ struct ServerSentEventParser {
         }
     }
 
+    /// A blank line: the id takes effect (even without data, as the standard's step 1 of
+    /// dispatching says), and an event with data is handed on.
     private mutating func dispatch(into events: inout [ServerSentEvent]) {
         defer {
             hasData = false
             dataSize = 0
             eventType = nil
         }
+        lastEventID = idBuffer
         guard hasData else { return }
         var text = ""
         swap(&text, &data)  // moved into the event: the next event starts a new string

@@ -11,7 +11,10 @@ import Foundation
 /// the type, `id` sets the last event ID unless it holds NUL, `retry` with digits only sets the
 /// next event's reconnection time; a blank line dispatches an event that has data; an event
 /// without its blank line at the end is discarded. The parser fed in chunks gives exactly those
-/// events, never throws on a body this small, and gives them again after `finish()`. (The
+/// events, never throws on a body this small, and gives them again after `finish()`. After each
+/// chunk, the id it reports for a reconnection is the last event ID as of the last blank line
+/// (the id of the last dispatched event, or of a block without data): never the `id:` of an
+/// event the input so far ends in, whose id a reconnection would otherwise skip past. (The
 /// `event-stream` target checks that chunking changes nothing and the round trip through mock
 /// text; this one checks the rules themselves.)
 enum EventStreamRulesFuzz {
@@ -19,7 +22,7 @@ enum EventStreamRulesFuzz {
         var bytes = FuzzBytes(data)
         let cuts = (0..<bytes.choice(16)).map { _ in Int(bytes.byte()) }
         let body = bytes.rest()
-        let expected = model(body)
+        let expected = model(body).events
 
         var parser = ServerSentEventParser()
         for _ in 0..<2 { // the second time after `finish()`: a parser is ready for a new body
@@ -32,14 +35,19 @@ enum EventStreamRulesFuzz {
                     throw FuzzFailure("the parser refused a \(body.count)-byte body: \(error)")
                 }
                 start = cut
+                let resumedAfter = model(Array(body[..<cut])).lastEventID
+                try require(parser.resumption?.lastEventID == resumedAfter,
+                            "after \(show(Array(body[..<cut]))) the parser would resume after "
+                                + "\(shown(parser.resumption?.lastEventID)), not \(shown(resumedAfter))")
             }
             parser.finish()
             try require(events == expected, "chunks at \(cuts) of \(show(body)) gave \(events), not \(expected)")
         }
     }
 
-    /// The events of a whole body, by the documented rules.
-    private static func model(_ input: [UInt8]) -> [ServerSentEvent] {
+    /// The events of a whole body, by the documented rules, and the last event ID a reconnection
+    /// sends after it: the `id:` in effect at the last blank line (`nil` when none set one).
+    private static func model(_ input: [UInt8]) -> (events: [ServerSentEvent], lastEventID: String?) {
         var body = input[...]
         if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
         var lines: [ArraySlice<UInt8>] = []
@@ -61,9 +69,11 @@ enum EventStreamRulesFuzz {
         var hasData = false
         var type: String?
         var lastID: String?
+        var dispatchedID: String?
         var retry: Duration?
         for line in lines {
             if line.isEmpty {
+                dispatchedID = lastID
                 if hasData {
                     events.append(ServerSentEvent(id: lastID.flatMap { $0.isEmpty ? nil : $0 }, event: type.flatMap { $0.isEmpty ? nil : $0 },
                                                   data: String(decoding: data, as: UTF8.self), retry: retry))
@@ -103,7 +113,12 @@ enum EventStreamRulesFuzz {
                 break
             }
         }
-        return events
+        return (events, dispatchedID)
+    }
+
+    /// An id as a message shows it: quoted, or "no id".
+    static func shown(_ id: String?) -> String {
+        id.map(\.debugDescription) ?? "no id"
     }
 
     private static func show(_ bytes: [UInt8]) -> String {

@@ -87,10 +87,11 @@ struct StatusMappingTests {
         #expect(error.localizedDescription == description)
     }
 
-    @Test("A status without a case of its own names the request and the status, says whether the server failed or refused, and what to do",
-          arguments: [(418, "The server refused the request", "Read the server's message"),
-                      (429, "The server refused the request", "try again later"),
-                      (500, "The server failed to answer the request", "try again later")])
+    @Test("A status without a case of its own names the request and what the server answered (with the standard reason phrase when there is one), says whether the server erred or refused, and what to do",
+          arguments: [(418, "The server refused the request: the server answered status 418", "Read the server's message"),
+                      (429, "The server refused the request: the server answered 429 Too Many Requests", "try again later"),
+                      (500, "The server reported an error: the server answered 500 Internal Server Error", "try again later"),
+                      (503, "The server reported an error: the server answered 503 Service Unavailable", "try again later")])
     func otherStatusErrorDescribesTheRequest(_ code: Int, summary: String, advice: String) async throws {
         let server = try await TestServer.shared()
         let log = LogCollector()
@@ -98,7 +99,7 @@ struct StatusMappingTests {
             try await makeManager(log: log).perform(TestRequest<StatusBody>(server.provider(), "/status/\(code)"))
         })
         let description = try #require(error.errorDescription)
-        #expect(description == "\(summary): the server answered with status \(code). (GET http://127.0.0.1:\(server.port)/status/\(code))")
+        #expect(description == "\(summary). (GET http://127.0.0.1:\(server.port)/status/\(code))")
         #expect(error.recoverySuggestion?.contains(advice) == true, "\(error.recoverySuggestion ?? "")")
         let failure = try #require(log.all.last)
         #expect(failure.contains("✗ failed after"), "\(failure)")

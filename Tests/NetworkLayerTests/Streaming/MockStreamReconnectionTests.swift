@@ -51,6 +51,32 @@ struct MockStreamReconnectionTests {
         #expect(net.mocks.requests.map { $0.value(forHeader: "Last-Event-ID") } == [nil, "2", "4", "5"])
     }
 
+    @Test("A mock whose body ends inside an event reconnects with the last dispatched event's id, as live: every event once, then 204")
+    func bodyEndingMidEvent() async throws {
+        let mocks = try MockDirectory()
+        defer { mocks.remove() }
+        let feed = Self.feed + "id: 6\ndata: six, cut\n"
+        #expect(feed.hasSuffix("data: five\n\nid: 6\ndata: six, cut\n"))
+        try mocks.write("Feed", fileExtension: "sse", body: feed)
+        let net = makeManager(mocks: mocks.url)
+        let (events, error) = await collect(try await net.perform(request(policy: .eventSource())))
+        #expect(error == nil)
+        #expect(events.map(\.data) == ["one", "two", "three", "four", "five"])
+        #expect(net.mocks.requests.map { $0.value(forHeader: "Last-Event-ID") } == [nil, "5"])
+    }
+
+    @Test("A Last-Event-ID that a block without data set resumes the mock after that block, as a live stream's id does")
+    func idWithoutData() async throws {
+        let mocks = try MockDirectory()
+        defer { mocks.remove() }
+        try mocks.write("Feed", fileExtension: "sse", body: "id: 1\ndata: one\n\nid: 2\n\nid: 3\ndata: three\n\n")
+        let request = request(policy: nil)
+        request.additionalHeaders["Last-Event-ID"] = "2"
+        let (events, error) = await collect(try await makeManager(mocks: mocks.url).perform(request))
+        #expect(error == nil)
+        #expect(events.map(\.data) == ["three"])
+    }
+
     @Test("Without a policy the cut ends the loop with .transport, naming cutAfterEvents")
     func cutWithoutPolicy() async throws {
         let mocks = try MockDirectory()

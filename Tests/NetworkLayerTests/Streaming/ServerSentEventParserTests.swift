@@ -74,6 +74,38 @@ struct ServerSentEventParserTests {
         #expect(try Self.events("data: a\n\ndata: b").map(\.data) == ["a"])
     }
 
+    @Test("The id a reconnection sends is the last dispatched event's: an id: line of an event the body ends in, at any byte before its blank line, is not")
+    func resumptionIsTheLastDispatchedID() throws {
+        let dispatched = Array("id: 5\ndata: five\n\n".utf8)
+        let body = dispatched + Array("id: 999\nevent: x\ndata: lost\n\n".utf8)
+        for sent in 0...body.count {
+            var parser = ServerSentEventParser()
+            var events: [ServerSentEvent] = []
+            try parser.feed(Data(body[..<sent]), into: &events)
+            let expected: String? = sent == body.count ? "999" : sent >= dispatched.count ? "5" : nil
+            let cut = String(decoding: body[..<sent], as: UTF8.self).debugDescription
+            #expect(parser.resumption?.lastEventID == expected, "after \(cut)")
+            #expect(events.last?.id == expected, "after \(cut)")
+        }
+    }
+
+    @Test("A blank line makes the id the one a reconnection sends even without data; an empty id resets it; resume keeps it")
+    func resumptionWithoutData() throws {
+        var parser = ServerSentEventParser()
+        var events: [ServerSentEvent] = []
+        try parser.feed(Data("id: 7\n\n".utf8), into: &events)
+        #expect(events.isEmpty)
+        #expect(parser.resumption?.lastEventID == "7")
+        try parser.feed(Data("id\n".utf8), into: &events)
+        #expect(parser.resumption?.lastEventID == "7")
+        try parser.feed(Data("\n".utf8), into: &events)
+        #expect(parser.resumption?.lastEventID == "")
+        parser.resume(from: StreamResumption(lastEventID: "8", retry: nil))
+        try parser.feed(Data("data: after\n\nid: 9\ndata: cut".utf8), into: &events)
+        #expect(events.map(\.id) == ["8"])
+        #expect(parser.resumption?.lastEventID == "8")
+    }
+
     @Test("Invalid UTF-8 becomes U+FFFD, never a crash")
     func invalidUTF8() throws {
         #expect(try parseEvents([Array("data: a".utf8) + [0xFF, 0xC3] + Array("\n\n".utf8)]).map(\.data) == ["a\u{FFFD}\u{FFFD}"])

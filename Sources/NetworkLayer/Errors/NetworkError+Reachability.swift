@@ -1,0 +1,54 @@
+import Foundation
+
+extension NetworkError {
+    /// Why a host could not be reached: a ``NetworkError/reachability(_:)`` error's
+    /// ``NetworkError/reachabilityReason``, so that an alert tells a name that does not resolve
+    /// from a server that is down from a network that is gone, without reading libcurl's text.
+    ///
+    /// Through a proxy, it is about the proxy when the proxy could not be reached (the error's
+    /// reason names it). Its raw value is the case's name, the same in every release, for a
+    /// metric label or a log field.
+    ///
+    /// ```swift
+    /// catch let error where error.reachabilityReason == .hostNotFound {
+    ///     alert("DNS: \(error.context?.request ?? "")")
+    /// }
+    /// ```
+    public enum ReachabilityReason: String, Sendable, Hashable {
+        /// The host name did not resolve: a wrong name, or no name server answered.
+        case hostNotFound
+        /// The host refused the connection: nothing listens on the port (`ECONNREFUSED`).
+        case connectionRefused
+        /// No route leads to the network or the host (`ENETUNREACH`, `EHOSTUNREACH`): this machine
+        /// is offline, or the address is one it cannot reach.
+        case networkUnreachable
+        /// Any other cause: a Unix socket that is not there, a network interface that cannot be
+        /// used, a proxy that refused to open a tunnel, or an error made without a reason.
+        case other
+    }
+
+    /// Why the host could not be reached, for a ``reachability(_:)`` error (``ReachabilityReason/other``
+    /// when its context names none, as `NetworkError.reachability` does); `nil` for every other case.
+    public var reachabilityReason: ReachabilityReason? {
+        guard case .reachability(let context) = self else { return nil }
+        return context.reachabilityReason ?? .other
+    }
+
+    /// A ``reachability(_:)`` error for `reason`, its context saying so.
+    static func unreachable(_ context: Context, _ reason: ReachabilityReason) -> NetworkError {
+        var context = context
+        context.reachabilityReason = reason
+        return .reachability(context)
+    }
+}
+
+extension NetworkError.ReachabilityReason {
+    /// The reason a failed `connect` gives by its `errno` (libcurl's `CURLINFO_OS_ERRNO`).
+    init(connectErrno: Int32) {
+        switch connectErrno {
+        case ECONNREFUSED: self = .connectionRefused
+        case ENETUNREACH, EHOSTUNREACH: self = .networkUnreachable
+        default: self = .other
+        }
+    }
+}
