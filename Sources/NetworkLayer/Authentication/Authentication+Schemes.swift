@@ -16,7 +16,8 @@ extension Authentication {
 
     /// HTTP Digest authentication (RFC 7616: MD5 or SHA-256, `qop=auth`), answered by libcurl on the
     /// same connection; the password itself is never sent. A server that keeps answering `401` is
-    /// given up after a few rounds with ``NetworkError/unauthorizedAccess(_:)``.
+    /// given up after a few rounds with ``NetworkError/unauthorizedAccess(_:)``, as is one whose
+    /// challenge has no `nonce` (the error says so: no credentials can answer it).
     public static func digest(user: String, password: String) -> Authentication {
         Authentication(kind: .challenge(.digest, user: user, password: password))
     }
