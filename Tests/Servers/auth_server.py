@@ -18,7 +18,8 @@ stdin reaches EOF (the rule of test_server.py). Endpoints:
                    server that never accepts a nonce
   /digest-absurd?kind=
                    401 with a malformed Digest challenge: huge (a 64 KB nonce), unknown
-                   (algorithm=MD7, qop=auth-int only) or broken (unterminated quotes)
+                   (algorithm=MD7, qop=auth-int only), broken (unterminated quotes) or
+                   no-nonce (realm, qop and algorithm, no nonce)
   /digest          Digest (MD5, qop=auth, user ``ada``, password ``s3cret-Passw0rd``) checked here:
                    401 with a challenge (one nonce for the server's life) without a valid answer,
                    else 200 {"user", "nc", "connection"}
@@ -93,6 +94,7 @@ class Handler(BaseHTTPRequestHandler):
                 "huge": f'Digest realm="r", nonce="{"n" * 65536}", qop="auth"',
                 "unknown": 'Digest realm="r", nonce="abc", algorithm=MD7, qop="auth-int"',
                 "broken": 'Digest realm="r, nonce="abc, qop=',
+                "no-nonce": 'Digest realm="r", qop="auth", algorithm=MD5',
             }
             return self.send(401, {"error": kind}, [("WWW-Authenticate", challenges.get(kind, "Digest"))])
         if path == "/digest":

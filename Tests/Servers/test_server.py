@@ -66,6 +66,16 @@ HEAD gets the same headers as GET, without the body):
                             Link: <absolute URL of page n+1>; rel="next" (and rel="last")
                             until page `last` (default 3); per items per page (default 2)
   /base64?text=             the text base64-encoded, as text/plain
+  /echo-credential?header=&status=&redirect=
+                            the secret of the credential the request carried, echoed the ways
+                            a careless server might: `header` names the header it came in
+                            (default Authorization: Basic is decoded to its password, Bearer to
+                            its token); the body {"user", "p", "base64": [...], "embedded":
+                            [...]} holds it as it is, in base64 (standard and URL-safe, padded
+                            and not; Basic's user:password too) and inside longer base64 texts
+                            at each of the three alignments; the headers X-Echo and
+                            X-Echo-Base64 hold it as it is and in base64. Status `status`
+                            (default 200), or with `redirect` a 302 to that URL with p=<secret>
   /resumable/<key>?size=&cut=&validator=etag|date|none&change=1&refuse=1
                             a download of `size` bytes (byte i = (i * 7 + version) % 251), with
                             ETag "v<version>" and/or Last-Modified: the first request for key
@@ -510,6 +520,41 @@ def pages(request, page):
 def base64_text(request):
     text = request.args.get("text", [""])[0]
     request.send(200, base64.b64encode(text.encode()), "text/plain")
+
+
+@route(r"/echo-credential")
+def echo_credential(request):
+    name = request.args.get("header", ["Authorization"])[0]
+    value = request.headers.get(name, "")
+    user, secret, credential = "", value, ""
+    scheme, _, rest = value.partition(" ")
+    if scheme.lower() == "basic":
+        credential = base64.b64decode(rest).decode("utf-8")
+        user, _, secret = credential.partition(":")
+    elif scheme.lower() == "bearer":
+        secret = rest
+    raw = secret.encode("utf-8")
+    spellings = []
+    for data in [raw] + ([credential.encode("utf-8")] if credential else []):
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            text = encode(data).decode("ascii")
+            spellings += [text, text.rstrip("=")]
+    embedded = []
+    for offset in range(3):
+        # The secret starts `offset` bytes into a group of three of the encoded document.
+        document = b'{"t":"' + b"." * offset + raw + b'","n":1}'
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            embedded.append(encode(document).decode("ascii"))
+    headers = [("X-Echo", secret.encode("utf-8").decode("latin-1")), ("X-Echo-Base64", spellings[0])]
+    if "redirect" in request.args:
+        target = request.args["redirect"][0]
+        separator = "&" if "?" in target else "?"
+        request.send_redirect(302, target + separator + "p=" + urllib.parse.quote(secret, safe=""))
+        return
+    code = int(request.args.get("status", ["200"])[0])
+    if not 200 <= code <= 599:
+        raise ValueError("status must be 200-599")
+    request.send_json(code, {"user": user, "p": secret, "base64": spellings, "embedded": embedded}, headers=headers)
 
 
 RESUMABLE_LOGS = {}

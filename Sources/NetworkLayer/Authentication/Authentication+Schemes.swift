@@ -16,7 +16,8 @@ extension Authentication {
 
     /// HTTP Digest authentication (RFC 7616: MD5 or SHA-256, `qop=auth`), answered by libcurl on the
     /// same connection; the password itself is never sent. A server that keeps answering `401` is
-    /// given up after a few rounds with ``NetworkError/unauthorizedAccess(_:)``.
+    /// given up after a few rounds with ``NetworkError/unauthorizedAccess(_:)``, as is one whose
+    /// challenge has no `nonce` (the error says so: no credentials can answer it).
     public static func digest(user: String, password: String) -> Authentication {
         Authentication(kind: .challenge(.digest, user: user, password: password))
     }
@@ -68,13 +69,70 @@ extension Authentication {
     }
 
     /// The credential values to scrub from any text: what libcurl or the signer uses, which no
-    /// header of the request carries as such.
+    /// header of the request carries as such. A Basic password is one too (its header carries it
+    /// only in base64), and `user:password`, whose base64 that header is. A user name is not a
+    /// secret (curl and browsers show it), so it is not listed: a short one would scrub ordinary
+    /// words. Without a password the user name is the credential (an API key as Stripe takes it).
     var hiddenValues: [String] {
         switch kind {
-        case .challenge(_, let user, let password): [user, password]
+        case .basic(let user, let password): [Self.secretPart(user: user, password: password), "\(user):\(password)"]
+        case .challenge(_, let user, let password): [Self.secretPart(user: user, password: password)]
         case .awsSigV4(let signer): [signer.accessKeyID, signer.secretAccessKey] + (signer.sessionToken.map { [$0] } ?? [])
         default: []
         }
+    }
+
+    /// What of a user name and password is secret: the password, or the user name when there is no password.
+    static func secretPart(user: String, password: String) -> String {
+        password.isEmpty ? user : password
+    }
+
+    /// Whether `values` (a 401's `WWW-Authenticate` lines) offer Digest, and no Digest challenge
+    /// among them has a `nonce`. Each line holds challenges (`Scheme param=value, …`, RFC 9110
+    /// §11.6.1) separated by commas outside quoted strings; linear in the text a server sent.
+    static func digestChallengeLacksNonce(_ values: [String]) -> Bool {
+        var offersDigest = false
+        for value in values {
+            var inDigest = false
+            for item in itemsOutsideQuotes(value) {
+                var item = item.drop { $0 == " " || $0 == "\t" }
+                guard !item.isEmpty else { continue }
+                // A scheme starts a challenge: a token before a space, or alone (no '=' in it).
+                let space = item.firstIndex { $0 == " " || $0 == "\t" }
+                let head = item[..<(space ?? item.endIndex)]
+                if !head.contains("=") {
+                    inDigest = head.lowercased() == "digest"
+                    offersDigest = offersDigest || inDigest
+                    item = item[(space ?? item.endIndex)...].drop { $0 == " " || $0 == "\t" }
+                }
+                guard inDigest, let equals = item.firstIndex(of: "=") else { continue }
+                if item[..<equals].trimmingCharacters(in: .whitespaces).lowercased() == "nonce" { return false }
+            }
+        }
+        return offersDigest
+    }
+
+    /// `text` split at the commas outside quoted strings (a backslash escapes the next character inside one).
+    private static func itemsOutsideQuotes(_ text: String) -> [Substring] {
+        var items: [Substring] = []
+        var start = text.startIndex
+        var quoted = false
+        var escaped = false
+        for index in text.indices {
+            let character = text[index]
+            if escaped {
+                escaped = false
+            } else if quoted, character == "\\" {
+                escaped = true
+            } else if character == "\"" {
+                quoted.toggle()
+            } else if character == ",", !quoted {
+                items.append(text[start..<index])
+                start = text.index(after: index)
+            }
+        }
+        items.append(text[start...])
+        return items
     }
 
     /// A user name and password libcurl can send: no control character (a NUL would cut them

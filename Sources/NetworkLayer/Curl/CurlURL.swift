@@ -30,6 +30,12 @@ final class CurlURL {
         curl_url_cleanup(handle)
     }
 
+    /// Drops the user name, password and login options (`user:password;options@`); `false` when
+    /// libcurl cannot.
+    func removeUserInformation() -> Bool {
+        [CURLUPART_USER, CURLUPART_PASSWORD, CURLUPART_OPTIONS].allSatisfy { curl_url_set(handle, $0, nil, 0) == CURLUE_OK }
+    }
+
     /// The whole URL, normalised by libcurl (scheme and host as it will use them, relative
     /// references resolved, dot segments removed).
     var text: String? { part(CURLUPART_URL) }

@@ -43,6 +43,8 @@ extension NetworkError {
 
         /// Whether an ``NetworkError/invalidCertificate(_:)`` is about this client's own (mTLS) certificate.
         var concernsClientCertificate = false
+        /// Whether an ``NetworkError/unauthorizedAccess(_:)`` is a challenge no credentials can answer.
+        var unanswerableChallenge = false
 
         public init(request: String? = nil, reason: String? = nil, statusCode: Int? = nil,
                     underlyingError: (any Error)? = nil, response: HTTPResponse? = nil) {

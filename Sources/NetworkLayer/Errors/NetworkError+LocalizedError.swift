@@ -54,6 +54,9 @@ extension NetworkError: LocalizedError {
                 + "or handle this as being offline."
         case .notFound:
             return "Check the endpoint path and its parameters."
+        case .unauthorizedAccess(let context) where context.unanswerableChallenge:
+            return "Other credentials will not help: the server's operator must fix its challenge, "
+                + "or the provider must use an authentication the server answers properly."
         case .unauthorizedAccess:
             return "Check the credentials the provider sends, or sign in again."
         case .customUser(_, let recovery, _):

@@ -2,7 +2,7 @@ import Foundation
 
 extension CurlCommand {
     /// The flags that send curl where the request goes: the provider's Unix socket, or the
-    /// proxy (its credentials redacted unless `redactingSecrets` is `false`). The environment's
+    /// proxy (its password redacted unless `redactingSecrets` is `false`). The environment's
     /// proxy needs none: curl reads the same variables.
     static func routingArguments(_ options: TransferOptions, redactingSecrets: Bool) -> [String] {
         if let path = options.unixSocketPath { return ["--unix-socket", quote(path)] }
@@ -17,8 +17,11 @@ extension CurlCommand {
             guard let proxy = try? options.table.proxy.curlProxy(request: "") else { break }
             parts += ["--proxy", quote(proxy.url)]
             if proxy.username != nil || proxy.password != nil {
-                let credentials = (proxy.username ?? "") + ":" + (proxy.password ?? "")
-                parts += ["--proxy-user", quote(redactingSecrets ? Redactor.placeholder : credentials)]
+                let user = proxy.username ?? ""
+                let password = proxy.password ?? ""
+                // The user name is shown, unless it is the credential itself (no password).
+                let shown = password.isEmpty ? Redactor.placeholder : user + ":" + Redactor.placeholder
+                parts += ["--proxy-user", quote(redactingSecrets ? shown : user + ":" + password)]
             }
             if let noProxy = proxy.noProxy { parts += ["--noproxy", quote(noProxy)] }
         }

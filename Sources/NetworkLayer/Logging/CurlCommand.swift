@@ -28,21 +28,25 @@ enum CurlCommand {
         case .post: if plan.body == nil { parts += ["-X", "POST"] }
         case .custom(let name): parts += ["-X", quote(name)]
         }
-        parts.append(quote(redactingSecrets ? redactor.redact(url: request.url) : request.url.absoluteString))
+        // A secret value is scrubbed wherever the command holds it (a password in the URL's path).
+        let secrets = redactingSecrets ? redactor.secretValues(of: request) : []
+        parts.append(quote(redactingSecrets ? Redactor.scrub(redactor.redact(url: request.url), secrets: secrets) : request.url.absoluteString))
         for (name, value) in plan.headerLines {
             guard let value else {
                 parts += ["-H", quote("\(name):")]  // not sent
                 continue
             }
-            let shown = redactingSecrets ? redactor.redact(header: name, value: value) : value
+            let shown = redactingSecrets ? Redactor.scrub(redactor.redact(header: name, value: value), secrets: secrets) : value
             parts += ["-H", quote(shown.isEmpty ? "\(name);" : "\(name): \(shown)")]
         }
         if let challenge = plan.challenge {
-            let credentials = challenge.scheme == .negotiate ? ":" : redactingSecrets ? "\(Redactor.placeholder):\(Redactor.placeholder)"
+            // A user name is shown, unless it is the credential itself (no password).
+            let user = challenge.password.isEmpty ? Redactor.placeholder : challenge.user
+            let credentials = challenge.scheme == .negotiate ? ":" : redactingSecrets ? "\(user):\(Redactor.placeholder)"
                 : "\(challenge.user):\(challenge.password)"
             parts += ["--\(challenge.scheme)", "-u", quote(credentials)]
         }
-        parts += bodyArguments(plan.body, of: request, redactingSecrets: redactingSecrets)
+        parts += bodyArguments(plan.body, of: request, redactingSecrets: redactingSecrets, secrets: secrets)
         // A stream shows its body as it arrives; a decoded body is asked for compressed (the
         // plan's Accept-Encoding) and decoded as libcurl does.
         if plan.streaming { parts.append("--no-buffer") }
@@ -105,14 +109,15 @@ enum CurlCommand {
 
     /// The body as curl sends it: inline bytes (or a file named for them when they are binary or
     /// large), a file, a multipart form, or standard input for a sequence.
-    private static func bodyArguments(_ body: PreparedBody?, of request: PreparedRequest, redactingSecrets: Bool) -> [String] {
+    private static func bodyArguments(_ body: PreparedBody?, of request: PreparedRequest, redactingSecrets: Bool,
+                                      secrets: [String]) -> [String] {
         let redactor = request.redactor
         var parts: [String] = []
         switch body {
         case .bytes(let data)?:
             if data.count <= inlineBodyLimit, var text = String(data: data, encoding: .utf8),
                !text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\n" && $0 != "\t" && $0 != "\r" }) {
-                if redactingSecrets { text = Redactor.scrub(text, secrets: redactor.secretValues(of: request)) }
+                if redactingSecrets { text = Redactor.scrub(text, secrets: secrets) }
                 parts += ["--data-binary", quote(text)]
             } else {
                 parts += ["--data-binary", quote("@body.bin"), "# the \(data.count)-byte body, saved as body.bin"]

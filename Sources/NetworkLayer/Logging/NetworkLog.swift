@@ -369,15 +369,26 @@ struct NetworkLog: Sendable {
     }
 
     /// The JSON value with the values of secret-looking fields (`password`, `access_token`…) replaced.
+    /// `true`, `false` and `null` stay: a bit is no secret, and the name alone may only look secret
+    /// (`"authenticated": true` holds `auth`).
     private func redactFields(_ value: Any) -> Any {
         if let object = value as? [String: Any] {
             var copy: [String: Any] = [:]
             for (key, member) in object {
-                copy[key] = redactor.isSecretField(key) ? Redactor.placeholder : redactFields(member)
+                copy[key] = redactor.isSecretField(key) && !Self.isBooleanOrNull(member) ? Redactor.placeholder : redactFields(member)
             }
             return copy
         }
         if let array = value as? [Any] { return array.map(redactFields) }
         return value
+    }
+
+    /// Whether a value `JSONSerialization` read is `true`, `false` or `null` (a number is not).
+    static func isBooleanOrNull(_ value: Any) -> Bool {
+        if value is NSNull { return true }
+        guard let number = value as? NSNumber else { return false }
+        // A boolean's type code: a JSON number is read as an integer or a double.
+        let type = String(cString: number.objCType)
+        return type == "c" || type == "B"
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 
 extension ProxyConfiguration: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// The configuration with its credentials `<redacted>`, those given apart and those in the URL.
+    /// The configuration with its passwords `<redacted>`, the one given apart and the one in the URL;
+    /// a user name is shown, unless it comes without a password (then it may be the credential).
     public var description: String {
         let hidden = Redactor.placeholder
         switch self {
@@ -9,7 +10,7 @@ extension ProxyConfiguration: CustomStringConvertible, CustomDebugStringConverti
         case .none: return ".none"
         case .http(let url, let username, let password, let excluding):
             var text = ".http(\(Redactor.default.redact(url: url))"
-            if username != nil { text += ", username: \(hidden)" }
+            if let username { text += ", username: \(password?.isEmpty == false ? username : hidden)" }
             if password != nil { text += ", password: \(hidden)" }
             if !excluding.isEmpty { text += ", excluding: \(excluding)" }
             return HeaderFields.printable(text + ")")

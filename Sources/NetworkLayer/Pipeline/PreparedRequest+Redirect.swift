@@ -12,6 +12,10 @@ extension PreparedRequest {
     ///   the rest of the chain, even if a later hop comes back.
     /// - A target of another origin whose URL carries one of `original`'s secret values (an API
     ///   key echoed into `Location`) is refused with ``NetworkError/transport(_:)``.
+    /// - The target's user information (`user:password@`) is dropped, whatever its origin (curl,
+    ///   without `--location-trusted`, sends no credentials to another host): libcurl would send
+    ///   it as `Authorization: Basic`, and credentials are the app's to choose (its
+    ///   ``Authentication``), never a server's.
     /// - The provider's `adapt(_:)` does not run again for a hop.
     /// - The hop gets `remainingTimeout`: what is left of the whole request's timeout.
     func redirected(to location: String, status: Int, remainingTimeout remaining: TimeInterval,
@@ -32,7 +36,7 @@ extension PreparedRequest {
             throw .transport(.init(request: original.redactedDescription,
                                    reason: "the server redirected to \"\(shown(location))\", which names no host"))
         }
-        guard let canonical = parsed.text, let target = URL(string: canonical), target.host != nil else {
+        guard parsed.removeUserInformation(), let canonical = parsed.text, let target = URL(string: canonical), target.host != nil else {
             throw .transport(.init(request: original.redactedDescription,
                                    reason: "the server redirected to \"\(shown(location))\", which is not a URL"))
         }

@@ -4,8 +4,9 @@ import Foundation
 /// ``NetworkManager/redirectPolicy`` (default ``follow(maximum:)`` with 10).
 ///
 /// Whatever the policy, only `http` and `https` targets are followed, at most 10 hops per
-/// request, 301/302 turn a `POST` into a `GET` and 303 anything but `HEAD`, and a hop to another
-/// origin leaves every credential and secret header behind.
+/// request, 301/302 turn a `POST` into a `GET` and 303 anything but `HEAD`, a hop to another
+/// origin leaves every credential and secret header behind, and no hop takes the user information
+/// (`user:password@`) a `Location` carries.
 public enum RedirectPolicy: Sendable {
     /// Follow up to `maximum` redirects (0 … 10); one more fails with ``NetworkError/transport(_:)``.
     case follow(maximum: Int = 10)

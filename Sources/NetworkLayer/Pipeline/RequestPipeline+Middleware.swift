@@ -44,7 +44,13 @@ extension RequestPipeline {
         }
         var hop: PreparedRequest? = base.prepared
         defer { lastHop.withLock { $0 = hop } }
-        return try await pipeline.attempts(from: base, sending: &hop)
+        do throws(NetworkError) {
+            return try await pipeline.attempts(from: base, sending: &hop)
+        } catch {
+            // Scrubbed before any middleware sees it (a span records its description), not only
+            // when the call ends: a server's words in a reason can quote a secret.
+            throw hop.map { error.redactingSecrets($0.redactor.secretValues(of: $0)) } ?? error
+        }
     }
 
     /// Fails with ``NetworkError/invalidRequest(_:)`` when what `middleware` passed on cannot be sent.

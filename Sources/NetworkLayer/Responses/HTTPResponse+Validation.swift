@@ -24,12 +24,28 @@ extension HTTPResponse {
                 context.reason = "\(Self.describeAnswer(statusCode)): \(message.escapingControlCharacters)"
             }
         }
+        if statusCode == 401, let problem = unanswerableDigestChallenge {
+            context.reason = "the server answered with status 401: \(problem)"
+            context.unanswerableChallenge = true
+        }
         switch statusCode {
         case 401, 403: throw .unauthorizedAccess(context)
         case 404: throw .notFound(context)
         case 408, 504: throw .timeOut(context)
         default: throw .apiError(context)
         }
+    }
+
+    /// Why libcurl could not answer this 401's Digest challenge, when the request had Digest
+    /// credentials for this origin and every Digest challenge lacks its `nonce` (RFC 7616 §3.3):
+    /// then the status alone would send the caller to check credentials that were never tried.
+    private var unanswerableDigestChallenge: String? {
+        guard let request = origin.request, request.isAtProviderOrigin,
+              request.resolved.authentication?.challenge?.scheme == .digest,
+              request.headers.value(for: "Authorization") == nil,
+              Authentication.digestChallengeLacksNonce(values(forHeader: "WWW-Authenticate")) else { return nil }
+        return "its Digest challenge (WWW-Authenticate) is malformed: it has no nonce, which RFC 7616 requires, "
+            + "so the credentials could not be sent"
     }
 
     /// The body decoded as JSON, by the decoder ``JSONBodyDecoding`` chooses.

@@ -94,9 +94,9 @@ struct Redactor: Sendable {
             || Self.holdsSecretFragment(lower)
     }
 
-    /// The secret values a request carries (secret headers, query items, JSON body fields, URL user
-    /// information), each also percent-encoded and JSON-escaped, so that the log scrubs them where
-    /// a server echoes them back (a response preview).
+    /// The secret values a request carries (credentials, secret headers, query items, JSON body
+    /// fields, a URL's or the proxy's password), in every spelling ``withEchoedForms(_:)`` lists,
+    /// so that the log scrubs them where a server echoes them back (a response preview).
     func secretValues(of request: PreparedRequest) -> [String] {
         Self.withEchoedForms(rawSecretValues(of: request))
     }
@@ -106,6 +106,10 @@ struct Redactor: Sendable {
     func rawSecretValues(of request: PreparedRequest) -> [String] {
         var secrets = request.redirectedFrom.map { $0.redactor.rawSecretValues(of: $0) } ?? []
         secrets += request.resolved.authentication?.hiddenValues ?? []
+        if case .http(let url, let user, let password, _) = request.resolved.options.table.proxy {
+            // What libcurl sends the proxy: the password given apart, else the URL's (ProxyConfiguration+Curl.swift).
+            if let password { secrets.append(password) } else if user == nil, let password = url.password { secrets.append(password) }
+        }
         if request.resolved.authentication?.sigV4 != nil { secrets += request.resolved.signatures.withLock { $0 } }
         for header in request.headers where isSecretHeader(header.name) {
             secrets.append(header.value)
@@ -119,8 +123,11 @@ struct Redactor: Sendable {
             for item in components.queryItems ?? [] where isSecretQueryItem(item.name) {
                 if let value = item.value { secrets.append(value) }
             }
-            if let user = components.user { secrets.append(user) }
-            if let password = components.password { secrets.append(password) }
+            if let password = components.password {
+                secrets.append(password)
+            } else if let user = components.user {
+                secrets.append(user)  // a token written as the user name, as git hosts take one
+            }
         }
         if case .bytes(let body)? = request.body, body.count <= 1 << 20,
            let json = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) {
@@ -135,11 +142,17 @@ struct Redactor: Sendable {
     }
 
     /// Each value, plus its percent-encoded form, its JSON-escaped forms (Foundation's and ASCII-only
-    /// encoders') and its forms with control characters escaped (as the log shows server text),
-    /// longest first, so that scrubbing a long secret is not defeated by a shorter one inside it.
+    /// encoders'), its forms with control characters escaped (as the log shows server text) and its
+    /// ``base64Forms(of:)`` (slashes JSON-escaped too), longest first, so that scrubbing a long
+    /// secret is not defeated by a shorter one inside it. No values, no work.
     static func withEchoedForms(_ values: [String]) -> [String] {
+        guard !values.isEmpty else { return [] }
         var forms = Set(values)
         for value in values {
+            for form in base64Forms(of: Array(value.utf8)) {
+                forms.insert(form)
+                if form.contains("/") { forms.insert(form.replacingOccurrences(of: "/", with: "\\/")) }
+            }
             forms.insert(ParameterValue.percentEncode(value))
             forms.insert(jsonEscaped(value, asciiOnly: false))
             forms.insert(jsonEscaped(value, asciiOnly: true))
@@ -149,6 +162,36 @@ struct Redactor: Sendable {
             forms.insert(value.escapingControlCharactersInBody)
         }
         return forms.sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
+    }
+
+    /// The shortest value whose base64 is also looked for inside a longer base64 text: 5 bytes,
+    /// so that each of its embedded spellings is at least 6 characters (36 bits), which random
+    /// base64 text matches by chance once in 2^36 positions.
+    static let shortestEmbeddedBase64 = 5
+
+    /// How `bytes` reads in base64: standard (RFC 4648 §4) and URL-safe (§5) alphabets, each padded
+    /// and unpadded; and, for at least ``shortestEmbeddedBase64`` bytes, as part of a longer base64
+    /// text (a token inside an encoded JSON document), at each of the three alignments a byte
+    /// can start at in a group of three. There only the characters made of the value's bits alone
+    /// are fixed: the one or two at each end that share bits with its neighbours are not part of the
+    /// form, so they stay in the text (they carry at most 4 of the value's bits at each end).
+    static func base64Forms(of bytes: [UInt8]) -> [String] {
+        guard !bytes.isEmpty else { return [] }
+        let padded = Data(bytes).base64EncodedString()
+        var forms = [padded, String(padded.prefix { $0 != "=" })]
+        if bytes.count >= shortestEmbeddedBase64 {
+            for offset in 0..<3 {
+                // Behind `offset` bytes of another value, character i spells bits 6i..<6i+6 of the
+                // stream: the value's own are those within bits 8·offset..<8·(offset + count).
+                let encoded = Array((Data(repeating: 0, count: offset) + bytes).base64EncodedString().utf8)
+                let first = (8 * offset + 5) / 6
+                let end = 8 * (offset + bytes.count) / 6
+                forms.append(String(decoding: encoded[first..<end], as: UTF8.self))
+            }
+        }
+        return forms + forms.map { form in
+            String(form.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
+        }
     }
 
     static func jsonEscaped(_ text: String, asciiOnly: Bool) -> String {
@@ -273,7 +316,8 @@ struct Redactor: Sendable {
         isSecretHeader(name) ? Self.placeholder : value
     }
 
-    /// The URL as text with user information and secret query values replaced.
+    /// The URL as text with its password (`user:<redacted>@`), or a user information without one
+    /// (a token written as the user name), and secret query values replaced.
     func redact(url: URL) -> String { redact(urlString: url.absoluteString) }
 
     func redact(urlString: String) -> String {
@@ -293,7 +337,8 @@ struct Redactor: Sendable {
             let authorityStart = schemeEnd.upperBound
             let authorityEnd = base[authorityStart...].firstIndex(of: "/") ?? base.endIndex
             if let at = base[authorityStart..<authorityEnd].lastIndex(of: "@") {
-                base.replaceSubrange(authorityStart..<at, with: Self.placeholder)
+                let colon = base[authorityStart..<at].firstIndex(of: ":")
+                base.replaceSubrange((colon.map { base.index(after: $0) } ?? authorityStart)..<at, with: Self.placeholder)
             }
         }
         guard let query else { return base + fragment }

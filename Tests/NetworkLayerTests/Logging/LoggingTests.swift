@@ -139,9 +139,9 @@ struct LoggingTests {
         }
     }
 
-    @Test("A URL's user info and secret query items are redacted")
+    @Test("A URL's password and secret query items are redacted; its user name is shown")
     func urlUserInfoIsRedacted() {
         let text = Redactor.default.redact(urlString: "https://ada:canary-userinfo@example.com/path?token=abc&q=1#frag")
-        #expect(text == "https://<redacted>@example.com/path?token=<redacted>&q=1#frag")
+        #expect(text == "https://ada:<redacted>@example.com/path?token=<redacted>&q=1#frag")
     }
 }

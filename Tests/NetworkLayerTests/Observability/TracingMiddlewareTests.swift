@@ -35,6 +35,15 @@ extension FinishedInMemorySpan {
     }
 }
 
+/// Quotes a server's `X-Echo` header into an error, as an app's own check of a response might.
+private struct QuotingMiddleware: RequestMiddleware {
+    func intercept(_ request: OutgoingRequest, next: RequestMiddlewareNext) async throws(NetworkError) -> HTTPResponse {
+        let response = try await next(request)
+        if let echoed = response.value(forHeader: "X-Echo") { throw .transport(.init(reason: "the server said \(echoed)")) }
+        return response
+    }
+}
+
 /// A manager of the test's own tracing its calls with `tracer`.
 private func tracedManager(_ tracer: InMemoryTracer, mocks: URL? = nil) -> NetworkManager {
     let net = makeManager(mocks: mocks)
@@ -204,6 +213,31 @@ struct TracingMiddlewareTests {
         #expect(refused.string("error.type") == "reachability" || refused.string("error.type") == "transport", "\(refused.attributes)")
         #expect(refused.attributes["http.response.status_code"] == nil)
         #expect(refused.status?.code == .error)
+    }
+
+    @Test("A span holds no secret: a Basic password in the URL, or quoted from a server into an error, is redacted in url.full, the status and the error")
+    func spanHoldsNoSecret() async throws {
+        let httpbin = try await HTTPBinServer.shared()
+        let server = try await TestServer.shared()
+        let tracer = InMemoryTracer()
+        let net = tracedManager(tracer)
+        net.networkMiddlewares = [QuotingMiddleware()]
+        let password = "Pa55word-Very-Secret"
+        let basic = Authentication.basic(username: "alice-user", password: password)
+        _ = try await net.perform(TestRequest<JSONValue>(AuthProvider(port: httpbin.port, authentication: basic), "/basic-auth/alice-user/\(password)"))
+        let error = await networkError {
+            try await net.perform(TestRequest<JSONValue>(AuthProvider(port: server.port, authentication: basic), "/echo-credential"))
+        }
+        #expect(error?.context?.reason == "the server said <redacted>", "\(String(describing: error))")
+        let spans = tracer.finishedSpans
+        #expect(spans.count == 2)
+        #expect(spans.first?.string("url.full") == "http://127.0.0.1:\(httpbin.port)/basic-auth/alice-user/<redacted>")
+        for span in spans {
+            let recorded = span.errors.map { ($0.error as? NetworkError).map { "\($0.errorDescription ?? "") \(String(reflecting: $0))" } ?? "\($0.error)" }
+            let texts = "\(span.attributes) \(span.events) \(String(describing: span.status)) \(recorded)"
+            #expect(!texts.contains(password) && !spellsSecretInBase64(password, in: texts), "\(texts)")
+        }
+        #expect(spans.last?.errors.count == 1)
     }
 
     @Test("With the no-op tracer nothing is recorded and the call goes through unchanged")

@@ -72,3 +72,11 @@ struct Attempt: Decodable, Sendable { let attempt: Int }
 
 /// The pattern `/bytes/<n>` and `/slow-bytes/<n>` send.
 func bytePattern(_ count: Int) -> Data { Data((0..<count).map { UInt8($0 % 256) }) }
+
+/// What `/echo-credential` answers: the secret of the credential it received, as it is and in base64.
+struct CredentialEcho: Decodable, Sendable {
+    let user: String
+    let p: String
+    let base64: [String]
+    let embedded: [String]
+}

@@ -38,3 +38,28 @@ func spellsSecret(_ secret: String, in text: some Collection<UInt8>) -> Bool {
 func wireForms(of secret: String) -> [[UInt8]] {
     Array(Set([secret, ParameterValue.percentEncode(secret)])).map { Array($0.utf8) }
 }
+
+/// Whether `text` spells `secret` in base64, standard or URL-safe, on its own or inside a longer
+/// base64 text at any alignment: each run of base64 characters is decoded from each of its first
+/// four characters on (a run may start inside a group), and the bytes looked through. Written
+/// apart from the redactor's forms, so that it checks them rather than repeats them.
+func spellsSecretInBase64(_ secret: String, in text: String) -> Bool {
+    let alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_")
+    let needle = Array(secret.utf8)
+    let runs = text.split { !alphabet.contains($0) }
+    for run in runs where run.count >= 4 {
+        let standard = String(run.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
+        for start in 0..<4 where run.count - start >= 4 {
+            let piece = standard.dropFirst(start)
+            let whole = piece.prefix(piece.count / 4 * 4)
+            let rest = piece.dropFirst(whole.count)
+            var candidates = [String(whole)]
+            // A last group cut short (unpadded) decodes once padded.
+            if rest.count >= 2 { candidates.append(String(piece) + String(repeating: "=", count: 4 - rest.count)) }
+            for candidate in candidates {
+                if let bytes = Data(base64Encoded: candidate), Array(bytes).containsBytes(needle) { return true }
+            }
+        }
+    }
+    return false
+}
