@@ -209,13 +209,14 @@ final class AttemptLine: Sendable {
     /// Writes the line for `hop` unless it was written.
     func write(_ hop: PreparedRequest, note: String? = nil) {
         guard !written.exchange(true, ordering: .relaxed) else { return }
-        log.request(hop, curl: note == nil ? CurlCommand.render(TransferPlan(hop), redactingSecrets: true) : nil, cacheNote: note)
+        log.request(hop, curl: note == nil ? CurlCommand.render(TransferPlan(SigningStep.signed(hop)), redactingSecrets: true) : nil,
+                    cacheNote: note)
     }
 
     /// Writes the line for `sent`, the cache's conditional form of `built`, unless it was written;
     /// the curl command is `built`'s, as copy-as-curl renders it.
     func write(_ sent: PreparedRequest, renderedAs built: PreparedRequest, note: String) {
         guard !written.exchange(true, ordering: .relaxed) else { return }
-        log.request(sent, curl: CurlCommand.render(TransferPlan(built), redactingSecrets: true), cacheNote: note)
+        log.request(sent, curl: CurlCommand.render(TransferPlan(SigningStep.signed(built)), redactingSecrets: true), cacheNote: note)
     }
 }

@@ -42,7 +42,7 @@ struct Call {
 
     /// The first attempt as it would be sent now (prepared, adapted and signed), for copy-as-curl.
     nonisolated(nonsending) func firstAttempt() async throws(NetworkError) -> PreparedRequest {
-        try await FollowUpStep.adapt(try await prepare().prepared, for: resolved)
+        SigningStep.signed(try await FollowUpStep.adapt(try await prepare().prepared, for: resolved))
     }
 
     /// The provider's headers; a failure that is not a ``NetworkError`` is wrapped in one that

@@ -22,6 +22,7 @@ protocol CallStep: Sendable {
 /// | ``MiddlewareStep`` | the call has middlewares (the manager's, the provider's, the request's) | once per call |
 /// | ``FollowUpStep`` | always | once per call: each attempt (interceptors, retries, token refresh, a resumed download) and each redirect hop |
 /// | ``CacheStep`` | the manager has a response cache and the request is live | each hop |
+/// | ``SigningStep`` | the provider signs with AWS Signature V4 and the request is live | each hop |
 /// | ``NetworkStep`` | network middlewares, or middlewares whose observers watch the wire | each hop on the wire |
 /// | ``WireStep`` | always, last | each hop: libcurl (a WebSocket included) or the mocks |
 struct CallChain: Sendable {

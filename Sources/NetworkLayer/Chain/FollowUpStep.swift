@@ -26,7 +26,7 @@ struct FollowUpStep: CallStep {
         // With a cache, the cache step writes this line: only it knows whether the request goes out.
         if let log = resolved.log {
             if resolved.cache == nil {
-                log.request(attempt, curl: CurlCommand.render(TransferPlan(attempt), redactingSecrets: true))
+                log.request(attempt, curl: CurlCommand.render(TransferPlan(SigningStep.signed(attempt)), redactingSecrets: true))
             } else {
                 sent.attemptLine = AttemptLine(log)
             }

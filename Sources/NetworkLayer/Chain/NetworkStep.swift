@@ -2,9 +2,10 @@ import Foundation
 
 /// The step of the hops that go on the wire, OkHttp's network interceptors: the observers of the
 /// call's middlewares that watch the wire are told of each hop (``RequestObserver/willSend(_:)``
-/// first), then the network middlewares handle it, signed as it would be sent (the transfer plan
-/// signs again what they change). In the chain only when there are network middlewares, or
-/// middlewares whose observers may watch; never for a mocked call, which sends nothing on the wire.
+/// first), then the network middlewares handle it, signed as it will be sent (``SigningStep``, before
+/// this one; what they change is signed again). In the chain only when there are network
+/// middlewares, or middlewares whose observers may watch; never for a mocked call, which sends
+/// nothing on the wire.
 struct NetworkStep: CallStep {
     let middlewares: [any RequestMiddleware]
 
@@ -19,14 +20,13 @@ struct NetworkStep: CallStep {
             if let problem = outgoing.problem() {
                 throw .invalidRequest(.init(request: observed.redactedDescription, reason: "a request observer \(problem)"))
             }
-            observed = observed.adapted(outgoing)
+            observed = SigningStep.signed(observed.adapted(outgoing))
         }
         guard !middlewares.isEmpty else {
             var sent = exchange
             sent.request = observed
             return try await rest.proceed(sent, sending: &hop)
         }
-        observed = observed.signedForNetworkMiddlewares()
         return try await intercept(at: 0, observed.outgoing(), hop: observed, exchange: exchange, rest: rest)
     }
 
@@ -34,7 +34,7 @@ struct NetworkStep: CallStep {
                            rest: CallChain) async throws(NetworkError) -> HTTPResponse {
         guard index < middlewares.count else {
             var sent = exchange
-            sent.request = hop.adapted(request)
+            sent.request = request.isModified ? SigningStep.signed(hop.adapted(request)) : hop
             var inner: PreparedRequest? = sent.request
             return try await rest.proceed(sent, sending: &inner)
         }

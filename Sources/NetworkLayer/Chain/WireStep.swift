@@ -32,12 +32,15 @@ extension CallChain {
             return middlewares.isEmpty ? Steps([FollowUpStep(), wire], followUp: 0, wire: wire)
                 : Steps([MiddlewareStep(middlewares: middlewares), FollowUpStep(), wire], followUp: 1, wire: wire)
         }
-        guard !middlewares.isEmpty || resolved.cache != nil || !networkMiddlewares.isEmpty else { return bare }
+        guard !middlewares.isEmpty || resolved.cache != nil || !networkMiddlewares.isEmpty || resolved.authentication?.sigV4 != nil else {
+            return bare
+        }
         var steps: [any CallStep] = []
         if !middlewares.isEmpty { steps.append(MiddlewareStep(middlewares: middlewares)) }
         let followUp = steps.count
         steps.append(FollowUpStep())
         if let caching = resolved.cache { steps.append(CacheStep(caching: caching)) }
+        if let signer = resolved.authentication?.sigV4 { steps.append(SigningStep(signer: signer)) }
         // Observers come with middlewares, and may watch the wire.
         if !networkMiddlewares.isEmpty || !middlewares.isEmpty { steps.append(NetworkStep(middlewares: networkMiddlewares)) }
         steps.append(bare.wire)
