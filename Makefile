@@ -12,7 +12,7 @@ export SWIFT_TRAITS
 DEMO_BUILD = .build-demo
 DEMO_SWIFT_BUILD = $(SWIFT) build --package-path Examples --scratch-path $(DEMO_BUILD)
 
-.PHONY: tsan asan deps build test readme-check demo demo-github demo-chat demo-openapi demo-ws demo-check examples-check docs api-check fuzz bench cache-conformance stress clean
+.PHONY: tsan asan deps build test readme-check demo demo-github demo-chat demo-openapi demo-ws demo-check examples-check docs api-check fuzz bench instructions cache-conformance stress clean
 
 ## deps: install the system packages the library and its tests need (apt-get as root; otherwise prints the command)
 deps:
@@ -125,6 +125,15 @@ bench:
 	SWIFT="$(SWIFT)" python3 Benchmarks/run.py $(BENCH_ARGS)
 	SWIFT="$(SWIFT)" python3 Benchmarks/websocket.py $(WS_BENCH_ARGS)
 
+## instructions: instructions per request (scenarios 1 and 2) and per event (6) counted by callgrind, NetworkLayer's release
+##               client against the C libcurl client, on run.py's nginx (scripts/instructions.py; Benchmarks/README.md,
+##               "Instructions per request, checked in CI"); fails when scenario 2 is more than 3 % over
+##               Benchmarks/instructions-budget.json. CI runs it behind the other checks. 3-4 minutes of callgrind once
+##               built; INSTRUCTIONS_ARGS="--record" writes the measurement as the budget, "--profile FILE" the profile
+instructions:
+	@scripts/deps.sh instructions
+	@SWIFT="$(SWIFT)" python3 scripts/instructions.py $(INSTRUCTIONS_ARGS)
+
 ## cache-conformance: the public HTTP cache suite cache-tests (cache-tests.fyi) against the response cache, beside the
 ##                    browsers' published results (Tests/CacheConformance/run.sh); not part of `make test` or CI: needs
 ##                    node and, without CACHE_TESTS=<path to a cache-tests checkout>, the network to clone it
@@ -145,7 +154,7 @@ stress:
 	@scripts/stress.sh
 
 clean:
-	rm -rf .build .build-demo .build-examples .build-fuzz .build-release-probe .build-conformance
+	rm -rf .build .build-demo .build-examples .build-fuzz .build-release-probe .build-conformance .build-instructions
 
 ## settings: write the Swift of the settings table (Sources/NetworkLayer/Manager/Settings.toml) with scripts/settings.py
 .PHONY: settings

@@ -40,7 +40,9 @@ let package = Package(
         .executableTarget(
             name: "BenchNetworkLayer",
             dependencies: ["BenchSupport", .product(name: "NetworkLayer", package: "NetworkLayer"),
-                           .product(name: "NetworkLayerObservability", package: "NetworkLayer")]
+                           .product(name: "NetworkLayerObservability", package: "NetworkLayer")],
+            // `--observe` (InstructionClient/Package.swift builds the same sources without the trait, and without it).
+            swiftSettings: [.define("BENCH_OBSERVE")]
         ),
         .executableTarget(
             name: "BenchURLSession",

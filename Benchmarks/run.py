@@ -207,7 +207,9 @@ def write_events(path: Path) -> tuple:
     return EVENT_COUNT, data_bytes
 
 
-def write_fixtures(www: Path, huge: bool = False) -> Fixtures:
+def write_fixtures(www: Path, huge: bool = False, big: bool = True) -> Fixtures:
+    """Writes the fixtures into `www`: scenario 4's 100 MiB file unless `big` is false (scripts/instructions.py
+    needs only the small object and the events), scenario 7's 1 GiB only when `huge`."""
     www.mkdir()
     small = {"id": 42, "name": "NetworkLayer benchmark", "email": "bench@example.com", "active": True,
              "score": 98.5, "tags": ["swift", "linux", "libcurl"], "created": "2024-01-01T00:00:00Z",
@@ -224,9 +226,10 @@ def write_fixtures(www: Path, huge: bool = False) -> Fixtures:
     (www / "items.json").write_text(text)
 
     block = os.urandom(1024 * 1024)
-    with open(www / "big.bin", "wb") as big:
-        for _ in range(BIG_SIZE // len(block)):
-            big.write(block)
+    if big:
+        with open(www / "big.bin", "wb") as out:
+            for _ in range(BIG_SIZE // len(block)):
+                out.write(block)
     event_count, event_data_bytes = write_events(www / "events.sse")
     if huge:     # 1 GiB of the same 1 MiB block: a few seconds; only when scenario 7 runs
         with open(www / "huge.bin", "wb") as out:

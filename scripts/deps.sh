@@ -8,6 +8,8 @@
 #   scripts/deps.sh bench    plus what `make bench` needs
 #   scripts/deps.sh stress   plus what `make stress` needs
 #   scripts/deps.sh fuzz     plus what `make fuzz` needs
+#   scripts/deps.sh instructions  what `make instructions` needs: the core's packages, valgrind,
+#                            nginx-light and objcopy (binutils); no .venv
 # As root it runs apt-get; otherwise it prints the exact command and fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +18,7 @@ core=(libcurl4-openssl-dev libssl-dev zlib1g-dev pkg-config ca-certificates)
 packages=("${core[@]}" curl tinyproxy python3-venv)
 case "${1:-}" in
     core) packages=("${core[@]}") ;;
+    instructions) packages=("${core[@]}" valgrind nginx-light binutils) ;;
     bench) packages+=(nginx-light wrk nghttp2-client time) ;;
     stress) packages+=(valgrind) ;;
 esac
@@ -41,7 +44,7 @@ if ((${#missing[@]} > 0)); then
     rm -f /usr/sbin/policy-rc.d
 fi
 
-[[ ${1:-} == core ]] && exit 0
+[[ ${1:-} == core || ${1:-} == instructions ]] && exit 0
 
 # The Python test servers, pinned, in a virtual environment of the project's own.
 requirements=scripts/requirements-test.txt

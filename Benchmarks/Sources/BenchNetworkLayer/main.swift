@@ -23,10 +23,16 @@
 // timed response is a hit (`response.cacheStatus == .hit`): the scenario measures what a hit costs.
 // It also reads the resident size after the first 1,000 timed hits and after the last one, and
 // reports the growth in its result line's note (`rss growth <n> KB`).
+//
+// `--observe` needs NetworkLayerObservability, which only the trait Observability builds: Benchmarks'
+// manifest turns it on and defines `BENCH_OBSERVE`; `make instructions` builds these sources in
+// Benchmarks/InstructionClient, with no trait, where `--observe` is refused.
 import BenchSupport
 import Foundation
 import NetworkLayer
+#if BENCH_OBSERVE
 import NetworkLayerObservability
+#endif
 import Synchronization
 
 /// The server under test, taken from `--url`.
@@ -154,7 +160,12 @@ if let cacheDirectory {
 }
 
 if options.observe {
+    #if BENCH_OBSERVE
     Net.middlewares = [TracingMiddleware(), MetricsMiddleware()]
+    #else
+    printError("--observe needs NetworkLayerObservability: build this client in Benchmarks/ (make bench), not Benchmarks/InstructionClient\n")
+    exit(2)
+    #endif
 }
 
 let decodedBytes = ByteCounter()
