@@ -32,6 +32,7 @@ struct Call {
     }
 
     /// The first attempt as prepared: the provider's headers and the credentials first.
+    @inline(__always)
     nonisolated(nonsending) func prepare(replaying changes: MiddlewareChanges? = nil) async throws(NetworkError) -> CallBase {
         let providerHeaders = try await self.providerHeaders()
         let credentials = try await resolved.authentication?.credentials()

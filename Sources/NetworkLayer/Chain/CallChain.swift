@@ -43,10 +43,15 @@ struct CallChain: Sendable {
         }
     }
 
-    /// Runs the step at this position with `exchange`, the steps after it as its rest.
+    /// Runs the step at this position with `exchange`, the steps after it as its rest. The two
+    /// steps every chain has, the follow-up and the wire, are called directly, not through the
+    /// protocol: most calls run those two only.
     @inline(__always)
     nonisolated(nonsending) func proceed(_ exchange: Exchange, sending hop: inout PreparedRequest?) async throws(NetworkError) -> HTTPResponse {
-        try await steps.all[position].run(exchange, rest: CallChain(steps: steps, position: position + 1), sending: &hop)
+        let rest = CallChain(steps: steps, position: position + 1)
+        if position == steps.followUp { return try await FollowUpStep().run(exchange, rest: rest, sending: &hop) }
+        if rest.position == steps.all.count { return try await steps.wire.run(exchange, rest: rest, sending: &hop) }
+        return try await steps.all[position].run(exchange, rest: rest, sending: &hop)
     }
 
     /// The chain from the follow-up step on: what a reconnection of an event stream runs (the

@@ -161,6 +161,7 @@ struct FollowUpStep: CallStep {
 
     /// One hop through the rest of the chain, as an outcome; a download's body goes to the
     /// exchange's file, which the caller moves into place, keeps for a resume, or discards.
+    @inline(__always)
     private static nonisolated(nonsending) func send(_ exchange: Exchange, rest: CallChain,
                                                      sending hop: inout PreparedRequest?) async -> RequestOutcome {
         do throws(NetworkError) {

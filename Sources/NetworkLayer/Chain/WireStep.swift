@@ -7,6 +7,7 @@ enum WireStep: CallStep {
     case curl(CurlTransport)
     case mocks(MockTransport)
 
+    @inline(__always)
     nonisolated(nonsending) func run(_ exchange: Exchange, rest _: CallChain,
                                      sending _: inout PreparedRequest?) async throws(NetworkError) -> HTTPResponse {
         switch self {
