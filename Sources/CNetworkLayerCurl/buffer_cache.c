@@ -26,7 +26,12 @@
 //   mutex (libcurl allocates on any thread that sets an option; the engine thread does most of
 //   it). 64: more streams than that rarely start in one round of the engine, and a kept block is
 //   resident only where a stream wrote. A block handed out while 64 are out is not remembered,
-//   and is freed when it comes back.
+//   and is freed when it comes back;
+// - a free while no receive buffer is out costs one relaxed load more than free itself (most
+//   of libcurl's frees, and every one of a small request's): `nl_outstanding` is atomic, written
+//   under the mutex. A block handed out was counted before its pointer left nl_malloc, and its
+//   free comes after that (libcurl hands a transfer between threads under locks of its own), so
+//   the count seen is never 0 while it is out.
 
 #define NL_CACHE_SLOTS 64
 
@@ -34,7 +39,7 @@ static pthread_mutex_t nl_cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static void *nl_cache[NL_CACHE_SLOTS];
 static int nl_cached = 0;
 static void *nl_out[NL_CACHE_SLOTS];
-static int nl_outstanding = 0;
+static atomic_int nl_outstanding = 0;
 static size_t nl_large = 0;
 static long nl_hits = 0;
 // Set by the first allocation function here that libcurl calls: they are the ones it uses.
@@ -57,25 +62,38 @@ static void *nl_malloc(size_t size) {
     } else {
         block = malloc(size);
     }
-    if (block && nl_outstanding < NL_CACHE_SLOTS) nl_out[nl_outstanding++] = block;
+    int out = atomic_load_explicit(&nl_outstanding, memory_order_relaxed);
+    if (block && out < NL_CACHE_SLOTS) {
+        nl_out[out] = block;
+        atomic_store_explicit(&nl_outstanding, out + 1, memory_order_relaxed);
+    }
     pthread_mutex_unlock(&nl_cache_lock);
     return block;
 }
 
+/// Forgets `block` as out (under the lock); whether it was.
+static int nl_forget(void *block) {
+    int out = atomic_load_explicit(&nl_outstanding, memory_order_relaxed);
+    for (int i = 0; i < out; i++) {
+        if (nl_out[i] != block) continue;
+        nl_out[i] = nl_out[out - 1];
+        atomic_store_explicit(&nl_outstanding, out - 1, memory_order_relaxed);
+        return 1;
+    }
+    return 0;
+}
+
 static void nl_free(void *block) {
-    if (!block) return;
-    // Only a block at least as large as a receive buffer can be one: the rest skip the lock.
-    if (nl_large > 0 && malloc_usable_size(block) >= nl_large) {
+    // Only while a receive buffer is out, and only a block at least as large as one, can this be
+    // one: the rest skip the lock.
+    if (atomic_load_explicit(&nl_outstanding, memory_order_relaxed) > 0 && block && malloc_usable_size(block) >= nl_large) {
         pthread_mutex_lock(&nl_cache_lock);
         int kept = 0;
-        for (int i = 0; i < nl_outstanding; i++) {
-            if (nl_out[i] != block) continue;
-            nl_out[i] = nl_out[--nl_outstanding];
+        if (nl_forget(block)) {
             if (nl_cached < NL_CACHE_SLOTS) {
                 nl_cache[nl_cached++] = block;
                 kept = 1;
             }
-            break;
         }
         pthread_mutex_unlock(&nl_cache_lock);
         if (kept) return;
@@ -87,13 +105,9 @@ static void *nl_realloc(void *block, size_t size) {
     nl_note_use();
     // A receive buffer resized (libcurl does it when CURLOPT_BUFFERSIZE changes) is one no longer:
     // forgotten, so that the slot is free and its old address, once reused, is not taken for one.
-    if (block && nl_large > 0 && malloc_usable_size(block) >= nl_large) {
+    if (block && atomic_load_explicit(&nl_outstanding, memory_order_relaxed) > 0 && malloc_usable_size(block) >= nl_large) {
         pthread_mutex_lock(&nl_cache_lock);
-        for (int i = 0; i < nl_outstanding; i++) {
-            if (nl_out[i] != block) continue;
-            nl_out[i] = nl_out[--nl_outstanding];
-            break;
-        }
+        nl_forget(block);
         pthread_mutex_unlock(&nl_cache_lock);
     }
     return realloc(block, size);

@@ -185,24 +185,8 @@ extension AWSSigV4 {
 }
 
 extension PreparedRequest {
-    /// This hop with the SigV4 headers its transfer would send, as a network middleware sees it;
-    /// itself when it is not signed. The plan signs the hop again as the middlewares leave it, at
-    /// the same `X-Amz-Date`.
-    func signedForNetworkMiddlewares() -> PreparedRequest {
-        guard let signer = resolved.authentication?.sigV4 else { return self }
-        let signature = TransferPlan(self).signatureHeaders
-        guard !signature.isEmpty else { return self }
-        var secrets = self.secrets
-        if signer.sessionToken != nil { secrets.insert(header: "X-Amz-Security-Token") }
-        let signed = PreparedRequest(method: method, urlText: urlText, headers: headers + signature, body: body, timeout: timeout,
-                                     resolved: resolved, secrets: secrets, adaptedHeaderNames: adaptedHeaderNames,
-                                     redirectedFrom: redirectedFrom, isAtProviderOrigin: isAtProviderOrigin)
-        signed.shareParsedURL(of: self)
-        return signed
-    }
-
-    /// This hop without the SigV4 headers `signer` put on it for the network middlewares, and when
-    /// it signed; `nil` when its `Authorization` is not `signer`'s (none, or the request's own).
+    /// This hop without the SigV4 headers `signer` put on it (``SigningStep``), and when it signed;
+    /// `nil` when its `Authorization` is not `signer`'s (none, or the request's own).
     func withoutSignature(of signer: AWSSigV4) -> (request: PreparedRequest, date: Date)? {
         guard let authorization = headers.value(for: "Authorization"),
               authorization.hasPrefix("AWS4-HMAC-SHA256 Credential=\(signer.accessKeyID)/"),

@@ -16,7 +16,10 @@ extension CacheRequest {
     /// keys them too (by its fingerprint): one client's responses never answer another's
     /// requests, or those presenting none. So do a provider's own TLS rules (``TLSOptions``): a
     /// response fetched under one trust never stands in for the check of a request under another.
-    init(_ hop: PreparedRequest, caching: RequestCaching) {
+    init(_ built: PreparedRequest, caching: RequestCaching) {
+        // As the wire will get it: signed (the signing step is after the cache), then planned.
+        let hop = SigningStep.signed(built)
+        let isSigned = hop !== built
         let plan = TransferPlan(hop)
         var headers = hop.headers + plan.addedHeaders
         var secretNames = hop.secrets.headers
@@ -31,7 +34,7 @@ extension CacheRequest {
                   hasAuthorization: hop.isAtProviderOrigin && hop.resolved.authentication != nil
                     || plan.options.clientCertificate != nil,
                   allowsDiskStorageWhenAuthorized: caching.storesAuthorizedResponsesOnDisk)
-        caller = plan.cacheCaller
+        caller = plan.cacheCaller ?? (isSigned ? hop.resolved.authentication?.callerIdentity : nil)
         if let certificate = plan.options.clientCertificate {
             // A certificate that cannot be read fails the transfer; until then it is a caller of its own.
             let fingerprint = (try? ClientIdentity.load(certificate, request: hop.redactedDescription))?.fingerprint.hex ?? "unreadable"
@@ -41,7 +44,7 @@ extension CacheRequest {
             caller = (caller.map { $0 + "\u{0}" } ?? "") + "tls " + tls.cacheIdentity
         }
         // A SigV4 signature is new with every attempt: its key is the caller.
-        if !plan.signatureHeaders.isEmpty { keysAuthorization = false }
+        if isSigned { keysAuthorization = false }
     }
 }
 

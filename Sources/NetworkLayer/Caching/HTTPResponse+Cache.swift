@@ -9,7 +9,7 @@ extension HTTPResponse {
     /// - Parameter metrics: the transfer's, when one took place (the `304` that revalidated it);
     ///   `nil` for a response served without the network.
     init(cached: CachedResponse, status: CacheStatus, for hop: PreparedRequest, metrics: TransferMetrics? = nil) {
-        let location = RequestPipeline.isRedirect(cached.statusCode) ? cached.storedValue(named: "location") : nil
+        let location = Call.isRedirect(cached.statusCode) ? cached.storedValue(named: "location") : nil
         self.init(statusCode: cached.statusCode, headers: ResponseHeaders(raw: cached.headerBlock), body: cached.body,
                   isMocked: false, origin: hop.origin, expectations: hop.resolved.expectations, metrics: metrics,
                   redirectLocation: location)

@@ -10,31 +10,23 @@ struct TransferPlan {
     /// Whether the body is handed over while it arrives (``ByteStream``, ``EventStream``, ``JSONLines``).
     let streaming: Bool
 
+    /// The plan of `hop` as it is: signing, when the provider signs, is the chain's (``SigningStep``).
     init(_ hop: PreparedRequest) {
-        // A hop a network middleware saw signed is signed again as it now is, at the same time.
-        let signer = hop.resolved.authentication?.sigV4
-        let presigned = signer.flatMap { hop.withoutSignature(of: $0) }
-        let request = presigned?.request ?? hop
-        self.request = request
-        streaming = request.resolved.streamKind != nil
-        body = request.body?.forSending ?? (request.method == .post || request.method == .put || request.method == .patch ? .bytes(Data()) : nil)
-        options = Self.options(for: request)
+        request = hop
+        streaming = hop.resolved.streamKind != nil
+        body = Self.body(for: hop)
+        options = Self.options(for: hop)
         // The provider's credentials that are not headers go to its own origin only, and not
         // when the request carries an Authorization of its own.
-        guard request.isAtProviderOrigin, let authentication = request.resolved.authentication,
-              authentication.challenge != nil || authentication.sigV4 != nil,
-              request.headers.value(for: "Authorization") == nil else { return }
+        guard hop.isAtProviderOrigin, let authentication = hop.resolved.authentication,
+              authentication.challenge != nil, hop.headers.value(for: "Authorization") == nil else { return }
         challenge = authentication.challenge
-        if let signer = authentication.sigV4 {
-            signatureHeaders = sign(with: signer, at: presigned?.date ?? Date())
-            if let authorization = signatureHeaders.last?.value {
-                request.resolved.signatures.withLock { signatures in
-                    if signatures.count >= 16 { signatures.removeFirst() }  // a long retry loop keeps its latest
-                    signatures.append(authorization)
-                    if let signature = authorization.range(of: "Signature=") { signatures.append(String(authorization[signature.upperBound...])) }
-                }
-            }
-        }
+    }
+
+    /// The body libcurl sends: the request's, or an empty one for `POST`, `PUT` and `PATCH`
+    /// without one (so that they carry `Content-Length: 0`).
+    static func body(for request: PreparedRequest) -> PreparedBody? {
+        request.body?.forSending ?? (request.method == .post || request.method == .put || request.method == .patch ? .bytes(Data()) : nil)
     }
 
     private static func options(for request: PreparedRequest) -> TransferOptions {
@@ -49,28 +41,15 @@ struct TransferPlan {
         return dropsOriginBound || dropsCookies ? options.dropping(originBound: dropsOriginBound, cookies: dropsCookies) : options
     }
 
-    // MARK: Authentication libcurl or the plan does
+    // MARK: Authentication libcurl answers
 
     /// Digest, NTLM or Negotiate, which libcurl answers the server's challenge with.
     private(set) var challenge: (scheme: Authentication.ChallengeScheme, user: String, password: String)?
-    /// The SigV4 headers signing exactly what this plan sends (after every interceptor).
-    private(set) var signatureHeaders: [(name: String, value: String)] = []
 
-    private func sign(with signer: AWSSigV4, at date: Date) -> [(name: String, value: String)] {
-        let payloadHash: String?
-        switch body {
-        case nil: payloadHash = AWSSigV4.hexDigest([])
-        case .bytes(let data)?: payloadHash = SHA256Digest.of(data)?.hex
-        case .file?, .multipart?, .stream?: payloadHash = nil
-        }
-        let sent = request.headers.map { ($0.name, $0.value) } + libraryHeaders.map { ($0.name, $0.value) }
-        return signer.headers(method: request.method.rawValue, urlText: request.urlText, headers: sent, payloadHash: payloadHash, date: date)
-    }
-
-    /// The credentials libcurl or the signer uses, which identify the caller to the response
+    /// The credentials libcurl answers a challenge with, which identify the caller to the response
     /// cache (hashed into its partition, never stored), or `nil`.
     var cacheCaller: String? {
-        challenge != nil || !signatureHeaders.isEmpty ? request.resolved.authentication?.callerIdentity : nil
+        challenge != nil ? request.resolved.authentication?.callerIdentity : nil
     }
 
     // MARK: The request line and body
@@ -91,15 +70,16 @@ struct TransferPlan {
         }
     }
 
-    /// The body libcurl sends: the request's, or an empty one for `POST`, `PUT` and `PATCH`
-    /// without one (so that they carry `Content-Length: 0`).
+    /// The body libcurl sends (``body(for:)``).
     let body: PreparedBody?
 
     // MARK: Headers
 
     /// Whether libcurl asks for a compressed body and decodes it: not for a HEAD (no body) or a
     /// stream (a paused libcurl would keep the whole decompressed rest of a chunk in memory).
-    var decodesBody: Bool { !streaming && request.method != .head }
+    var decodesBody: Bool { Self.decodes(request) }
+
+    static func decodes(_ request: PreparedRequest) -> Bool { request.resolved.streamKind == nil && request.method != .head }
 
     /// Headers libcurl would add on its own that must not be sent: `Expect: 100-continue` and, for
     /// a body without a type, `Content-Type: application/x-www-form-urlencoded`.
@@ -111,15 +91,15 @@ struct TransferPlan {
         return suppressed
     }
 
-    /// The library's own headers, after the request's unless it set them, then the SigV4 signature's.
-    var addedHeaders: [(name: String, value: String)] {
-        signatureHeaders.isEmpty ? libraryHeaders : libraryHeaders + signatureHeaders
-    }
+    /// The library's own headers, after the request's unless it set them.
+    var addedHeaders: [(name: String, value: String)] { Self.libraryHeaders(for: request) }
 
-    private var libraryHeaders: [(name: String, value: String)] {
+    /// The headers libcurl adds to `request` as the plan tells it: `User-Agent` and, for a body it
+    /// decodes, `Accept-Encoding`, each unless the request has its own.
+    static func libraryHeaders(for request: PreparedRequest) -> [(name: String, value: String)] {
         var added: [(name: String, value: String)] = []
-        if request.headers.value(for: "User-Agent") == nil { added.append(("User-Agent", Self.userAgent)) }
-        if decodesBody, request.headers.value(for: "Accept-Encoding") == nil { added.append(("Accept-Encoding", Self.acceptedEncodings)) }
+        if request.headers.value(for: "User-Agent") == nil { added.append(("User-Agent", userAgent)) }
+        if decodes(request), request.headers.value(for: "Accept-Encoding") == nil { added.append(("Accept-Encoding", acceptedEncodings)) }
         return added
     }
 
@@ -131,7 +111,7 @@ struct TransferPlan {
     /// The header list for libcurl: a shared one when the request has no header of its own and
     /// nothing to suppress, else one built for it.
     func curlHeaderList() throws(NetworkError) -> CurlHeaderList {
-        if request.headers.isEmpty, body == nil, signatureHeaders.isEmpty {
+        if request.headers.isEmpty, body == nil {
             return try (decodesBody ? CurlHeaderList.standard : CurlHeaderList.userAgentOnly).get()
         }
         return try CurlHeaderList(request.headers, suppressing: suppressedHeaders, adding: addedHeaders)

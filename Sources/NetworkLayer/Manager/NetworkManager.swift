@@ -80,21 +80,21 @@ public final class NetworkManager: Sendable {
 
     // MARK: - The data path
 
-    /// The request's way: the pipeline, from its settings to its value (``RequestPipeline/value(parser:sending:)``).
+    /// The request's way: its call, from its settings down its chain to its value (``Call/value(parser:sending:)``).
     /// A failure's texts are scrubbed of the request's secrets here, whoever wrote them, and logged.
     func execute<Response: Decodable & Sendable>(_ resolved: ResolvedRequest, parser: (@Sendable (HTTPResponse) throws -> Response)?)
         async throws(NetworkError) -> (value: Response, response: HTTPResponse)
     {
-        let pipeline = RequestPipeline(resolved: resolved, transport: RequestPipeline.transport(for: resolved, mocks: mocks), started: .now)
+        let call = Call(resolved, chain: CallChain(for: resolved, mocks: mocks))
         var sent: PreparedRequest?
         defer { resolved.progress?.finish?() }
         do throws(NetworkError) {
             if Task.isCancelled { throw .cancelled(.init(request: resolved.describeUnprepared(), reason: "it was cancelled before it started")) }
-            return try await pipeline.value(parser: parser, sending: &sent)
+            return try await call.value(parser: parser, sending: &sent)
         } catch {
             let error = sent.map { error.describingRequest($0.redactedDescription).redactingSecrets($0.redactor.secretValues(of: $0)) }
                 ?? error.describingRequest(resolved.describeUnprepared())
-            resolved.log?.failure(error, of: sent, resolved: resolved, elapsed: pipeline.started.duration(to: .now))
+            resolved.log?.failure(error, of: sent, resolved: resolved, elapsed: call.started.duration(to: .now))
             throw error
         }
     }
@@ -104,8 +104,7 @@ public final class NetworkManager: Sendable {
     public func curlCommand<Response>(for request: BaseRequest<Response>, redactingSecrets: Bool = true,
                                       isolation: isolated (any Actor)? = #isolation) async throws(NetworkError) -> String {
         let resolved = request.resolved(with: settings.withLock { $0 })
-        let attempt = try await RequestPipeline(resolved: resolved, transport: RequestPipeline.transport(for: resolved, mocks: mocks),
-                                                started: .now).firstAttempt()
+        let attempt = try await Call(resolved, chain: CallChain(for: resolved, mocks: mocks)).firstAttempt()
         return CurlCommand.render(TransferPlan(attempt), redactingSecrets: redactingSecrets)
     }
 }

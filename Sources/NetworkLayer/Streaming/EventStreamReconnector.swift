@@ -77,9 +77,9 @@ final class EventStreamReconnector {
             let wait = policy.delay(before: attempts, retry: resumption.retry)
             request.resolved.log?.retry(Self.describe(failure, attempt: attempts, of: policy.maximumAttempts, wait: wait,
                                                       lastEventID: resumption.lastEventID), of: request)
-            if let observers = route.observers {
+            if !route.observers.isEmpty {
                 let outcome = failure.map(RequestOutcome.failure) ?? .response(response)
-                for observer in observers { observer.willRetry(after: outcome, attempt: connections, delay: wait) }
+                for observer in route.observers { observer.willRetry(after: outcome, attempt: connections, delay: wait) }
             }
             do {
                 try await Task.sleep(for: wait)
@@ -104,8 +104,8 @@ final class EventStreamReconnector {
     }
 
     /// The request's next attempt, for a reconnection: prepared again (provider headers,
-    /// credentials) with `Last-Event-ID`, the call's middleware changes replayed, and sent through
-    /// the call's transport. Only reconnections go through here.
+    /// credentials) with `Last-Event-ID`, the call's middleware changes replayed, and run down the
+    /// call's chain from its follow-up step. Only reconnections go through here.
     ///
     /// - Returns: the new body; `nil` for a `204 No Content` (the server's "no more").
     /// - Throws: the attempt's failure; the error a status outside the acceptable ones maps to;
@@ -113,12 +113,15 @@ final class EventStreamReconnector {
     nonisolated(nonsending) static func nextAttempt(of request: PreparedRequest, resumingAfter lastEventID: String?,
                                                     route: StreamBody.Route) async throws(NetworkError) -> (StreamBody, HTTPResponse, PreparedRequest)? {
         let resolved = request.resolved.reconnecting(lastEventID: lastEventID)
-        let pipeline = RequestPipeline(resolved: resolved, transport: route.transport, started: .now, observers: route.observers)
+        let call = Call(resolved, chain: route.chain)
         var sent: PreparedRequest?
         do throws(NetworkError) {
-            let response = try await pipeline.reconnection(replaying: route.changes, sending: &sent)
+            let base = try await call.prepare(replaying: route.changes)
+            sent = base.prepared
+            let response = try await route.chain.proceed(Exchange(request: base.prepared, base: base, call: call.context,
+                                                                  observers: route.observers), sending: &sent)
             guard let last = sent else { throw .transport(.init(reason: "the request was not sent")) }
-            resolved.log?.response(response, to: last, elapsed: pipeline.started.duration(to: .now))
+            resolved.log?.response(response, to: last, elapsed: call.started.duration(to: .now))
             if response.statusCode == 204 {
                 response.stream?.cancel(because: "the server answered the reconnection with 204 No Content")
                 return nil
@@ -138,12 +141,12 @@ final class EventStreamReconnector {
                                                + "not text/event-stream, which ends the stream as EventSource does",
                                            statusCode: response.statusCode, response: response.keptForError()))
             }
-            stream.observe(.init(log: resolved.log, request: last, started: pipeline.started))
+            stream.observe(.init(log: resolved.log, request: last, started: call.started))
             return (stream, response.head, last)
         } catch {
             let error = sent.map { error.describingRequest($0.redactedDescription).redactingSecrets($0.redactor.secretValues(of: $0)) }
                 ?? error
-            resolved.log?.failure(error, of: sent, resolved: resolved, elapsed: pipeline.started.duration(to: .now))
+            resolved.log?.failure(error, of: sent, resolved: resolved, elapsed: call.started.duration(to: .now))
             throw error
         }
     }
@@ -162,19 +165,5 @@ final class EventStreamReconnector {
         let id = lastEventID.flatMap { $0.isEmpty ? nil : "Last-Event-ID \"\(HeaderFields.printable(String($0.prefix(100))))\"" }
         return "the stream \(cause); reconnecting in \(NetworkLog.milliseconds(wait)) ms (attempt \(attempt) of \(maximum))"
             + (id.map { " with \($0)" } ?? "")
-    }
-}
-
-extension RequestPipeline {
-    /// A reconnection's attempts, `changes` replayed (not the middlewares: they wrap the stream once).
-    nonisolated(nonsending) func reconnection(replaying changes: MiddlewareChanges?,
-                                              sending hop: inout PreparedRequest?) async throws(NetworkError) -> HTTPResponse {
-        let providerHeaders = try await providerHeaders()
-        let credentials = try await resolved.authentication?.credentials()
-        var prepared = try resolved.prepare(providerHeaders: providerHeaders, credentials: credentials)
-        if let changes { prepared = prepared.adapted(changes.request.replayed(on: prepared.outgoing())) }
-        hop = prepared
-        return try await attempts(from: Base(prepared: prepared, providerHeaders: providerHeaders, credentials: credentials,
-                                             changes: changes), sending: &hop)
     }
 }

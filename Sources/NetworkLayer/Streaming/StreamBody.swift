@@ -22,13 +22,13 @@ final class StreamBody: Sendable {
         var recorder: StreamRecorder?
     }
 
-    /// How an event stream's reconnection goes out again: through the call's transport (its
-    /// network middlewares, and the observers of its middlewares), with what its middlewares
-    /// changed in the request. Set by the pipeline for a request with a ``ReconnectPolicy``.
+    /// How an event stream's reconnection goes out again: down the call's chain from its follow-up
+    /// step (its cache, network middlewares and wire, and the observers of its middlewares), with
+    /// what its middlewares changed in the request. Set for a request with a ``ReconnectPolicy``.
     struct Route: Sendable {
-        let transport: any Transport
-        let observers: [any RequestObserver]?
-        let changes: RequestPipeline.MiddlewareChanges?
+        let chain: CallChain
+        let observers: [any RequestObserver]
+        let changes: MiddlewareChanges?
     }
 
     private struct State {

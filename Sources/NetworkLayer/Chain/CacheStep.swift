@@ -1,27 +1,23 @@
 import Foundation
 import Synchronization
 
-/// The response cache as a step of the pipeline, wrapping the transport that sends each hop: a
-/// cached `301`/`308` is followed from the cache, each hop is stored under its own URL, and the
-/// rest of the pipeline sees a cached response as one from the network. A `304` to a request the
-/// caller made conditional passes through untouched. The cache sees the headers libcurl adds, so
-/// that `Vary` selects on what the server received.
-struct CachingTransport<Network: Transport>: Transport {
+/// The response cache as a step of the chain, OkHttp's `CacheInterceptor`, between the follow-up
+/// step and the wire: a cached `301`/`308` is followed from the cache, each hop is stored under its
+/// own URL, and the steps before it see a cached response as one from the network. A `304` to a
+/// request the caller made conditional passes through untouched. The cache sees the headers
+/// libcurl adds, so that `Vary` selects on what the server received.
+struct CacheStep: CallStep {
     let caching: RequestCaching
-    let network: Network
-    /// The attempt line of the request's log, written by the first hop (which alone knows whether
-    /// the request went out); `nil` when logging is off.
-    private let attemptLine: AttemptLine?
 
-    init(_ caching: RequestCaching, wrapping network: Network, log: NetworkLog?) {
-        self.caching = caching
-        self.network = network
-        attemptLine = log.map(AttemptLine.init)
-    }
-
-    nonisolated(nonsending) func send(_ hop: PreparedRequest, download: PendingDownload?) async throws(NetworkError) -> HTTPResponse {
+    nonisolated(nonsending) func run(_ exchange: Exchange, rest: CallChain,
+                                     sending _: inout PreparedRequest?) async throws(NetworkError) -> HTTPResponse {
+        let network = Network(exchange: exchange, rest: rest)
+        let hop = exchange.request
+        let attemptLine = exchange.attemptLine
         // A GET with a body is keyed by its URL alone: it would be answered for another body.
-        guard !caching.isBypassed, !(hop.method == .get && hop.body != nil) else { return try await bypass(hop, download: download) }
+        guard !caching.isBypassed, !(hop.method == .get && hop.body != nil) else {
+            return try await bypass(hop, download: exchange.download, network: network, attemptLine: attemptLine)
+        }
         let request = CacheRequest(hop, caching: caching)
         let policy = caching.policy
         // A hit a disk cache holds decoded is answered here; anything needing file work goes to its queue.
@@ -38,7 +34,7 @@ struct CachingTransport<Network: Transport>: Transport {
         case .stale(let stored, let revalidation):
             if let revalidation, let conditional = hop.addingValidators(revalidation.headers) {
                 attemptLine?.write(hop, note: "answered from the cache: STALE (stale-while-revalidate), revalidated in the background")
-                revalidateInBackground(conditional, request: request)
+                revalidateInBackground(conditional, request: request, network: network)
             } else {
                 attemptLine?.write(hop, note: "answered from the cache: STALE, not sent")
             }
@@ -47,19 +43,36 @@ struct CachingTransport<Network: Transport>: Transport {
             attemptLine?.write(hop, note: "not sent: only the cache may answer it")
             throw .notInCache(hop, reason, policy: policy)
         case .needsValidation(let validation):
-            guard let conditional = hop.addingValidators(validation.headers) else { return try await fetch(hop, request: request) }
-            return try await validate(hop, sending: conditional, request: request)
+            guard let conditional = hop.addingValidators(validation.headers) else {
+                return try await fetch(hop, request: request, network: network, attemptLine: attemptLine)
+            }
+            return try await validate(hop, sending: conditional, request: request, network: network, attemptLine: attemptLine)
         case .miss:
-            return try await fetch(hop, request: request)
+            return try await fetch(hop, request: request, network: network, attemptLine: attemptLine)
+        }
+    }
+
+    /// The rest of the chain, where a hop the cache does not answer goes.
+    struct Network: Sendable {
+        let exchange: Exchange
+        let rest: CallChain
+
+        nonisolated(nonsending) func send(_ hop: PreparedRequest, download: PendingDownload?) async throws(NetworkError) -> HTTPResponse {
+            var sent = exchange
+            sent.request = hop
+            sent.download = download
+            var inner: PreparedRequest? = hop
+            return try await rest.proceed(sent, sending: &inner)
         }
     }
 
     // MARK: Through the network
 
     /// The hop sent unchanged, ``CacheStatus/miss``.
-    private nonisolated(nonsending) func fetch(_ hop: PreparedRequest, request: CacheRequest) async throws(NetworkError) -> HTTPResponse {
+    private nonisolated(nonsending) func fetch(_ hop: PreparedRequest, request: CacheRequest, network: Network,
+                                               attemptLine: AttemptLine?) async throws(NetworkError) -> HTTPResponse {
         attemptLine?.write(hop)
-        let (outcome, requestTime) = await exchange(hop)
+        let (outcome, requestTime) = await exchange(hop, network: network)
         var response = try await answerFailure(outcome, request: request, hop: hop)
         guard response.cacheStatus == nil else { return response }  // stale-if-error answered
         try await store(response, for: request, requestTime: requestTime)
@@ -69,12 +82,12 @@ struct CachingTransport<Network: Transport>: Transport {
 
     /// The hop sent with the cache's validators: a `304` gives the stored response back,
     /// freshened, ``CacheStatus/revalidated``.
-    private nonisolated(nonsending) func validate(_ hop: PreparedRequest, sending conditional: PreparedRequest,
-                                                  request: CacheRequest) async throws(NetworkError) -> HTTPResponse {
+    private nonisolated(nonsending) func validate(_ hop: PreparedRequest, sending conditional: PreparedRequest, request: CacheRequest,
+                                                  network: Network, attemptLine: AttemptLine?) async throws(NetworkError) -> HTTPResponse {
         attemptLine?.write(conditional, renderedAs: hop, note: "revalidating the stored response: "
                                + conditional.headers.dropFirst(hop.headers.count).map { "\($0.name): \($0.value)" }.joined(separator: ", "))
         let deadline = Date().addingTimeInterval(hop.timeout)
-        let (outcome, requestTime) = await exchange(conditional)
+        let (outcome, requestTime) = await exchange(conditional, network: network)
         var response = try await answerFailure(outcome, request: request, hop: hop)
         guard response.cacheStatus == nil else { return response }  // stale-if-error answered
         guard response.statusCode == 304 else {
@@ -97,11 +110,11 @@ struct CachingTransport<Network: Transport>: Transport {
                 throw .timeOut(.init(request: hop.redactedDescription,
                                      reason: "the timeout elapsed after a 304 that matched no stored response"))
             }
-            return try await fetch(hop.limited(to: remaining), request: request)
+            return try await fetch(hop.limited(to: remaining), request: request, network: network, attemptLine: attemptLine)
         }
     }
 
-    private nonisolated(nonsending) func exchange(_ hop: PreparedRequest) async -> (RequestOutcome, Date) {
+    private nonisolated(nonsending) func exchange(_ hop: PreparedRequest, network: Network) async -> (RequestOutcome, Date) {
         let requestTime = Date()
         do throws(NetworkError) {
             return (.response(try await network.send(hop, download: nil)), requestTime)
@@ -127,7 +140,7 @@ struct CachingTransport<Network: Transport>: Transport {
         }
         let policy = caching.policy
         if let stale = try await caching.store.perform({ $0.staleResponse(for: request, policy: policy, after: failure, now: Date()) }) {
-            hop.resolved.log?.note("the network failed (\(RequestPipeline.cause(of: outcome))): a stale stored response answers (stale-if-error)",
+            hop.resolved.log?.note("the network failed (\(Call.cause(of: outcome))): a stale stored response answers (stale-if-error)",
                                    of: hop)
             return HTTPResponse(cached: stale, status: .stale, for: hop)
         }
@@ -144,8 +157,8 @@ struct CachingTransport<Network: Transport>: Transport {
 
     /// stale-while-revalidate: the hop with validators, sent without anyone waiting; its answer
     /// freshens (a `304`) or replaces the stored response. One at a time per URL and cache.
-    private func revalidateInBackground(_ conditional: PreparedRequest, request: CacheRequest) {
-        let (network, store) = (self.network, caching.store)
+    private func revalidateInBackground(_ conditional: PreparedRequest, request: CacheRequest, network: Network) {
+        let store = caching.store
         guard store.beginRevalidation(of: request.keyURL) else { return }
         Task.detached {
             defer { store.endRevalidation(of: request.keyURL) }
@@ -166,7 +179,8 @@ struct CachingTransport<Network: Transport>: Transport {
 
     /// A request the cache stays out of (a stream, a download, an upload, a GET with a body): sent as
     /// it is; an unsafe method's success still invalidates (RFC 9111 section 4.4).
-    private nonisolated(nonsending) func bypass(_ hop: PreparedRequest, download: PendingDownload?) async throws(NetworkError) -> HTTPResponse {
+    private nonisolated(nonsending) func bypass(_ hop: PreparedRequest, download: PendingDownload?, network: Network,
+                                                attemptLine: AttemptLine?) async throws(NetworkError) -> HTTPResponse {
         attemptLine?.write(hop)
         var response = try await network.send(hop, download: download)
         let method = hop.method.rawValue
@@ -195,13 +209,14 @@ final class AttemptLine: Sendable {
     /// Writes the line for `hop` unless it was written.
     func write(_ hop: PreparedRequest, note: String? = nil) {
         guard !written.exchange(true, ordering: .relaxed) else { return }
-        log.request(hop, curl: note == nil ? CurlCommand.render(TransferPlan(hop), redactingSecrets: true) : nil, cacheNote: note)
+        log.request(hop, curl: note == nil ? CurlCommand.render(TransferPlan(SigningStep.signed(hop)), redactingSecrets: true) : nil,
+                    cacheNote: note)
     }
 
     /// Writes the line for `sent`, the cache's conditional form of `built`, unless it was written;
     /// the curl command is `built`'s, as copy-as-curl renders it.
     func write(_ sent: PreparedRequest, renderedAs built: PreparedRequest, note: String) {
         guard !written.exchange(true, ordering: .relaxed) else { return }
-        log.request(sent, curl: CurlCommand.render(TransferPlan(built), redactingSecrets: true), cacheNote: note)
+        log.request(sent, curl: CurlCommand.render(TransferPlan(SigningStep.signed(built)), redactingSecrets: true), cacheNote: note)
     }
 }

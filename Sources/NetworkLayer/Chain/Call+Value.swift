@@ -1,10 +1,10 @@
 import Foundation
 
-// The call's last steps, after the transfer and the middlewares around it: the response is
-// logged and recorded, validated, then parsed. They follow the middlewares so that a response a
-// middleware returns without calling `next` (its own cache's, a made-up one) is validated and
-// decoded like any other; a middleware that wants to see a validation failure validates itself.
-extension RequestPipeline {
+// The call's last steps, after its chain: the response is logged and recorded, validated, then
+// parsed. They follow the chain, middlewares included, so that a response a middleware returns
+// without calling `next` (its own cache's, a made-up one) is validated and decoded like any other;
+// a middleware that wants to see a validation failure validates itself.
+extension Call {
     /// The call's value: ``run(sending:)`` → ``recorded(_:of:)`` → ``validate(_:with:)`` →
     /// ``parse(_:with:provider:)``. `hop` is as for ``run(sending:)``.
     nonisolated(nonsending) func value<Response: Decodable & Sendable>(
