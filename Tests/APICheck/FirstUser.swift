@@ -40,8 +40,8 @@ func alertName(_ error: NetworkError) -> String? {
     case .hostNotFound?: return "dns"
     case .connectionRefused?: return "down"
     case .networkUnreachable?: return "offline"
-    case .other?: return NetworkError.ReachabilityReason.other.rawValue
     case nil: return nil
+    default: return reason?.rawValue ?? NetworkError.ReachabilityReason.other.description
     }
 }
 

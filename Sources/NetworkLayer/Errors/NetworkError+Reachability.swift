@@ -14,17 +14,24 @@ extension NetworkError {
     ///     alert("DNS: \(error.context?.request ?? "")")
     /// }
     /// ```
-    public enum ReachabilityReason: String, Sendable, Hashable {
+    ///
+    /// A struct of constants, not an enum, so that a later release can name another reason without
+    /// breaking a `switch`: compare with `==`, or switch with a `default`.
+    public struct ReachabilityReason: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
         /// The host name did not resolve: a wrong name, or no name server answered.
-        case hostNotFound
+        public static let hostNotFound = ReachabilityReason(rawValue: "hostNotFound")
         /// The host refused the connection: nothing listens on the port (`ECONNREFUSED`).
-        case connectionRefused
+        public static let connectionRefused = ReachabilityReason(rawValue: "connectionRefused")
         /// No route leads to the network or the host (`ENETUNREACH`, `EHOSTUNREACH`): this machine
         /// is offline, or the address is one it cannot reach.
-        case networkUnreachable
+        public static let networkUnreachable = ReachabilityReason(rawValue: "networkUnreachable")
         /// Any other cause: a Unix socket that is not there, a network interface that cannot be
         /// used, a proxy that refused to open a tunnel, or an error made without a reason.
-        case other
+        public static let other = ReachabilityReason(rawValue: "other")
     }
 
     /// Why the host could not be reached, for a ``reachability(_:)`` error (``ReachabilityReason/other``

@@ -123,9 +123,8 @@ struct Redactor: Sendable {
             for item in components.queryItems ?? [] where isSecretQueryItem(item.name) {
                 if let value = item.value { secrets.append(value) }
             }
-            if let password = components.password {
-                secrets.append(password)
-            } else if let user = components.user {
+            if let password = components.password { secrets.append(password) }
+            if let user = components.user, components.password.map(Self.marksTokenAsUser) ?? true {
                 secrets.append(user)  // a token written as the user name, as git hosts take one
             }
         }
@@ -162,6 +161,12 @@ struct Redactor: Sendable {
             forms.insert(value.escapingControlCharactersInBody)
         }
         return forms.sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
+    }
+
+    /// Whether a URL's password says its user name is the credential: none (`https://TOKEN@host`),
+    /// empty, or GitHub's `x-oauth-basic` (`https://TOKEN:x-oauth-basic@github.com`).
+    static func marksTokenAsUser(_ password: String) -> Bool {
+        password.isEmpty || password.lowercased() == "x-oauth-basic"
     }
 
     /// The shortest value whose base64 is also looked for inside a longer base64 text: 5 bytes,
@@ -338,7 +343,9 @@ struct Redactor: Sendable {
             let authorityEnd = base[authorityStart...].firstIndex(of: "/") ?? base.endIndex
             if let at = base[authorityStart..<authorityEnd].lastIndex(of: "@") {
                 let colon = base[authorityStart..<at].firstIndex(of: ":")
-                base.replaceSubrange((colon.map { base.index(after: $0) } ?? authorityStart)..<at, with: Self.placeholder)
+                let password = colon.map { String(base[base.index(after: $0)..<at]) }
+                let hidesUser = colon == nil || password.map(Self.marksTokenAsUser) == true
+                base.replaceSubrange((hidesUser ? authorityStart : base.index(after: colon!))..<at, with: Self.placeholder)
             }
         }
         guard let query else { return base + fragment }

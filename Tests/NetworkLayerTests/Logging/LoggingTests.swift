@@ -144,4 +144,14 @@ struct LoggingTests {
         let text = Redactor.default.redact(urlString: "https://ada:canary-userinfo@example.com/path?token=abc&q=1#frag")
         #expect(text == "https://ada:<redacted>@example.com/path?token=<redacted>&q=1#frag")
     }
+
+    @Test("A URL whose user name is the credential hides it: no password, an empty one, GitHub's x-oauth-basic")
+    func tokenAsUserNameIsRedacted() {
+        #expect(Redactor.default.redact(urlString: "https://ghp_canary1234@example.com/r") == "https://<redacted>@example.com/r")
+        #expect(Redactor.default.redact(urlString: "https://ghp_canary1234:@example.com/r") == "https://<redacted>@example.com/r")
+        #expect(Redactor.default.redact(urlString: "https://ghp_canary1234:x-oauth-basic@example.com/r") == "https://<redacted>@example.com/r")
+        #expect(Redactor.default.redact(urlString: "https://ghp_canary1234:X-OAuth-Basic@example.com/r") == "https://<redacted>@example.com/r")
+        #expect(Redactor.default.redact(urlString: "https://x-access-token:ghp_canary1234@example.com/r")
+                == "https://x-access-token:<redacted>@example.com/r")
+    }
 }
