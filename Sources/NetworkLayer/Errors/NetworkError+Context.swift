@@ -39,6 +39,9 @@ extension NetworkError {
 
         /// Whether an ``NetworkError/invalidCertificate(_:)`` is about this client's own (mTLS) certificate.
         var concernsClientCertificate = false
+        /// The call on a ``WebSocket`` that an ``NetworkError/invalidRequest(_:)`` refused (nothing
+        /// was sent): its summary names the call, not a request being built.
+        var refusedSocketCall: SocketCall?
 
         public init(request: String? = nil, reason: String? = nil, statusCode: Int? = nil,
                     underlyingError: (any Error)? = nil, response: HTTPResponse? = nil) {
@@ -48,6 +51,12 @@ extension NetworkError {
             self.underlyingError = underlyingError
             self.response = response
         }
+    }
+
+    /// A call on an open ``WebSocket``.
+    enum SocketCall: UInt8, Sendable {
+        case close
+        case send
     }
 
     final class ServerErrorBox: Sendable {
