@@ -125,6 +125,7 @@ final class MockWebSocketChannel: WebSocketChannel {
             throw .invalidRequest(.init(request: description, reason: "the mock WebSocket is closed (\(closed.code)): the peer cannot send"))
         }
         await toClient.waitForRoom()
+        log?.message(message, outgoing: false)
         toClient.push(message)
     }
 

@@ -147,9 +147,7 @@ public final class WebSocket: AsyncSequence, Decodable, Sendable, StreamingRespo
     }
 
     private nonisolated(nonsending) func receive() async throws(NetworkError) -> WebSocketMessage? {
-        guard let message = try await upgrade.channel.receive() else { return nil }
-        log?.message(message, outgoing: false)
-        return message
+        try await upgrade.channel.receive()
     }
 }
 

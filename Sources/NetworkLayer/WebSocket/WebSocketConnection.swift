@@ -666,6 +666,7 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
     /// Hands the messages decoded so far to the inbox, ahead of any end.
     private func deliver() {
         guard !arrived.isEmpty else { return }
+        if let log { for message in arrived { log.message(message, outgoing: false) } }
         inbox.push(contentsOf: arrived)
         arrived.removeAll(keepingCapacity: arrived.capacity <= 4096)
     }

@@ -1,19 +1,23 @@
 import Foundation
 
-/// The log's lines after a WebSocket's handshake: one per message (`↑ text 5 bytes: hello`,
-/// `↓ binary 1024 bytes`), then how it ended (who closed, the code, the reason). Previews as for
-/// bodies: JSON with secret fields redacted, the request's secret values scrubbed, control
-/// characters escaped.
+/// The log's lines after a WebSocket's handshake, in the order things happened: one per message
+/// sent (`↑ text 5 bytes: hello`) or received (`↓ binary 1024 bytes`, when it arrives, read or
+/// not), then how it ended (who closed, the code, the reason). Previews as for bodies: JSON with
+/// secret fields redacted, the request's secret values scrubbed, control characters escaped.
 final class WebSocketLog: Sendable {
+    /// Lines held back before the handshake's answer is logged, at most.
+    static let heldLimit = 256
+
     private let log: NetworkLog
     private let request: PreparedRequest
 
     private struct State {
         var handshakeLogged = false
         var ended = false
-        /// The end's line, held back until the handshake's answer is in the log (a server that
-        /// closes at once closes before the pipeline logs the 101).
-        var pendingEnd: String?
+        /// Lines that came before the handshake's answer was logged (a server that greets or
+        /// closes at once is faster than the pipeline's 101 line): they follow it.
+        var held: [String] = []
+        var heldDropped = 0
     }
     private let state = Protected(State())
 
@@ -23,18 +27,36 @@ final class WebSocketLog: Sendable {
     }
 
     deinit {
-        // A 101 that was never logged (a middleware answered instead): the end is not lost.
-        if let line = state.withLock({ $0.pendingEnd }) { log.note(line, of: request) }
+        // A 101 that was never logged (a middleware answered instead): what was held is not lost.
+        handshakeLogged()
     }
 
-    /// The handshake's answer is in the log: the end's line, if it came first, follows it now.
+    /// The handshake's answer is in the log: the lines held back follow it, in order. Lines
+    /// written meanwhile join the held ones until none is left, so that none overtakes them.
     func handshakeLogged() {
-        let pending = state.withLock { state -> String? in
-            state.handshakeLogged = true
-            defer { state.pendingEnd = nil }
-            return state.pendingEnd
+        while true {
+            let (lines, dropped) = state.withLock { state -> ([String], Int) in
+                guard !state.held.isEmpty || state.heldDropped > 0 else {
+                    state.handshakeLogged = true
+                    return ([], 0)
+                }
+                defer { state.held = []; state.heldDropped = 0 }
+                return (state.held, state.heldDropped)
+            }
+            guard !lines.isEmpty || dropped > 0 else { return }
+            for line in lines { log.note(line, of: request) }
+            if dropped > 0 { log.note("(\(dropped) more lines before the handshake's answer was logged are left out)", of: request) }
         }
-        if let pending { log.note(pending, of: request) }
+    }
+
+    /// Writes `line`, or holds it back until the handshake's answer is logged.
+    private func write(_ line: String) {
+        let now = state.withLock { state -> Bool in
+            guard !state.handshakeLogged else { return true }
+            if state.held.count < Self.heldLimit { state.held.append(line) } else { state.heldDropped += 1 }
+            return false
+        }
+        if now { log.note(line, of: request) }
     }
 
     func message(_ message: WebSocketMessage, outgoing: Bool) {
@@ -42,9 +64,9 @@ final class WebSocketLog: Sendable {
         switch message {
         case .text(let text):
             let preview = log.showsBodies && !text.isEmpty ? ": " + log.previewLine(text) : ""
-            log.note("\(arrow) text \(text.utf8.count) bytes\(preview)", of: request)
+            write("\(arrow) text \(text.utf8.count) bytes\(preview)")
         case .binary(let data):
-            log.note("\(arrow) binary \(data.count) bytes", of: request)
+            write("\(arrow) binary \(data.count) bytes")
         }
     }
 
@@ -57,14 +79,8 @@ final class WebSocketLog: Sendable {
     ///     WebSocket failed (closed by the client with 1009 (message too big)): The transfer failed: …
     ///     WebSocket failed (without a close handshake): The transfer failed: …
     func ended(_ end: WebSocketInbox.End, closing: WebSocketClosing?, status: (code: WebSocketCloseCode, reason: String)?) {
-        let line = Self.line(end, closing: closing, status: status)
-        let writesNow = state.withLock { state -> Bool in
-            guard !state.ended else { return false }
-            state.ended = true
-            if !state.handshakeLogged { state.pendingEnd = line }
-            return state.handshakeLogged
-        }
-        if writesNow { log.note(line, of: request) }
+        guard !state.withLock({ state in defer { state.ended = true }; return state.ended }) else { return }
+        write(Self.line(end, closing: closing, status: status))
     }
 
     private static func line(_ end: WebSocketInbox.End, closing: WebSocketClosing?, status: (code: WebSocketCloseCode, reason: String)?) -> String {

@@ -34,6 +34,27 @@ struct WebSocketLogTests {
         }
     }
 
+    @Test("A message is logged when it arrives, before a close that follows it, even when the loop reads it after the close")
+    func messagesLoggedAsTheyArrive() async throws {
+        try await withWebSocketServer { server in
+            let log = LogCollector()
+            let socket = try await makeManager(log: log).perform(SocketRequest(server.provider(), "/echo"))
+            try await socket.send(.text("first"))
+            try await socket.send(.text("second"))
+            #expect(await logged("↓ text 6 bytes: second", in: log), "the echo arrived, unread: \(log.text)")
+            try await socket.close()
+            let (messages, error) = await drain(socket)
+            #expect(messages == [.text("first"), .text("second")] && error == nil)
+            let text = log.text
+            // Each echo after what it echoes, both before the close (an echo may arrive before the next send).
+            for order in [["↑ text 5 bytes: first", "↓ text 5 bytes: first"], ["↑ text 6 bytes: second", "↓ text 6 bytes: second"],
+                          ["↓ text 5 bytes: first", "↓ text 6 bytes: second", "WebSocket closed by the client with 1000 (normal closure)"]] {
+                let positions = order.compactMap { text.range(of: $0)?.lowerBound }
+                #expect(positions.count == order.count && positions == positions.sorted(), "\(order) in \(text)")
+            }
+        }
+    }
+
     @Test("The handshake is logged as the socket: its ws:// URL redacted, what it offered and what was accepted, no curl command, no tls on a plain connection")
     func handshakeLoggedAsASocket() async throws {
         try await withWebSocketServer { server in
