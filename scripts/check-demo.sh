@@ -197,12 +197,17 @@ expect "the server closed the room: 1000 (normal closure) room closed"
 expect '<grace> \u{1B}[31mThis line tried to paint your terminal red'
 refuse $'\e'
 run "WebSocketChat --verbose" 0 "$bin/WebSocketChat" --verbose
-expect "→ GET https://chat.example.com/rooms/general/ws [MOCK]"
+# The handshake is logged as the socket it opens, with what it offered and what was accepted, and no
+# copy-as-curl line (curl would not open the socket).
+expect "→ WebSocket wss://chat.example.com/rooms/general/ws [MOCK]"
 expect "Upgrade: websocket"
-expect "← 101 GET https://chat.example.com/rooms/general/ws"
+expect "offers subprotocol chat.v2, extension permessage-deflate"
+expect "← 101 WebSocket wss://chat.example.com/rooms/general/ws"
+expect "accepted subprotocol chat.v2, no extension"
+refuse '$ curl'
 expect '↑ text 28 bytes: {"name":"ada","type":"join"}'
 expect "↓ text 55 bytes"
-expect "WebSocket closed with 1000 (normal closure): room closed"
+expect 'WebSocket closed by the server with 1000 (normal closure), reason "room closed"'
 refuse $'\e'
 
 echo "make demo: OK (iTunes search with its log, built offline with no trait, no package and no Python; GitHubClient: Link pagination, ETag/304, rate limit, three handled errors, no token printed; ChatClient: streamed from a mock and a loopback server, deadline and Ctrl-C; WebSocketChat: a scripted chat, its log)"

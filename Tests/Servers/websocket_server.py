@@ -14,7 +14,8 @@ Paths:
                              fragments split its UTF-8 bytes, code points included
   /headers                   sends the request's headers as a JSON text, then echoes
   /subprotocol               sends the subprotocol it chose (chat.v2 over chat.v1) as text, then echoes
-  /close?code=&reason=       closes at once with that code and reason
+  /close?code=&reason=       closes at once with that code and reason (`status=` for `code=`: the log
+                             redacts the value of a query item named `code`, wherever it appears)
   /ping?size=                pings (with `size` bytes, 0-125, if given), waits for the pong with the
                              same payload, sends "pong received", then echoes
   /count?id=                 counts the messages and bytes it receives
@@ -96,7 +97,7 @@ async def handler(ws):
             async for message in ws:
                 await ws.send(message)
         elif path == "/close":
-            await ws.close(int(params.get("code", "1000")), params.get("reason", ""))
+            await ws.close(int(params.get("status", params.get("code", "1000"))), params.get("reason", ""))
         elif path == "/ping":
             size = params.get("size")
             pong = await ws.ping(bytes(i % 256 for i in range(int(size))) if size is not None else b"are you there")

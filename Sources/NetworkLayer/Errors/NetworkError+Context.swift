@@ -45,6 +45,9 @@ extension NetworkError {
         var concernsClientCertificate = false
         /// Whether an ``NetworkError/unauthorizedAccess(_:)`` is a challenge no credentials can answer.
         var unanswerableChallenge = false
+        /// The call on a ``WebSocket`` that an ``NetworkError/invalidRequest(_:)`` refused (nothing
+        /// was sent): its summary names the call, not a request being built.
+        var refusedSocketCall: SocketCall?
 
         public init(request: String? = nil, reason: String? = nil, statusCode: Int? = nil,
                     underlyingError: (any Error)? = nil, response: HTTPResponse? = nil) {
@@ -54,6 +57,12 @@ extension NetworkError {
             self.underlyingError = underlyingError
             self.response = response
         }
+    }
+
+    /// A call on an open ``WebSocket``.
+    enum SocketCall: UInt8, Sendable {
+        case close
+        case send
     }
 
     final class ServerErrorBox: Sendable {

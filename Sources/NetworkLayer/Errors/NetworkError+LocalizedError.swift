@@ -19,6 +19,8 @@ extension NetworkError: LocalizedError {
         case .customUser(let description, _, _): return description
         case .cancelled: summary = "The request was cancelled."
         case .mockNotFound(let filename): return "Mock mode is on, but no mock answers the request; it looked for \(filename)."
+        case .invalidRequest(let context) where context.refusedSocketCall == .close: summary = "The WebSocket was not closed."
+        case .invalidRequest(let context) where context.refusedSocketCall == .send: summary = "The message was not sent."
         case .invalidRequest: summary = "The request could not be built."
         case .transport: summary = "The transfer failed."
         case .apiError(let context):
@@ -65,6 +67,11 @@ extension NetworkError: LocalizedError {
             return "Nothing to do: the request was cancelled on purpose."
         case .mockNotFound:
             return "Add the JSON file to the mock directory, set the request's mockedResponseFilename, or register a mock in code."
+        case .invalidRequest(let context) where context.refusedSocketCall == .close:
+            return "Nothing was sent and the socket is still open: close it again with a code and reason as the message says "
+                + "(or drop it, which closes it with 1001)."
+        case .invalidRequest(let context) where context.refusedSocketCall == .send:
+            return "Nothing was sent: the socket is closed. Open a new one to send more."
         case .invalidRequest:
             return "Fix the request as the message says; nothing was sent."
         case .transport:

@@ -67,12 +67,17 @@ struct NetworkLog: Sendable {
     private var mockMark: String { mocked ? " [MOCK]" : "" }
 
     /// The request's attempt line. `cacheNote` says what the response cache did instead of
-    /// sending it ("answered from the cache: HIT, not sent"), when it did.
+    /// sending it ("answered from the cache: HIT, not sent"), when it did. A WebSocket's handshake
+    /// is written as the socket (`→ WebSocket wss://…`, what it offers), without `curl`: a curl
+    /// command would not open the socket.
     func request(_ request: PreparedRequest, curl: String? = nil, cacheNote: String? = nil) {
         // The request's own rules: the manager's, plus the names its provider's adapt(_:) declared secret.
         let redactor = request.redactor
         let secrets = redactor.secretValues(of: request)
-        let headline = "→ \(request.redactedDescription.escapingControlCharacters)\(mockMark)" + (cacheNote.map { " (\($0))" } ?? "")
+        let isWebSocket = request.resolved.webSocket != nil
+        let curl = isWebSocket ? nil : curl
+        let subject = isWebSocket ? "WebSocket \(Self.webSocketURL(redactor.redact(url: request.url)))" : request.redactedDescription
+        let headline = "→ \(subject.escapingControlCharacters)\(mockMark)" + (cacheNote.map { " (\($0))" } ?? "")
         let headers = request.headers.map { Self.header($0.name, redactor.redact(header: $0.name, value: $0.value)) }
         // The body: a summary line, then its preview or parts (unindented).
         var bodySummary: String?
@@ -109,6 +114,10 @@ struct NetworkLog: Sendable {
                 }
             }
             if let curl { text += "  $ \(curl)\n" }
+            if isWebSocket {
+                text += "  offers " + Self.webSocketTerms(protocols: request.headers.value(for: "Sec-WebSocket-Protocol"),
+                                                          extensions: request.headers.value(for: "Sec-WebSocket-Extensions")) + "\n"
+            }
             sink(Redactor.scrub(text, secrets: secrets))
         }
         if let entrySink {
@@ -131,9 +140,12 @@ struct NetworkLog: Sendable {
     func response(_ response: HTTPResponse, to request: PreparedRequest, elapsed: Duration) {
         let secrets = request.redactor.secretValues(of: request)
         let received = response.downloadedFile.map { $0.size } ?? Int64(response.body.count)
-        let size = response.stream != nil ? "streaming"
+        let isOpenSocket = response.webSocket != nil
+        let size = isOpenSocket ? "open" : response.stream != nil ? "streaming"
             : response.downloadedFile.map { "\($0.size) bytes to \($0.url.path)" } ?? "\(response.body.count) bytes"
-        let headline = "← \(response.statusCode) \(request.redactedDescription) in \(Self.milliseconds(elapsed)) ms, \(size)\(mockMark)"
+        let subject = request.resolved.webSocket != nil ? "WebSocket \(Self.webSocketURL(request.redactor.redact(url: request.url)))"
+            : request.redactedDescription
+        let headline = "← \(response.statusCode) \(subject) in \(Self.milliseconds(elapsed)) ms, \(size)\(mockMark)"
             .escapingControlCharacters + Self.cacheMark(response.cacheStatus)
         // Names and values as the server sent them: escaped, so that none can command a terminal or forge a line.
         let headers = response.headers.sorted { $0.key < $1.key }
@@ -142,9 +154,18 @@ struct NetworkLog: Sendable {
         if let sink {
             var text = "\(prefix) \(headline)\n"
             if let metrics = response.metrics {
-                text += "  \(metrics.httpVersion) from \(metrics.remoteAddress ?? "?"): dns \(Self.milliseconds(metrics.nameLookup)) ms, "
-                    + "connect \(Self.milliseconds(metrics.connect)) ms, tls \(Self.milliseconds(metrics.tlsHandshake)) ms, "
-                    + "first byte \(Self.milliseconds(metrics.firstByte)) ms, total \(Self.milliseconds(metrics.total)) ms\n"
+                var timing = "dns \(Self.milliseconds(metrics.nameLookup)) ms, connect \(Self.milliseconds(metrics.connect)) ms"
+                // On a plain connection there was no TLS: its time would only repeat the connect time.
+                if metrics.usedTLS { timing += ", tls \(Self.milliseconds(metrics.tlsHandshake)) ms" }
+                // libcurl stops at the connection for a socket (the handshake is ours, timed by the headline).
+                if !isOpenSocket { timing += ", first byte \(Self.milliseconds(metrics.firstByte)) ms, total \(Self.milliseconds(metrics.total)) ms" }
+                text += "  \(metrics.httpVersion) from \(metrics.remoteAddress ?? "?"): \(timing)\n"
+            }
+            if isOpenSocket {
+                // What the server chose: its words, escaped like its headers.
+                text += ("  accepted " + Self.webSocketTerms(protocols: response.headerBlock.value(for: "Sec-WebSocket-Protocol"),
+                                                              extensions: response.headerBlock.value(for: "Sec-WebSocket-Extensions")))
+                    .escapingControlCharacters + "\n"
             }
             for header in headers { text += "  \(header.name): \(header.value)\n" }
             text += preview.map { Self.indented($0, by: "  ") } ?? ""
@@ -166,6 +187,8 @@ struct NetworkLog: Sendable {
                                           body: Redactor.scrub(preview, secrets: secrets)))
             }
         }
+        // A socket's end that came before this line (a server closing at once) follows it.
+        response.webSocket?.log?.handshakeLogged()
     }
 
     /// ` [HIT]`, ` [REVALIDATED]`, ` [MISS]`, ` [STALE]`: where a response came from, when the
@@ -307,6 +330,22 @@ struct NetworkLog: Sendable {
         case .file(let name, let url, let filename, let mimeType):
             return "\(name): streamed from \(url.path)" + (filename.map { " as \($0)" } ?? "") + (mimeType.map { ", \($0)" } ?? "")
         }
+    }
+
+    /// A WebSocket's URL as its scheme says it: `ws://` for `http://`, `wss://` for `https://`.
+    static func webSocketURL(_ url: String) -> String {
+        if url.lowercased().hasPrefix("https://") { return "wss://" + url.dropFirst(8) }
+        if url.lowercased().hasPrefix("http://") { return "ws://" + url.dropFirst(7) }
+        return url
+    }
+
+    /// `subprotocol chat.v2, extensions permessage-deflate`: a handshake's subprotocols and
+    /// extensions (offered or accepted) as its headers say them, or `no subprotocol, no extension`.
+    static func webSocketTerms(protocols: String?, extensions: String?) -> String {
+        func listed(_ value: String?) -> String? { value.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 } }
+        let protocols = listed(protocols).map { ($0.contains(",") ? "subprotocols " : "subprotocol ") + $0 } ?? "no subprotocol"
+        let extensions = listed(extensions).map { ($0.contains(",") ? "extensions " : "extension ") + $0 } ?? "no extension"
+        return "\(protocols), \(extensions)"
     }
 
     /// Whole milliseconds, saturating instead of overflowing for absurd durations.

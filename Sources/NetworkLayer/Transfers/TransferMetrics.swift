@@ -22,4 +22,7 @@ public struct TransferMetrics: Sendable, Equatable {
     /// Bytes of request body sent and response body received (after decompression).
     public let bytesSent: Int64
     public let bytesReceived: Int64
+    /// Whether the connection to the server is TLS (libcurl's application-connect time is 0 on a
+    /// plain one): the log shows `tls` only then.
+    let usedTLS: Bool
 }

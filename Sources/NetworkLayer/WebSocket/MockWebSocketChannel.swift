@@ -11,12 +11,14 @@ final class MockWebSocketChannel: WebSocketChannel {
     private let status = Protected<(code: WebSocketCloseCode, reason: String)?>(nil)
     private let peer: @Sendable (WebSocketPeer) async throws -> Void
     private let handshake: RecordedRequest
+    private let log: WebSocketLog?
 
     private init(request: PreparedRequest, peer: @escaping @Sendable (WebSocketPeer) async throws -> Void) {
         url = request.url
         description = request.redactedDescription
         handshake = RecordedRequest(request)
         self.peer = peer
+        log = request.resolved.log.map { WebSocketLog($0, request: request) }
     }
 
     /// The handshake's 101 for `request`, its socket's peer `peer` (not yet running: ``start``).
@@ -28,8 +30,7 @@ final class MockWebSocketChannel: WebSocketChannel {
         if let chosen = protocols.first { fields.append(("Sec-WebSocket-Protocol", chosen)) }
         var upgraded = HTTPResponse(statusCode: 101, headers: ResponseHeaders(fields: fields), body: Data(), isMocked: true,
                                     origin: request.origin, expectations: request.resolved.expectations)
-        upgraded.webSocket = WebSocketUpgrade(channel: channel, subprotocol: protocols.first, isCompressed: false,
-                                              log: request.resolved.log.map { WebSocketLog($0, request: request) })
+        upgraded.webSocket = WebSocketUpgrade(channel: channel, subprotocol: protocols.first, isCompressed: false, log: channel.log)
         return upgraded
     }
 
@@ -66,20 +67,23 @@ final class MockWebSocketChannel: WebSocketChannel {
         } catch {
             let failure: NetworkError = (error as? NetworkError)
                 ?? .transport(.init(request: description, reason: "the mock WebSocket's peer threw \(error)", underlyingError: error))
-            end(.internalServerError, reason: "", client: .failed(failure))
+            end(.internalServerError, reason: "", by: .server, client: .failed(failure))
         }
     }
 
     private var isClosed: Bool { status.withLock { $0 != nil } }
 
-    /// Ends the socket both ways: the first end counts.
-    private func end(_ code: WebSocketCloseCode, reason: String, client: WebSocketInbox.End) {
+    /// Ends the socket both ways, closed by `side` (`cause` says why the client closed, when no
+    /// call to `close` did): the first end counts.
+    private func end(_ code: WebSocketCloseCode, reason: String, by side: WebSocketClosing.Side, because cause: String? = nil,
+                     client: WebSocketInbox.End) {
         let first = status.withLock { status -> Bool in
             guard status == nil else { return false }
             status = (code, reason)
             return true
         }
         guard first else { return }
+        log?.ended(client, closing: WebSocketClosing(side: side, code: code, reason: reason, cause: cause), status: (code, reason))
         toClient.finish(client)
         toPeer.finish(.closed)
     }
@@ -88,7 +92,9 @@ final class MockWebSocketChannel: WebSocketChannel {
 
     nonisolated(nonsending) func send(_ message: WebSocketMessage) async throws(NetworkError) {
         if let closed = status.withLock({ $0 }) {
-            throw .invalidRequest(.init(request: description, reason: "the WebSocket is closed (\(closed.code)): a message cannot be sent after close"))
+            var context = NetworkError.Context(request: description, reason: "the WebSocket is closed (\(closed.code)): a message cannot be sent after close")
+            context.refusedSocketCall = .send
+            throw .invalidRequest(context)
         }
         await toPeer.waitForRoom()
         registry.withLock { $0 }?.recordWebSocket(.sent(message, to: url))
@@ -96,18 +102,18 @@ final class MockWebSocketChannel: WebSocketChannel {
     }
 
     nonisolated(nonsending) func receive() async throws(NetworkError) -> WebSocketMessage? {
-        let message = try await toClient.next(onCancel: { [weak self] in self?.closeSoon(.goingAway, reason: "") },
+        let message = try await toClient.next(onCancel: { [weak self] in self?.closeSoon(.goingAway, reason: "", because: "the task reading it was cancelled") },
                                               cancelled: { [description] in .cancelled(.init(request: description, reason: "the task reading the WebSocket was cancelled")) })
         if let message { registry.withLock { $0 }?.recordWebSocket(.received(message, from: url)) }
         return message
     }
 
     nonisolated(nonsending) func close(_ code: WebSocketCloseCode, reason: String) async {
-        closeSoon(code, reason: reason)
+        end(code, reason: reason, by: .client, client: .closed)
     }
 
-    func closeSoon(_ code: WebSocketCloseCode, reason: String) {
-        end(code, reason: reason, client: .closed)
+    func closeSoon(_ code: WebSocketCloseCode, reason: String, because cause: String) {
+        end(code, reason: reason, by: .client, because: cause, client: .closed)
     }
 
     var closeStatus: (code: WebSocketCloseCode, reason: String)? { status.withLock { $0 } }
@@ -119,6 +125,7 @@ final class MockWebSocketChannel: WebSocketChannel {
             throw .invalidRequest(.init(request: description, reason: "the mock WebSocket is closed (\(closed.code)): the peer cannot send"))
         }
         await toClient.waitForRoom()
+        log?.message(message, outgoing: false)
         toClient.push(message)
     }
 
@@ -127,11 +134,11 @@ final class MockWebSocketChannel: WebSocketChannel {
     }
 
     func peerClose(_ code: WebSocketCloseCode, reason: String) {
-        end(code, reason: reason, client: .closed)
+        end(code, reason: reason, by: .server, client: .closed)
     }
 
     /// Fails the client's side (a script's expectation not met).
     func peerFail(_ error: NetworkError, code: WebSocketCloseCode) {
-        end(code, reason: "", client: .failed(error))
+        end(code, reason: "", by: .server, client: .failed(error))
     }
 }

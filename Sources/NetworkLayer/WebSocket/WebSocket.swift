@@ -38,7 +38,9 @@ import Foundation
 ///   queued and not yet taken by the network (a slow peer slows the sender).
 /// - **Closing**: ``close(_:reason:)`` sends a close frame and waits for the server's (at most
 ///   ``WebSocketOptions/closeTimeout``). Pings from the server are answered, and a ping goes out
-///   every ``WebSocketOptions/pingInterval``. Dropping the last reference closes with 1001.
+///   every ``WebSocketOptions/pingInterval``. Dropping the last reference (the socket and its
+///   iterators) closes with 1001 (going away) and frees the socket's thread and connection; a
+///   loop still reading, or a `send` still waiting, holds a reference.
 /// - **Isolation**: `send`, `close` and the loop run on the caller's actor (`nonisolated(nonsending)`):
 ///   a message already received or queued costs no hop to another executor.
 ///
@@ -50,16 +52,21 @@ public final class WebSocket: AsyncSequence, Decodable, Sendable, StreamingRespo
 
     /// The handshake's answer: status 101, its headers and metrics.
     public let response: HTTPResponse
-    /// What the socket is connected to; holding it keeps the socket open.
+    /// What the socket is connected to.
     let upgrade: WebSocketUpgrade
+    /// Holding it keeps the socket open.
+    private let owner: WebSocketOwner
     private let log: WebSocketLog?
 
     static var streamKind: StreamKind { .webSocket }
 
     init(streaming response: HTTPResponse) {
-        self.response = response.head
+        var head = response.head
+        head.webSocket = nil  // a caller keeping `response` keeps no connection alive
+        self.response = head
         upgrade = response.webSocket ?? WebSocketUpgrade(channel: ClosedWebSocketChannel(request: response.requestDescription),
                                                         subprotocol: nil, isCompressed: false, log: nil)
+        owner = upgrade.owner()
         log = upgrade.log
     }
 
@@ -104,13 +111,16 @@ public final class WebSocket: AsyncSequence, Decodable, Sendable, StreamingRespo
     /// - Parameters:
     ///   - code: 1000–1003, 1007–1014 or 3000–4999. Default ``WebSocketCloseCode/normalClosure``.
     ///   - reason: at most 123 bytes of UTF-8.
-    /// - Throws: ``NetworkError/invalidRequest(_:)`` for a code that may not be sent or a reason too long.
+    /// - Throws: ``NetworkError/invalidRequest(_:)`` for a code that may not be sent or a reason
+    ///   over 123 bytes: nothing is sent and the socket stays open, so that `close` with a valid
+    ///   code and reason (or dropping the socket) still closes it.
     public nonisolated(nonsending) func close(_ code: WebSocketCloseCode = .normalClosure, reason: String = "") async throws(NetworkError) {
         if let problem = code.problem(withReason: reason) {
-            throw .invalidRequest(.init(request: response.requestDescription, reason: problem))
+            var context = NetworkError.Context(request: response.requestDescription, reason: problem)
+            context.refusedSocketCall = .close
+            throw .invalidRequest(context)
         }
         await upgrade.channel.close(code, reason: reason)
-        log?.closed(code: closeCode, reason: closeReason)
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
@@ -137,17 +147,7 @@ public final class WebSocket: AsyncSequence, Decodable, Sendable, StreamingRespo
     }
 
     private nonisolated(nonsending) func receive() async throws(NetworkError) -> WebSocketMessage? {
-        do throws(NetworkError) {
-            guard let message = try await upgrade.channel.receive() else {
-                log?.closed(code: closeCode, reason: closeReason)
-                return nil
-            }
-            log?.message(message, outgoing: false)
-            return message
-        } catch {
-            log?.failed(error, code: closeCode)
-            throw error
-        }
+        try await upgrade.channel.receive()
     }
 }
 
@@ -161,11 +161,13 @@ final class ClosedWebSocketChannel: WebSocketChannel {
     }
 
     nonisolated(nonsending) func send(_ message: WebSocketMessage) async throws(NetworkError) {
-        throw .invalidRequest(.init(request: request, reason: "this WebSocket has no connection (its response was not a handshake's)"))
+        var context = NetworkError.Context(request: request, reason: "this WebSocket has no connection (its response was not a handshake's)")
+        context.refusedSocketCall = .send
+        throw .invalidRequest(context)
     }
 
     nonisolated(nonsending) func receive() async throws(NetworkError) -> WebSocketMessage? { nil }
     nonisolated(nonsending) func close(_ code: WebSocketCloseCode, reason: String) async {}
-    func closeSoon(_ code: WebSocketCloseCode, reason: String) {}
+    func closeSoon(_ code: WebSocketCloseCode, reason: String, because cause: String) {}
     var closeStatus: (code: WebSocketCloseCode, reason: String)? { (.abnormalClosure, "") }
 }

@@ -43,6 +43,8 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
         var sendWaiters: [UnsafeContinuation<Void, Never>] = []
         var closeWaiters: [UnsafeContinuation<Void, Never>] = []
         var closeStatus: (code: WebSocketCloseCode, reason: String)?
+        /// Who started the close handshake; the first counts.
+        var closing: WebSocketClosing?
         var isCancelled = false
         /// Why the socket failed, for sends after it.
         var failure: NetworkError?
@@ -76,6 +78,8 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
     private var discarding = false
     /// Messages decoded from one read, handed to the inbox together (one wake-up of the reader).
     private var arrived: [WebSocketMessage] = []
+    /// The request's log, once the socket is open.
+    private var log: WebSocketLog?
 
     private init(_ request: PreparedRequest, options: WebSocketOptions) throws(NetworkError) {
         self.request = request
@@ -190,17 +194,19 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
     private func closedError(_ shared: Shared) -> NetworkError {
         if let failure = shared.failure { return failure }
         let status = shared.closeStatus.map { " (\($0.code))" } ?? ""
-        return .invalidRequest(.init(request: description, reason: "the WebSocket is closed\(status): a message cannot be sent after close"))
+        var context = NetworkError.Context(request: description, reason: "the WebSocket is closed\(status): a message cannot be sent after close")
+        context.refusedSocketCall = .send
+        return .invalidRequest(context)
     }
 
     nonisolated(nonsending) func receive() async throws(NetworkError) -> WebSocketMessage? {
         if let ready = inbox.ready() { return try ready.get() }
-        return try await inbox.next(onCancel: { [weak self] in self?.closeSoon(.goingAway, reason: "") },
+        return try await inbox.next(onCancel: { [weak self] in self?.closeSoon(.goingAway, reason: "", because: "the task reading it was cancelled") },
                              cancelled: { [description] in .cancelled(.init(request: description, reason: "the task reading the WebSocket was cancelled")) })
     }
 
     nonisolated(nonsending) func close(_ code: WebSocketCloseCode, reason: String) async {
-        if enqueueClose(code, reason: reason) { waker.wake() }
+        if enqueueClose(code, reason: reason, cause: nil) { waker.wake() }
         await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
             let waiting = shared.withLock { shared -> Bool in
                 if case .closed = shared.phase { return false }
@@ -211,8 +217,8 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
         }
     }
 
-    func closeSoon(_ code: WebSocketCloseCode, reason: String) {
-        if !enqueueClose(code, reason: reason) {
+    func closeSoon(_ code: WebSocketCloseCode, reason: String, because cause: String) {
+        if !enqueueClose(code, reason: reason, cause: cause) {
             shared.withLock { shared in if case .connecting = shared.phase { shared.isCancelled = true } }
         }
         waker.wake()
@@ -220,7 +226,7 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
 
     /// Queues a close frame after the messages queued before it, if the socket is open: the
     /// socket is closing from then on, and nothing more can be sent.
-    private func enqueueClose(_ code: WebSocketCloseCode, reason: String) -> Bool {
+    private func enqueueClose(_ code: WebSocketCloseCode, reason: String, cause: String?) -> Bool {
         var frame: [UInt8] = []
         WebSocketFrameEncoder.append(.close, payload: code.payload(reason: reason), to: &frame)
         return sender.withLock { _ -> Bool in
@@ -229,6 +235,7 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
                 shared.outbox.append(frame)
                 shared.outboxBytes += frame.count
                 shared.phase = .closing(deadline: .now + options.closeTimeout)
+                if shared.closing == nil { shared.closing = WebSocketClosing(side: .client, code: code, reason: reason, cause: cause) }
                 return true
             }
         }
@@ -241,6 +248,14 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
     // MARK: The thread
 
     private func run() {
+        guard startSocket() else { return }
+        exchange()
+    }
+
+    /// Connects, sends the handshake and hands its outcome to the opener: whether the socket is
+    /// open. The outcome (the response, its upgrade) is not kept: the thread runs as long as the
+    /// socket, and holding the upgrade would keep it from closing a response nobody took.
+    private func startSocket() -> Bool {
         let deadline = ContinuousClock.now + .seconds(max(0, min(request.timeout, PreparedRequest.timeoutCeiling)))
         let outcome: Result<HTTPResponse, NetworkError>
         do throws(NetworkError) {
@@ -256,8 +271,8 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
         }
         nl_tsan_release(Unmanaged.passUnretained(self).toOpaque())
         opener?.resume(returning: outcome)
-        guard case .success(let response) = outcome, response.webSocket != nil else { return }
-        exchange()
+        if case .success(let response) = outcome, response.webSocket != nil { return true }
+        return false
     }
 
     /// libcurl's part: resolve, connect, tunnel, TLS. Throws what any request would.
@@ -356,8 +371,8 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
         decoder.append(leftover)
         var response = HTTPResponse(statusCode: 101, headers: headers, body: Data(), isMocked: false, origin: request.origin,
                                     expectations: request.resolved.expectations, metrics: transfer.metrics())
-        response.webSocket = WebSocketUpgrade(channel: self, subprotocol: agreement.subprotocol, isCompressed: inflater != nil,
-                                              log: request.resolved.log.map { WebSocketLog($0, request: request) })
+        log = request.resolved.log.map { WebSocketLog($0, request: request) }
+        response.webSocket = WebSocketUpgrade(channel: self, subprotocol: agreement.subprotocol, isCompressed: inflater != nil, log: log)
         return response
     }
 
@@ -544,8 +559,8 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
             if count == 0 {
                 if !closeReceived {
                     setStatus((.abnormalClosure, ""))
-                    inbox.finish(.failed(.transport(.init(request: description,
-                                                          reason: "the server closed the connection without a close frame (1006)"))))
+                    finish(.failed(.transport(.init(request: description,
+                                                    reason: "the server closed the connection without a close frame (1006)"))))
                 }
                 return true
             }
@@ -596,6 +611,9 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
             closeReceived = true
             setStatus((code, reason))
             if !closeSent {
+                shared.withLock { shared in
+                    if shared.closing == nil { shared.closing = WebSocketClosing(side: .server, code: code, reason: reason) }
+                }
                 var frame: [UInt8] = []
                 WebSocketFrameEncoder.append(.close, payload: code == .noStatusReceived ? [] : code.payload(reason: ""), to: &frame)
                 dropOutbox()
@@ -603,7 +621,7 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
                 closeSent = true
                 setClosing()
             }
-            inbox.finish(.closed)
+            finish(.closed)
             return true
         }
         return false
@@ -613,9 +631,12 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
     /// `sendsClose` (it then has ``failureLinger`` to leave).
     private func fail(_ error: NetworkError, code: WebSocketCloseCode, sendsClose: Bool, reason: String = "") {
         setStatus((code, reason))
-        shared.withLock { shared in if shared.failure == nil { shared.failure = error } }
+        shared.withLock { shared in
+            if shared.failure == nil { shared.failure = error }
+            if sendsClose, !closeSent, shared.closing == nil { shared.closing = WebSocketClosing(side: .client, code: code, reason: reason) }
+        }
         deliver()
-        inbox.finish(.failed(error))
+        finish(.failed(error))
         if sendsClose, !closeSent {
             var frame: [UInt8] = []
             WebSocketFrameEncoder.append(.close, payload: code.payload(reason: reason), to: &frame)
@@ -631,9 +652,21 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
         }
     }
 
+    /// Ends the reader's side after the messages in the inbox, and logs how the socket ended
+    /// first, so that the line is there when the loop or `close` returns; the first end counts.
+    private func finish(_ end: WebSocketInbox.End) {
+        guard !inbox.hasEnded else { return }
+        if let log {
+            let (closing, status) = shared.withLock { ($0.closing, $0.closeStatus) }
+            log.ended(end, closing: closing, status: status)
+        }
+        inbox.finish(end)
+    }
+
     /// Hands the messages decoded so far to the inbox, ahead of any end.
     private func deliver() {
         guard !arrived.isEmpty else { return }
+        if let log { for message in arrived { log.message(message, outgoing: false) } }
         inbox.push(contentsOf: arrived)
         arrived.removeAll(keepingCapacity: arrived.capacity <= 4096)
     }
@@ -709,10 +742,10 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
         if !inbox.hasEnded {
             let status = shared.withLock { $0.closeStatus }
             if let status, status.code != .abnormalClosure {
-                inbox.finish(.closed)
+                finish(.closed)
             } else {
-                inbox.finish(.failed(.transport(.init(request: description, reason: "the server did not answer the close handshake within "
-                                                      + "\(options.closeTimeout.seconds.compactText) s; the connection was closed (1006)"))))
+                finish(.failed(.transport(.init(request: description, reason: "the server did not answer the close handshake within "
+                                                + "\(options.closeTimeout.seconds.compactText) s; the connection was closed (1006)"))))
             }
         }
         setStatus((.abnormalClosure, ""))
