@@ -26,7 +26,9 @@ struct FollowUpStep: CallStep {
         // With a cache, the cache step writes this line: only it knows whether the request goes out.
         if let log = resolved.log {
             if resolved.cache == nil {
-                log.request(attempt, curl: CurlCommand.render(TransferPlan(SigningStep.signed(attempt)), redactingSecrets: true))
+                // A WebSocket is logged as a socket: no command line reproduces one.
+                log.request(attempt, curl: resolved.webSocket != nil ? nil
+                            : CurlCommand.render(TransferPlan(SigningStep.signed(attempt)), redactingSecrets: true))
             } else {
                 sent.attemptLine = AttemptLine(log)
             }
