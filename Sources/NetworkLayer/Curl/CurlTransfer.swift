@@ -580,6 +580,10 @@ final class CurlTransfer: @unchecked Sendable {
     private func facts(for code: CURLcode) -> CurlErrorMapping.Facts {
         var facts = CurlErrorMapping.Facts(malformedResponse: malformedResponse, maximumResponseSize: maximumResponseSize,
                                            exceededMaximumSize: exceededMaximumSize)
+        // libcurl itself refuses a continuation line right after the first status line, before the
+        // header callback sees it; and reports a line of the head over its limit as out of memory.
+        facts.foldAfterStatusLine = code == CURLE_BAD_FUNCTION_ARGUMENT && headerBlock.isRightAfterStatusLine
+        facts.headLineTooLong = code == CURLE_OUT_OF_MEMORY && headerBlock.isInHead
         if let exceeded = exceededDecompressionLimit {
             facts.decompressionBomb = (decompressionLimit, exceeded.decoded, exceeded.compressed)
         }
