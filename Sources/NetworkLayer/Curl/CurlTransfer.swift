@@ -251,6 +251,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
         if let overrides = options.hostOverrides { try handle.set(CURLOPT_CONNECT_TO, headers: try overrides.curlList()) }
         if !options.table.connectsByDefault { try configureConnecting(options.table) }
+        if options.table.sendsPathAsIs { try handle.set(CURLOPT_PATH_AS_IS, true) }
         if plan.isHTTPS {
             // Transfers starting together wait to share the first connection if it speaks HTTP/2.
             try handle.set(CURLOPT_PIPEWAIT, true)

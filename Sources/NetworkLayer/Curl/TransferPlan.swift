@@ -64,7 +64,8 @@ struct TransferPlan {
         case .file?, .multipart?, .stream?: payloadHash = nil
         }
         let sent = request.headers.map { ($0.name, $0.value) } + libraryHeaders.map { ($0.name, $0.value) }
-        return signer.headers(method: request.method.rawValue, urlText: request.urlText, headers: sent, payloadHash: payloadHash, date: date)
+        return signer.headers(method: request.method.rawValue, urlText: request.urlText, headers: sent, payloadHash: payloadHash, date: date,
+                              sendsPathAsIs: options.table.sendsPathAsIs)
     }
 
     /// The credentials libcurl or the signer uses, which identify the caller to the response

@@ -15,9 +15,10 @@ enum CurlCommand {
     /// Bodies up to this size are written inline; larger ones as a placeholder file name.
     static let inlineBodyLimit = 16 * 1024
 
-    /// The command that sends what `plan` sends: the same request line, headers (the library's
-    /// `User-Agent` and `Accept-Encoding` included, and those it suppresses as `Name:`), body,
-    /// redirects, TLS, timeout, routing and limits. `-sS`: quiet, but errors still shown.
+    /// The command that sends what `plan` sends: the same request line (`--path-as-is` when the path
+    /// goes as given), headers (the library's `User-Agent` and `Accept-Encoding` included, and those
+    /// it suppresses as `Name:`), body, redirects, TLS, timeout, routing and limits. `-sS`: quiet,
+    /// but errors still shown.
     static func render(_ plan: TransferPlan, redactingSecrets: Bool) -> String {
         let request = plan.request
         var parts = ["curl", "-sS"]
@@ -29,6 +30,7 @@ enum CurlCommand {
         case .custom(let name): parts += ["-X", quote(name)]
         }
         parts.append(quote(redactingSecrets ? redactor.redact(url: request.url) : request.url.absoluteString))
+        if plan.options.table.sendsPathAsIs { parts.append("--path-as-is") }
         for (name, value) in plan.headerLines {
             guard let value else {
                 parts += ["-H", quote("\(name):")]  // not sent
