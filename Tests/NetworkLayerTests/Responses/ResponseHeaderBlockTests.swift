@@ -95,6 +95,13 @@ struct ResponseHeaderBlockTests {
                                             + "and libcurl acts on its first line alone"), "\(verdicts)")
     }
 
+    @Test("A stored response's lines whose name starts with white space are left out when the block is rebuilt")
+    func storedContinuationLinesAreLeftOut() {
+        let block = ResponseHeaders.block([(" X-Injected", "evil"), ("\tSet-Cookie", "sid=evil"), ("X-A", "1"), ("X-B", " b")])
+        #expect(String(decoding: block, as: UTF8.self) == "X-A: 1\nX-B:  b\n")
+        #expect(ResponseHeaders(raw: block).lines.map(\.name) == ["X-A", "X-B"])
+    }
+
     @Test("The block knows when it is right after a status line and when its head has ended")
     func positionInTheResponse() {
         var (block, _) = Self.received([])
