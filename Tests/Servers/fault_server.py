@@ -76,6 +76,8 @@ Paths in serve mode (any method; the query is ignored unless noted):
   /redirect-userinfo/<path>
                        302 to http://nlcanaryuser:nlcanarypass4f1c@127.0.0.1:<this port>/<path>
                        (credentials in a URL for the secrets suite; the host is this server)
+  /fold/…, /latin1-header, /huge-header-line, /not-modified, /bidi-text
+                       raw heads a hostile server writes: see hostile_headers.py
   anything else        404 {"error": "not found"}
 
 Set FAULT_SERVER_VERBOSE=1 for a log of requests and errors on stderr.
@@ -92,6 +94,7 @@ import sys
 import threading
 import time
 
+import hostile_headers
 import server_support
 
 VERBOSE = os.environ.get("FAULT_SERVER_VERBOSE") == "1"
@@ -248,6 +251,10 @@ def redirect(location, keep_alive=True):
 def handle(conn, method, path, query):
     """Answers one request. Returns True to keep the connection for another request."""
     c = conn
+    raw = hostile_headers.answer(path, int(query_value(query, "status") or "200"))
+    if raw is not None:
+        c.send(raw)
+        return False
     if path == "/ok":
         c.send(json_response(200, "OK", {"ok": True}))
         return True

@@ -47,8 +47,9 @@ struct AWSSigV4: Sendable {
     /// - Parameters:
     ///   - headers: every header line the transfer sends, in order (`Host` added unless among them).
     ///   - payloadHash: the body's SHA-256 in hex, or `nil` for a body that is not signed.
+    ///   - sendsPathAsIs: whether libcurl sends the path with its dot segments (S3 signs the path it receives).
     func headers(method: String, urlText: String, headers: [(name: String, value: String)], payloadHash: String?,
-                 date: Date = Date()) -> [(name: String, value: String)] {
+                 date: Date = Date(), sendsPathAsIs: Bool = false) -> [(name: String, value: String)] {
         let (stamp, day) = Self.timestamps(date)
         let payload = payloadHash ?? Self.unsignedPayload
         var added: [(name: String, value: String)] = [("X-Amz-Date", stamp)]
@@ -64,7 +65,7 @@ struct AWSSigV4: Sendable {
         let names = signed.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
         let signedNames = names.joined(separator: ";")
         let canonicalHeaders = names.map { "\($0):\(signed[$0, default: []].joined(separator: ","))\n" }.joined()
-        let path = service == "s3" ? Self.removingDotSegments(parts.path, collapsing: false)
+        let path = service == "s3" ? (sendsPathAsIs ? parts.path : Self.removingDotSegments(parts.path, collapsing: false))
             : Self.encoded(Self.removingDotSegments(parts.path, collapsing: true))
         let canonicalRequest = [method.uppercased(), path, Self.canonicalQuery(parts.query), canonicalHeaders, signedNames, payload]
             .joined(separator: "\n")

@@ -33,7 +33,8 @@ struct SigningStep: CallStep {
         case .file?, .multipart?, .stream?: payloadHash = nil
         }
         let signature = signer.headers(method: request.method.rawValue, urlText: request.urlText, headers: request.headers + library,
-                                       payloadHash: payloadHash, date: presigned?.date ?? Date())
+                                       payloadHash: payloadHash, date: presigned?.date ?? Date(),
+                                       sendsPathAsIs: request.resolved.options.table.sendsPathAsIs)
         if let authorization = signature.last?.value {
             request.resolved.signatures.withLock { signatures in
                 if signatures.count >= 16 { signatures.removeFirst() }  // a long retry loop keeps its latest

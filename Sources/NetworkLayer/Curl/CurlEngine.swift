@@ -219,7 +219,8 @@ final class CurlEngine: @unchecked Sendable {
     }
 
     /// Puts a handle back in the pool: reset, unless a plain transfer configured it (see
-    /// ``CurlTransfer/Baseline``) and libcurl did not retry it, which only forgets its header list.
+    /// ``CurlTransfer/Baseline``) and libcurl did not retry it, which only forgets its header list;
+    /// and, with a libcurl that would keep a dangling header pointer, duplicated.
     private func recycle(_ handle: CurlEasyHandle) {
         if handle.mustResetBeforeReuse {
             handle.reset()
@@ -230,6 +231,7 @@ final class CurlEngine: @unchecked Sendable {
                 handle.reset()
             }
         }
+        if CurlEasyHandle.keepsStaleHeaderPointer, !handle.forgetTransferState() { return }
         pool.withLock { handles in
             if handles.count < Self.poolLimit { handles.append(handle) }
         }

@@ -31,6 +31,11 @@ enum CurlErrorMapping {
         var proxyCertificateFailed = false
         var presentedClientCertificate = false
         var receivedNothing = false
+        /// Whether libcurl failed for lack of memory while reading the response head: a line of it
+        /// longer than libcurl's fixed limit (`CURL_MAX_HTTP_HEADER`).
+        var headLineTooLong = false
+        /// Whether libcurl refused a line starting with white space right after the status line.
+        var foldAfterStatusLine = false
         var tls: TLSOptions?
         var networkInterface: String?
     }
@@ -44,6 +49,11 @@ enum CurlErrorMapping {
         }
         if let malformed = facts.malformedResponse {
             return .transport(.init(request: request.redactedDescription, reason: "the server's response is malformed: \(malformed)"))
+        }
+        if facts.foldAfterStatusLine {
+            return .transport(.init(request: request.redactedDescription,
+                                    reason: "the server's response is malformed: \(ResponseHeaderBlock.foldContinuingNothing)",
+                                    underlyingError: curl))
         }
         // Inside an HTTPS proxy's tunnel, a refused handshake surfaces as a connect error.
         if code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CONNECT_ERROR, let mismatch = facts.pinMismatch {
@@ -128,9 +138,15 @@ enum CurlErrorMapping {
             return .transport(context("the server closed the connection without answering, every time it was asked"))
         case CURLE_RECV_ERROR, CURLE_SEND_ERROR:
             return .transport(context("the connection broke (reset by the server or the network)"))
+        case CURLE_OUT_OF_MEMORY where facts.headLineTooLong:
+            // libcurl's message ("Out of memory") is not what happened: left out.
+            return .transport(.init(request: request.redactedDescription,
+                                    reason: "a response header line is longer than libcurl accepts (\(headLineLimit / 1024) KB), so the "
+                                        + "response was refused; the limit is built into libcurl: the server must send shorter headers "
+                                        + "(a cookie or token that grew is the usual cause)",
+                                    underlyingError: curl))
         case CURLE_OUT_OF_MEMORY:
-            // Also what libcurl reports for a single header line over 100 KB.
-            return .transport(context("a response header is too large (over 100 KB), or memory ran out"))
+            return .transport(context("libcurl ran out of memory, or a trailer line was longer than its \(headLineLimit / 1024) KB limit"))
         case CURLE_WEIRD_SERVER_REPLY:
             return .transport(context("the server's answer is not valid HTTP"))
         case CURLE_BAD_CONTENT_ENCODING:
@@ -143,6 +159,9 @@ enum CurlErrorMapping {
             return .transport(context("libcurl reported error \(code.rawValue)"))
         }
     }
+
+    /// The longest line of a response head libcurl accepts (`CURL_MAX_HTTP_HEADER`, fixed when it is built).
+    static let headLineLimit = 100 * 1024
 
     /// Why a Unix socket could not be connected, from the `errno` of the failed `connect`.
     private static func unixSocketFailure(_ path: String, errno: Int32) -> String {

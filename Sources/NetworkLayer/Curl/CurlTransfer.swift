@@ -251,6 +251,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
         if let overrides = options.hostOverrides { try handle.set(CURLOPT_CONNECT_TO, headers: try overrides.curlList()) }
         if !options.table.connectsByDefault { try configureConnecting(options.table) }
+        if options.table.sendsPathAsIs { try handle.set(CURLOPT_PATH_AS_IS, true) }
         if plan.isHTTPS {
             // Transfers starting together wait to share the first connection if it speaks HTTP/2.
             try handle.set(CURLOPT_PIPEWAIT, true)
@@ -580,6 +581,10 @@ final class CurlTransfer: @unchecked Sendable {
     private func facts(for code: CURLcode) -> CurlErrorMapping.Facts {
         var facts = CurlErrorMapping.Facts(malformedResponse: malformedResponse, maximumResponseSize: maximumResponseSize,
                                            exceededMaximumSize: exceededMaximumSize)
+        // libcurl itself refuses a continuation line right after the first status line, before the
+        // header callback sees it; and reports a line of the head over its limit as out of memory.
+        facts.foldAfterStatusLine = code == CURLE_BAD_FUNCTION_ARGUMENT && headerBlock.isRightAfterStatusLine
+        facts.headLineTooLong = code == CURLE_OUT_OF_MEMORY && headerBlock.isInHead
         if let exceeded = exceededDecompressionLimit {
             facts.decompressionBomb = (decompressionLimit, exceeded.decoded, exceeded.compressed)
         }

@@ -23,6 +23,8 @@ extension NetworkError: LocalizedError {
         case .invalidRequest(let context) where context.refusedSocketCall == .send: summary = "The message was not sent."
         case .invalidRequest: summary = "The request could not be built."
         case .transport: summary = "The transfer failed."
+        case .apiError(let context) where context.statusCode == 304:
+            summary = "The server did not send the resource."
         case .apiError(let context):
             summary = (context.statusCode ?? 0) >= 500 ? "The server reported an error." : "The server refused the request."
         case .validation: summary = "The response was refused by its validation."
@@ -76,6 +78,10 @@ extension NetworkError: LocalizedError {
             return "Fix the request as the message says; nothing was sent."
         case .transport:
             return "Try again; if it persists, the server or a proxy in between is misbehaving."
+        case .apiError(let context) where context.statusCode == 304:
+            return "A 304 tells a conditional request (If-None-Match, If-Modified-Since) to use the copy it holds: if the request "
+                + "sent one, accept 304 in its acceptableStatuses and use that copy; if not, a cache or proxy in between "
+                + "answered for the server, or the server answers 304 wrongly."
         case .apiError(let context):
             if let status = context.statusCode, status >= 500 || status == 429 {
                 return "The server failed or is busy; try again later (see its Retry-After header, if any)."

@@ -15,9 +15,10 @@ enum CurlCommand {
     /// Bodies up to this size are written inline; larger ones as a placeholder file name.
     static let inlineBodyLimit = 16 * 1024
 
-    /// The command that sends what `plan` sends: the same request line, headers (the library's
-    /// `User-Agent` and `Accept-Encoding` included, and those it suppresses as `Name:`), body,
-    /// redirects, TLS, timeout, routing and limits. `-sS`: quiet, but errors still shown.
+    /// The command that sends what `plan` sends: the same request line (`--path-as-is` when the path
+    /// goes as given), headers (the library's `User-Agent` and `Accept-Encoding` included, and those
+    /// it suppresses as `Name:`), body, redirects, TLS, timeout, routing and limits. `-sS`: quiet,
+    /// but errors still shown.
     static func render(_ plan: TransferPlan, redactingSecrets: Bool) -> String {
         let request = plan.request
         var parts = ["curl", "-sS"]
@@ -31,6 +32,7 @@ enum CurlCommand {
         // A secret value is scrubbed wherever the command holds it (a password in the URL's path).
         let secrets = redactingSecrets ? redactor.secretValues(of: request) : []
         parts.append(quote(redactingSecrets ? Redactor.scrub(redactor.redact(url: request.url), secrets: secrets) : request.url.absoluteString))
+        if plan.options.table.sendsPathAsIs { parts.append("--path-as-is") }
         for (name, value) in plan.headerLines {
             guard let value else {
                 parts += ["-H", quote("\(name):")]  // not sent

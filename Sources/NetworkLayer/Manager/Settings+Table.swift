@@ -15,6 +15,7 @@ extension Settings {
         var networkInterface: String?
         var maximumResponseSize: Int?
         var decompressionLimit: DecompressionLimit = .standard
+        var sendsPathAsIs: Bool = false
     }
 }
 
@@ -30,6 +31,7 @@ extension Settings.Table {
         networkInterface = provider.networkInterface ?? manager.networkInterface
         maximumResponseSize = request.maximumResponseSize ?? manager.maximumResponseSize
         decompressionLimit = request.decompressionLimit ?? manager.decompressionLimit
+        sendsPathAsIs = request.sendsPathAsIs ?? provider.sendsPathAsIs ?? manager.sendsPathAsIs
     }
 }
 
@@ -90,6 +92,14 @@ extension NetworkManager {
         get { settings.withLock { $0.table.decompressionLimit } }
         set { settings.withLock { $0.table.decompressionLimit = newValue } }
     }
+
+    /// Whether a URL's path is sent as given, its `.` and `..` segments kept (curl's `--path-as-is`), so
+    /// that an object key holding `..` can be reached. Default `false`: they are removed before sending
+    /// (RFC 3986 section 5.2.4), as libcurl does.
+    public var sendsPathAsIs: Bool {
+        get { settings.withLock { $0.table.sendsPathAsIs } }
+        set { settings.withLock { $0.table.sendsPathAsIs = newValue } }
+    }
 }
 
 extension ServiceProvider {
@@ -100,4 +110,5 @@ extension ServiceProvider {
     public var dnsCacheTimeout: Duration? { nil }
     public var happyEyeballsTimeout: Duration? { nil }
     public var networkInterface: String? { nil }
+    public var sendsPathAsIs: Bool? { nil }
 }

@@ -118,6 +118,9 @@ public protocol ServiceProvider: Sendable {
 
     /// The network interface connections leave from.
     var networkInterface: String? { get }
+
+    /// Whether this backend's paths are sent as given, `.` and `..` segments kept.
+    var sendsPathAsIs: Bool? { get }
     // END settings table
 }
 

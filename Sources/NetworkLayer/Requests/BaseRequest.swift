@@ -120,6 +120,10 @@ open class BaseRequest<Response: Decodable & Sendable> {
 
     /// How far a compressed response may expand; `nil` uses ``NetworkManager/decompressionLimit``.
     @exclusivity(unchecked) public var decompressionLimit: DecompressionLimit?
+
+    /// Whether this request's path is sent as given, `.` and `..` segments kept; `nil` uses the provider's,
+    /// then ``NetworkManager/sendsPathAsIs``.
+    @exclusivity(unchecked) public var sendsPathAsIs: Bool?
     // END settings table
 
     /// Called with upload and download progress, about ten times a second at most, on the library's

@@ -48,8 +48,9 @@ enum HeaderFields {
         }
     }
 
-    /// The text with control characters shown as escapes, safe to put in a message or a log line.
+    /// The text with control characters and bidirectional controls shown as escapes, safe to put
+    /// in a message or a log line.
     static func printable(_ text: String) -> String {
-        text.unicodeScalars.map { $0.properties.generalCategory == .control ? $0.escaped(asASCII: true) : String($0) }.joined()
+        text.escapingControlCharacters
     }
 }

@@ -14,7 +14,7 @@ extension HTTPResponse {
     public func validateStatus(acceptable: StatusCodes) throws(NetworkError) {
         guard !acceptable.contains(statusCode) else { return }
         var context = NetworkError.Context(request: requestDescription,
-                                           reason: Self.describeAnswer(statusCode),
+                                           reason: statusCode == 304 ? notModifiedReason : Self.describeAnswer(statusCode),
                                            statusCode: statusCode, response: keptForError())
         if let type = expectations.errorBodyType, !body.isEmpty,
            let serverError = try? decodeJSON(type, using: expectations.decoder) {
@@ -46,6 +46,17 @@ extension HTTPResponse {
               Authentication.digestChallengeLacksNonce(values(forHeader: "WWW-Authenticate")) else { return nil }
         return "its Digest challenge (WWW-Authenticate) is malformed: it has no nonce, which RFC 7616 requires, "
             + "so the credentials could not be sent"
+    }
+
+    /// What a 304 means for the request that got it. RFC 9110 section 15.4.5: it answers only a
+    /// conditional GET or HEAD, whose `If-None-Match` or `If-Modified-Since` names a copy the client holds.
+    private var notModifiedReason: String {
+        guard let request = origin.request else { return "the server answered with status 304 (Not Modified)" }
+        guard request.headers.value(for: "If-None-Match") != nil || request.headers.value(for: "If-Modified-Since") != nil else {
+            return "the server answered 304 Not Modified to a request that was not conditional (it sent no If-None-Match "
+                + "or If-Modified-Since), so there is no copy this answer could refer to"
+        }
+        return "the server answered 304 Not Modified: the copy the request's If-None-Match or If-Modified-Since names is current"
     }
 
     /// The body decoded as JSON, by the decoder ``JSONBodyDecoding`` chooses.

@@ -7,6 +7,12 @@ public struct HTTPResponse: Sendable {
     public let statusCode: Int
     /// The response headers by the name the server used, a repeated one's values joined with `", "`.
     /// Look names up with ``value(forHeader:)`` (any case) or ``values(forHeader:)`` (each line apart).
+    ///
+    /// A header folded over several lines (obsolete line folding, RFC 9112 section 5.2) reads as one
+    /// line, each fold one space; a line starting with white space is never a header of its own. A
+    /// response whose fold continues no header, or continues one libcurl acts on by its first line
+    /// alone (`Content-Length`, `Transfer-Encoding`, `Content-Encoding`, `Location`, `Set-Cookie`,
+    /// `WWW-Authenticate`, `Proxy-Authenticate`), fails with ``NetworkError/transport(_:)``.
     public var headers: [String: String] { headerBlock.dictionary }
     /// The headers as received; the dictionary is built on first use.
     var headerBlock: ResponseHeaders { storage.headerBlock }
@@ -148,9 +154,24 @@ public struct HTTPResponse: Sendable {
     }
 
     /// The value of a header, looked up ignoring case; `nil` when absent. A repeated header's values
-    /// are joined with `", "`; see ``values(forHeader:)`` to keep them apart.
+    /// are joined with `", "`; see ``values(forHeader:)`` to keep them apart. The value is read as
+    /// UTF-8, a byte that is not (a Latin-1 `é`, `0xE9`) becoming U+FFFD: ``bytes(forHeader:)``
+    /// gives the bytes as sent.
     public func value(forHeader name: String) -> String? {
         headerBlock.value(for: name)
+    }
+
+    /// The value of a header as the bytes the server sent, looked up ignoring case; `nil` when
+    /// absent. A repeated header's values are joined with `", "` as in ``value(forHeader:)``, and
+    /// a folded one is unfolded (each fold one space); a mock's value is its UTF-8.
+    ///
+    /// For a value in another charset than UTF-8, which ``value(forHeader:)`` cannot show:
+    ///
+    /// ```swift
+    /// let name = response.bytes(forHeader: "X-Name").flatMap { String(bytes: $0, encoding: .isoLatin1) }
+    /// ```
+    public func bytes(forHeader name: String) -> [UInt8]? {
+        headerBlock.bytes(for: name)
     }
 
     /// Every value of a header, looked up ignoring case: one per line the server sent, in order,

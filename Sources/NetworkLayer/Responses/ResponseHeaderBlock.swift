@@ -2,6 +2,14 @@
 /// it starts over at each status line (after an interim 1xx), notes a compressed body, and
 /// refuses what would let a server smuggle a header or blur the body's framing (a bare CR, LF or
 /// NUL inside a line, two different `Content-Length` values).
+///
+/// Obsolete line folding (RFC 9112 section 5.2: a line starting with SP or HTAB continues the one
+/// before) is unfolded as the RFC asks of a user agent: the fold, with the white space around it,
+/// becomes one SP in the value it continues, so that no line of ``bytes`` starts with white space
+/// and no continuation line ever becomes a header of its own. libcurl hands each continuation line
+/// over on its own, and acts on the first line alone of the headers in ``actedOnByLibcurl``: a fold
+/// of one of those, or a continuation line with no header line before it in its block (right
+/// after a status line, first among the trailers), refuses the response.
 struct ResponseHeaderBlock {
     /// What to do with the line just received.
     enum Verdict: Equatable {
@@ -19,6 +27,28 @@ struct ResponseHeaderBlock {
     private(set) var announcedLength: Int?
     /// Whether the latest response named a `Content-Encoding` other than `identity`.
     private(set) var isContentEncoded = false
+    /// Where the latest header line of this block starts in ``bytes``, which a continuation line
+    /// extends; `nil` before the first one, after a status line and after the blank line.
+    private var fieldStart: Int?
+    /// How far the latest response has come, which says what a failure of libcurl's while
+    /// reading a line was about (``isInHead``, ``isRightAfterStatusLine``).
+    private var position = Position.start
+
+    private enum Position {
+        /// No line yet.
+        case start
+        /// A status line, and no line after it yet.
+        case statusLine
+        /// Header lines after the status line.
+        case fields
+        /// The blank line that ends the head: the body, maybe trailers, follow.
+        case ended
+    }
+
+    /// Whether the lines so far are a response head not yet ended by its blank line (or no line yet).
+    var isInHead: Bool { position != .ended }
+    /// Whether the latest line was a status line.
+    var isRightAfterStatusLine: Bool { position == .statusLine }
 
     init() {
         bytes = []
@@ -30,19 +60,28 @@ struct ResponseHeaderBlock {
         var count = line.count
         if count > 0, line[count - 1] == 0x0A { count -= 1 }
         if count > 0, line[count - 1] == 0x0D { count -= 1 }
-        guard count > 0 else { return .accepted }  // the blank line that ends the block
+        guard count > 0 else {  // the blank line that ends the block
+            fieldStart = nil
+            position = .ended
+            return .accepted
+        }
         if count >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
            line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/") {
             bytes.removeAll(keepingCapacity: true)
             announcedLength = nil
             isContentEncoded = false
+            fieldStart = nil
+            position = .statusLine
             return .accepted
         }
+        if position == .statusLine { position = .fields }
         let kept = UnsafeBufferPointer(rebasing: line[0..<count])
         // RFC 9112: a bare CR, or a NUL, inside a field is an error (it could smuggle a header).
         if Self.holdsLineBreakOrNUL(kept) {
             return .malformed("a header line holds a bare CR, LF or NUL")
         }
+        if Self.isWhiteSpace(kept[0]) { return unfold(kept) }
+        fieldStart = bytes.count
         bytes.append(contentsOf: kept)
         bytes.append(UInt8(ascii: "\n"))
         if Self.isEncodingLine(kept) { isContentEncoded = true }
@@ -54,6 +93,43 @@ struct ResponseHeaderBlock {
         announcedLength = length
         return .announcedLength(length)
     }
+
+    /// The header names (lowercase) whose first line libcurl acts on by itself: the body's framing
+    /// and coding, where a redirect goes, what the cookie engine stores, which challenge it answers.
+    /// Unfolded, their value would say one thing while libcurl did another.
+    static let actedOnByLibcurl: Set<String> = [
+        "content-length", "transfer-encoding", "content-encoding", "location", "set-cookie",
+        "www-authenticate", "proxy-authenticate",
+    ]
+
+    /// Joins a continuation line to the header line before it: that line's trailing white space,
+    /// the line break and the continuation's leading white space become one SP.
+    private mutating func unfold(_ continuation: UnsafeBufferPointer<UInt8>) -> Verdict {
+        guard let start = fieldStart, let colon = bytes[start...].firstIndex(of: UInt8(ascii: ":")) else {
+            return .malformed(Self.foldContinuingNothing)
+        }
+        let name = String(decoding: bytes[start..<colon], as: UTF8.self)
+        let lowercased = String(decoding: bytes[start..<colon].map { $0 &- UInt8(ascii: "A") < 26 ? $0 | 0x20 : $0 }, as: UTF8.self)
+        if Self.actedOnByLibcurl.contains(lowercased) {
+            return .malformed("its \(name) header is folded over several lines (an obsolete line folding), "
+                              + "and libcurl acts on its first line alone")
+        }
+        bytes.removeLast()  // the "\n" ending the line continued
+        while bytes.count > colon + 1, let last = bytes.last, Self.isWhiteSpace(last) { bytes.removeLast() }
+        bytes.append(UInt8(ascii: " "))
+        var first = 0
+        while first < continuation.count, Self.isWhiteSpace(continuation[first]) { first += 1 }
+        bytes.append(contentsOf: continuation[first...])
+        bytes.append(UInt8(ascii: "\n"))
+        return .accepted
+    }
+
+    private static func isWhiteSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+
+    /// Why a response is refused whose continuation line follows no header line: the block's or,
+    /// right after the first status line, libcurl's own refusal (`CURLE_BAD_FUNCTION_ARGUMENT`).
+    static let foldContinuingNothing = "a header line starts with white space (an obsolete line folding) but follows "
+        + "no header line it could continue"
 
     /// Whether `line` holds a CR, an LF or a NUL (eight bytes at a time).
     private static func holdsLineBreakOrNUL(_ line: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -1,8 +1,9 @@
 import Synchronization
 
-/// A response's header block as received, turned into a dictionary only when someone reads it
-/// (most responses are decoded without a look at their headers). The dictionary, once built, is
-/// published through an atomic reference held inline: no lock object per response.
+/// A response's header block as received (folded lines unfolded, see ``ResponseHeaderBlock``),
+/// turned into a dictionary only when someone reads it (most responses are decoded without a look
+/// at their headers). The dictionary, once built, is published through an atomic reference held
+/// inline: no lock object per response.
 final class ResponseHeaders: Sendable {
     /// `Name: value` lines as received, each ended by `\n` (the CR removed).
     private let raw: [UInt8]
@@ -86,6 +87,21 @@ final class ResponseHeaders: Sendable {
         }
     }
 
+    /// The bytes of one header's value as received, ignoring the case of its name: every line of
+    /// that name joined with `", "`, as ``value(for:)`` joins them; a mock's value as UTF-8.
+    func bytes(for name: String) -> [UInt8]? {
+        guard given == nil else { return value(for: name).map { Array($0.utf8) } }
+        var name = name
+        return name.withUTF8 { name in
+            var found: [UInt8]?
+            forEachLine { lineName, value in
+                guard lineName.count == name.count, lineName.elementsEqualIgnoringASCIICase(name) else { return }
+                found = (found.map { $0 + [UInt8(ascii: ","), UInt8(ascii: " ")] } ?? []) + value
+            }
+            return found
+        }
+    }
+
     /// Every value of one header, ignoring the case of its name: one per line, in the order
     /// received, never joined (a `Set-Cookie` date holds a comma). Empty when absent.
     func values(for name: String) -> [String] {
@@ -147,8 +163,9 @@ final class ResponseHeaders: Sendable {
     }
 
     /// The block of `lines` (a stored response's), as ``init(raw:)`` takes it: `Name: value`
-    /// lines each ended by `\n`. A line whose name is empty or holds a colon, or whose name or
-    /// value holds a CR, an LF or a NUL, is left out, so that no line can forge another.
+    /// lines each ended by `\n`. A line whose name is empty, starts with white space (a continuation
+    /// line is never a header) or holds a colon, or whose name or value holds a CR, an LF or a NUL,
+    /// is left out, so that no line can forge another.
     static func block(_ lines: [(name: String, value: String)]) -> [UInt8] {
         var raw: [UInt8] = []
         raw.reserveCapacity(lines.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 3 })
@@ -156,7 +173,8 @@ final class ResponseHeaders: Sendable {
             var name = line.name, value = line.value
             let ok = name.withUTF8 { name in
                 value.withUTF8 { value in
-                    !name.isEmpty && !name.contains { $0 == 0x3A || $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+                    !name.isEmpty && name[0] != 0x20 && name[0] != 0x09
+                        && !name.contains { $0 == 0x3A || $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
                         && !value.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
                 }
             }

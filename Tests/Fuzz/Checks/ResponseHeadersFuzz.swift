@@ -8,15 +8,28 @@ import Foundation
 /// holds a CR, LF or NUL before its line ending; a `Content-Length` is a value of decimal digits
 /// with optional spaces or tabs around it, and a second, different one refuses the response; the
 /// kept block holds exactly the kept lines; the body counts as compressed exactly when the latest
-/// response names a `Content-Encoding` other than `identity`. Then the headers read the same whichever way they are
-/// asked (`value(for:)` in any case of the name, before and after the dictionary is built), and
-/// `values(for:)` gives each line of that name apart, in order.
+/// response names a `Content-Encoding` other than `identity`. A line starting with SP or HTAB
+/// continues the header line before it in its block (RFC 9112 section 5.2): that line's trailing
+/// white space, the fold and the continuation's leading white space become one SP; it is refused
+/// when there is no such line (right after a status line, after the blank line, after a line
+/// without a colon) or when that header is one libcurl reads by its first line alone. So no kept
+/// line, and no name, ever starts with white space, and a folded value reads as the unfolded one.
+/// Then the headers read the same whichever way they are asked (`value(for:)` in any case of the
+/// name, before and after the dictionary is built, `bytes(for:)`), and `values(for:)` gives each
+/// line of that name apart, in order.
 enum ResponseHeadersFuzz {
+    /// The headers whose fold is refused, lowercase: libcurl acts on their first line alone.
+    static let readByLibcurl = ["content-length", "transfer-encoding", "content-encoding", "location", "set-cookie",
+                                "www-authenticate", "proxy-authenticate"]
+
     static func check(_ data: Data) throws(FuzzFailure) {
         var block = ResponseHeaderBlock()
         var expectedLines: [[UInt8]] = []
         var expectedLength: Int?
         var expectedEncoded = false
+        // Whether the latest kept line (the last of `expectedLines`) is one a continuation extends.
+        var canContinue = false
+        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
         for line in lines(of: Array(data)) {
             let verdict = line.withUnsafeBufferPointer { block.receive($0) }
             var content = line
@@ -24,6 +37,7 @@ enum ResponseHeadersFuzz {
             if content.last == 0x0D { content.removeLast() }
             if content.isEmpty {
                 try require(verdict == .accepted, "the blank line \(show(line)) gave \(verdict)")
+                canContinue = false
                 continue
             }
             if content.starts(with: Array("HTTP/".utf8)) {
@@ -31,6 +45,7 @@ enum ResponseHeadersFuzz {
                 expectedLines = []
                 expectedLength = nil
                 expectedEncoded = false
+                canContinue = false
                 continue
             }
             if content.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
@@ -38,7 +53,29 @@ enum ResponseHeadersFuzz {
                             "the line \(show(line)), with a bare CR, LF or NUL, gave \(verdict)")
                 return
             }
+            if let first = content.first, isSpace(first) {
+                guard canContinue, var continued = expectedLines.last,
+                      let colon = continued.firstIndex(of: UInt8(ascii: ":")) else {
+                    try require(verdict == .malformed(ResponseHeaderBlock.foldContinuingNothing),
+                                "the continuation line \(show(line)), with no header line to continue, gave \(verdict)")
+                    return
+                }
+                let name = Array(continued[..<colon])
+                if readByLibcurl.contains(String(decoding: lowered(name), as: UTF8.self)) {
+                    let expected = "its \(String(decoding: name, as: UTF8.self)) header is folded over several lines "
+                        + "(an obsolete line folding), and libcurl acts on its first line alone"
+                    try require(verdict == .malformed(expected), "the fold \(show(line)) of \(show(name)) gave \(verdict)")
+                    return
+                }
+                while let last = continued.last, isSpace(last) { continued.removeLast() }
+                continued.append(0x20)
+                continued += content.drop(while: isSpace)
+                expectedLines[expectedLines.count - 1] = continued
+                try require(verdict == .accepted, "the continuation line \(show(line)) gave \(verdict)")
+                continue
+            }
             expectedLines.append(content)
+            canContinue = true
             if isEncoding(content) { expectedEncoded = true }
             if let length = contentLength(content) {
                 if let announced = expectedLength, announced != length {
@@ -54,6 +91,7 @@ enum ResponseHeadersFuzz {
         }
         let kept: [UInt8] = expectedLines.flatMap { line -> [UInt8] in line + [0x0A] }
         try require(block.bytes == kept, "the block kept \(show(block.bytes)), not \(show(kept))")
+        try require(!expectedLines.contains { $0.first.map(isSpace) == true }, "a kept line starts with white space: \(show(kept))")
         try require(block.announcedLength == expectedLength,
                     "the block remembers the length \(String(describing: block.announcedLength)), not \(String(describing: expectedLength))")
         try require(block.isContentEncoded == expectedEncoded,
@@ -86,7 +124,16 @@ enum ResponseHeadersFuzz {
         func expectedLines(_ name: String) -> [String] {
             fields.filter { lowered($0.name) == lowered(Array(name.utf8)) }.map { String(decoding: $0.value, as: UTF8.self) }
         }
+        func expectedBytes(_ name: String) -> [UInt8]? {
+            let values = fields.filter { lowered($0.name) == lowered(Array(name.utf8)) }.map(\.value)
+            return values.isEmpty ? nil : Array(values.joined(separator: Array(", ".utf8)))
+        }
+        for field in fields {
+            try require(field.name.first.map { $0 == 0x20 || $0 == 0x09 } != true, "the name \(show(field.name)) starts with white space")
+        }
         for spelling in spellings {
+            try require(headers.bytes(for: spelling) == expectedBytes(spelling),
+                        "bytes(for: \(spelling.debugDescription)) is \(String(describing: headers.bytes(for: spelling))), not \(String(describing: expectedBytes(spelling)))")
             try require(headers.value(for: spelling) == expected(spelling),
                         "value(for: \(spelling.debugDescription)) is \(String(describing: headers.value(for: spelling))), not \(String(describing: expected(spelling)))")
             try require(headers.values(for: spelling) == expectedLines(spelling),

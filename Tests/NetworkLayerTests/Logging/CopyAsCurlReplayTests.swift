@@ -17,7 +17,7 @@ struct CopyAsCurlReplayTests {
         ("POST without a body", .tcp), ("PUT form params", .tcp), ("PATCH JSON body", .tcp), ("PROPFIND with a body", .tcp),
         ("POST bytes", .tcp), ("POST multipart", .tcp), ("PUT file", .tcp), ("custom and secret headers", .tcp),
         ("basic", .tcp), ("bearer", .tcp), ("compressed response", .tcp), ("through a proxy", .proxy),
-        ("over a Unix socket", .unixSocket), ("HTTPS over HTTP/2", .tls),
+        ("over a Unix socket", .unixSocket), ("HTTPS over HTTP/2", .tls), ("path as is", .tcp),
     ]
 
     /// The request of case `name` on `provider`; it reads what the server received from the
@@ -30,7 +30,8 @@ struct CopyAsCurlReplayTests {
             provider.headers = ["X-Client": "replay", "X-Tenant-Key": "tenant-secret"]
             provider.secretHeaderNames = ["X-Tenant-Key"]
         }
-        let request = BaseRequest<EchoServer.Received>(serviceProvider: provider, endpoint: "/replay/\(name.replacingOccurrences(of: " ", with: "-"))")
+        let endpoint = name == "path as is" ? "/replay/a/../path-as-is/./x" : "/replay/\(name.replacingOccurrences(of: " ", with: "-"))"
+        let request = BaseRequest<EchoServer.Received>(serviceProvider: provider, endpoint: endpoint)
         request.parser = { try EchoServer.Received.from($0) }
         switch name {
         case "GET with query arrays": request.params = ["tag": ["a", "b c"], "q": "x&y", "filter": ["year": 1992]]
@@ -58,6 +59,7 @@ struct CopyAsCurlReplayTests {
             request.body = .file(file)
         case "custom and secret headers": request.additionalHeaders = ["X-Request": "r-1", "Accept": "application/json"]
         case "compressed response": request.params = ["gzip": 1]
+        case "path as is": request.sendsPathAsIs = true
         default: break
         }
         return request
@@ -99,6 +101,7 @@ struct CopyAsCurlReplayTests {
         let (library, curl) = (Self.normalised(fromLibrary), Self.normalised(fromCurl))
         #expect(library.method == curl.method, "\(name)")
         #expect(library.path == curl.path, "\(name)")
+        if name == "path as is" { #expect(library.path == "/replay/a/../path-as-is/./x") }
         #expect(library.query == curl.query, "\(name)")
         #expect(library.headers == curl.headers, "\(name): \(command)")
         #expect(library.bodyBytes == curl.bodyBytes, "\(name): \(command)")

@@ -3,19 +3,64 @@ import Testing
 import TestScheduling
 @testable import NetworkLayer
 
-/// Server text never reaches a terminal raw: the control characters a hostile server puts in its
-/// status line, header names and values, bodies and error messages are escaped in the text log,
-/// in every text of the log entries and in error descriptions.
+/// Server text never reaches a terminal raw: the control characters and bidirectional controls a
+/// hostile server puts in its status line, header names and values, bodies and error messages are
+/// escaped in the text log, in every text of the log entries and in error descriptions.
 @Suite("Server text in the log", .sharedServers(faultModes: [.serve]), .sharing)
 struct ServerTextEscapingTests {
     /// The control characters in `text` that may not be there: every one but, where `body` allows
-    /// it, tab and line feed. C1 counts (U+009B is CSI to some terminals).
+    /// it, tab and line feed. C1 counts (U+009B is CSI to some terminals), and so do the
+    /// bidirectional controls (U+202E makes what follows read right to left).
     static func rawControls(in text: String, allowingLineBreaks: Bool) -> [String] {
         text.unicodeScalars.filter { scalar in
             let value = scalar.value
+            if bidiControls.contains(value) { return true }
             guard value < 0x20 || (0x7F...0x9F).contains(value) else { return false }
             return !(allowingLineBreaks && (value == 0x09 || value == 0x0A))
         }.map { "U+" + String($0.value, radix: 16, uppercase: true) }
+    }
+
+    /// Unicode's bidirectional formatting characters (UAX #9): embeddings and overrides, isolates,
+    /// the marks, and the Arabic letter mark.
+    static let bidiControls: Set<UInt32> = Set(0x202A...0x202E).union(0x2066...0x2069).union([0x200E, 0x200F, 0x061C])
+
+    /// The bidi text of `/bidi-text` as the log must show it.
+    static let escapedBidi = #"rtl\u{202E}evil\u{202C} lre\u{202A} lle\u{202B} pdf\u{202C} pdi\u{2066}x\u{2067}y\u{2068}z\u{2069} "#
+        + #"lrm\u{200E} rlm\u{200F} alm\u{061C} end"#
+
+    @Test("Escapes bidirectional controls in header values and names and a text body, in the text log and the log entries")
+    func bidiControlsAreEscaped() async throws {
+        let server = try SharedServers.fault(.serve)
+        let log = LogCollector()
+        let entries = LogEntryCollector()
+        let body = try await makeManager(log: log, entries: entries).perform(TestRequest<String>(server.provider(), "/bidi-text"))
+        #expect(body.contains("\u{202E}"), "the body itself is handed over as the server sent it")
+        let text = log.text
+        #expect(Self.rawControls(in: text, allowingLineBreaks: true).isEmpty, "\(Self.rawControls(in: text, allowingLineBreaks: true))")
+        #expect(text.contains("  X-Bidi: " + Self.escapedBidi), "\(text)")
+        #expect(text.contains(#"  X-\u{202E}Name: reversed name"#), "\(text)")
+        #expect(text.contains("  first line " + Self.escapedBidi), "\(text)")
+        let response = try #require(entries.all.first { $0.phase == .response && $0.level == .info })
+        #expect(response.headers.contains(.init(name: "X-Bidi", value: Self.escapedBidi)), "\(response.headers)")
+        #expect(response.headers.contains(.init(name: #"X-\u{202E}Name"#, value: "reversed name")), "\(response.headers)")
+        for text in entries.texts { #expect(Self.rawControls(in: text, allowingLineBreaks: true).isEmpty, "\(text)") }
+    }
+
+    @Test("A server's error message with bidirectional controls is escaped in the error's description and the log")
+    func bidiControlsInAnErrorMessageAreEscaped() async throws {
+        let server = try SharedServers.fault(.serve)
+        let log = LogCollector()
+        let entries = LogEntryCollector()
+        let provider = SecretProvider(port: server.port, errorBodyType: MessageErrorBody.self)
+        let error = try #require(await networkError {
+            try await makeManager(log: log, entries: entries).perform(TestRequest<JSONValue>(provider, "/bidi-text?status=400"))
+        })
+        let description = try #require(error.errorDescription)
+        #expect(description.contains("refused " + Self.escapedBidi), "\(description)")
+        #expect(Self.rawControls(in: description, allowingLineBreaks: false).isEmpty)
+        #expect((error.context?.serverError as? MessageErrorBody)?.message.contains("\u{202E}") == true)
+        #expect(Self.rawControls(in: log.text, allowingLineBreaks: true).isEmpty, "\(log.text)")
+        for text in entries.texts { #expect(Self.rawControls(in: text, allowingLineBreaks: true).isEmpty, "\(text)") }
     }
 
     @Test("Escapes control characters in the status text, header names and values and a text body of the text log")
@@ -151,6 +196,30 @@ struct ControlCharacterEscapingTests {
             let isControl = value < 0x20 || (0x7F...0x9F).contains(value)
             #expect((escaped != String(scalar)) == isControl, "U+\(String(value, radix: 16))")
             #expect(ServerTextEscapingTests.rawControls(in: escaped, allowingLineBreaks: false).isEmpty)
+        }
+    }
+
+    @Test("Every bidirectional control is escaped, in a line and in a body, and by HeaderFields.printable; its neighbours are not")
+    func escapesEveryBidiControl() {
+        for value in ServerTextEscapingTests.bidiControls {
+            let scalar = Unicode.Scalar(value)!
+            let expected = "a" + scalar.escaped(asASCII: true) + "b"
+            #expect("a\(scalar)b".escapingControlCharacters == expected, "U+\(String(value, radix: 16))")
+            #expect("a\(scalar)b".escapingControlCharactersInBody == expected, "U+\(String(value, radix: 16))")
+            #expect(HeaderFields.printable("a\(scalar)b") == expected, "U+\(String(value, radix: 16))")
+        }
+        #expect("x\u{202E}y".escapingControlCharacters == #"x\u{202E}y"#)
+        // Neighbours in the same blocks, joiners and other format characters stay as they are.
+        for value: UInt32 in [0x061B, 0x061D, 0x200B, 0x200C, 0x200D, 0x2028, 0x2029, 0x202F, 0x2065, 0x206A, 0x0600, 0xFEFF] {
+            let text = "a" + String(Unicode.Scalar(value)!) + "b"
+            #expect(text.escapingControlCharacters == text, "U+\(String(value, radix: 16))")
+        }
+        // Each scalar from U+0600 to U+20FF: escaped exactly when it is a bidi control.
+        for value in UInt32(0x0600)...0x20FF {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let text = String(scalar)
+            #expect((text.escapingControlCharacters != text) == ServerTextEscapingTests.bidiControls.contains(value),
+                    "U+\(String(value, radix: 16))")
         }
     }
 }

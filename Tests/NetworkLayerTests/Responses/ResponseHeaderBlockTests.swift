@@ -4,7 +4,8 @@ import TestScheduling
 @testable import NetworkLayer
 
 /// The header block looks for a bare CR, LF or NUL eight bytes at a time: wherever such a byte
-/// sits in a line of any length, the line is refused, and the bytes just around them are not.
+/// sits in a line of any length, the line is refused, and the bytes just around them are not. It
+/// unfolds a folded header (RFC 9112 section 5.2), and refuses a fold it cannot take.
 @Suite("Response header lines, byte by byte", .sharing)
 struct ResponseHeaderBlockTests {
     static func verdict(_ line: [UInt8]) -> ResponseHeaderBlock.Verdict {
@@ -55,5 +56,63 @@ struct ResponseHeaderBlockTests {
         var identity = ResponseHeaderBlock()
         _ = Array("Content-Encoding: identity\r\n".utf8).withUnsafeBufferPointer { identity.receive($0) }
         #expect(!identity.isContentEncoded)
+    }
+
+    /// The block after `lines`, each given to it as libcurl does (its CRLF kept), and the verdicts.
+    static func received(_ lines: [String]) -> (block: ResponseHeaderBlock, verdicts: [ResponseHeaderBlock.Verdict]) {
+        var block = ResponseHeaderBlock()
+        let verdicts = lines.map { line in Array(line.utf8).withUnsafeBufferPointer { block.receive($0) } }
+        return (block, verdicts)
+    }
+
+    @Test("A fold, with the white space around it, becomes one space in the value it continues; the next header is its own")
+    func foldBecomesOneSpace() {
+        let (block, verdicts) = Self.received(["HTTP/1.1 200 OK\r\n", "X-A: one \t\r\n", " \t two\r\n", "\tthree\r\n", "  \r\n",
+                                               "X-B:\r\n", " b\r\n", "X-C: c\r\n", "\r\n"])
+        #expect(verdicts.allSatisfy { $0 == .accepted }, "\(verdicts)")
+        #expect(String(decoding: block.bytes, as: UTF8.self) == "X-A: one two three \nX-B: b\nX-C: c\n")
+        let headers = ResponseHeaders(raw: block.bytes)
+        #expect(headers.value(for: "x-a") == "one two three")
+        #expect(headers.lines.map(\.name) == ["X-A", "X-B", "X-C"])
+    }
+
+    @Test("A continuation line with no header line before it in its block is refused: after the status line, after the blank line, after a line without a colon")
+    func foldContinuingNothingIsRefused() {
+        let refused = ResponseHeaderBlock.Verdict.malformed(ResponseHeaderBlock.foldContinuingNothing)
+        #expect(Self.received(["HTTP/1.1 200 OK\r\n", " X-Injected: evil\r\n"]).verdicts.last == refused)
+        #expect(Self.received(["HTTP/1.1 100 Continue\r\n", "X-I: i\r\n", "\r\n", "HTTP/1.1 200 OK\r\n", "\tX: y\r\n"]).verdicts.last == refused)
+        #expect(Self.received(["HTTP/1.1 200 OK\r\n", "X-A: a\r\n", "\r\n", " X-Trailer: t\r\n"]).verdicts.last == refused)
+        #expect(Self.received(["HTTP/1.1 200 OK\r\n", "no colon\r\n", " X-B: b\r\n"]).verdicts.last == refused)
+        #expect(Self.received([" X-A: a\r\n"]).verdicts.last == refused)
+    }
+
+    @Test("A fold of a header libcurl acts on by its first line alone is refused, naming it as sent", arguments: [
+        "Content-Length", "transfer-encoding", "CONTENT-ENCODING", "Location", "Set-Cookie", "WWW-Authenticate", "Proxy-Authenticate",
+    ])
+    func foldOfAHeaderLibcurlReadsIsRefused(name: String) {
+        let verdicts = Self.received(["HTTP/1.1 200 OK\r\n", "\(name): 1\r\n", " 2\r\n"]).verdicts
+        #expect(verdicts.last == .malformed("its \(name) header is folded over several lines (an obsolete line folding), "
+                                            + "and libcurl acts on its first line alone"), "\(verdicts)")
+    }
+
+    @Test("A stored response's lines whose name starts with white space are left out when the block is rebuilt")
+    func storedContinuationLinesAreLeftOut() {
+        let block = ResponseHeaders.block([(" X-Injected", "evil"), ("\tSet-Cookie", "sid=evil"), ("X-A", "1"), ("X-B", " b")])
+        #expect(String(decoding: block, as: UTF8.self) == "X-A: 1\nX-B:  b\n")
+        #expect(ResponseHeaders(raw: block).lines.map(\.name) == ["X-A", "X-B"])
+    }
+
+    @Test("The block knows when it is right after a status line and when its head has ended")
+    func positionInTheResponse() {
+        var (block, _) = Self.received([])
+        #expect(block.isInHead && !block.isRightAfterStatusLine)
+        (block, _) = Self.received(["HTTP/1.1 200 OK\r\n"])
+        #expect(block.isInHead && block.isRightAfterStatusLine)
+        (block, _) = Self.received(["HTTP/1.1 200 OK\r\n", "X-A: a\r\n"])
+        #expect(block.isInHead && !block.isRightAfterStatusLine)
+        (block, _) = Self.received(["HTTP/1.1 200 OK\r\n", "X-A: a\r\n", "\r\n"])
+        #expect(!block.isInHead && !block.isRightAfterStatusLine)
+        (block, _) = Self.received(["HTTP/1.1 200 OK\r\n", "\r\n", "X-Trailer: t\r\n"])
+        #expect(!block.isInHead)
     }
 }

@@ -106,6 +106,34 @@ struct StatusMappingTests {
         #expect(failure.contains(description), "\(failure)")
     }
 
+    @Test("A 304 to a request that was not conditional says so, and what to check, instead of \"refused\"")
+    func unsolicitedNotModified() async throws {
+        try await withFaultServer { server in
+            let error = try #require(await networkError {
+                try await makeManager().perform(TestRequest<StatusBody>(server.provider(), "/not-modified"))
+            })
+            #expect(error.caseName == "apiError", "\(error)")
+            #expect(error.context?.statusCode == 304)
+            let description = try #require(error.errorDescription)
+            #expect(description == "The server did not send the resource: the server answered 304 Not Modified to a request that was "
+                        + "not conditional (it sent no If-None-Match or If-Modified-Since), so there is no copy this answer could "
+                        + "refer to. (GET http://127.0.0.1:\(server.port)/not-modified)")
+            #expect(error.recoverySuggestion?.contains("a cache or proxy in between") == true, "\(error.recoverySuggestion ?? "")")
+        }
+    }
+
+    @Test("A 304 to a conditional request says the copy it names is current, and how to accept it")
+    func conditionalNotModified() async throws {
+        let server = try await TestServer.shared()
+        let error = try #require(await networkError {
+            try await makeManager().perform(TestRequest<StatusBody>(server.provider(), "/status/304", headers: ["If-None-Match": "\"v1\""]))
+        })
+        #expect(error.context?.reason == "the server answered 304 Not Modified: the copy the request's If-None-Match or "
+                    + "If-Modified-Since names is current")
+        #expect(error.errorDescription?.hasPrefix("The server did not send the resource: ") == true, "\(error)")
+        #expect(error.recoverySuggestion?.contains("acceptableStatuses") == true)
+    }
+
     @Test("A 2xx body that does not match the response type is .serialization naming the missing key")
     func successWithWrongShape() async throws {
         struct Expected: Decodable, Sendable { let identifier: Int }
