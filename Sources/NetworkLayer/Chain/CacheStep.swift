@@ -1,11 +1,9 @@
 import Foundation
 import Synchronization
 
-/// The response cache as a step of the chain, OkHttp's `CacheInterceptor`, between the follow-up
-/// step and the wire: a cached `301`/`308` is followed from the cache, each hop is stored under its
-/// own URL, and the steps before it see a cached response as one from the network. A `304` to a
-/// request the caller made conditional passes through untouched. The cache sees the headers
-/// libcurl adds, so that `Vary` selects on what the server received.
+/// The response cache, OkHttp's `CacheInterceptor`: each hop is answered, revalidated or stored
+/// under its own URL (a cached `301`/`308` followed from the cache), a caller's own conditional
+/// `304` passes untouched, and `Vary` selects on the headers libcurl adds too.
 struct CacheStep: CallStep {
     let caching: RequestCaching
 
@@ -52,7 +50,6 @@ struct CacheStep: CallStep {
         }
     }
 
-    /// The rest of the chain, where a hop the cache does not answer goes.
     struct Network: Sendable {
         let exchange: Exchange
         let rest: CallChain

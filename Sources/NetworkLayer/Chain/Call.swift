@@ -1,15 +1,9 @@
 import Foundation
 
 /// A request's way from its resolved settings to its value: prepared once, run down its
-/// ``CallChain``, then the steps after the chain (Call+Value.swift): the log and record mode, the
-/// validator, the parser.
-///
-///     prepare (provider headers, credentials, body) → the chain (middlewares → follow-up: each
-///       attempt and hop → cache → network middlewares → the wire) → recorded → validated → parsed
-///
-/// Bounds no setting lifts: at most ``RedirectPolicy/maximumRedirects`` redirects per request, no
-/// attempt after the request's total timeout, a streamed body sent once, a retry's wait within
-/// 0 … 1 day, secrets left behind when a hop or an attempt changes origin.
+/// ``CallChain``, then recorded, validated and parsed (Call+Value.swift). Bounds no setting lifts:
+/// at most ``RedirectPolicy/maximumRedirects`` redirects, no attempt after the request's timeout,
+/// a streamed body sent once, a retry's wait within a day, secrets left behind at another origin.
 struct Call {
     let context: CallContext
     let chain: CallChain

@@ -1,12 +1,9 @@
 import Foundation
 
-/// One step of a call, built in or the user's: it gets the request as the steps before it left
-/// it and answers with a response, handing the request on to the rest of the chain once, several
-/// times (a retry, a redirect, a hedge) or not at all (a cache hit, a mock made up by a middleware).
-///
-/// A step holds configuration only (a list of middlewares, a cache store, the wire): what it
-/// needs of the request comes in the ``Exchange``, so that one chain serves every run of the
-/// request, its reconnections included.
+/// One step of a call: it gets the request as the steps before it left it and answers with a
+/// response, handing the request on to the rest of the chain once, several times or not at all.
+/// It holds configuration only; the request's state comes in the ``Exchange``, so that one chain
+/// serves every run of the request, its reconnections included.
 protocol CallStep: Sendable {
     /// `hop` is the last request handed towards the wire, for the error and the log to name;
     /// a step that hands requests on updates it.
@@ -15,16 +12,8 @@ protocol CallStep: Sendable {
 }
 
 /// A call's steps in order, outermost first, and the position of the next to run. Built once per
-/// resolved request by ``CallChain/init(for:mocks:)``: a step that is off is not in it.
-///
-/// | Step | In the chain when | Runs |
-/// |---|---|---|
-/// | ``MiddlewareStep`` | the call has middlewares (the manager's, the provider's, the request's) | once per call |
-/// | ``FollowUpStep`` | always | once per call: each attempt (interceptors, retries, token refresh, a resumed download) and each redirect hop |
-/// | ``CacheStep`` | the manager has a response cache and the request is live | each hop |
-/// | ``SigningStep`` | the provider signs with AWS Signature V4 and the request is live | each hop |
-/// | ``NetworkStep`` | network middlewares, or middlewares whose observers watch the wire | each hop on the wire |
-/// | ``WireStep`` | always, last | each hop: libcurl (a WebSocket included) or the mocks |
+/// resolved request by ``CallChain/init(for:mocks:)``: a step that is off is not in it (the
+/// Architecture article's table says when each one is).
 struct CallChain: Sendable {
     let steps: Steps
     let position: Int
@@ -43,9 +32,8 @@ struct CallChain: Sendable {
         }
     }
 
-    /// Runs the step at this position with `exchange`, the steps after it as its rest. The two
-    /// steps every chain has, the follow-up and the wire, are called directly, not through the
-    /// protocol: most calls run those two only.
+    /// Runs the step at this position; the follow-up and the wire, in every chain, are called
+    /// directly, not through the protocol.
     @inline(__always)
     nonisolated(nonsending) func proceed(_ exchange: Exchange, sending hop: inout PreparedRequest?) async throws(NetworkError) -> HTTPResponse {
         let rest = CallChain(steps: steps, position: position + 1)
@@ -54,11 +42,9 @@ struct CallChain: Sendable {
         return try await steps.all[position].run(exchange, rest: rest, sending: &hop)
     }
 
-    /// The chain from the follow-up step on: what a reconnection of an event stream runs (the
-    /// call's middlewares wrap the stream once, not each connection).
+    /// The chain from the follow-up step on: what a reconnected event stream runs.
     var fromFollowUp: CallChain { CallChain(steps: steps, position: steps.followUp) }
 
-    /// The backend a hop of this chain goes to, for copy-as-curl.
     var wire: WireStep { steps.wire }
 }
 
@@ -74,13 +60,11 @@ struct Exchange: Sendable {
     var download: PendingDownload?
     /// The observers of the middlewares around this point (``RequestMiddlewareNext/callAsFunction(_:observer:)``).
     var observers: [any RequestObserver] = []
-    /// The request's log line, written once by the first hop that knows whether it goes out; `nil`
-    /// when logging is off.
+    /// The request's log line, written once by the cache step; `nil` without a cache or a log.
     var attemptLine: AttemptLine?
 }
 
-/// The call as a step sees it: the resolved request (a reconnection's has its `Last-Event-ID`)
-/// and when it started, which its timeout counts from across attempts and redirects.
+/// The resolved request (a reconnection's has its `Last-Event-ID`) and when the call started.
 struct CallContext: Sendable {
     let resolved: ResolvedRequest
     let started: ContinuousClock.Instant

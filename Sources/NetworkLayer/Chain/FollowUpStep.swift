@@ -1,10 +1,8 @@
 import Foundation
 
-/// The step that turns one call into attempts and hops, OkHttp's `RetryAndFollowUpInterceptor`:
-/// each attempt is adapted by the interceptors, each hop handed to the rest of the chain, and the
-/// outcome decides the next step — a redirect the policy follows (the next hop), a retry (token
-/// refresh, the retry policy, the interceptors, a broken download resumed: the next attempt), or
-/// the result (a download moved into place).
+/// The step that turns a call into attempts and hops, OkHttp's RetryAndFollowUpInterceptor: each
+/// attempt adapted by the interceptors, each hop handed on, and the outcome deciding what follows:
+/// a redirect, a retry (token refresh, retry policy, interceptors, a resumed download), the result.
 struct FollowUpStep: CallStep {
     struct State {
         var attempt = 1
@@ -89,7 +87,7 @@ struct FollowUpStep: CallStep {
         return try await Self.adapt(next, for: resolved)
     }
 
-    /// The temporary file for a download's body; `nil` when the body stays in memory, streams or is mocked.
+    /// The temporary file for a download's body; `nil` for a body in memory, a stream or a mock.
     static func newDownload(for resolved: ResolvedRequest) -> PendingDownload? {
         guard let destination = resolved.downloadDestination, resolved.streamKind == nil, !resolved.isMocked else { return nil }
         return PendingDownload(beside: destination)
@@ -161,8 +159,7 @@ struct FollowUpStep: CallStep {
         }
     }
 
-    /// One hop through the rest of the chain, as an outcome; a download's body goes to the
-    /// exchange's file, which the caller moves into place, keeps for a resume, or discards.
+    /// One hop through the rest of the chain, as an outcome.
     @inline(__always)
     private static nonisolated(nonsending) func send(_ exchange: Exchange, rest: CallChain,
                                                      sending hop: inout PreparedRequest?) async -> RequestOutcome {

@@ -1,10 +1,8 @@
 import Foundation
 
-/// The call's middlewares as one step of its chain: the manager's, the provider's, the request's,
-/// outermost first. The last one's `next` hands the request it was given on to the rest of the
-/// chain, as the call's first attempt: what the middlewares changed is kept
-/// (``MiddlewareChanges``), to be replayed on a request prepared again (a refreshed token, a
-/// reconnection), and their observers travel with it.
+/// The call's middlewares (the manager's, the provider's, the request's, outermost first): the last
+/// one's `next` hands its request on as the first attempt, what they changed kept to be replayed on
+/// a request prepared again (``MiddlewareChanges``), and their observers with it.
 struct MiddlewareStep: CallStep {
     let middlewares: [any RequestMiddleware]
 

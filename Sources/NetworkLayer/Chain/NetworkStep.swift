@@ -1,11 +1,8 @@
 import Foundation
 
-/// The step of the hops that go on the wire, OkHttp's network interceptors: the observers of the
-/// call's middlewares that watch the wire are told of each hop (``RequestObserver/willSend(_:)``
-/// first), then the network middlewares handle it, signed as it will be sent (``SigningStep``, before
-/// this one; what they change is signed again). In the chain only when there are network
-/// middlewares, or middlewares whose observers may watch; never for a mocked call, which sends
-/// nothing on the wire.
+/// Each hop on the wire, OkHttp's network interceptors: the observers that watch the wire are told
+/// (``RequestObserver/willSend(_:)``), then the network middlewares handle it as signed (what they
+/// change is signed again). Never for a mocked call, which sends nothing on the wire.
 struct NetworkStep: CallStep {
     let middlewares: [any RequestMiddleware]
 

@@ -1,12 +1,9 @@
 import Foundation
 
-/// AWS Signature V4 as a step of the chain, after the cache and before the network middlewares and
-/// the wire: each hop to the provider's own origin that carries no `Authorization` of its own is
-/// signed as it will be sent — its headers and those libcurl adds (`User-Agent`, `Accept-Encoding`,
-/// written into the hop so that the plan sends them as they were signed), its body's digest — at
-/// the time it goes. A hop a network middleware changed is signed again at the same `X-Amz-Date`
-/// (``NetworkStep``). Every signature joins the request's record (``ResolvedRequest/signatures``),
-/// which the log and errors scrub: a server may echo it.
+/// AWS Signature V4, after the cache and before the network middlewares: each hop to the provider's
+/// origin without an `Authorization` of its own is signed as sent, libcurl's own headers written into
+/// it first so that the plan sends them as signed. Each signature joins ``ResolvedRequest/signatures``,
+/// which the log and errors scrub (a server may echo it).
 struct SigningStep: CallStep {
     let signer: AWSSigV4
 

@@ -1,8 +1,7 @@
 import Foundation
 
-/// The last step of every chain, OkHttp's `CallServerInterceptor`: where a hop becomes a response
-/// (any status, a 3xx included) or a failure — libcurl (a WebSocket's handshake included), or the
-/// mocks. The only step that reaches a backend.
+/// The last step, OkHttp's CallServerInterceptor, and the only one that reaches a backend: where a
+/// hop becomes a response (any status) or a failure, through libcurl or the mocks.
 enum WireStep: CallStep {
     case curl(CurlTransport)
     case mocks(MockTransport)

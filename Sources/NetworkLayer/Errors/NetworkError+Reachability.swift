@@ -1,22 +1,14 @@
 import Foundation
 
 extension NetworkError {
-    /// Why a host could not be reached: a ``NetworkError/reachability(_:)`` error's
-    /// ``NetworkError/reachabilityReason``, so that an alert tells a name that does not resolve
-    /// from a server that is down from a network that is gone, without reading libcurl's text.
-    ///
-    /// Through a proxy, it is about the proxy when the proxy could not be reached (the error's
-    /// reason names it). Its raw value is the case's name, the same in every release, for a
-    /// metric label or a log field.
+    /// Why a host could not be reached (``NetworkError/reachabilityReason``), so that an alert tells a
+    /// name that does not resolve from a server that is down from a network that is gone. Through a
+    /// proxy, it may be about the proxy (the reason names it). Its raw value, the same in every
+    /// release, fits a metric label; a struct, so that a later reason breaks no `switch`.
     ///
     /// ```swift
-    /// catch let error where error.reachabilityReason == .hostNotFound {
-    ///     alert("DNS: \(error.context?.request ?? "")")
-    /// }
+    /// catch let error where error.reachabilityReason == .hostNotFound { alert("DNS") }
     /// ```
-    ///
-    /// A struct of constants, not an enum, so that a later release can name another reason without
-    /// breaking a `switch`: compare with `==`, or switch with a `default`.
     public struct ReachabilityReason: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }

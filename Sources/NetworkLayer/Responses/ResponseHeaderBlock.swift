@@ -3,13 +3,9 @@
 /// refuses what would let a server smuggle a header or blur the body's framing (a bare CR, LF or
 /// NUL inside a line, two different `Content-Length` values).
 ///
-/// Obsolete line folding (RFC 9112 section 5.2: a line starting with SP or HTAB continues the one
-/// before) is unfolded as the RFC asks of a user agent: the fold, with the white space around it,
-/// becomes one SP in the value it continues, so that no line of ``bytes`` starts with white space
-/// and no continuation line ever becomes a header of its own. libcurl hands each continuation line
-/// over on its own, and acts on the first line alone of the headers in ``actedOnByLibcurl``: a fold
-/// of one of those, or a continuation line with no header line before it in its block (right
-/// after a status line, first among the trailers), refuses the response.
+/// A folded line (RFC 9112 section 5.2) is unfolded, the fold one SP, so that no continuation line
+/// becomes a header of its own; a fold of a header libcurl acts on by its first line alone
+/// (``actedOnByLibcurl``), or one that continues no header line, refuses the response.
 struct ResponseHeaderBlock {
     /// What to do with the line just received.
     enum Verdict: Equatable {
@@ -35,13 +31,9 @@ struct ResponseHeaderBlock {
     private var position = Position.start
 
     private enum Position {
-        /// No line yet.
         case start
-        /// A status line, and no line after it yet.
         case statusLine
-        /// Header lines after the status line.
         case fields
-        /// The blank line that ends the head: the body, maybe trailers, follow.
         case ended
     }
 
