@@ -3,6 +3,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,35 @@
 //   under the mutex. A block handed out was counted before its pointer left nl_malloc, and its
 //   free comes after that (libcurl hands a transfer between threads under locks of its own), so
 //   the count seen is never 0 while it is out.
+//
+// The same functions hold the quarantine. libcurl before 8.1.0 keeps, from one transfer of an easy
+// handle to the next, a pointer to the last header its headers API stored (`prevhead`,
+// curl#11101): the next transfer frees the stored headers as it starts, and a line starting with
+// white space right after that transfer's status line is then appended to the freed block by
+// reallocating it. The engine names that block when a transfer ends (nl_last_stored_header) and
+// quarantines it: nl_free then leaves it allocated, only marking it freed, and nl_realloc (the
+// append) takes it out and reallocates it as any block. The engine frees it for real once it is
+// the pointer no longer: when the handle's next transfer stored headers of its own, or after
+// curl_easy_cleanup.
+//
+// What must stay true of the quarantine:
+// - an entry is a block and the easy handle it is kept for, in one of the NL_Q_PROBES slots from
+//   the block's home slot (its address bits); the block's low bit is set in the slot once libcurl
+//   freed it (malloc's blocks are 16-byte aligned). Entries never move: a lookup that misses a
+//   slot changed under it concerns another block;
+// - a block in an entry is allocated: only the engine frees it, after removing the entry, and only
+//   once libcurl freed it (the handle idle in the pool still holds it in its list of headers);
+// - `nl_q_homes[h]` counts the entries whose home is h, so that a free checks one byte, nearly
+//   always 0, with a relaxed load (libcurl frees about a hundred times per request);
+// - entries are inserted, marked and removed under `nl_q_lock`; the checks without it are relaxed
+//   loads, which suffice: the one free that must find an entry is libcurl's free of that block,
+//   made with its handle during the handle's next transfer or curl_easy_cleanup. The engine
+//   inserted the entry when the previous transfer ended, before the handle went back to the pool,
+//   whose lock (then the engine's inbox lock, or the last release of the handle) orders the
+//   insertion before any later use of the handle, so before that free. Any other free or realloc
+//   is of a block in no entry (an entry's block stays allocated, and malloc orders a free before
+//   the allocation that returns the same address): a stale view of the table sends it to the
+//   check under the lock at worst, which finds nothing.
 
 #define NL_CACHE_SLOTS 64
 
@@ -83,7 +113,66 @@ static int nl_forget(void *block) {
     return 0;
 }
 
+#define NL_Q_SLOTS 4096
+#define NL_Q_PROBES 4
+#define NL_Q_FREED ((uintptr_t)1)
+
+static pthread_mutex_t nl_q_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic(uintptr_t) nl_q_blocks[NL_Q_SLOTS];
+static const void *nl_q_owners[NL_Q_SLOTS];
+static _Atomic(unsigned char) nl_q_homes[NL_Q_SLOTS];
+static atomic_int nl_q_count = 0;
+static atomic_long nl_q_reallocations = 0;
+
+static inline size_t nl_q_home(const void *block) {
+    return ((uintptr_t)block >> 4) & (NL_Q_SLOTS - 1);
+}
+
+/// The slot whose entry is `block` (its value `block | mark`), or -1.
+static long nl_q_find(const void *block, uintptr_t mark) {
+    size_t home = nl_q_home(block);
+    for (size_t probe = 0; probe < NL_Q_PROBES; probe++) {
+        size_t slot = (home + probe) & (NL_Q_SLOTS - 1);
+        if (atomic_load_explicit(&nl_q_blocks[slot], memory_order_relaxed) == ((uintptr_t)block | mark)) return (long)slot;
+    }
+    return -1;
+}
+
+/// Empties `slot` (under the lock).
+static void nl_q_remove(long slot) {
+    uintptr_t value = atomic_load_explicit(&nl_q_blocks[slot], memory_order_relaxed);
+    size_t home = nl_q_home((const void *)(value & ~NL_Q_FREED));
+    atomic_store_explicit(&nl_q_blocks[slot], 0, memory_order_relaxed);
+    nl_q_owners[slot] = NULL;
+    atomic_store_explicit(&nl_q_homes[home], atomic_load_explicit(&nl_q_homes[home], memory_order_relaxed) - 1, memory_order_relaxed);
+    atomic_store_explicit(&nl_q_count, atomic_load_explicit(&nl_q_count, memory_order_relaxed) - 1, memory_order_relaxed);
+}
+
+/// libcurl frees `block`: whether it is quarantined, then marked freed and kept.
+__attribute__((noinline)) static int nl_q_keep(void *block) {
+    if (!block || nl_q_find(block, 0) < 0) return 0;  // an empty slot's value is NULL
+    pthread_mutex_lock(&nl_q_lock);
+    long slot = nl_q_find(block, 0);
+    if (slot >= 0) atomic_store_explicit(&nl_q_blocks[slot], (uintptr_t)block | NL_Q_FREED, memory_order_relaxed);
+    pthread_mutex_unlock(&nl_q_lock);
+    return slot >= 0;
+}
+
+/// libcurl reallocates `block`: out of the quarantine if it is in, freed by libcurl or not.
+__attribute__((noinline)) static void nl_q_take(void *block) {
+    if (nl_q_find(block, NL_Q_FREED) < 0 && nl_q_find(block, 0) < 0) return;
+    pthread_mutex_lock(&nl_q_lock);
+    long slot = nl_q_find(block, NL_Q_FREED);
+    if (slot < 0) slot = nl_q_find(block, 0);
+    if (slot >= 0) {
+        nl_q_remove(slot);
+        atomic_fetch_add_explicit(&nl_q_reallocations, 1, memory_order_relaxed);
+    }
+    pthread_mutex_unlock(&nl_q_lock);
+}
+
 static void nl_free(void *block) {
+    if (atomic_load_explicit(&nl_q_homes[nl_q_home(block)], memory_order_relaxed) && nl_q_keep(block)) return;
     // Only while a receive buffer is out, and only a block at least as large as one, can this be
     // one: the rest skip the lock.
     if (atomic_load_explicit(&nl_outstanding, memory_order_relaxed) > 0 && block && malloc_usable_size(block) >= nl_large) {
@@ -103,6 +192,7 @@ static void nl_free(void *block) {
 
 static void *nl_realloc(void *block, size_t size) {
     nl_note_use();
+    if (block && atomic_load_explicit(&nl_q_homes[nl_q_home(block)], memory_order_relaxed)) nl_q_take(block);
     // A receive buffer resized (libcurl does it when CURLOPT_BUFFERSIZE changes) is one no longer:
     // forgotten, so that the slot is free and its old address, once reused, is not taken for one.
     if (block && atomic_load_explicit(&nl_outstanding, memory_order_relaxed) > 0 && malloc_usable_size(block) >= nl_large) {
@@ -156,4 +246,76 @@ long nl_cached_buffer_hits(void) {
     long hits = nl_hits;
     pthread_mutex_unlock(&nl_cache_lock);
     return hits;
+}
+
+// Every origin a header can have: the block sought is the last stored, whatever its origin.
+#define NL_HEADER_ORIGINS (CURLH_HEADER | CURLH_TRAILER | CURLH_CONNECT | CURLH_1XX | CURLH_PSEUDO)
+
+void *nl_last_stored_header(CURL *easy, const char *name, size_t length, int *built_in) {
+    *built_in = 1;
+    char small[128];
+    char *copy = length < sizeof small ? small : malloc(length + 1);
+    if (!copy) return NULL;
+    if (length) memcpy(copy, name, length);
+    copy[length] = 0;
+    // The last occurrence of the name: the first lookup says how many there are.
+    struct curl_header *header = NULL;
+    CURLHcode code = curl_easy_header(easy, copy, 0, NL_HEADER_ORIGINS, -1, &header);
+    if (code == CURLHE_OK && header->amount > 1) {
+        code = curl_easy_header(easy, copy, header->amount - 1, NL_HEADER_ORIGINS, -1, &header);
+    }
+    if (copy != small) free(copy);
+    if (code == CURLHE_NOT_BUILT_IN) *built_in = 0;
+    if (code != CURLHE_OK || !header->anchor) return NULL;
+    // The anchor is the header's list node, the first member of libcurl 7.83-8.0's
+    // struct Curl_header_store: the block itself. It is the last stored only if no header follows
+    // it (those that follow are of the same request or a later one, which -1 names).
+    void *block = header->anchor;
+    if (curl_easy_nextheader(easy, NL_HEADER_ORIGINS, -1, header) != NULL) return NULL;
+    return block;
+}
+
+int nl_holds_stored_headers(CURL *easy) {
+    struct curl_header *header = NULL;
+    CURLHcode code = curl_easy_header(easy, "", 0, NL_HEADER_ORIGINS, -1, &header);
+    return code != CURLHE_NOHEADERS && code != CURLHE_NOT_BUILT_IN;
+}
+
+int nl_quarantine_header(CURL *easy, void *block) {
+    size_t home = nl_q_home(block);
+    int kept = 0;
+    pthread_mutex_lock(&nl_q_lock);
+    for (size_t probe = 0; probe < NL_Q_PROBES && !kept; probe++) {
+        size_t slot = (home + probe) & (NL_Q_SLOTS - 1);
+        if (atomic_load_explicit(&nl_q_blocks[slot], memory_order_relaxed) != 0) continue;
+        nl_q_owners[slot] = easy;
+        atomic_store_explicit(&nl_q_blocks[slot], (uintptr_t)block, memory_order_relaxed);
+        atomic_store_explicit(&nl_q_homes[home], atomic_load_explicit(&nl_q_homes[home], memory_order_relaxed) + 1, memory_order_relaxed);
+        atomic_store_explicit(&nl_q_count, atomic_load_explicit(&nl_q_count, memory_order_relaxed) + 1, memory_order_relaxed);
+        kept = 1;
+    }
+    pthread_mutex_unlock(&nl_q_lock);
+    return kept;
+}
+
+void nl_release_quarantined_header(CURL *easy, void *block) {
+    int freed = 0;
+    pthread_mutex_lock(&nl_q_lock);
+    long slot = nl_q_find(block, NL_Q_FREED);
+    if (slot >= 0 && nl_q_owners[slot] == easy) {
+        freed = 1;
+    } else {
+        slot = nl_q_find(block, 0);
+    }
+    if (slot >= 0 && nl_q_owners[slot] == easy) nl_q_remove(slot);
+    pthread_mutex_unlock(&nl_q_lock);
+    if (freed) free(block);
+}
+
+int nl_quarantined_header_count(void) {
+    return atomic_load_explicit(&nl_q_count, memory_order_relaxed);
+}
+
+long nl_quarantined_header_reallocations(void) {
+    return atomic_load_explicit(&nl_q_reallocations, memory_order_relaxed);
 }

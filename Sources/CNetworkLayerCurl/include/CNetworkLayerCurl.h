@@ -56,6 +56,24 @@ int nl_cached_buffer_count(void);
 /// How many allocations the cache has answered with a kept block, since the process started.
 long nl_cached_buffer_hits(void);
 
+/// The header libcurl's headers API stored last on `easy` (the block its `prevhead` points to,
+/// libcurl before 8.1.0), found by that header's name (`length` bytes, no NUL needed) and checked
+/// to be the last one stored; NULL when it is not found or not the last. `*built_in` is set to 0
+/// when this libcurl was built without the headers API (it then stores nothing), 1 otherwise.
+void *nl_last_stored_header(CURL *easy, const char *name, size_t length, int *built_in);
+/// Whether `easy` holds headers for its headers API (of its last transfer, or one not ended yet).
+int nl_holds_stored_headers(CURL *easy);
+/// Keeps `block` allocated when libcurl frees it, for `easy` (buffer_cache.c says why); 0 when the
+/// quarantine has no room for it.
+int nl_quarantine_header(CURL *easy, void *block);
+/// Ends `block`'s quarantine for `easy`, freeing it if libcurl freed it already; nothing if it is
+/// not quarantined for `easy` (libcurl reallocated it, which ends its quarantine).
+void nl_release_quarantined_header(CURL *easy, void *block);
+/// How many blocks are quarantined now.
+int nl_quarantined_header_count(void);
+/// How many quarantined blocks libcurl reallocated (appended a folded line to), since the process started.
+long nl_quarantined_header_reallocations(void);
+
 // MARK: - Multi handle options
 
 CURLMcode nl_multi_setopt_long(CURLM *handle, CURLMoption option, long value);

@@ -49,6 +49,13 @@ final class CurlEngine: @unchecked Sendable {
     private static let poolLimit = 256
     /// How many streams started on a pooled handle (the tests check the reuse happens).
     static let streamsOnPooledHandles = Atomic<Int>(0)
+    /// How many handles were not pooled because the header libcurl keeps a pointer to could not be
+    /// quarantined (CurlEasyHandle+HeaderQuarantine.swift), since the process started.
+    static let handlesLeftOutOfPool = Atomic<Int>(0)
+    /// How many header blocks are quarantined now (the tests check it follows the handles, not the requests).
+    static var quarantinedHeaders: Int { Int(nl_quarantined_header_count()) }
+    /// How many quarantined header blocks libcurl appended a line to, since the process started.
+    static var quarantinedHeadersReallocated: Int { Int(nl_quarantined_header_reallocations()) }
     /// Stream receive buffers libcurl freed that are kept for the next transfers (the tests check
     /// they are reused, and released when the engine idles).
     static var keptReceiveBuffers: Int { Int(nl_cached_buffer_count()) }
@@ -161,7 +168,7 @@ final class CurlEngine: @unchecked Sendable {
         do {
             transfer = try CurlTransfer(plan: plan, handle: handle, download: download)
         } catch {
-            recycle(handle)
+            recycle(handle, after: nil)
             throw error
         }
         // A cycle (buffer → control → transfer → buffer) that `finish` and `cancel` break.
@@ -219,9 +226,14 @@ final class CurlEngine: @unchecked Sendable {
     }
 
     /// Puts a handle back in the pool: reset, unless a plain transfer configured it (see
-    /// ``CurlTransfer/Baseline``) and libcurl did not retry it, which only forgets its header list;
-    /// and, with a libcurl that would keep a dangling header pointer, duplicated.
-    private func recycle(_ handle: CurlEasyHandle) {
+    /// ``CurlTransfer/Baseline``) and libcurl did not retry it, which only forgets its header list.
+    /// With a libcurl that keeps a pointer to the last header stored, `transfer`'s (`nil`: none ran)
+    /// is quarantined first, or the handle is not pooled.
+    private func recycle(_ handle: CurlEasyHandle, after transfer: CurlTransfer?) {
+        if CurlEasyHandle.keepsStaleHeaderPointer, let transfer, !transfer.quarantineLastStoredHeader() {
+            Self.handlesLeftOutOfPool.add(1, ordering: .relaxed)
+            return
+        }
         if handle.mustResetBeforeReuse {
             handle.reset()
         } else {
@@ -231,7 +243,6 @@ final class CurlEngine: @unchecked Sendable {
                 handle.reset()
             }
         }
-        if CurlEasyHandle.keepsStaleHeaderPointer, !handle.forgetTransferState() { return }
         pool.withLock { handles in
             if handles.count < Self.poolLimit { handles.append(handle) }
         }
@@ -479,7 +490,7 @@ final class CurlEngine: @unchecked Sendable {
             let completion = transfer.completion
             transfer.completion = nil
             detachCache(from: transfer)
-            recycle(transfer.handle)
+            recycle(transfer.handle, after: transfer)
             completion?(result)  // its last use: the response moves to the waiting task
             return
         }
@@ -502,7 +513,7 @@ final class CurlEngine: @unchecked Sendable {
             // stream that ends before its headers were complete delivers what it has.
             detachCache(from: transfer)
             let head = transfer.takeHead()
-            recycle(transfer.handle)
+            recycle(transfer.handle, after: transfer)
             stream.finish(nil)
             head?()
             return

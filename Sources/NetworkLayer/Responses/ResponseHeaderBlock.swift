@@ -42,9 +42,31 @@ struct ResponseHeaderBlock {
     /// Whether the latest line was a status line.
     var isRightAfterStatusLine: Bool { position == .statusLine }
 
-    init() {
+    /// The line libcurl's headers API stored last in this transfer, as far as the lines tell; kept
+    /// only when the block was made to (libcurl before 8.1.0 keeps a pointer to it, see
+    /// ``CurlEasyHandle/keepsStaleHeaderPointer``).
+    private(set) var lastStored = StoredHeader.nothing
+    private let tracksLastStored: Bool
+
+    /// Which line libcurl stored last. It stores every line it hands over but status lines and the
+    /// blank line (a line it cannot store fails the transfer before it is handed over); a
+    /// continuation line extends the line it continues; over HTTP/2 it stores the status as the
+    /// pseudo-header `:status` just before the status line.
+    enum StoredHeader: Equatable {
+        /// No line yet: libcurl holds what it held before the transfer.
+        case nothing
+        /// The line that starts at this offset of ``bytes``, named up to its first colon.
+        case field(start: Int)
+        /// HTTP/2's `:status`.
+        case status
+        /// One whose name the block did not keep, or a line libcurl may have stored or not.
+        case unknown
+    }
+
+    init(tracksLastStored: Bool = false) {
         bytes = []
         bytes.reserveCapacity(512)
+        self.tracksLastStored = tracksLastStored
     }
 
     /// Takes one line as libcurl delivers it (with its CRLF or LF, or neither).
@@ -59,6 +81,7 @@ struct ResponseHeaderBlock {
         }
         if count >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
            line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/") {
+            if tracksLastStored { noteStatusLine(UnsafeBufferPointer(rebasing: line[0..<count])) }
             bytes.removeAll(keepingCapacity: true)
             announcedLength = nil
             isContentEncoded = false
@@ -70,9 +93,15 @@ struct ResponseHeaderBlock {
         let kept = UnsafeBufferPointer(rebasing: line[0..<count])
         // RFC 9112: a bare CR, or a NUL, inside a field is an error (it could smuggle a header).
         if Self.holdsLineBreakOrNUL(kept) {
+            if tracksLastStored { lastStored = .unknown }
             return .malformed("a header line holds a bare CR, LF or NUL")
         }
-        if Self.isWhiteSpace(kept[0]) { return unfold(kept) }
+        if Self.isWhiteSpace(kept[0]) {
+            // With no line of its own before it, libcurl appended it to the previous transfer's.
+            if tracksLastStored, lastStored == .nothing { lastStored = .unknown }
+            return unfold(kept)
+        }
+        if tracksLastStored { lastStored = .field(start: bytes.count) }
         fieldStart = bytes.count
         bytes.append(contentsOf: kept)
         bytes.append(UInt8(ascii: "\n"))
@@ -84,6 +113,27 @@ struct ResponseHeaderBlock {
         }
         announcedLength = length
         return .announcedLength(length)
+    }
+
+    /// A line starting with `HTTP/`, which the block takes for a status line (libcurl may have
+    /// stored it, as a header named `HTTP/…`: the engine checks what libcurl holds). The lines
+    /// before it are dropped, with the name of the last stored.
+    private mutating func noteStatusLine(_ line: UnsafeBufferPointer<UInt8>) {
+        if line.count > 6, line[5] == UInt8(ascii: "2"), line[6] == UInt8(ascii: " ") {
+            lastStored = .status
+        } else if lastStored != .nothing {
+            lastStored = .unknown
+        }
+    }
+
+    /// The name of the line ``lastStored`` points to: its bytes up to its first colon.
+    func withLastStoredName<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+        guard case .field(let start) = lastStored, start < bytes.count else { return nil }
+        return bytes.withUnsafeBufferPointer { all in
+            let line = all[start...]
+            let end = line.firstIndex { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "\n") } ?? line.endIndex
+            return body(UnsafeBufferPointer(rebasing: all[start..<end]))
+        }
     }
 
     /// The header names (lowercase) whose first line libcurl acts on by itself: the body's framing
