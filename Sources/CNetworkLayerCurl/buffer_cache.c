@@ -34,34 +34,23 @@
 //   free comes after that (libcurl hands a transfer between threads under locks of its own), so
 //   the count seen is never 0 while it is out.
 //
-// The same functions hold the quarantine. libcurl before 8.1.0 keeps, from one transfer of an easy
-// handle to the next, a pointer to the last header its headers API stored (`prevhead`,
-// curl#11101): the next transfer frees the stored headers as it starts, and a line starting with
-// white space right after that transfer's status line is then appended to the freed block by
-// reallocating it. The engine names that block when a transfer ends (nl_last_stored_header) and
-// quarantines it: nl_free then leaves it allocated, only marking it freed, and nl_realloc (the
-// append) takes it out and reallocates it as any block. The engine frees it for real once it is
-// the pointer no longer: when the handle's next transfer stored headers of its own, or after
-// curl_easy_cleanup.
-//
-// What must stay true of the quarantine:
-// - an entry is a block and the easy handle it is kept for, in one of the NL_Q_PROBES slots from
-//   the block's home slot (its address bits); the block's low bit is set in the slot once libcurl
-//   freed it (malloc's blocks are 16-byte aligned). Entries never move: a lookup that misses a
-//   slot changed under it concerns another block;
-// - a block in an entry is allocated: only the engine frees it, after removing the entry, and only
-//   once libcurl freed it (the handle idle in the pool still holds it in its list of headers);
-// - `nl_q_homes[h]` counts the entries whose home is h, so that a free checks one byte, nearly
-//   always 0, with a relaxed load (libcurl frees about a hundred times per request);
-// - entries are inserted, marked and removed under `nl_q_lock`; the checks without it are relaxed
-//   loads, which suffice: the one free that must find an entry is libcurl's free of that block,
-//   made with its handle during the handle's next transfer or curl_easy_cleanup. The engine
-//   inserted the entry when the previous transfer ended, before the handle went back to the pool,
-//   whose lock (then the engine's inbox lock, or the last release of the handle) orders the
-//   insertion before any later use of the handle, so before that free. Any other free or realloc
-//   is of a block in no entry (an entry's block stays allocated, and malloc orders a free before
-//   the allocation that returns the same address): a stale view of the table sends it to the
-//   check under the lock at worst, which finds nothing.
+// The quarantine (libcurl before 8.1.0, curl#11101): libcurl keeps, from one transfer of a handle
+// to the next, a pointer to the last header it stored, frees that header as the next transfer
+// starts, and reallocs it for a continuation line right after the next status line. The engine
+// quarantines that block when a transfer ends: nl_free only marks it freed, nl_realloc takes it
+// out and reallocs it as any block, and the engine frees it once the handle's next transfer
+// stored headers of its own, or after curl_easy_cleanup. What must stay true:
+// - an entry (a block, its low bit set once libcurl freed it, and its handle) sits in one of the
+//   NL_Q_PROBES slots from the block's home and never moves; `nl_q_homes` counts the entries of
+//   each home: a free reads that one byte, nearly always 0;
+// - a block in an entry stays allocated; the engine frees it only once libcurl freed it (a handle
+//   idle in the pool still lists it), after removing the entry;
+// - entries change under `nl_q_lock`; reads without it are relaxed, which suffices: the one free
+//   that must see an entry is libcurl's of that block, with its handle, and the entry was made
+//   when the handle's previous transfer ended, before the pool's lock (then the inbox's, or the
+//   handle's last release) handed the handle on. Any other free is of a block in no entry (malloc
+//   orders a free before the allocation returning the same address), which a stale view of the
+//   table at worst sends to the check under the lock, which finds nothing.
 
 #define NL_CACHE_SLOTS 64
 
@@ -138,8 +127,7 @@ static long nl_q_find(const void *block, uintptr_t mark) {
     return -1;
 }
 
-/// Empties `slot` (under the lock).
-static void nl_q_remove(long slot) {
+static void nl_q_remove_locked(long slot) {
     uintptr_t value = atomic_load_explicit(&nl_q_blocks[slot], memory_order_relaxed);
     size_t home = nl_q_home((const void *)(value & ~NL_Q_FREED));
     atomic_store_explicit(&nl_q_blocks[slot], 0, memory_order_relaxed);
@@ -165,7 +153,7 @@ __attribute__((noinline)) static void nl_q_take(void *block) {
     long slot = nl_q_find(block, NL_Q_FREED);
     if (slot < 0) slot = nl_q_find(block, 0);
     if (slot >= 0) {
-        nl_q_remove(slot);
+        nl_q_remove_locked(slot);
         atomic_fetch_add_explicit(&nl_q_reallocations, 1, memory_order_relaxed);
     }
     pthread_mutex_unlock(&nl_q_lock);
@@ -248,7 +236,6 @@ long nl_cached_buffer_hits(void) {
     return hits;
 }
 
-// Every origin a header can have: the block sought is the last stored, whatever its origin.
 #define NL_HEADER_ORIGINS (CURLH_HEADER | CURLH_TRAILER | CURLH_CONNECT | CURLH_1XX | CURLH_PSEUDO)
 
 void *nl_last_stored_header(CURL *easy, const char *name, size_t length, int *built_in) {
@@ -258,7 +245,6 @@ void *nl_last_stored_header(CURL *easy, const char *name, size_t length, int *bu
     if (!copy) return NULL;
     if (length) memcpy(copy, name, length);
     copy[length] = 0;
-    // The last occurrence of the name: the first lookup says how many there are.
     struct curl_header *header = NULL;
     CURLHcode code = curl_easy_header(easy, copy, 0, NL_HEADER_ORIGINS, -1, &header);
     if (code == CURLHE_OK && header->amount > 1) {
@@ -267,9 +253,8 @@ void *nl_last_stored_header(CURL *easy, const char *name, size_t length, int *bu
     if (copy != small) free(copy);
     if (code == CURLHE_NOT_BUILT_IN) *built_in = 0;
     if (code != CURLHE_OK || !header->anchor) return NULL;
-    // The anchor is the header's list node, the first member of libcurl 7.83-8.0's
-    // struct Curl_header_store: the block itself. It is the last stored only if no header follows
-    // it (those that follow are of the same request or a later one, which -1 names).
+    // The anchor is the list node, the first member of 7.83-8.0's struct Curl_header_store: the
+    // block. It is the last stored if no header follows it (any would be of the last request).
     void *block = header->anchor;
     if (curl_easy_nextheader(easy, NL_HEADER_ORIGINS, -1, header) != NULL) return NULL;
     return block;
@@ -307,7 +292,7 @@ void nl_release_quarantined_header(CURL *easy, void *block) {
     } else {
         slot = nl_q_find(block, 0);
     }
-    if (slot >= 0 && nl_q_owners[slot] == easy) nl_q_remove(slot);
+    if (slot >= 0 && nl_q_owners[slot] == easy) nl_q_remove_locked(slot);
     pthread_mutex_unlock(&nl_q_lock);
     if (freed) free(block);
 }

@@ -56,22 +56,17 @@ int nl_cached_buffer_count(void);
 /// How many allocations the cache has answered with a kept block, since the process started.
 long nl_cached_buffer_hits(void);
 
-/// The header libcurl's headers API stored last on `easy` (the block its `prevhead` points to,
-/// libcurl before 8.1.0), found by that header's name (`length` bytes, no NUL needed) and checked
-/// to be the last one stored; NULL when it is not found or not the last. `*built_in` is set to 0
-/// when this libcurl was built without the headers API (it then stores nothing), 1 otherwise.
+/// The header libcurl (before 8.1.0) stored last on `easy`, found by its name (`length` bytes) and
+/// checked to be the last; NULL if not. `*built_in` is 0 when libcurl lacks the headers API.
 void *nl_last_stored_header(CURL *easy, const char *name, size_t length, int *built_in);
-/// Whether `easy` holds headers for its headers API (of its last transfer, or one not ended yet).
+/// Whether `easy` holds stored headers.
 int nl_holds_stored_headers(CURL *easy);
-/// Keeps `block` allocated when libcurl frees it, for `easy` (buffer_cache.c says why); 0 when the
-/// quarantine has no room for it.
+/// Keeps `block` allocated when libcurl frees it (buffer_cache.c); 0 when there is no room.
 int nl_quarantine_header(CURL *easy, void *block);
-/// Ends `block`'s quarantine for `easy`, freeing it if libcurl freed it already; nothing if it is
-/// not quarantined for `easy` (libcurl reallocated it, which ends its quarantine).
+/// Ends `block`'s quarantine for `easy`, freeing it if libcurl did; nothing if not quarantined.
 void nl_release_quarantined_header(CURL *easy, void *block);
-/// How many blocks are quarantined now.
+/// How many blocks are quarantined now; how many libcurl reallocated since the process started.
 int nl_quarantined_header_count(void);
-/// How many quarantined blocks libcurl reallocated (appended a folded line to), since the process started.
 long nl_quarantined_header_reallocations(void);
 
 // MARK: - Multi handle options

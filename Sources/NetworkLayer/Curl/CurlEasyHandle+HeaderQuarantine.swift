@@ -1,25 +1,19 @@
 internal import CNetworkLayerCurl
 
-/// libcurl before 8.1.0 keeps, from one transfer of a handle to the next, a pointer to the last
-/// header its headers API stored, which the next transfer frees as it starts: a line starting with
-/// white space right after that transfer's status line is then appended to the freed block (a
-/// heap use-after-free any server can trigger, curl#11101). A pooled handle's last stored header
-/// is therefore quarantined when its transfer ends: libcurl's free of it leaves it allocated, and
-/// the append reallocates live memory (buffer_cache.c). A handle whose last stored header cannot
-/// be named and checked runs no other transfer.
+/// libcurl before 8.1.0 keeps a pointer to the last header it stored past the transfer, which the
+/// next frees as it starts, then appends a continuation line right after its status line to it: a
+/// use-after-free any server can trigger (curl#11101). A pooled handle's is quarantined (buffer_cache.c).
 extension CurlEasyHandle {
     /// Whether this libcurl keeps the pointer (fixed in 8.1.0, curl#11103).
     static let keepsStaleHeaderPointer = (curl_version_info(CURLVERSION_TENTH)?.pointee.version_num ?? 0) < 0x08_01_00
 
-    /// After a transfer whose header lines `block` saw: quarantines the header libcurl stored last,
-    /// and ends the quarantine of the one before it, which libcurl no longer points to. `false`
-    /// when the handle must run no other transfer: the header cannot be named from the lines
-    /// (``ResponseHeaderBlock/StoredHeader/unknown``), libcurl does not find it as the last one
-    /// stored, or the quarantine has no room. Engine thread, after the transfer left the multi handle.
+    /// After a transfer whose lines `block` saw: quarantines the header libcurl stored last, and ends
+    /// the quarantine of the one before. `false` when the handle must run no other transfer: the
+    /// lines do not name it, libcurl does not hold it last, or the quarantine is full. Engine thread.
     func quarantineLastStoredHeader(of block: ResponseHeaderBlock) -> Bool {
         switch block.lastStored {
         case .nothing:
-            // libcurl's pointer is the quarantined one still, unless it stored lines unseen.
+            // The pointer is still the quarantined one, unless libcurl stored lines unseen.
             return nl_holds_stored_headers(raw) == 0
         case .unknown:
             return false
@@ -30,7 +24,6 @@ extension CurlEasyHandle {
         }
     }
 
-    /// HTTP/2's status, as libcurl stores it.
     private static let statusName: StaticString = ":status"
 
     private func quarantineLastStoredHeader(named name: UnsafeBufferPointer<UInt8>) -> Bool {

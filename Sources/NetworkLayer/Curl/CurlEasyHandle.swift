@@ -15,8 +15,7 @@ final class CurlEasyHandle: @unchecked Sendable {
     /// fresh connection after a reused one died (see ``mustResetBeforeReuse``). Counted by the
     /// CURLOPT_PREREQFUNCTION every configuration sets; zeroed when a transfer is configured.
     let requestsSent: UnsafeMutablePointer<CLong>
-    /// The header block libcurl keeps a pointer to past the last transfer, quarantined
-    /// (CurlEasyHandle+HeaderQuarantine.swift). Used by one thread at a time, as the handle is.
+    /// The header libcurl points to past the last transfer, quarantined (CurlEasyHandle+HeaderQuarantine.swift).
     var quarantinedHeader: UnsafeMutableRawPointer?
 
     init() throws(NetworkError) {

@@ -49,12 +49,10 @@ final class CurlEngine: @unchecked Sendable {
     private static let poolLimit = 256
     /// How many streams started on a pooled handle (the tests check the reuse happens).
     static let streamsOnPooledHandles = Atomic<Int>(0)
-    /// How many handles were not pooled because the header libcurl keeps a pointer to could not be
-    /// quarantined (CurlEasyHandle+HeaderQuarantine.swift), since the process started.
+    /// Handles not pooled, their last stored header not quarantined (CurlEasyHandle+HeaderQuarantine.swift);
+    /// headers quarantined now; quarantined headers libcurl appended a line to. For the tests.
     static let handlesLeftOutOfPool = Atomic<Int>(0)
-    /// How many header blocks are quarantined now (the tests check it follows the handles, not the requests).
     static var quarantinedHeaders: Int { Int(nl_quarantined_header_count()) }
-    /// How many quarantined header blocks libcurl appended a line to, since the process started.
     static var quarantinedHeadersReallocated: Int { Int(nl_quarantined_header_reallocations()) }
     /// Stream receive buffers libcurl freed that are kept for the next transfers (the tests check
     /// they are reused, and released when the engine idles).
@@ -227,8 +225,7 @@ final class CurlEngine: @unchecked Sendable {
 
     /// Puts a handle back in the pool: reset, unless a plain transfer configured it (see
     /// ``CurlTransfer/Baseline``) and libcurl did not retry it, which only forgets its header list.
-    /// With a libcurl that keeps a pointer to the last header stored, `transfer`'s (`nil`: none ran)
-    /// is quarantined first, or the handle is not pooled.
+    /// The last header `transfer` (`nil`: none ran) stored is quarantined first, or the handle not pooled.
     private func recycle(_ handle: CurlEasyHandle, after transfer: CurlTransfer?) {
         if CurlEasyHandle.keepsStaleHeaderPointer, let transfer, !transfer.quarantineLastStoredHeader() {
             Self.handlesLeftOutOfPool.add(1, ordering: .relaxed)

@@ -434,8 +434,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
     }
 
-    /// Quarantines the header libcurl keeps a pointer to past this transfer (see
-    /// ``CurlEasyHandle/quarantineLastStoredHeader(of:)``); `false` when the handle must run no other.
+    /// See ``CurlEasyHandle/quarantineLastStoredHeader(of:)``.
     func quarantineLastStoredHeader() -> Bool {
         handle.quarantineLastStoredHeader(of: headerBlock)
     }

@@ -42,24 +42,21 @@ struct ResponseHeaderBlock {
     /// Whether the latest line was a status line.
     var isRightAfterStatusLine: Bool { position == .statusLine }
 
-    /// The line libcurl's headers API stored last in this transfer, as far as the lines tell; kept
-    /// only when the block was made to (libcurl before 8.1.0 keeps a pointer to it, see
-    /// ``CurlEasyHandle/keepsStaleHeaderPointer``).
+    /// The line libcurl stored last for its headers API in this transfer, as the lines show; kept
+    /// when the block tracks it (see ``CurlEasyHandle/keepsStaleHeaderPointer``).
     private(set) var lastStored = StoredHeader.nothing
     private let tracksLastStored: Bool
 
-    /// Which line libcurl stored last. It stores every line it hands over but status lines and the
-    /// blank line (a line it cannot store fails the transfer before it is handed over); a
-    /// continuation line extends the line it continues; over HTTP/2 it stores the status as the
-    /// pseudo-header `:status` just before the status line.
+    /// libcurl stores every line it hands over but status lines and the blank line; a continuation
+    /// extends the line before; over HTTP/2 it stores `:status` just before the status line.
     enum StoredHeader: Equatable {
         /// No line yet: libcurl holds what it held before the transfer.
         case nothing
-        /// The line that starts at this offset of ``bytes``, named up to its first colon.
+        /// The line at this offset of ``bytes``, named up to its first colon.
         case field(start: Int)
         /// HTTP/2's `:status`.
         case status
-        /// One whose name the block did not keep, or a line libcurl may have stored or not.
+        /// A line the block did not keep the name of, or may have taken for what it is not.
         case unknown
     }
 
@@ -115,9 +112,8 @@ struct ResponseHeaderBlock {
         return .announcedLength(length)
     }
 
-    /// A line starting with `HTTP/`, which the block takes for a status line (libcurl may have
-    /// stored it, as a header named `HTTP/…`: the engine checks what libcurl holds). The lines
-    /// before it are dropped, with the name of the last stored.
+    /// A line the block takes for a status line (libcurl may have stored it as a header named
+    /// `HTTP/…`: the engine checks what libcurl holds). The name of the last line goes with the lines.
     private mutating func noteStatusLine(_ line: UnsafeBufferPointer<UInt8>) {
         if line.count > 6, line[5] == UInt8(ascii: "2"), line[6] == UInt8(ascii: " ") {
             lastStored = .status
