@@ -28,15 +28,11 @@ extension CurlEasyHandle {
 
     private func quarantineLastStoredHeader(named name: UnsafeBufferPointer<UInt8>) -> Bool {
         var builtIn: Int32 = 1
-        let found = name.withMemoryRebound(to: CChar.self) { nl_last_stored_header(raw, $0.baseAddress, $0.count, &builtIn) }
-        guard let found else { return builtIn == 0 }
-        // Released first: the new block may have the old one's address (reallocated in place).
-        if let previous = quarantinedHeader {
-            nl_release_quarantined_header(raw, previous)
-            quarantinedHeader = nil
+        let kept = name.withMemoryRebound(to: CChar.self) {
+            nl_quarantine_last_header(raw, $0.baseAddress, $0.count, quarantinedHeader, &builtIn)
         }
-        guard nl_quarantine_header(raw, found) != 0 else { return false }
-        quarantinedHeader = found
+        guard let kept else { return builtIn == 0 }
+        quarantinedHeader = kept
         return true
     }
 }

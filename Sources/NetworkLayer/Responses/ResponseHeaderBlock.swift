@@ -126,9 +126,9 @@ struct ResponseHeaderBlock {
     func withLastStoredName<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
         guard case .field(let start) = lastStored, start < bytes.count else { return nil }
         return bytes.withUnsafeBufferPointer { all in
-            let line = all[start...]
-            let end = line.firstIndex { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "\n") } ?? line.endIndex
-            return body(UnsafeBufferPointer(rebasing: all[start..<end]))
+            // The last line: a colon, if libcurl handed it over, and its "\n".
+            let line = UnsafeBufferPointer(rebasing: all[start...])
+            return body(UnsafeBufferPointer(rebasing: line[..<(line.firstIndex(of: UInt8(ascii: ":")) ?? line.count - 1)]))
         }
     }
 
