@@ -51,6 +51,9 @@ void nl_tsan_acquire(void *address);
 CURLcode nl_global_init_caching_buffers(size_t receive_buffer_size, int *installed);
 /// Frees the blocks the cache holds (the engine calls it once it has been idle for a while).
 void nl_release_cached_buffers(void);
+/// Gives the C library's free heap memory back to the system (glibc's malloc_trim; nothing
+/// elsewhere): after a burst of transfers, glibc keeps what they freed in its arenas.
+void nl_trim_heap(void);
 /// How many blocks the cache holds now.
 int nl_cached_buffer_count(void);
 /// How many allocations the cache has answered with a kept block, since the process started.

@@ -88,6 +88,10 @@ final class CurlEngine: @unchecked Sendable {
     /// Since when no transfer is running, for the stream buffers kept for the next transfers;
     /// far in the future once they are released. Engine thread only.
     @exclusivity(unchecked) private var quietSince: ContinuousClock.Instant?
+    /// The most transfers running at once since the engine was last quiet. Engine thread only.
+    @exclusivity(unchecked) private var peakActive = 0
+    /// A peak from which the engine, once quiet, gives the heap's free memory back to the system.
+    static let burstTransfers = 256
     /// How long the engine keeps stream buffers for reuse with no transfer running.
     static let keptBuffersLinger = Duration.seconds(1)
 
@@ -328,6 +332,13 @@ final class CurlEngine: @unchecked Sendable {
         guard due <= now else { return Self.milliseconds(due - now) }
         StreamChunkPool.shared.releaseKept()
         nl_release_cached_buffers()
+        if peakActive >= Self.burstTransfers {
+            // What a burst of transfers (10,000 cancelled at once) freed stays in the C library's
+            // arenas, hundreds of megabytes, until it is handed back.
+            active = [:]  // its storage too: a dictionary keeps its capacity
+            nl_trim_heap()
+        }
+        peakActive = 0
         quietSince = now + .seconds(1_000_000_000)  // released: nothing to do until a transfer runs again
         return 1000
     }
@@ -369,6 +380,7 @@ final class CurlEngine: @unchecked Sendable {
             return
         }
         active[transfer.handle.raw] = transfer
+        if active.count > peakActive { peakActive = active.count }
         let hasDeadline = limitsConnections && transfer.stream == nil && transfer.timeoutMilliseconds > 0
         if hasDeadline { setTimeoutDeadline(of: transfer) }
         if transfer.stream != nil || transfer.idleTimeout != nil || hasDeadline {
