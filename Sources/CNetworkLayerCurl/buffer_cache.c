@@ -1,10 +1,25 @@
 #include "CNetworkLayerCurl.h"
 
-#include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+// The usable size of a block of the C library, to skip the lock for blocks too small to be a
+// receive buffer; where the C library cannot tell, every block is looked up.
+#if defined(__APPLE__)
+#include <malloc/malloc.h>
+#define nl_block_size(block) malloc_size(block)
+#elif defined(__linux__)
+#include <malloc.h>
+#define nl_block_size(block) malloc_usable_size(block)
+#elif defined(__FreeBSD__)
+#include <malloc_np.h>
+#define nl_block_size(block) malloc_usable_size(block)
+#else
+#define nl_block_size(block) SIZE_MAX
+#endif
 
 // libcurl 7.88 allocates a transfer's receive buffer (CURLOPT_BUFFERSIZE + 1 bytes) when the
 // transfer starts and frees it when the transfer ends. A stream's is 512 KB: above glibc's mmap
@@ -65,7 +80,7 @@ static void *nl_malloc(size_t size) {
 static void nl_free(void *block) {
     if (!block) return;
     // Only a block at least as large as a receive buffer can be one: the rest skip the lock.
-    if (nl_large > 0 && malloc_usable_size(block) >= nl_large) {
+    if (nl_large > 0 && nl_block_size(block) >= nl_large) {
         pthread_mutex_lock(&nl_cache_lock);
         int kept = 0;
         for (int i = 0; i < nl_outstanding; i++) {
@@ -87,7 +102,7 @@ static void *nl_realloc(void *block, size_t size) {
     nl_note_use();
     // A receive buffer resized (libcurl does it when CURLOPT_BUFFERSIZE changes) is one no longer:
     // forgotten, so that the slot is free and its old address, once reused, is not taken for one.
-    if (block && nl_large > 0 && malloc_usable_size(block) >= nl_large) {
+    if (block && nl_large > 0 && nl_block_size(block) >= nl_large) {
         pthread_mutex_lock(&nl_cache_lock);
         for (int i = 0; i < nl_outstanding; i++) {
             if (nl_out[i] != block) continue;
