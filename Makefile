@@ -139,13 +139,19 @@ tsan: deps
 asan: deps
 	@scripts/sanitize.sh address
 
+## test-poll: the engine's and the streaming tests on the poll() event loop that systems without epoll get, built with
+##            -DNL_EVENT_LOOP_POLL in .build-poll (scripts/test-poll.sh; CI runs it)
+.PHONY: test-poll
+test-poll: deps
+	@scripts/test-poll.sh
+
 ## stress: soak, cancellation storm, valgrind leak check, thread and address sanitizers; prints a summary table
 stress:
 	@scripts/deps.sh stress
 	@scripts/stress.sh
 
 clean:
-	rm -rf .build .build-demo .build-examples .build-fuzz .build-release-probe .build-conformance
+	rm -rf .build .build-demo .build-examples .build-fuzz .build-release-probe .build-conformance .build-poll
 
 ## settings: write the Swift of the settings table (Sources/NetworkLayer/Manager/Settings.toml) with scripts/settings.py
 .PHONY: settings

@@ -27,14 +27,15 @@ struct EngineEventLoopTests {
             try await Task.sleep(for: .milliseconds(200))
             cancelled.cancel()
             _ = await cancelled.result
-            // A connection back in libcurl's cache whose server then closes it: its socket is parked
-            // (epoll keeps it in the set, disarmed by its one event; poll() drops it) and must not
-            // wake the engine.
-            let closing = try await net.perform(TestRequest<FaultOK>(faults.provider(), "/ok-then-close"))
-            #expect(closing.ok)
-
             // A stream whose server went silent after the head: a live transfer with nothing to read.
             let silent = try await net.perform(StreamRequest<ByteStream>(faults.provider(), "/stall-after-headers", timeout: TestTimeout.seconds(30)))
+            // A connection back in libcurl's cache (a new one: the stream holds the other) whose
+            // server closes it 100 ms later, before the engine is watched and while nothing takes
+            // it: its socket is parked (epoll keeps it in the set, disarmed by its one event;
+            // poll() drops it), and its end of file must not wake the engine.
+            let closing = try await net.perform(TestRequest<FaultOK>(faults.provider(), "/ok-then-close"))
+            #expect(closing.ok)
+            try await Task.sleep(for: .milliseconds(300))
             let engine = try #require(EngineThread.find(), "no thread named \(CurlEngine.threadName)")
             let before = try #require(engine.cpuTime())
             let start = ContinuousClock.now
