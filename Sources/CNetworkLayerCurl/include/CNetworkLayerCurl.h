@@ -67,8 +67,11 @@ CURLMcode nl_multi_setopt_long(CURLM *handle, CURLMoption option, long value);
 
 /// How many ready sockets one wait reports at most; the rest are reported by the next.
 #define NL_EVENT_LOOP_BATCH 64
-/// libcurl's multi-socket API on epoll, with an eventfd that wakes the waiting thread.
+/// libcurl's multi-socket API on the system's readiness calls: epoll and an eventfd on Linux,
+/// poll() and a self-pipe elsewhere or when built with NL_EVENT_LOOP_POLL defined.
 typedef struct nl_event_loop nl_event_loop;
+/// Which of the two was built: "epoll" or "poll".
+const char *nl_event_loop_kind(void);
 /// Installs the socket and timer callbacks on `multi`; NULL when the system or libcurl refused.
 /// Everything but nl_event_loop_wake must be called on the one thread that drives `multi`.
 nl_event_loop *nl_event_loop_create(CURLM *multi);
@@ -77,9 +80,9 @@ void nl_event_loop_wake(nl_event_loop *loop);
 /// Runs the transfers whose libcurl timer is due: just added or resumed ones, and timeouts.
 void nl_event_loop_run_timers(nl_event_loop *loop);
 /// Waits until a socket is ready, a wake-up came, libcurl's timer is due or `timeout_ms` passed;
-/// returns how many events nl_event_loop_dispatch may take (0 on a timeout or EINTR).
+/// returns how many ready sockets nl_event_loop_dispatch may take (0 for the others, or EINTR).
 int nl_event_loop_wait(nl_event_loop *loop, int timeout_ms);
-/// Hands the `index`th event of the last wait to libcurl (or drains the wake-up).
+/// Hands the `index`th ready socket of the last wait to libcurl.
 void nl_event_loop_dispatch(nl_event_loop *loop, int index);
 /// Names the calling thread for `top -H`, debuggers and /proc (at most 15 bytes on Linux).
 void nl_name_this_thread(const char *name);
