@@ -5,6 +5,9 @@ SWIFT ?= swift
 # their tests. A user's own package names only the traits it wants; this is the project's own build.
 SWIFT_TRAITS ?= --traits IntegrationTests
 export SWIFT_TRAITS
+# SwiftPM 6.3 passes a trait set's -D flags in a random order per process (swiftlang/swift-package-manager#10525),
+# so about half of all builds with --traits recompiled every module: a fixed hash seed keeps the order.
+export SWIFT_DETERMINISTIC_HASHING = 1
 # The demos that use only the core (make demo, demo-github, demo-chat, demo-ws) are the package
 # Examples/Package.swift, which names no trait: built as a user's first try, no Swift package is
 # resolved and no Python is needed. Their own scratch path keeps the two trait sets from rebuilding
@@ -148,13 +151,19 @@ tsan: deps
 asan: deps
 	@scripts/sanitize.sh address
 
+## test-poll: the engine's and the streaming tests on the poll() event loop that systems without epoll get, built with
+##            -DNL_EVENT_LOOP_POLL in .build-poll (scripts/test-poll.sh; CI runs it)
+.PHONY: test-poll
+test-poll: deps
+	@scripts/test-poll.sh
+
 ## stress: soak, cancellation storm, valgrind leak check, thread and address sanitizers; prints a summary table
 stress:
 	@scripts/deps.sh stress
 	@scripts/stress.sh
 
 clean:
-	rm -rf .build .build-demo .build-examples .build-fuzz .build-release-probe .build-conformance .build-instructions
+	rm -rf .build .build-demo .build-examples .build-fuzz .build-release-probe .build-conformance .build-instructions .build-poll
 
 ## settings: write the Swift of the settings table (Sources/NetworkLayer/Manager/Settings.toml) with scripts/settings.py
 .PHONY: settings

@@ -1,11 +1,25 @@
 #include "CNetworkLayerCurl.h"
 
-#include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+// The usable size of a block of the C library, to skip the lock for blocks too small to be a
+// receive buffer; where the C library cannot tell, every block is looked up.
+#if defined(__APPLE__)
+#include <malloc/malloc.h>
+#define nl_block_size(block) malloc_size(block)
+#elif defined(__linux__)
+#include <malloc.h>
+#define nl_block_size(block) malloc_usable_size(block)
+#elif defined(__FreeBSD__)
+#include <malloc_np.h>
+#define nl_block_size(block) malloc_usable_size(block)
+#else
+#define nl_block_size(block) SIZE_MAX
+#endif
 
 // libcurl 7.88 allocates a transfer's receive buffer (CURLOPT_BUFFERSIZE + 1 bytes) when the
 // transfer starts and frees it when the transfer ends. A stream's is 512 KB: above glibc's mmap
@@ -164,7 +178,7 @@ __attribute__((noinline)) static void nl_free_kept(void *block) {
     if (nl_q_keep(block)) return;
     // Only while a receive buffer is out, and only a block at least as large as one, can this be
     // one: the rest skip the lock.
-    if (atomic_load_explicit(&nl_outstanding, memory_order_relaxed) > 0 && block && malloc_usable_size(block) >= nl_large) {
+    if (atomic_load_explicit(&nl_outstanding, memory_order_relaxed) > 0 && block && nl_block_size(block) >= nl_large) {
         pthread_mutex_lock(&nl_cache_lock);
         int kept = 0;
         if (nl_forget(block)) {
@@ -193,7 +207,7 @@ static void *nl_realloc(void *block, size_t size) {
     if (block && atomic_load_explicit(&nl_q_homes[nl_q_home(block)], memory_order_relaxed)) nl_q_take(block);
     // A receive buffer resized (libcurl does it when CURLOPT_BUFFERSIZE changes) is one no longer:
     // forgotten, so that the slot is free and its old address, once reused, is not taken for one.
-    if (block && atomic_load_explicit(&nl_outstanding, memory_order_relaxed) > 0 && malloc_usable_size(block) >= nl_large) {
+    if (block && atomic_load_explicit(&nl_outstanding, memory_order_relaxed) > 0 && nl_block_size(block) >= nl_large) {
         pthread_mutex_lock(&nl_cache_lock);
         nl_forget(block);
         pthread_mutex_unlock(&nl_cache_lock);

@@ -2,6 +2,15 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
+void nl_trim_heap(void) {
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+}
 
 CURLcode nl_easy_setopt_long(CURL *handle, CURLoption option, long value) {
     return curl_easy_setopt(handle, option, value);

@@ -22,6 +22,11 @@ import NetworkLayer
 //                                             GET downloaded to destination, continued from the
 //                                             JSON ResumeData in the file when it exists; a failure's
 //                                             resume data is written there (the other process's start)
+//   cancel-storm <port> <endpoint> <count>    `count` GETs at once to a server that never answers
+//                                             (Tests/Servers/silent_server.py, which says how many it
+//                                             holds), all cancelled once it holds them; the body is
+//                                             JSON: resident sizes before, at the peak and 2.5 s
+//                                             after, and the cancellations
 //   default-log <port> <endpoint>             GET into Data with a manager whose isVerbose is left
 //                                             at its default (the log's text collected, not printed);
 //                                             reports the default of NetworkManager() and of Net,
@@ -131,6 +136,67 @@ func peakGrowth(over baseline: Int) -> Int {
     return peak - baseline
 }
 
+/// How many requests the silent server holds: what it answers to `COUNT`.
+func acceptedConnections(port: Int) -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return 0 }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0, send(fd, "COUNT\n", 6, 0) == 6 else { return 0 }
+    var buffer = [UInt8](repeating: 0, count: 32)
+    let read = recv(fd, &buffer, buffer.count, 0)
+    return read > 0 ? Int(String(decoding: buffer[..<read], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 : 0
+}
+
+/// `count` requests held by a server that never answers, all cancelled at once; then what memory
+/// the process gives back once the engine is quiet.
+func cancelStorm(port: Int, endpoint: String, count: Int) async -> Report {
+    struct Storm: Encodable {
+        var baselineMB = 0.0, peakMB = 0.0, afterMB = 0.0, accepted = 0, cancelled = 0, other = 0, maxCancelMilliseconds = 0.0
+    }
+    guard (try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)) != nil,
+          let baseline = status("VmRSS") else { fail("cannot read or reset the resident size") }
+    var storm = Storm(baselineMB: Double(baseline) / 1e6)
+    var tasks = (0..<count).map { _ in
+        Task { () -> NetworkError? in
+            do throws(NetworkError) {
+                _ = try await net.perform(ProbeRequest<Data>(port: port, endpoint: endpoint))
+                return nil
+            } catch {
+                return error
+            }
+        }
+    }
+    let deadline = ContinuousClock.now + .seconds(60)
+    while storm.accepted < count, ContinuousClock.now < deadline {
+        try? await Task.sleep(for: .milliseconds(100))
+        storm.accepted = acceptedConnections(port: port)
+    }
+    let cancelledAt = ContinuousClock.now
+    for task in tasks { task.cancel() }
+    for task in tasks {
+        let error = await task.value
+        if case .cancelled? = error { storm.cancelled += 1 } else { storm.other += 1 }
+    }
+    let elapsed = ContinuousClock.now - cancelledAt
+    tasks = []  // a finished task's memory goes with the last reference to it
+    storm.maxCancelMilliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+    storm.peakMB = Double(status("VmHWM") ?? 0) / 1e6
+    try? await Task.sleep(for: .milliseconds(2500))  // the engine gives memory back once quiet for a second
+    storm.afterMB = Double(status("VmRSS") ?? 0) / 1e6
+    var report = Report()
+    report.outcome = storm.cancelled == count ? "success" : "notCancelled"
+    report.growth = (status("VmRSS") ?? 0) - baseline
+    report.body = (try? JSONEncoder().encode(storm)).map { String(decoding: $0, as: UTF8.self) }
+    return report
+}
+
 let arguments = CommandLine.arguments
 guard arguments.count >= 4, let port = Int(arguments[2]) else {
     fail("usage: RequestProbe get|limited|download|multipart|stream-upload <port> <endpoint> [arguments]")
@@ -183,6 +249,9 @@ case ("resumable-download", 2):
     }
     resumed.resumed = saved != nil
     report = resumed
+case ("cancel-storm", 1):
+    guard let count = Int(extra[0]), count > 0 else { fail("bad count \(extra)") }
+    report = await cancelStorm(port: port, endpoint: endpoint, count: count)
 case ("default-log", 0):
     let quiet = NetworkManager()  // isVerbose as it starts
     let texts = Protected(0)

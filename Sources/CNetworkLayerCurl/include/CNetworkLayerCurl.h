@@ -51,6 +51,9 @@ void nl_tsan_acquire(void *address);
 CURLcode nl_global_init_caching_buffers(size_t receive_buffer_size, int *installed);
 /// Frees the blocks the cache holds (the engine calls it once it has been idle for a while).
 void nl_release_cached_buffers(void);
+/// Gives the C library's free heap memory back to the system (glibc's malloc_trim; nothing
+/// elsewhere): after a burst of transfers, glibc keeps what they freed in its arenas.
+void nl_trim_heap(void);
 /// How many blocks the cache holds now.
 int nl_cached_buffer_count(void);
 /// How many allocations the cache has answered with a kept block, since the process started.
@@ -76,8 +79,11 @@ CURLMcode nl_multi_setopt_long(CURLM *handle, CURLMoption option, long value);
 
 /// How many ready sockets one wait reports at most; the rest are reported by the next.
 #define NL_EVENT_LOOP_BATCH 64
-/// libcurl's multi-socket API on epoll, with an eventfd that wakes the waiting thread.
+/// libcurl's multi-socket API on the system's readiness calls: epoll and an eventfd on Linux,
+/// poll() and a self-pipe elsewhere or when built with NL_EVENT_LOOP_POLL defined.
 typedef struct nl_event_loop nl_event_loop;
+/// Which of the two was built: "epoll" or "poll".
+const char *nl_event_loop_kind(void);
 /// Installs the socket and timer callbacks on `multi`; NULL when the system or libcurl refused.
 /// Everything but nl_event_loop_wake must be called on the one thread that drives `multi`.
 nl_event_loop *nl_event_loop_create(CURLM *multi);
@@ -86,9 +92,9 @@ void nl_event_loop_wake(nl_event_loop *loop);
 /// Runs the transfers whose libcurl timer is due: just added or resumed ones, and timeouts.
 void nl_event_loop_run_timers(nl_event_loop *loop);
 /// Waits until a socket is ready, a wake-up came, libcurl's timer is due or `timeout_ms` passed;
-/// returns how many events nl_event_loop_dispatch may take (0 on a timeout or EINTR).
+/// returns how many ready sockets nl_event_loop_dispatch may take (0 for the others, or EINTR).
 int nl_event_loop_wait(nl_event_loop *loop, int timeout_ms);
-/// Hands the `index`th event of the last wait to libcurl (or drains the wake-up).
+/// Hands the `index`th ready socket of the last wait to libcurl.
 void nl_event_loop_dispatch(nl_event_loop *loop, int index);
 /// Names the calling thread for `top -H`, debuggers and /proc (at most 15 bytes on Linux).
 void nl_name_this_thread(const char *name);

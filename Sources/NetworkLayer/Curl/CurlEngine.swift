@@ -5,13 +5,14 @@ import Synchronization
 /// Drives every live transfer: one libcurl multi handle on one dedicated thread.
 ///
 /// Callers never block: they put work in the engine's inbox and wake the thread through the event
-/// loop's eventfd; the thread sleeps in `epoll_wait` between rounds and, through libcurl's
-/// multi-socket API, runs only the transfers whose socket is ready or whose timer is due. The thread is also
+/// loop; the thread sleeps in the system's wait (epoll, or poll() where there is none) between rounds
+/// and, through libcurl's multi-socket API, runs only the transfers whose socket is ready or whose
+/// timer is due. The thread is also
 /// ``NetworkManager/engineExecutor``: each round first runs the jobs of tasks that prefer it, so a
 /// task resumed by a completion starts its next transfer in the same round.
 // @unchecked Sendable: `multi`, `loop` and `active` are used only by the engine thread (created in
 // init, before the thread starts). Other threads reach the engine only through `inbox` and `pool`
-// (both behind a `Protected` lock) and `nl_event_loop_wake`, a write to an eventfd.
+// (both behind a `Protected` lock) and `nl_event_loop_wake`, a write to an eventfd or a pipe.
 final class CurlEngine: @unchecked Sendable {
     /// The process-wide engine, never torn down.
     static let shared: Result<CurlEngine, NetworkError> = Result { () throws(NetworkError) in try CurlEngine() }
@@ -93,11 +94,26 @@ final class CurlEngine: @unchecked Sendable {
     /// Since when no transfer is running, for the stream buffers kept for the next transfers;
     /// far in the future once they are released. Engine thread only.
     @exclusivity(unchecked) private var quietSince: ContinuousClock.Instant?
+    /// The most transfers running at once since the engine was last quiet. Engine thread only.
+    @exclusivity(unchecked) private var peakActive = 0
+    /// A peak from which the engine, once quiet, gives the heap's free memory back to the system.
+    static let burstTransfers = 256
     /// How long the engine keeps stream buffers for reuse with no transfer running.
     static let keptBuffersLinger = Duration.seconds(1)
 
     /// The engine thread's name in the system (Linux keeps at most 15 bytes).
     static let threadName = "NetworkLayer-io"
+    /// Which event loop was built: "epoll" (Linux) or "poll" (other systems, or `-Xcc -DNL_EVENT_LOOP_POLL`).
+    static let eventLoopKind = String(cString: nl_event_loop_kind())
+
+    /// The calling thread as a number (pthread_self is an integer in Glibc, a pointer elsewhere).
+    private static func currentThread() -> UInt {
+        #if canImport(Glibc)
+        UInt(pthread_self())
+        #else
+        UInt(bitPattern: pthread_self())
+        #endif
+    }
 
     static let tlsBackend: String = {
         curl_version_info(CURLVERSION_TENTH)?.pointee.ssl_version.map { String(cString: $0) } ?? "none"
@@ -110,7 +126,8 @@ final class CurlEngine: @unchecked Sendable {
         }
         self.multi = multi
         guard let loop = nl_event_loop_create(multi) else {
-            throw .transport(.init(reason: "the engine could not create its event loop (epoll or eventfd failed, or libcurl refused its callbacks)"))
+            throw .transport(.init(reason: "the engine could not create its event loop on \(Self.eventLoopKind): the system "
+                                   + "refused a descriptor or memory (check the open-file limit, ulimit -n), or libcurl refused its callbacks"))
         }
         self.loop = loop
         guard nl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX)) == CURLM_OK else {
@@ -211,7 +228,7 @@ final class CurlEngine: @unchecked Sendable {
     /// itself neither wakes (the loop looks at the inbox before it sleeps) nor sets `wakePending`
     /// (which would keep other threads from waking it once it sleeps).
     private func submit(_ change: (inout Inbox) -> Void) {
-        if engineThread.load(ordering: .relaxed) == UInt(pthread_self()) {
+        if engineThread.load(ordering: .relaxed) == Self.currentThread() {
             inbox.withLock { change(&$0) }
         } else if inbox.withLock({ change(&$0); return $0.needsWake() }) {
             wake()
@@ -248,7 +265,7 @@ final class CurlEngine: @unchecked Sendable {
     // MARK: Engine thread
 
     private func run() {
-        engineThread.store(UInt(pthread_self()), ordering: .relaxed)
+        engineThread.store(Self.currentThread(), ordering: .relaxed)
         // What `top -H`, a debugger and /proc show: Foundation's `Thread.name` does not reach the system.
         nl_name_this_thread(Self.threadName)
         let executor = CurlEngineExecutor.shared.asUnownedTaskExecutor()
@@ -336,11 +353,18 @@ final class CurlEngine: @unchecked Sendable {
         guard due <= now else { return Self.milliseconds(due - now) }
         StreamChunkPool.shared.releaseKept()
         nl_release_cached_buffers()
+        if peakActive >= Self.burstTransfers {
+            // What a burst of transfers (10,000 cancelled at once) freed stays in the C library's
+            // arenas, hundreds of megabytes, until it is handed back.
+            active = [:]  // its storage too: a dictionary keeps its capacity
+            nl_trim_heap()
+        }
+        peakActive = 0
         quietSince = now + .seconds(1_000_000_000)  // released: nothing to do until a transfer runs again
         return 1000
     }
 
-    /// `duration` in whole milliseconds, rounded up (one more), for `epoll_wait`'s timeout.
+    /// `duration` in whole milliseconds, rounded up (one more), for the event loop's wait.
     private static func milliseconds(_ duration: Duration) -> Int32 {
         let (seconds, attoseconds) = duration.components
         return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
@@ -377,6 +401,7 @@ final class CurlEngine: @unchecked Sendable {
             return
         }
         active[transfer.handle.raw] = transfer
+        if active.count > peakActive { peakActive = active.count }
         let hasDeadline = limitsConnections && transfer.stream == nil && transfer.timeoutMilliseconds > 0
         if hasDeadline { setTimeoutDeadline(of: transfer) }
         if transfer.stream != nil || transfer.idleTimeout != nil || hasDeadline {

@@ -132,7 +132,7 @@ final class ClientIdentity: Sendable {
         var data: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            let count = buffer.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw failure("\(role) \(url.path) could not be read (\(String(cString: strerror(errno))))", request: request)
@@ -145,6 +145,17 @@ final class ClientIdentity: Sendable {
         }
         guard !data.isEmpty else { throw failure("\(role) \(url.path) is empty", request: request) }
         return data
+    }
+
+    /// read(2), which this type's own `read` hides.
+    private static func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+        #if canImport(Glibc)
+        Glibc.read(descriptor, buffer, count)
+        #elseif canImport(Musl)
+        Musl.read(descriptor, buffer, count)
+        #else
+        Darwin.read(descriptor, buffer, count)
+        #endif
     }
 
     /// OpenSSL's verdict on the identity, as an error saying which file and what is wrong.

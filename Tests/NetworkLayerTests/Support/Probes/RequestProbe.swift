@@ -49,6 +49,9 @@ enum RequestProbe {
         /// A GET into `Data` with a manager whose `isVerbose` is left at its default, the log's
         /// texts counted; the report says the defaults.
         case defaultLog(String)
+        /// `count` GETs at once to Tests/Servers/silent_server.py, all cancelled once it holds
+        /// them; the body says the resident sizes and the cancellations (``CancelStorm``).
+        case cancelStorm(String, count: Int)
 
         func arguments(port: Int) -> [String] {
             switch self {
@@ -58,6 +61,7 @@ enum RequestProbe {
             case .multipart(let endpoint, let file): ["multipart", String(port), endpoint, file.path]
             case .streamUpload(let endpoint, let bytes, let chunkSize): ["stream-upload", String(port), endpoint, String(bytes), String(chunkSize)]
             case .defaultLog(let endpoint): ["default-log", String(port), endpoint]
+            case .cancelStorm(let endpoint, let count): ["cancel-storm", String(port), endpoint, String(count)]
             }
         }
     }
