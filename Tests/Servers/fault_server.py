@@ -76,7 +76,7 @@ Paths in serve mode (any method; the query is ignored unless noted):
   /redirect-userinfo/<path>
                        302 to http://nlcanaryuser:nlcanarypass4f1c@127.0.0.1:<this port>/<path>
                        (credentials in a URL for the secrets suite; the host is this server)
-  /fold/…, /latin1-header, /huge-header-line, /not-modified, /bidi-text
+  /fold/…, /interim-then-bare, /latin1-header, /huge-header-line, /not-modified, /bidi-text
                        raw heads a hostile server writes: see hostile_headers.py
   anything else        404 {"error": "not found"}
 

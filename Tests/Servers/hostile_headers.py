@@ -20,6 +20,8 @@ Paths (the query is ignored unless noted):
   /fold/after-status   a continuation line right after the status line, before any header
   /fold/after-interim  ``100 Continue`` with a header, then the final status line, then a
                        continuation line before any of its headers
+  /interim-then-bare   ``100 Continue`` with a header, then a final ``200 OK`` with no header line at
+                       all, its body ended by the close (libcurl's last stored header is the 1xx's)
   /fold/trailer        chunked, its trailer ``X-Trailer: one`` continued by `` two``
   /fold/trailer-first  chunked, a continuation line as the first line of its trailers
   /fold/redirect       302 to /fold/middle whose ``X-Hop`` header is folded
@@ -65,6 +67,7 @@ FIXED = {
     "/fold/after-interim": b"HTTP/1.1 100 Continue\r\nX-Interim: yes\r\n\r\n"
                            b"HTTP/1.1 200 OK\r\n X-Lead: evil\r\nContent-Type: application/json\r\n"
                            b"Content-Length: 12\r\nConnection: close\r\n\r\n" + OK_BODY,
+    "/interim-then-bare": b"HTTP/1.1 100 Continue\r\nX-Interim: yes\r\n\r\nHTTP/1.1 200 OK\r\n\r\n" + OK_BODY,
     "/fold/trailer": chunked(b"X-Trailer: one\r\n two\r\n"),
     "/fold/trailer-first": chunked(b" X-Injected: evil\r\nX-Trailer: one\r\n"),
     "/fold/redirect": b"HTTP/1.1 302 Found\r\nLocation: /fold/middle\r\nX-Hop: a\r\n\tb\r\n"

@@ -59,6 +59,18 @@ int nl_cached_buffer_count(void);
 /// How many allocations the cache has answered with a kept block, since the process started.
 long nl_cached_buffer_hits(void);
 
+/// After a transfer on `easy`: quarantines the header libcurl (before 8.1.0) stored last, found by
+/// its name (`length` bytes) and checked to be the last, in place of `previous` (buffer_cache.c).
+/// NULL when it cannot (`previous` stays): `*built_in` is 0 when libcurl lacks the headers API.
+void *nl_quarantine_last_header(CURL *easy, const char *name, size_t length, void *previous, int *built_in);
+/// Whether `easy` holds stored headers.
+int nl_holds_stored_headers(CURL *easy);
+/// Ends `block`'s quarantine for `easy`, freeing it if libcurl did; nothing if not quarantined.
+void nl_release_quarantined_header(CURL *easy, void *block);
+/// How many blocks are quarantined now; how many libcurl reallocated since the process started.
+int nl_quarantined_header_count(void);
+long nl_quarantined_header_reallocations(void);
+
 // MARK: - Multi handle options
 
 CURLMcode nl_multi_setopt_long(CURLM *handle, CURLMoption option, long value);

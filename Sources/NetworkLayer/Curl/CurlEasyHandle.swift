@@ -9,13 +9,14 @@ import Foundation
 // pool. Each hand-over passes through a lock (the engine's inbox or the pool), which orders the
 // accesses.
 final class CurlEasyHandle: @unchecked Sendable {
-    /// Replaced only between transfers, by ``forgetTransferState()``.
-    private(set) var raw: UnsafeMutableRawPointer
+    let raw: UnsafeMutableRawPointer
     private let errorBuffer: UnsafeMutablePointer<CChar>
     /// How many times libcurl sent the current transfer's request: one, unless it retried on a
     /// fresh connection after a reused one died (see ``mustResetBeforeReuse``). Counted by the
     /// CURLOPT_PREREQFUNCTION every configuration sets; zeroed when a transfer is configured.
     let requestsSent: UnsafeMutablePointer<CLong>
+    /// The header libcurl points to past the last transfer, quarantined (CurlEasyHandle+HeaderQuarantine.swift).
+    var quarantinedHeader: UnsafeMutableRawPointer?
 
     init() throws(NetworkError) {
         try CurlGlobal.initialise()
@@ -31,6 +32,8 @@ final class CurlEasyHandle: @unchecked Sendable {
 
     deinit {
         curl_easy_cleanup(raw)
+        // libcurl has freed every header it stored: a quarantined one goes now.
+        if let quarantinedHeader { nl_release_quarantined_header(raw, quarantinedHeader) }
         errorBuffer.deallocate()
         requestsSent.deallocate()
     }
@@ -68,22 +71,6 @@ final class CurlEasyHandle: @unchecked Sendable {
         errorBuffer[0] = 0
         baseline = nil
         maximumConnectionAge = nil
-    }
-
-    /// Whether this libcurl keeps, from one transfer of a handle to the next, a pointer to the last
-    /// header it stored for its headers API, which the next transfer frees as it starts: a line
-    /// starting with white space right after that transfer's status line is then appended to freed
-    /// memory, a heap use-after-free any server can trigger (curl#11101, fixed in 8.1.0).
-    static let keepsStaleHeaderPointer = (curl_version_info(CURLVERSION_TENTH)?.pointee.version_num ?? 0) < 0x08_01_00
-
-    /// Replaces the libcurl handle by its duplicate, which has the same options and none of the
-    /// transfers' state (``keepsStaleHeaderPointer``'s pointer among it). `false` when libcurl
-    /// cannot duplicate it: the handle must then run no other transfer. Between transfers only.
-    func forgetTransferState() -> Bool {
-        guard let copy = curl_easy_duphandle(raw) else { return false }
-        curl_easy_cleanup(raw)
-        raw = copy
-        return true
     }
 
     /// Sets `CURLOPT_MAXAGE_CONN` in whole seconds; `nil` for libcurl's 118 s.

@@ -50,6 +50,11 @@ final class CurlEngine: @unchecked Sendable {
     private static let poolLimit = 256
     /// How many streams started on a pooled handle (the tests check the reuse happens).
     static let streamsOnPooledHandles = Atomic<Int>(0)
+    /// Handles not pooled, their last stored header not quarantined (CurlEasyHandle+HeaderQuarantine.swift);
+    /// headers quarantined now; quarantined headers libcurl appended a line to. For the tests.
+    static let handlesLeftOutOfPool = Atomic<Int>(0)
+    static var quarantinedHeaders: Int { Int(nl_quarantined_header_count()) }
+    static var quarantinedHeadersReallocated: Int { Int(nl_quarantined_header_reallocations()) }
     /// Stream receive buffers libcurl freed that are kept for the next transfers (the tests check
     /// they are reused, and released when the engine idles).
     static var keptReceiveBuffers: Int { Int(nl_cached_buffer_count()) }
@@ -178,7 +183,7 @@ final class CurlEngine: @unchecked Sendable {
         do {
             transfer = try CurlTransfer(plan: plan, handle: handle, download: download)
         } catch {
-            recycle(handle)
+            recycle(handle, after: nil)
             throw error
         }
         // A cycle (buffer → control → transfer → buffer) that `finish` and `cancel` break.
@@ -236,9 +241,13 @@ final class CurlEngine: @unchecked Sendable {
     }
 
     /// Puts a handle back in the pool: reset, unless a plain transfer configured it (see
-    /// ``CurlTransfer/Baseline``) and libcurl did not retry it, which only forgets its header list;
-    /// and, with a libcurl that would keep a dangling header pointer, duplicated.
-    private func recycle(_ handle: CurlEasyHandle) {
+    /// ``CurlTransfer/Baseline``) and libcurl did not retry it, which only forgets its header list.
+    /// The last header `transfer` (`nil`: none ran) stored is quarantined first, or the handle not pooled.
+    private func recycle(_ handle: CurlEasyHandle, after transfer: CurlTransfer?) {
+        if CurlEasyHandle.keepsStaleHeaderPointer, let transfer, !transfer.quarantineLastStoredHeader() {
+            Self.handlesLeftOutOfPool.add(1, ordering: .relaxed)
+            return
+        }
         if handle.mustResetBeforeReuse {
             handle.reset()
         } else {
@@ -248,7 +257,6 @@ final class CurlEngine: @unchecked Sendable {
                 handle.reset()
             }
         }
-        if CurlEasyHandle.keepsStaleHeaderPointer, !handle.forgetTransferState() { return }
         pool.withLock { handles in
             if handles.count < Self.poolLimit { handles.append(handle) }
         }
@@ -504,7 +512,7 @@ final class CurlEngine: @unchecked Sendable {
             let completion = transfer.completion
             transfer.completion = nil
             detachCache(from: transfer)
-            recycle(transfer.handle)
+            recycle(transfer.handle, after: transfer)
             completion?(result)  // its last use: the response moves to the waiting task
             return
         }
@@ -527,7 +535,7 @@ final class CurlEngine: @unchecked Sendable {
             // stream that ends before its headers were complete delivers what it has.
             detachCache(from: transfer)
             let head = transfer.takeHead()
-            recycle(transfer.handle)
+            recycle(transfer.handle, after: transfer)
             stream.finish(nil)
             head?()
             return

@@ -33,7 +33,7 @@ final class CurlTransfer: @unchecked Sendable {
     // @exclusivity(unchecked) on the state the callbacks touch for every piece of every response:
     // only the engine thread uses it, never reentrantly (what it saves: Benchmarks/RESULTS.md).
     @exclusivity(unchecked) private var body = Data()
-    @exclusivity(unchecked) private var headerBlock = ResponseHeaderBlock()
+    @exclusivity(unchecked) private var headerBlock = ResponseHeaderBlock(tracksLastStored: CurlEasyHandle.keepsStaleHeaderPointer)
     /// The host whose pins the last handshake checked.
     private var pinnedHost: String?
     var cacheKey: ConnectionCacheKey?
@@ -432,6 +432,11 @@ final class CurlTransfer: @unchecked Sendable {
             }
             return true
         }
+    }
+
+    /// See ``CurlEasyHandle/quarantineLastStoredHeader(of:)``.
+    func quarantineLastStoredHeader() -> Bool {
+        handle.quarantineLastStoredHeader(of: headerBlock)
     }
 
     /// A body whose `Content-Encoding` this libcurl cannot decode is passed on as it came (libcurl

@@ -42,9 +42,28 @@ struct ResponseHeaderBlock {
     /// Whether the latest line was a status line.
     var isRightAfterStatusLine: Bool { position == .statusLine }
 
-    init() {
+    /// The line libcurl stored last for its headers API in this transfer, as the lines show; kept
+    /// when the block tracks it (see ``CurlEasyHandle/keepsStaleHeaderPointer``).
+    private(set) var lastStored = StoredHeader.nothing
+    private let tracksLastStored: Bool
+
+    /// libcurl stores every line it hands over but status lines and the blank line; a continuation
+    /// extends the line before; over HTTP/2 it stores `:status` just before the status line.
+    enum StoredHeader: Equatable {
+        /// No line yet: libcurl holds what it held before the transfer.
+        case nothing
+        /// The line at this offset of ``bytes``, named up to its first colon.
+        case field(start: Int)
+        /// HTTP/2's `:status`.
+        case status
+        /// A line the block did not keep the name of, or may have taken for what it is not.
+        case unknown
+    }
+
+    init(tracksLastStored: Bool = false) {
         bytes = []
         bytes.reserveCapacity(512)
+        self.tracksLastStored = tracksLastStored
     }
 
     /// Takes one line as libcurl delivers it (with its CRLF or LF, or neither).
@@ -59,6 +78,7 @@ struct ResponseHeaderBlock {
         }
         if count >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
            line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/") {
+            if tracksLastStored { noteStatusLine(UnsafeBufferPointer(rebasing: line[0..<count])) }
             bytes.removeAll(keepingCapacity: true)
             announcedLength = nil
             isContentEncoded = false
@@ -70,9 +90,15 @@ struct ResponseHeaderBlock {
         let kept = UnsafeBufferPointer(rebasing: line[0..<count])
         // RFC 9112: a bare CR, or a NUL, inside a field is an error (it could smuggle a header).
         if Self.holdsLineBreakOrNUL(kept) {
+            if tracksLastStored { lastStored = .unknown }
             return .malformed("a header line holds a bare CR, LF or NUL")
         }
-        if Self.isWhiteSpace(kept[0]) { return unfold(kept) }
+        if Self.isWhiteSpace(kept[0]) {
+            // With no line of its own before it, libcurl appended it to the previous transfer's.
+            if tracksLastStored, lastStored == .nothing { lastStored = .unknown }
+            return unfold(kept)
+        }
+        if tracksLastStored { lastStored = .field(start: bytes.count) }
         fieldStart = bytes.count
         bytes.append(contentsOf: kept)
         bytes.append(UInt8(ascii: "\n"))
@@ -84,6 +110,26 @@ struct ResponseHeaderBlock {
         }
         announcedLength = length
         return .announcedLength(length)
+    }
+
+    /// A line the block takes for a status line (libcurl may have stored it as a header named
+    /// `HTTP/…`: the engine checks what libcurl holds). The name of the last line goes with the lines.
+    private mutating func noteStatusLine(_ line: UnsafeBufferPointer<UInt8>) {
+        if line.count > 6, line[5] == UInt8(ascii: "2"), line[6] == UInt8(ascii: " ") {
+            lastStored = .status
+        } else if lastStored != .nothing {
+            lastStored = .unknown
+        }
+    }
+
+    /// The name of the line ``lastStored`` points to: its bytes up to its first colon.
+    func withLastStoredName<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+        guard case .field(let start) = lastStored, start < bytes.count else { return nil }
+        return bytes.withUnsafeBufferPointer { all in
+            // The last line: a colon, if libcurl handed it over, and its "\n".
+            let line = UnsafeBufferPointer(rebasing: all[start...])
+            return body(UnsafeBufferPointer(rebasing: line[..<(line.firstIndex(of: UInt8(ascii: ":")) ?? line.count - 1)]))
+        }
     }
 
     /// The header names (lowercase) whose first line libcurl acts on by itself: the body's framing

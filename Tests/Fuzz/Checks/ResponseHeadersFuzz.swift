@@ -16,14 +16,19 @@ import Foundation
 /// line, and no name, ever starts with white space, and a folded value reads as the unfolded one.
 /// Then the headers read the same whichever way they are asked (`value(for:)` in any case of the
 /// name, before and after the dictionary is built, `bytes(for:)`), and `values(for:)` gives each
-/// line of that name apart, in order.
+/// line of that name apart, in order. After every line, the block names the line libcurl stored last
+/// as libcurl's rules give it: the latest line that is neither blank, a status line nor a
+/// continuation, by its name up to its first colon; `:status` after an HTTP/2 status line;
+/// nothing before any line; unknown once a status line drops a stored line's name, a continuation
+/// continues none of the transfer's, or a line holds a bare CR, LF or NUL.
 enum ResponseHeadersFuzz {
     /// The headers whose fold is refused, lowercase: libcurl acts on their first line alone.
     static let readByLibcurl = ["content-length", "transfer-encoding", "content-encoding", "location", "set-cookie",
                                 "www-authenticate", "proxy-authenticate"]
 
     static func check(_ data: Data) throws(FuzzFailure) {
-        var block = ResponseHeaderBlock()
+        var block = ResponseHeaderBlock(tracksLastStored: true)
+        var stored = Stored.nothing
         var expectedLines: [[UInt8]] = []
         var expectedLength: Int?
         var expectedEncoded = false
@@ -35,6 +40,8 @@ enum ResponseHeadersFuzz {
             var content = line
             if content.last == 0x0A { content.removeLast() }
             if content.last == 0x0D { content.removeLast() }
+            stored = stored.after(content)
+            try require(Stored(block) == stored, "after \(show(line)) the block names \(Stored(block)) as stored last, not \(stored)")
             if content.isEmpty {
                 try require(verdict == .accepted, "the blank line \(show(line)) gave \(verdict)")
                 canContinue = false
@@ -152,6 +159,42 @@ enum ResponseHeadersFuzz {
         for spelling in spellings {
             try require(headers.value(for: spelling) == expected(spelling),
                         "once the dictionary is built, value(for: \(spelling.debugDescription)) is \(String(describing: headers.value(for: spelling))), not \(String(describing: expected(spelling)))")
+        }
+    }
+
+    /// The line libcurl stored last, as the fuzz check's rules give it.
+    enum Stored: Equatable, CustomStringConvertible {
+        case nothing, status, unknown
+        case field([UInt8])
+
+        init(_ block: ResponseHeaderBlock) {
+            switch block.lastStored {
+            case .nothing: self = .nothing
+            case .status: self = .status
+            case .unknown: self = .unknown
+            case .field: self = block.withLastStoredName { .field(Array($0)) } ?? .unknown
+            }
+        }
+
+        /// After `content`, a line without its line ending.
+        func after(_ content: [UInt8]) -> Stored {
+            if content.isEmpty { return self }
+            if content.starts(with: Array("HTTP/".utf8)) {
+                if content.starts(with: Array("HTTP/2 ".utf8)) { return .status }
+                return self == .nothing ? .nothing : .unknown
+            }
+            if content.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) { return .unknown }
+            if content[0] == 0x20 || content[0] == 0x09 { return self == .nothing ? .unknown : self }
+            return .field(Array(content.prefix { $0 != UInt8(ascii: ":") }))
+        }
+
+        var description: String {
+            switch self {
+            case .nothing: "nothing"
+            case .status: ":status"
+            case .unknown: "unknown"
+            case .field(let name): "the line named \(ResponseHeadersFuzz.show(name))"
+            }
         }
     }
 

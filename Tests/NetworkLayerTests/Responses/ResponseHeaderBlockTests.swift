@@ -102,6 +102,33 @@ struct ResponseHeaderBlockTests {
         #expect(ResponseHeaders(raw: block).lines.map(\.name) == ["X-A", "X-B"])
     }
 
+    /// What a tracking block says libcurl stored last after `lines`, its name when it has one.
+    static func lastStored(_ lines: [String]) -> (ResponseHeaderBlock.StoredHeader, String?) {
+        var block = ResponseHeaderBlock(tracksLastStored: true)
+        for line in lines { _ = Array(line.utf8).withUnsafeBufferPointer { block.receive($0) } }
+        return (block.lastStored, block.withLastStoredName { String(decoding: $0, as: UTF8.self) })
+    }
+
+    @Test("The block names the line libcurl stored last: a header, a trailer, the header a fold continued, HTTP/2's status; or says it cannot")
+    func lastStoredLine() {
+        #expect(Self.lastStored([]).0 == .nothing)
+        #expect(Self.lastStored(["HTTP/1.1 204 No Content\r\n", "\r\n"]).0 == .nothing)
+        #expect(Self.lastStored(["HTTP/1.1 100 Continue\r\n", "\r\n", "HTTP/1.1 200 OK\r\n", "\r\n"]).0 == .nothing)
+        #expect(Self.lastStored(["HTTP/1.1 200 OK\r\n", "X-A: a\r\n", "Content-Length : 2\r\n", "\r\n"]).1 == "Content-Length ")
+        #expect(Self.lastStored(["HTTP/1.1 200 OK\r\n", "X-A: a\r\n", "\r\n", "X-Trailer: t\r\n", "\r\n"]).1 == "X-Trailer")
+        #expect(Self.lastStored(["HTTP/1.1 200 OK\r\n", "X-A: a\r\n", "X-B: b\r\n", " more\r\n", "\r\n"]).1 == "X-B")
+        #expect(Self.lastStored(["HTTP/1.1 200 OK\r\n", "X-A:\r\n"]).1 == "X-A")
+        #expect(Self.lastStored(["HTTP/2 200 \r\n", "\r\n"]).0 == .status)
+        #expect(Self.lastStored(["HTTP/2 200 \r\n", "x-a: a\r\n", "\r\n"]).1 == "x-a")
+        // A 1xx's header, then a final response with none: its name went with the 1xx's lines.
+        #expect(Self.lastStored(["HTTP/1.1 100 Continue\r\n", "X-I: i\r\n", "\r\n", "HTTP/1.1 200 OK\r\n", "\r\n"]).0 == .unknown)
+        // A continuation with nothing of its own before it: libcurl appended it to what it held before.
+        #expect(Self.lastStored(["HTTP/1.1 200 OK\r\n", " X-Lead: evil\r\n"]).0 == .unknown)
+        #expect(Self.lastStored(["HTTP/1.1 200 OK\r\n", "X-A: a\rb\r\n"]).0 == .unknown)
+        // An untracking block keeps nothing.
+        #expect(Self.received(["HTTP/1.1 200 OK\r\n", "X-A: a\r\n"]).block.lastStored == .nothing)
+    }
+
     @Test("The block knows when it is right after a status line and when its head has ended")
     func positionInTheResponse() {
         var (block, _) = Self.received([])
