@@ -1,0 +1,105 @@
+import Foundation
+
+extension ServerSentEvent {
+    /// One event as ``EventStream/forEachEvent(isolation:_:)`` lends it: views of the bytes it
+    /// arrived in, valid only inside the closure it is handed to (the compiler refuses to let a view
+    /// or its spans out). Nothing is copied or allocated to hand it out; make a `String`, or the
+    /// whole ``ServerSentEvent``, only for what you keep.
+    ///
+    /// ```swift
+    /// try await stream.forEachEvent { event in
+    ///     guard !event.dataEquals("[DONE]") else { return }
+    ///     if event.isEvent("delta") { text += try event.decode(Delta.self).text }
+    /// }
+    /// ```
+    public struct View: ~Escapable {
+        let dataBytes: UnsafeRawBufferPointer
+        let typeBytes: UnsafeRawBufferPointer
+        let idBytes: UnsafeRawBufferPointer
+        /// The reconnection time from a `retry:` line received since the previous event; `nil`
+        /// when none was sent.
+        public let retry: Duration?
+        /// The request's decoder, unretained: the reader's scanner holds it while a view exists.
+        let unretainedDecoder: Unmanaged<JSONDecoder>?
+        let usesFastJSONDecoder: Bool
+        /// The scanner's count of last event ID changes as of this event: a reader making strings
+        /// makes the id's again only when it moved.
+        let idChanges: Int
+
+        // Made only by the scanner, inside the scope of the bytes it points to; what keeps a view
+        // from outliving them is that readers only ever get it borrowed, and it is `~Escapable`.
+        @_lifetime(immortal)
+        init(data: UnsafeRawBufferPointer, event: UnsafeRawBufferPointer, id: UnsafeRawBufferPointer, retry: Duration?,
+             idChanges: Int = 0, decoder: JSONDecoder? = nil, usesFastJSONDecoder: Bool = true) {
+            dataBytes = data
+            typeBytes = event
+            idBytes = id
+            self.retry = retry
+            self.idChanges = idChanges
+            unretainedDecoder = decoder.map { Unmanaged.passUnretained($0) }
+            self.usesFastJSONDecoder = usesFastJSONDecoder
+        }
+
+        /// The data as the server sent it: the `data:` lines joined with `\n`, not checked as
+        /// UTF-8 (``dataString`` repairs it as ``ServerSentEvent/data`` does).
+        public var data: RawSpan {
+            @_lifetime(copy self)
+            get { _overrideLifetime(RawSpan(_unsafeBytes: dataBytes), copying: self) }
+        }
+
+        /// The `event:` type; `nil` for the default type, "message".
+        public var event: RawSpan? {
+            @_lifetime(copy self)
+            get { typeBytes.isEmpty ? nil : _overrideLifetime(RawSpan(_unsafeBytes: typeBytes), copying: self) }
+        }
+
+        /// The last event ID as of this event (sticky); `nil` when none was set or an empty `id:` reset it.
+        public var id: RawSpan? {
+            @_lifetime(copy self)
+            get { idBytes.isEmpty ? nil : _overrideLifetime(RawSpan(_unsafeBytes: idBytes), copying: self) }
+        }
+
+        /// The data as a `String` (made now; invalid UTF-8 repaired with U+FFFD).
+        public var dataString: String { String(decoding: dataBytes, as: UTF8.self) }
+
+        /// Whether the data is exactly `text`, compared as bytes (no string is made).
+        public func dataEquals(_ text: String) -> Bool {
+            Self.bytes(dataBytes, equal: text)
+        }
+
+        /// Whether the event's type is `type`; the default type is "message".
+        public func isEvent(_ type: String) -> Bool {
+            typeBytes.isEmpty ? type == "message" : Self.bytes(typeBytes, equal: type)
+        }
+
+        /// Decodes the data as JSON, as ``ServerSentEvent/decode(_:using:)`` does, straight from
+        /// the bytes (no `String` in between).
+        public func decode<T: Decodable>(_ type: T.Type, using decoder: JSONDecoder? = nil) throws(NetworkError) -> T {
+            guard let base = dataBytes.baseAddress, !dataBytes.isEmpty else {
+                return try ServerSentEvent.decode(T.self, from: Data(), eventType: eventString, using: decoder ?? self.decoder,
+                                                  usesFastJSONDecoder: usesFastJSONDecoder)
+            }
+            // The bytes are lent to the decoder for the call only: no copy.
+            let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: dataBytes.count, deallocator: .none)
+            return try ServerSentEvent.decode(T.self, from: data, eventType: eventString, using: decoder ?? self.decoder,
+                                              usesFastJSONDecoder: usesFastJSONDecoder)
+        }
+
+        var decoder: JSONDecoder? { unretainedDecoder?.takeUnretainedValue() }
+
+        var eventString: String? { typeBytes.isEmpty ? nil : String(decoding: typeBytes, as: UTF8.self) }
+        var idString: String? { idBytes.isEmpty ? nil : String(decoding: idBytes, as: UTF8.self) }
+
+        private static func bytes(_ bytes: UnsafeRawBufferPointer, equal text: String) -> Bool {
+            var text = text
+            return text.withUTF8 { $0.count == bytes.count && $0.elementsEqual(bytes) }
+        }
+    }
+
+    /// The event `view` shows, its strings made now: what to keep of an event read by
+    /// ``EventStream/forEachEvent(isolation:_:)``.
+    public init(_ view: borrowing View) {
+        self.init(id: view.idString, event: view.eventString, data: view.dataString, retry: view.retry,
+                  decoder: view.decoder, usesFastJSONDecoder: view.usesFastJSONDecoder)
+    }
+}
