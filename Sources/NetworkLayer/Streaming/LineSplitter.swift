@@ -29,7 +29,9 @@ struct LineSplitter {
 
     var hasPartialLine: Bool { !partial.isEmpty }
 
-    /// Feeds one chunk; calls `body` with every line it completes, in order.
+    /// Feeds one chunk; calls `body` with every line it completes, in order. Inlined, so that each
+    /// caller's `body` is too: a call per line is most of an event stream's cost.
+    @inline(__always)
     mutating func feed(_ chunk: UnsafeRawBufferPointer,
                        _ body: (UnsafeBufferPointer<UInt8>) throws(StreamParseFailure) -> Void) throws(StreamParseFailure) {
         let bytes = chunk.bindMemory(to: UInt8.self)
@@ -81,6 +83,7 @@ struct LineSplitter {
         try line.withUnsafeBufferPointer { (buffer) throws(StreamParseFailure) in try body(buffer) }
     }
 
+    @inline(__always)
     private mutating func emit(_ tail: UnsafeBufferPointer<UInt8>,
                                _ body: (UnsafeBufferPointer<UInt8>) throws(StreamParseFailure) -> Void) throws(StreamParseFailure) {
         if partial.isEmpty {

@@ -13,32 +13,40 @@ extension ServerSentEvent {
     /// }
     /// ```
     public struct View: ~Escapable {
-        let dataBytes: UnsafeRawBufferPointer
-        let typeBytes: UnsafeRawBufferPointer
-        let idBytes: UnsafeRawBufferPointer
-        /// The reconnection time from a `retry:` line received since the previous event; `nil`
-        /// when none was sent.
-        public let retry: Duration?
-        /// The request's decoder, unretained: the reader's scanner holds it while a view exists.
-        let unretainedDecoder: Unmanaged<JSONDecoder>?
-        let usesFastJSONDecoder: Bool
-        /// The scanner's count of last event ID changes as of this event: a reader making strings
-        /// makes the id's again only when it moved.
-        let idChanges: Int
+        /// What the scanner keeps of the event while the view exists: one pointer, so that
+        /// handing a view out copies nothing.
+        struct Fields {
+            var data = UnsafeRawBufferPointer(start: nil, count: 0)
+            var type = UnsafeRawBufferPointer(start: nil, count: 0)
+            var id = UnsafeRawBufferPointer(start: nil, count: 0)
+            var retry: Duration?
+            /// The scanner's count of last event ID changes as of this event: a reader making
+            /// strings makes the id's again only when it moved.
+            var idChanges = 0
+            /// The request's decoder, unretained: the scanner holds it while a view exists.
+            var decoder: Unmanaged<JSONDecoder>?
+            var usesFastJSONDecoder = true
+        }
+
+        let fields: UnsafePointer<Fields>
 
         // Made only by the scanner, inside the scope of the bytes it points to; what keeps a view
         // from outliving them is that readers only ever get it borrowed, and it is `~Escapable`.
         @_lifetime(immortal)
-        init(data: UnsafeRawBufferPointer, event: UnsafeRawBufferPointer, id: UnsafeRawBufferPointer, retry: Duration?,
-             idChanges: Int = 0, decoder: JSONDecoder? = nil, usesFastJSONDecoder: Bool = true) {
-            dataBytes = data
-            typeBytes = event
-            idBytes = id
-            self.retry = retry
-            self.idChanges = idChanges
-            unretainedDecoder = decoder.map { Unmanaged.passUnretained($0) }
-            self.usesFastJSONDecoder = usesFastJSONDecoder
+        init(_ fields: UnsafePointer<Fields>) {
+            self.fields = fields
         }
+
+        var dataBytes: UnsafeRawBufferPointer { fields.pointee.data }
+        var typeBytes: UnsafeRawBufferPointer { fields.pointee.type }
+        var idBytes: UnsafeRawBufferPointer { fields.pointee.id }
+        var idChanges: Int { fields.pointee.idChanges }
+        var usesFastJSONDecoder: Bool { fields.pointee.usesFastJSONDecoder }
+        var decoder: JSONDecoder? { fields.pointee.decoder?.takeUnretainedValue() }
+
+        /// The reconnection time from a `retry:` line received since the previous event; `nil`
+        /// when none was sent.
+        public var retry: Duration? { fields.pointee.retry }
 
         /// The data as the server sent it: the `data:` lines joined with `\n`, not checked as
         /// UTF-8 (``dataString`` repairs it as ``ServerSentEvent/data`` does).
@@ -84,8 +92,6 @@ extension ServerSentEvent {
             return try ServerSentEvent.decode(T.self, from: data, eventType: eventString, using: decoder ?? self.decoder,
                                               usesFastJSONDecoder: usesFastJSONDecoder)
         }
-
-        var decoder: JSONDecoder? { unretainedDecoder?.takeUnretainedValue() }
 
         var eventString: String? { typeBytes.isEmpty ? nil : String(decoding: typeBytes, as: UTF8.self) }
         var idString: String? { idBytes.isEmpty ? nil : String(decoding: idBytes, as: UTF8.self) }
