@@ -20,8 +20,8 @@ extension EventStream {
     ///
     /// - Throws: the ``NetworkError`` that ended the stream (as the loop over it would), or the
     ///   error `body` threw: the stream is then cancelled and its connection released. Throw to stop early.
-    public func forEachEvent<E: Error>(isolation: isolated (any Actor)? = #isolation,
-                                       _ body: (borrowing ServerSentEvent.View) throws(E) -> Void) async throws {
+    public func forEachEvent(isolation: isolated (any Actor)? = #isolation,
+                             _ body: (borrowing ServerSentEvent.View) throws -> Void) async throws {
         var iteration = StreamIteration(body: self.body)
         let reconnector = EventStreamReconnector(self.body, of: response)
         var scanner = ServerSentEventScanner(decoder: response.expectations.decoder,
@@ -51,19 +51,19 @@ extension EventStream {
                 continue
             }
             for chunk in chunks {
-                var events = 0
+                let dispatchedBefore = scanner.dispatched
                 var previews: [String] = []
-                var failure: E?
+                // Untyped: a generic error type would cost each event a look-up of its size.
+                var failure: (any Error)?
                 do throws(StreamParseFailure) {
                     try chunk.withUnsafeBytes(typed: { (bytes) throws(StreamParseFailure) in
                         try scanner.scan(bytes) { event in
-                            events += 1
                             if previewRoom > 0 {
                                 let preview = event.dataString
                                 previewRoom -= preview.utf8.count + 1
                                 previews.append(preview)
                             }
-                            do throws(E) {
+                            do {
                                 try body(event)
                                 return true
                             } catch {
@@ -73,9 +73,10 @@ extension EventStream {
                         }
                     })
                 } catch {
-                    iteration.body.note(items: events, previews: previews)
+                    iteration.body.note(items: scanner.dispatched - dispatchedBefore, previews: previews)
                     throw iteration.fail(error.error(of: iteration.body))
                 }
+                let events = scanner.dispatched - dispatchedBefore
                 if events > 0 {
                     iteration.body.note(items: events, previews: previews)
                     reconnector?.eventsArrived()
