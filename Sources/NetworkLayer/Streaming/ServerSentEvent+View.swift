@@ -93,8 +93,10 @@ extension ServerSentEvent {
                                               usesFastJSONDecoder: usesFastJSONDecoder)
         }
 
-        var eventString: String? { typeBytes.isEmpty ? nil : String(decoding: typeBytes, as: UTF8.self) }
-        var idString: String? { idBytes.isEmpty ? nil : String(decoding: idBytes, as: UTF8.self) }
+        /// The type as a `String` (made now); `nil` for the default type, as ``ServerSentEvent/event``.
+        public var eventString: String? { typeBytes.isEmpty ? nil : String(decoding: typeBytes, as: UTF8.self) }
+        /// The id as a `String` (made now); `nil` when none, as ``ServerSentEvent/id``.
+        public var idString: String? { idBytes.isEmpty ? nil : String(decoding: idBytes, as: UTF8.self) }
 
         private static func bytes(_ bytes: UnsafeRawBufferPointer, equal text: String) -> Bool {
             var text = text
