@@ -2,9 +2,7 @@ import Foundation
 
 extension EventStream {
     /// Reads every event as a ``ServerSentEvent/View`` of the bytes it arrived in: the fastest way
-    /// to read a stream. No string and, once the reader's buffers have grown, no allocation is made
-    /// per event; make a `String` (``ServerSentEvent/View/dataString``) or a whole event
-    /// (`ServerSentEvent(view)`) only of what you keep.
+    /// to read a stream, with no string and, in the steady state, no allocation per event.
     ///
     /// ```swift
     /// var text = ""
@@ -13,13 +11,11 @@ extension EventStream {
     /// }
     /// ```
     ///
-    /// `body` runs on the caller's isolation, one event at a time, in order; the next chunk is read
-    /// when it returns from the last event of one. Reconnection (``ReconnectPolicy``), mocks,
-    /// record mode, the log and metrics work as for `for try await event in stream`, and the stream
-    /// can be read once, by either.
+    /// `body` runs on the caller's isolation, one event at a time. Reconnection, mocks, record mode,
+    /// the log and metrics work as for `for try await event in stream`; a stream is read once, by either.
     ///
-    /// - Throws: the ``NetworkError`` that ended the stream (as the loop over it would), or the
-    ///   error `body` threw: the stream is then cancelled and its connection released. Throw to stop early.
+    /// - Throws: the ``NetworkError`` that ended the stream, or the error `body` threw: the stream
+    ///   is then cancelled and its connection released. Throw to stop early.
     public func forEachEvent(isolation: isolated (any Actor)? = #isolation,
                              _ body: (borrowing ServerSentEvent.View) throws -> Void) async throws {
         var iteration = StreamIteration(body: self.body)
@@ -28,24 +24,20 @@ extension EventStream {
                                              usesFastJSONDecoder: response.expectations.usesFastJSONDecoder)
         var previewRoom = iteration.collectsPreviews ? NetworkLog.previewLimit : 0
         while true {
-            let chunks: [Data]
+            let chunks: [Data]?
+            var ending: NetworkError?
             do {
-                guard let taken = try await iteration.next(isolation: isolation) else {
-                    // The body's end: what it ended in is discarded, and a reconnection may follow.
-                    let resumption = scanner.resumption
-                    scanner.finish()
-                    guard let reconnector,
-                          let next = try await reconnector.reconnect(iteration.body, after: nil, from: resumption) else { return }
-                    scanner.resume(from: resumption)
-                    iteration = StreamIteration(body: next)
-                    continue
-                }
-                chunks = taken
+                chunks = try await iteration.next(isolation: isolation)
             } catch {
-                guard let reconnector else { throw error }
+                guard reconnector != nil else { throw error }
+                (chunks, ending) = (nil, error)
+            }
+            guard let chunks else {
+                // The body ended (what it ended in is discarded); a reconnection may follow.
                 let resumption = scanner.resumption
                 scanner.finish()
-                guard let next = try await reconnector.reconnect(iteration.body, after: error, from: resumption) else { return }
+                guard let reconnector,
+                      let next = try await reconnector.reconnect(iteration.body, after: ending, from: resumption) else { return }
                 scanner.resume(from: resumption)
                 iteration = StreamIteration(body: next)
                 continue

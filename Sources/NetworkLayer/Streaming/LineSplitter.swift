@@ -29,8 +29,7 @@ struct LineSplitter {
 
     var hasPartialLine: Bool { !partial.isEmpty }
 
-    /// Feeds one chunk; calls `body` with every line it completes, in order. Inlined, so that each
-    /// caller's `body` is too: a call per line is most of an event stream's cost.
+    /// Feeds one chunk; calls `body` with every line it completes, in order (inlined with `body`).
     @inline(__always)
     mutating func feed(_ chunk: UnsafeRawBufferPointer,
                        _ body: (UnsafeBufferPointer<UInt8>) throws(StreamParseFailure) -> Void) throws(StreamParseFailure) {

@@ -2,17 +2,14 @@ import Foundation
 
 /// One line of a streamed body as ``ByteStream/forEachLine(isolation:_:)`` and
 /// ``JSONLines/forEachLine(isolation:_:)`` lend it: a view of the bytes it arrived in, valid only
-/// inside the closure it is handed to (the compiler refuses to let it or its span out). Make a
-/// `String` or decode a value only of what you keep.
+/// inside the closure (the compiler refuses to let it or its span out).
 public struct LineView: ~Escapable {
     let line: UnsafeRawBufferPointer
     /// The line's number in the body, from 1 (blank lines counted).
     public let number: Int
-    /// The request's decoder, unretained: the reader holds it while a view exists.
     let decoder: Unmanaged<JSONDecoder>
     let usesFastJSONDecoder: Bool
 
-    // Made only by the readers, inside the scope of the bytes it points to.
     @_lifetime(immortal)
     init(_ line: UnsafeRawBufferPointer, number: Int, decoder: Unmanaged<JSONDecoder>, usesFastJSONDecoder: Bool) {
         self.line = line
@@ -36,13 +33,10 @@ public struct LineView: ~Escapable {
         return text.withUTF8 { $0.count == line.count && $0.elementsEqual(line) }
     }
 
-    /// Decodes the line as JSON with `decoder`, else the request's (its `jsonDecoder`, else the
-    /// provider's), straight from the bytes.
+    /// Decodes the line as JSON with `decoder`, else the request's, straight from the bytes.
     ///
-    /// - Throws: ``NetworkError/serialization(_:)`` naming the line's number and where the JSON did
-    ///   not match `type`, never quoting the line.
+    /// - Throws: ``NetworkError/serialization(_:)`` naming the line's number, never quoting it.
     public func decode<T: Decodable>(_ type: T.Type, using decoder: JSONDecoder? = nil) throws(NetworkError) -> T {
-        // The bytes are lent to the decoder for the call only: no copy.
         let data = line.baseAddress.map {
             Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: $0), count: line.count, deallocator: .none)
         } ?? Data()
@@ -57,8 +51,8 @@ public struct LineView: ~Escapable {
 }
 
 extension ByteStream {
-    /// Reads the body as lines lent as ``LineView``s, split as ``lines`` splits them (LF or CRLF,
-    /// the last line kept without one): no string and, in the steady state, no allocation per line.
+    /// Reads the body as lines lent as ``LineView``s, split as ``lines`` splits them: no string and,
+    /// in the steady state, no allocation per line.
     ///
     /// ```swift
     /// try await stream.forEachLine { line in
@@ -67,9 +61,8 @@ extension ByteStream {
     /// }
     /// ```
     ///
-    /// - Throws: the ``NetworkError`` that ended the body, ``NetworkError/transport(_:)`` for a
-    ///   line longer than 16 MB, or the error `body` threw: the stream is then cancelled and its
-    ///   connection released. Throw to stop early.
+    /// - Throws: the ``NetworkError`` that ended the body (``NetworkError/transport(_:)`` for a line
+    ///   over 16 MB), or what `body` threw: the stream is then cancelled. Throw to stop early.
     public func forEachLine(isolation: isolated (any Actor)? = #isolation,
                             _ body: (borrowing LineView) throws -> Void) async throws {
         try await readLines(of: self.body, skippingBlank: false, decoder: response.expectations.decoder,
@@ -79,8 +72,7 @@ extension ByteStream {
 
 extension JSONLines {
     /// Reads the NDJSON body as lines lent as ``LineView``s, blank lines skipped as the loop skips
-    /// them; decode what you keep with ``LineView/decode(_:using:)`` (the request's decoder by
-    /// default). No allocation per line is made but what decoding makes.
+    /// them; decode what you keep with ``LineView/decode(_:using:)``.
     ///
     /// - Throws: as ``ByteStream/forEachLine(isolation:_:)``.
     public func forEachLine(isolation: isolated (any Actor)? = #isolation,

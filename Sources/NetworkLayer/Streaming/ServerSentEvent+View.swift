@@ -2,9 +2,8 @@ import Foundation
 
 extension ServerSentEvent {
     /// One event as ``EventStream/forEachEvent(isolation:_:)`` lends it: views of the bytes it
-    /// arrived in, valid only inside the closure it is handed to (the compiler refuses to let a view
-    /// or its spans out). Nothing is copied or allocated to hand it out; make a `String`, or the
-    /// whole ``ServerSentEvent``, only for what you keep.
+    /// arrived in, valid only inside the closure (the compiler refuses to let a view or its spans
+    /// out). Make a `String`, or a whole ``ServerSentEvent``, only of what you keep.
     ///
     /// ```swift
     /// try await stream.forEachEvent { event in
@@ -13,17 +12,14 @@ extension ServerSentEvent {
     /// }
     /// ```
     public struct View: ~Escapable {
-        /// What the scanner keeps of the event while the view exists: one pointer, so that
-        /// handing a view out copies nothing.
+        /// What the scanner keeps of the event: a view is one pointer to it, so lending copies nothing.
         struct Fields {
             var data = UnsafeRawBufferPointer(start: nil, count: 0)
             var type = UnsafeRawBufferPointer(start: nil, count: 0)
             var id = UnsafeRawBufferPointer(start: nil, count: 0)
             var retry: Duration?
-            /// The scanner's count of last event ID changes as of this event: a reader making
-            /// strings makes the id's again only when it moved.
+            /// The scanner's count of last event ID changes as of this event.
             var idChanges = 0
-            /// The request's decoder, unretained: the scanner holds it while a view exists.
             var decoder: Unmanaged<JSONDecoder>?
             var usesFastJSONDecoder = true
         }
@@ -80,14 +76,12 @@ extension ServerSentEvent {
             typeBytes.isEmpty ? type == "message" : Self.bytes(typeBytes, equal: type)
         }
 
-        /// Decodes the data as JSON, as ``ServerSentEvent/decode(_:using:)`` does, straight from
-        /// the bytes (no `String` in between).
+        /// Decodes the data as JSON, as ``ServerSentEvent/decode(_:using:)`` does, straight from the bytes.
         public func decode<T: Decodable>(_ type: T.Type, using decoder: JSONDecoder? = nil) throws(NetworkError) -> T {
             guard let base = dataBytes.baseAddress, !dataBytes.isEmpty else {
                 return try ServerSentEvent.decode(T.self, from: Data(), eventType: eventString, using: decoder ?? self.decoder,
                                                   usesFastJSONDecoder: usesFastJSONDecoder)
             }
-            // The bytes are lent to the decoder for the call only: no copy.
             let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: dataBytes.count, deallocator: .none)
             return try ServerSentEvent.decode(T.self, from: data, eventType: eventString, using: decoder ?? self.decoder,
                                               usesFastJSONDecoder: usesFastJSONDecoder)

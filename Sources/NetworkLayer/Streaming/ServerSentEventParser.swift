@@ -14,8 +14,7 @@ struct ServerSentEventParser {
         scanner = ServerSentEventScanner(decoder: decoder, usesFastJSONDecoder: usesFastJSONDecoder)
     }
 
-    /// What makes an event of a view: the id's and type's strings are made when they change,
-    /// not once per event.
+    /// Makes events of views, the id's and type's strings only when they change.
     private struct Strings {
         /// The scanner's count of id changes `id` was made at; none yet, so the first event makes it.
         var idChanges = -1
@@ -52,8 +51,7 @@ struct ServerSentEventParser {
         try chunk.withUnsafeBytes(typed: { (bytes) throws(StreamParseFailure) in try feed(bytes, into: &events) })
     }
 
-    /// The end of the body: an event still waiting for its blank line is discarded, as the
-    /// standard says. The parser is ready for a new body afterwards.
+    /// The end of the body: an event it ended in is discarded, as the standard says.
     mutating func finish() {
         scanner.finish()
         strings = Strings()

@@ -1,17 +1,12 @@
 import Foundation
 
-/// Cuts a `text/event-stream` body that arrives in chunks into events by the WHATWG HTML standard's
-/// rules ("Interpreting an event stream": BOM, CR/LF/CRLF line ends across chunk boundaries, the
-/// last event ID buffer and string, `retry:`), and hands each event out as a
-/// ``ServerSentEvent/View`` of the bytes: no string, and once its buffers have grown, no
-/// allocation per event. Both readers of ``EventStream`` run on it: the borrowing one hands the
-/// views on; ``ServerSentEventParser`` makes ``ServerSentEvent``s of them.
+/// Cuts a `text/event-stream` body into events by the WHATWG rules ("Interpreting an event
+/// stream"), whatever the chunking, and lends each as a ``ServerSentEvent/View`` of the bytes: no
+/// string, and once its buffers have grown, no allocation per event. Both readers of
+/// ``EventStream`` run on it. Pure and incremental (no I/O, no clock).
 ///
-/// Pure and incremental (no I/O, no clock): any chunking of the same bytes gives the same events.
-///
-/// Its bytes live in a ``ScannedBytes`` each, at addresses that stay put between events, so a view
-/// points to them without a closure per event; a copy of a scanner shares them, so a scanner is
-/// never copied while in use (it is reset by assigning a new one).
+/// Its bytes live in ``ScannedBytes``, at addresses that stay put between events; copies share
+/// them, so a scanner is never copied while in use (it is reset by assigning a new one).
 struct ServerSentEventScanner {
     /// The most data one event may carry before its blank line: 16 MB.
     static let maximumEventSize = 16 << 20
@@ -26,8 +21,7 @@ struct ServerSentEventScanner {
     private var start: [UInt8]? = []
     /// The event's data, when it is one `data:` line inside the chunk being scanned: a view, no copy.
     private var dataInChunk: UnsafeRawBufferPointer?
-    /// The event's data otherwise (lines joined with LF, or a line that spanned chunks). Its
-    /// capacity is kept between events, so it stops allocating once it has grown.
+    /// The event's data otherwise (lines joined with LF, or a line that spanned chunks).
     private let data = ScannedBytes()
     /// The size of the data so far as the server sent it (lines and the LFs between them), for the limit.
     private var dataSize = 0
@@ -39,24 +33,20 @@ struct ServerSentEventScanner {
     private var hasIDBuffer = false
     /// An `id:` line changed the buffer since the last blank line.
     private var idBufferChanged = false
-    /// The standard's last event ID string: the buffer as of the last blank line, and the only id a
-    /// reconnection may send. An `id:` of an event cut before its blank line never reaches it, or
-    /// the server would resume after an event the reader never got.
+    /// The standard's last event ID string: the buffer as of the last blank line, the only id a
+    /// reconnection may send (one of an event cut before its blank line never reaches it).
     private let lastEventID = ScannedBytes()
     private var hasLastEventID = false
-    /// Counts the changes of the last event ID string: a reader that makes strings makes the id's
-    /// once per change, not once per event.
+    /// Counts the changes of the last event ID string (a reader making strings makes the id's once per change).
     private var lastEventIDChanges = 0
     private var pendingRetry: Duration?
     /// The last valid `retry:` of the stream, kept across reconnections like the last event ID.
     private var reconnectionTime: Duration?
-    /// How many events were handed out, in all.
     private(set) var dispatched = 0
     /// The reader stopped: no more events are handed out.
     private var stopped = false
-    /// The decoder the views carry, for ``ServerSentEvent/View/decode(_:using:)`` (held here: the views do not retain it).
+    /// The decoder the views carry, held here: they do not retain it.
     let decoder: JSONDecoder?
-    /// Whether FastJSON may decode the events' data: the request's manager and provider choice.
     let usesFastJSONDecoder: Bool
     /// What the view of the event being handed out points to.
     private var fields = ServerSentEvent.View.Fields()
@@ -91,10 +81,8 @@ struct ServerSentEventScanner {
         try scanLines(UnsafeRawBufferPointer(rebasing: chunk[taken...]), body)
     }
 
-    /// The end of the body: an event still waiting for its blank line is discarded, as the
-    /// standard says. The scanner is ready for a new body afterwards.
+    /// The end of the body: an event (or line) it ended in is discarded, as the standard says.
     mutating func finish() {
-        // A body that was only part of a BOM has no lines; a line without its end is dropped.
         self = ServerSentEventScanner(decoder: decoder, usesFastJSONDecoder: usesFastJSONDecoder)
     }
 
@@ -119,9 +107,8 @@ struct ServerSentEventScanner {
         reconnectionTime = resumption.retry
     }
 
-    // Lines end at LF, CR or CRLF (a CR's LF may start the next chunk). A line inside the chunk is
-    // read where it is; one that spanned chunks is gathered in `partial` first. Written with
-    // pointers and no call per line: a line is most of what an event costs.
+    // Lines end at LF, CR or CRLF (a CR's LF may start the next chunk); one that spanned chunks is
+    // gathered in `partial`. Pointers and no call per line: a line is most of what an event costs.
     private mutating func scanLines(_ bytes: UnsafeRawBufferPointer,
                                     _ body: (borrowing ServerSentEvent.View) -> Bool) throws(StreamParseFailure) {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count > 0 else { return }
