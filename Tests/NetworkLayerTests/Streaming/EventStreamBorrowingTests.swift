@@ -84,6 +84,36 @@ struct EventStreamBorrowingTests {
         #expect(viewed.events == sent)
     }
 
+    @Test("Read as views, a stream is logged with its event count and bytes, and recorded with an echoed credential redacted")
+    func logAndRecord() async throws {
+        let token = "nlViewToken4Qm8z"
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await withSSEServer { server in
+            let log = LogCollector()
+            let net = makeManager(log: log)
+            net.mockRecordingDirectory = directory
+            var count = 0
+            try await net.perform(StreamRequest<EventStream>(server.provider(), "/sse/ticks?count=3")).forEachEvent { _ in count += 1 }
+            #expect(count == 3)
+            let bytes = (1...3).map(StreamLoggingTests.tickBytes).reduce(0, +)
+            #expect(log.text.contains(" ms, 3 events, \(bytes) bytes, finished"), "\(log.text)")
+
+            let provider = AuthProvider(port: server.port, authentication: .bearer(token))
+            var first = ""
+            try await net.perform(StreamRequest<EventStream>(provider, "/sse/echo-auth?piece=3", mock: "Echo")).forEachEvent { event in
+                if first.isEmpty { first = event.dataString }
+            }
+            #expect(first == "Bearer \(token)", "the server echoed the token: the test means something")
+            let file = try Data(contentsOf: directory.appendingPathComponent("Echo.sse"))
+            #expect(!spellsSecret(token, in: file), "\(String(decoding: file, as: UTF8.self))")
+            var replayed: [String] = []
+            try await makeManager(mocks: directory).perform(StreamRequest<EventStream>(provider, "/sse/echo-auth", mock: "Echo"))
+                .forEachEvent { replayed.append($0.dataString) }
+            #expect(replayed.count == 2 && replayed.allSatisfy { $0.contains("<redacted>") }, "\(replayed)")
+        }
+    }
+
     struct Enough: Error, Equatable {}
 
     @Test("A reader that throws ends forEachEvent with its error, and the stream's connection is released")
