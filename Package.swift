@@ -65,7 +65,10 @@ let package = Package(
             name: "NetworkLayer",
             dependencies: ["CNetworkLayerCurl", "CNetworkLayerZlib", "FastJSON"],
             // The settings table: scripts/settings.py writes Swift from it (`make settings`).
-            exclude: ["Manager/Settings.toml"]
+            exclude: ["Manager/Settings.toml"],
+            // `ServerSentEvent.View` is `~Escapable`: the lifetime of the spans it returns is declared
+            // with `@_lifetime`, which this feature enables. Users of the view need no flag.
+            swiftSettings: [.enableExperimentalFeature("Lifetimes")]
         ),
         .target(
             name: "NetworkLayerObservability",

@@ -5,8 +5,9 @@ the load generators, side by side in one run. `make bench` runs it; see Benchmar
 What it does, in order:
   1. builds the Swift clients it runs (`swift build -c release --product …` in Benchmarks/) and the C client (cc -O2);
   2. writes the fixtures into a temporary directory: a ~300 B JSON object, a 100 KB JSON array of
-     small objects with a known count, a 100 MB file, a text/event-stream of 100,000 small events
-     and, when scenario 7 runs, a 1 GiB file (deleted with the directory unless --keep);
+     small objects with a known count, a 100 MB file, a text/event-stream of 100,000 small events,
+     when scenario 6b or 6bv runs one of 10,000 events of 4 KB, when scenario 7 runs a 1 GiB file
+     (deleted with the directory unless --keep);
   3. starts nginx (Debian's nginx-light) on 127.0.0.1 with one worker: HTTP/1.1 in clear on one
      free port, HTTP/2 over TLS (the repository's test certificate) on another;
   4. runs every scenario: each client at least 3 times, interleaved in an order that changes from
@@ -15,9 +16,9 @@ What it does, in order:
      before and after to count the TCP connections the client opened and the requests it sent;
   5. stops nginx (also on Ctrl-C or a failure) and prints a markdown table of the medians.
 
-Options: --quick (fewer requests, one run each), --scenarios 1,2 --clients networklayer,curl,
---runs N, --no-build, --save FILE (the table and the machine it ran on), --keep (the temp dir),
---serve (only start nginx with the fixtures, to profile a client by hand).
+Options: --quick (fewer requests, one run each), --scenarios 1,2 (6 runs 6v, 6b, 6bv with it; 6v,6b runs
+those alone), --clients networklayer,curl, --runs N, --no-build, --save FILE (the table and the machine it
+ran on), --keep (the temp dir), --serve (only start nginx with the fixtures, to profile a client by hand).
 """
 
 import argparse
@@ -45,6 +46,8 @@ C_BINARY = BENCH / ".build" / "curl-multi-bench"
 BIG_SIZE = 100 * 1024 * 1024          # scenario 4's file: 100 MiB
 HUGE_SIZE = 1024 * 1024 * 1024        # scenario 7's stream: 1 GiB
 EVENT_COUNT = 100_000                 # scenario 6's server-sent events
+LARGE_EVENT_COUNT = 10_000            # scenario 6b's, each about LARGE_EVENT_DATA bytes of data
+LARGE_EVENT_DATA = 4_000
 ITEMS_TARGET = 100 * 1024             # scenario 3's array: the first item count past 100 KiB
 MB = 1_000_000                        # MB/s in the table are 10^6 bytes per second
 RUN_TIMEOUT = 900                     # seconds one client run may take before it counts as failed
@@ -59,13 +62,17 @@ class Scenario:
     requests: int
     quick_requests: int
     concurrency: int
-    fixture: str         # "small", "items", "big", "events", "huge" or "greeting"
+    fixture: str         # "small", "items", "big", "events", "events-4k", "huge" or "greeting"
     decode: bool = False
     decode_object: bool = False   # decode the small body into a Decodable (issue 16: "with a small Decodable")
     only: tuple = ()              # the clients that run it (empty: all)
     to_file: bool = False
     stream: bool = False          # read the body as a stream, counting its bytes (scenario 7)
-    events: bool = False          # read the body as server-sent events, counting them (scenario 6)
+    events: bool = False          # read the body as server-sent events, counting them (scenarios 6, 6b)
+    borrowed: bool = False        # with `events`: NetworkLayer reads them through `forEachEvent`, as views
+                                  # (`--borrowed`, given to BORROWING_CLIENTS only): `only` must name no
+                                  # other Swift client, which would make strings; the C client's --events
+                                  # makes none either way
     min_runs: int = 0             # runs per client at least (default 3), for scenarios over in milliseconds
     https: bool = False
     http2: bool = False
@@ -74,7 +81,8 @@ class Scenario:
 
     @property
     def throughput(self) -> bool:
-        """Scenarios 4 and 7 are measured in MB/s, 6 in events per second, the others in requests per second."""
+        """Scenarios 4 and 7 are measured in MB/s, 6 and its variants in events per second, the others in requests
+        per second."""
         return self.fixture in ("big", "huge")
 
 
@@ -102,6 +110,17 @@ SCENARIOS = [
     # bytes(for:): its client streams through the delegate API (URLSessionDataDelegate).
     Scenario("6", "s6", "6. 100,000 server-sent events, streamed", "/events.sse", 1, 1, 1, "events",
              events=True, min_runs=5),
+    # The borrowing API (issue 50): NetworkLayer's `forEachEvent` lends each event as a view of the bytes it
+    # arrived in, no string made, as the C client counts them; against C only (the other clients make strings).
+    # "6" selects these too; "6v", "6b" (with 6bv) or a label selects them alone.
+    Scenario("6", "s6-views", "6v. 100,000 server-sent events, read as views", "/events.sse", 1, 1, 1, "events",
+             events=True, borrowed=True, min_runs=5, only=("networklayer", "curl")),
+    # LLM-sized chunks: 10,000 events of one 4 KB data line each (scenario 6's per-event costs matter less,
+    # the bytes per event more), read by every client of scenario 6, then by NetworkLayer as views.
+    Scenario("6", "s6b", "6b. 10,000 server-sent events of 4 KB, streamed", "/events-4k.sse", 1, 1, 1, "events-4k",
+             events=True, min_runs=5),
+    Scenario("6", "s6b-views", "6bv. 10,000 server-sent events of 4 KB, read as views", "/events-4k.sse", 1, 1, 1,
+             "events-4k", events=True, borrowed=True, min_runs=5, only=("networklayer", "curl")),
     Scenario("7", "s7", "7. 1 GiB streamed, counted per chunk", "/huge.bin", 1, 1, 1, "huge",
              stream=True, min_runs=5),
     # The response cache (issue 26): the small GET of scenario 1, fresh for an hour, answered by the
@@ -130,6 +149,8 @@ OPENAPI_CLIENTS = ("openapi-networklayer", "openapi-ahc", "openapi-urlsession")
 # NetworkLayer with its requests sent from a task preferring NetworkManager.engineExecutor (the libcurl
 # thread as a task executor, `--engine-executor`): the small-request scenarios only.
 EXECUTOR_SCENARIOS = ("s1", "s2", "s5", "s1-decoded", "s2-decoded", "s5-decoded")
+# The clients that take `--borrowed` (a scenario's `borrowed`): NetworkLayer's.
+BORROWING_CLIENTS = ("networklayer", "networklayer-executor", "networklayer-observed")
 # NetworkLayer with TracingMiddleware and MetricsMiddleware on the no-op backends (`--observe`, issue 33):
 # scenario 2 only, against plain NetworkLayer.
 OBSERVED_SCENARIOS = ("s2",)
@@ -182,6 +203,11 @@ class Fixtures:
     item_count: int
     event_count: int = 0       # scenario 6: the events in events.sse
     event_data_bytes: int = 0  # and the UTF-8 size of their data fields, joined (the clients' checksum)
+    events: dict = field(default_factory=dict)   # every event fixture written -> (events, bytes of their data)
+
+    def events_of(self, fixture: str) -> tuple:
+        """(events, bytes of their data) of an event fixture ("events", "events-4k"); (0, 0) for another."""
+        return self.events.get(fixture, (0, 0))
 
 
 TOKENS = [" The", " stream", "ing", " answer", " of", " a", " language", " model", ",", " one", " token",
@@ -207,9 +233,33 @@ def write_events(path: Path) -> tuple:
     return EVENT_COUNT, data_bytes
 
 
-def write_fixtures(www: Path, huge: bool = False, big: bool = True) -> Fixtures:
+def write_large_events(path: Path) -> tuple:
+    """Scenario 6b's text/event-stream: LARGE_EVENT_COUNT events shaped like an LLM API's larger chunks, each
+    one `data:` line of JSON, `{"i":N,"token":"…"}` of about LARGE_EVENT_DATA bytes (3,988 to 4,000; the
+    token: scenario 6's tokens run together from one of their 18 starts, some of them non-ASCII); valid
+    UTF-8, no other fields, LF line ends; 1.5 s to write. Returns (events, bytes of their data)."""
+    sizes = [len(json.dumps(word, ensure_ascii=False).encode()) - 2 for word in TOKENS]   # in JSON, in UTF-8
+    tokens = []             # the token of an event starting at each word: there are only len(TOKENS)
+    for first in range(len(TOKENS)):
+        words, size, k = [], 0, first
+        while size < LARGE_EVENT_DATA - 30:            # {"i":N,"token":""} and the last word fill the rest
+            words.append(TOKENS[k % len(TOKENS)])
+            size += sizes[k % len(TOKENS)]
+            k += 1
+        tokens.append("".join(words))
+    parts, data_bytes = [], 0
+    for i in range(LARGE_EVENT_COUNT):
+        data = json.dumps({"i": i, "token": tokens[i % len(TOKENS)]}, separators=(",", ":"), ensure_ascii=False)
+        parts.append(f"data: {data}\n\n")
+        data_bytes += len(data.encode())
+    path.write_text("".join(parts), encoding="utf-8")
+    return LARGE_EVENT_COUNT, data_bytes
+
+
+def write_fixtures(www: Path, huge: bool = False, big: bool = True, large_events: bool = False) -> Fixtures:
     """Writes the fixtures into `www`: scenario 4's 100 MiB file unless `big` is false (scripts/instructions.py
-    needs only the small object and the events), scenario 7's 1 GiB only when `huge`."""
+    needs only the small object and the events), scenario 6b's 4 KB events only when `large_events`,
+    scenario 7's 1 GiB only when `huge`."""
     www.mkdir()
     small = {"id": 42, "name": "NetworkLayer benchmark", "email": "bench@example.com", "active": True,
              "score": 98.5, "tags": ["swift", "linux", "libcurl"], "created": "2024-01-01T00:00:00Z",
@@ -230,7 +280,9 @@ def write_fixtures(www: Path, huge: bool = False, big: bool = True) -> Fixtures:
         with open(www / "big.bin", "wb") as out:
             for _ in range(BIG_SIZE // len(block)):
                 out.write(block)
-    event_count, event_data_bytes = write_events(www / "events.sse")
+    events = {"events": write_events(www / "events.sse")}
+    if large_events:
+        events["events-4k"] = write_large_events(www / "events-4k.sse")
     if huge:     # 1 GiB of the same 1 MiB block: a few seconds; only when scenario 7 runs
         with open(www / "huge.bin", "wb") as out:
             for _ in range(HUGE_SIZE // len(block)):
@@ -240,10 +292,11 @@ def write_fixtures(www: Path, huge: bool = False, big: bool = True) -> Fixtures:
     (www / "greeting.json").write_text(json.dumps({"message": message.strip()}, separators=(",", ":")))
     sizes = {name: (www / f"{name}.{ext}").stat().st_size
              for name, ext in (("small", "json"), ("items", "json"), ("big", "bin"), ("events", "sse"),
-                               ("huge", "bin")) if (www / f"{name}.{ext}").exists()}
+                               ("events-4k", "sse"), ("huge", "bin")) if (www / f"{name}.{ext}").exists()}
     # The generated client hands back the decoded message, not the body: its UTF-8 size is what it counts.
     sizes["greeting"] = len(message.strip().encode())
-    return Fixtures(sizes=sizes, item_count=len(items), event_count=event_count, event_data_bytes=event_data_bytes)
+    return Fixtures(sizes=sizes, item_count=len(items), event_count=events["events"][0],
+                    event_data_bytes=events["events"][1], events=events)
 
 
 def free_port() -> int:
@@ -346,8 +399,8 @@ http {{
 
 @dataclass
 class Run:
-    rate: float = 0.0          # requests/s, MB/s for scenarios 4 and 7, events/s for scenario 6
-    mbps: float = 0.0          # scenario 6: MB/s besides the events/s
+    rate: float = 0.0          # requests/s, MB/s for scenarios 4 and 7, events/s for scenario 6 and its variants
+    mbps: float = 0.0          # scenario 6 and its variants: MB/s besides the events/s
     window_cpu: float = 0.0    # the client's own CPU time from its first request to its last response
     cpu: float = 0.0           # user + system seconds
     rss_mb: float = 0.0        # peak resident set size
@@ -404,8 +457,10 @@ def client_command(client: str, scenario: Scenario, requests: int, nginx: Nginx,
     if scenario.stream:
         command += ["--stream"]
     if scenario.events:
-        command += ["--events", "--expect-items", str(fixtures.event_count),
-                    "--expect-data", str(fixtures.event_data_bytes)]
+        event_count, data_bytes = fixtures.events_of(scenario.fixture)
+        command += ["--events", "--expect-items", str(event_count), "--expect-data", str(data_bytes)]
+        if scenario.borrowed and client in BORROWING_CLIENTS:
+            command += ["--borrowed"]
     if scenario.to_file:
         command += ["--output", str(work / f"download-{client}.bin")]
     if scenario.https:
@@ -490,7 +545,7 @@ def run_once(client: str, scenario: Scenario, requests: int, nginx: Nginx, fixtu
     size = fixtures.sizes[scenario.fixture]
 
     if client == "loadgen":
-        parse_loadgen(output, scenario, size, run, fixtures.event_count)
+        parse_loadgen(output, scenario, size, run, fixtures.events_of(scenario.fixture)[0])
     else:
         line = next((l for l in output.splitlines() if l.startswith("{")), None)
         if line is None:
@@ -504,8 +559,9 @@ def run_once(client: str, scenario: Scenario, requests: int, nginx: Nginx, fixtu
         run.note = result.get("note", "")
         run.done = result["ok"]
         if scenario.events:      # a stream that passed its check had exactly the fixture's events
-            run.rate = result["ok"] * fixtures.event_count / seconds
-            run.done = result["ok"] * fixtures.event_count
+            event_count = fixtures.events_of(scenario.fixture)[0]
+            run.rate = result["ok"] * event_count / seconds
+            run.done = result["ok"] * event_count
         expected_bytes = requests * size
         problems = []
         if result["ok"] != requests:
@@ -544,7 +600,7 @@ def probe_protocol(client: str, scenario: Scenario, nginx: Nginx, fixtures: Fixt
 
 
 def fmt_rate(value: float, throughput: bool, mbps: float = 0.0) -> str:
-    """The throughput cell: req/s, MB/s, or with `mbps` (scenario 6) events/s and MB/s."""
+    """The throughput cell: req/s, MB/s, or with `mbps` (scenario 6 and its variants) events/s and MB/s."""
     if value <= 0:
         return "—"
     if mbps > 0:
@@ -554,8 +610,8 @@ def fmt_rate(value: float, throughput: bool, mbps: float = 0.0) -> str:
 
 def cpu_per_request(runs: list, events: bool = False) -> str:
     """Median CPU time per completed request: µs for small requests, ms for a whole download or
-    stream. Per event in scenario 6, from the client's own CPU time while it streamed (the process's
-    start-up would outweigh 100,000 events; the load generator's whole process), in µs with two decimals."""
+    stream. Per event in scenario 6 and its variants, from the client's own CPU time while it streamed (the
+    process's start-up would outweigh 100,000 events; the load generator's whole process), in µs with two decimals."""
     values = [(r.window_cpu if events and r.window_cpu else r.cpu) / r.done for r in runs if r.done]
     if not values:
         return "—"
@@ -620,12 +676,14 @@ def targets(results: dict) -> str:
         met = value >= goal if higher_is_better else value <= goal
         lines.append(f"- {'✓' if met else '✗'} {text}")
     # The ratio to the C client each scenario aims at, and the issue that set it: issue 29 for the
-    # scenarios it named (2, 4, 6, 7), issue 16 for the rest.
+    # scenarios it named (2, 4, 6, 7), issue 50 for 6b (LLM-sized events; its views too), issue 16 for the rest.
     goals = {"s1": (0.9, 16), "s2": (0.8, 29), "s4-memory": (0.95, 29), "s4-file": (0.95, 29), "s5": (0.9, 16),
-             "s1-decoded": (0.9, 16), "s2-decoded": (0.9, 16), "s5-decoded": (0.9, 16), "s6": (0.7, 29), "s7": (0.9, 29)}
+             "s1-decoded": (0.9, 16), "s2-decoded": (0.9, 16), "s5-decoded": (0.9, 16), "s6": (0.7, 29), "s7": (0.9, 29),
+             "s6b": (0.9, 50), "s6b-views": (0.9, 50)}
     for label, title in (("s1", "1"), ("s2", "2"), ("s4-memory", "4 (memory)"), ("s4-file", "4 (file)"), ("s5", "5"),
                          ("s1-decoded", "1 → Decodable"), ("s2-decoded", "2 → Decodable"), ("s5-decoded", "5 → Decodable"),
-                         ("s6", "6 (events)"), ("s7", "7 (1 GiB stream)")):
+                         ("s6", "6 (events)"), ("s6b", "6b (4 KB events)"), ("s6b-views", "6bv (4 KB events as views)"),
+                         ("s7", "7 (1 GiB stream)")):
         goal, issue = goals[label]
         nl, c = median(label, "networklayer"), median(label, "curl")
         if nl is not None and c:
@@ -682,23 +740,30 @@ def targets(results: dict) -> str:
             if growth:
                 target(f"scenario 8 ({kind} cache): resident size {int(growth.group(1)):+d} KB from the 1,000th hit to the last "
                        "(target ≤ 1024 KB)", int(growth.group(1)), 1024, False)
-    # Streaming: the ratios to every client, CPU and memory (issue 29's ratio targets are checked above;
-    # its memory bound, peak RSS ≤ 40 MB, is in the line).
-    for label, title in (("s6", "6 (100,000 events)"), ("s7", "7 (1 GiB stream)")):
+    # Streaming: the ratios to every client, CPU and memory (issue 29's and 50's ratio targets are checked above;
+    # issue 29's memory bound, peak RSS ≤ 40 MB, is in the line). 6v has no target of its own: its line compares
+    # the views with C, and with scenario 6's loop.
+    for label, title in (("s6", "6 (100,000 events)"), ("s6-views", "6v (100,000 events as views)"),
+                         ("s6b", "6b (10,000 events of 4 KB)"), ("s6b-views", "6bv (10,000 events of 4 KB as views)"),
+                         ("s7", "7 (1 GiB stream)")):
         nl = median(label, "networklayer")
         if nl is None:
             continue
         parts = [f"{nl / other:.2f}× {CLIENT_NAMES[client]}" for client in ("curl", "ahc", "urlsession")
                  if (other := median(label, client))]
+        loop = median(label.removesuffix("-views"), "networklayer") if label.endswith("-views") else None
+        if loop:    # events/s across two scenarios' rounds: a rough ratio, CPU per event is the steadier one
+            parts.append(f"{nl / loop:.2f}× its `for try await` loop (scenario {title.split()[0].removesuffix('v')})")
         peers = ("networklayer", "ahc", "urlsession", "curl")
         rss = {client: median(label, client, "rss_mb") for client in peers}
         memory = ", ".join(f"{CLIENT_NAMES[c]} {v:.0f} MB" for c, v in rss.items() if v)
-        # CPU time is steadier than a wall clock on a shared machine: per event while streaming (6),
-        # the whole process's for the 1 GiB (7).
-        cpu = {client: cpu_per_request(results[(label, client)], label == "s6")
+        # CPU time is steadier than a wall clock on a shared machine: per event while streaming (6 and its
+        # variants), the whole process's for the 1 GiB (7).
+        events = label.startswith("s6")
+        cpu = {client: cpu_per_request(results[(label, client)], events)
                for client in peers if results.get((label, client))}
         lines.append(f"- ℹ scenario {title}: NetworkLayer {', '.join(parts)}; "
-                     f"CPU {'per event' if label == 's6' else 'for the stream'} "
+                     f"CPU {'per event' if events else 'for the stream'} "
                      + ", ".join(f"{CLIENT_NAMES[c]} {v}" for c, v in cpu.items())
                      + f"; peak RSS {memory}")
     return "\n".join(lines)
@@ -726,10 +791,21 @@ def machine() -> str:
 # ---------------------------------------------------------------------------------------------
 
 
+def selected(scenario: Scenario, wanted: set) -> bool:
+    """Whether --scenarios names `scenario`: by its key ("4": 4 in memory and into a file; "6": 6, 6v, 6b, 6bv),
+    by its number in the title and any letters after it ("6b": 6b and 6bv; "1d": 1d only) or by its label."""
+    number = scenario.title.split(".", 1)[0]
+    return (scenario.key in wanted or scenario.label in wanted
+            or any(re.fullmatch(re.escape(w) + "[a-z]*", number) for w in wanted if w))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer requests, one run each (a smoke run)")
-    parser.add_argument("--scenarios", default="1,2,3,4,5,6,7,8,9", help="which scenarios, e.g. 1,2 (default: all)")
+    parser.add_argument("--scenarios", default="1,2,3,4,5,6,7,8,9",
+                        help="which scenarios, e.g. 1,2 (default: all); a number selects its variants too "
+                             "(6: 6, 6v, 6b, 6bv), a number with its letter one variant and those after it "
+                             "(6b: 6b, 6bv), a label one scenario (s6-views)")
     parser.add_argument("--clients", default=",".join(CLIENTS),
                         help=f"which clients (default: {','.join(CLIENTS)}; curl is the C client)")
     parser.add_argument("--runs", type=int, help="runs per client and scenario (default 3, --quick 1)")
@@ -741,7 +817,7 @@ def main() -> int:
     args = parser.parse_args()
 
     wanted = set(args.scenarios.split(","))
-    scenarios = [s for s in SCENARIOS if s.key in wanted or s.label in wanted]
+    scenarios = [s for s in SCENARIOS if selected(s, wanted)]
     clients = [c for c in CLIENTS if c in set(args.clients.split(","))]
     unknown = set(args.clients.split(",")) - set(CLIENTS)
     if unknown or not scenarios or not clients:
@@ -760,10 +836,13 @@ def main() -> int:
     results, protocols = {}, {}
     try:
         log(f"writing fixtures into {work}")
-        fixtures = write_fixtures(work / "www", huge=args.serve or any(s.fixture == "huge" for s in scenarios))
+        fixtures = write_fixtures(work / "www", huge=args.serve or any(s.fixture == "huge" for s in scenarios),
+                                  large_events=args.serve or any(s.fixture == "events-4k" for s in scenarios))
         log(f"fixtures: small {fixtures.sizes['small']} B, items {fixtures.sizes['items']} B "
             f"({fixtures.item_count} items), big {fixtures.sizes['big']} B, events {fixtures.sizes['events']} B "
             f"({fixtures.event_count} events, {fixtures.event_data_bytes} B of data)"
+            + (f", events-4k {fixtures.sizes['events-4k']} B ({fixtures.events_of('events-4k')[0]} events, "
+               f"{fixtures.events_of('events-4k')[1]} B of data)" if "events-4k" in fixtures.sizes else "")
             + (f", huge {fixtures.sizes['huge']} B" if "huge" in fixtures.sizes else ""))
         nginx = Nginx(work, work / "www")
         nginx.start()
@@ -826,10 +905,11 @@ def main() -> int:
             shown.append(argument)
         command = "make bench" + (f" BENCH_ARGS=\"{' '.join(shown)}\"" if shown else "")
         more = [s for s in scenarios if s.min_runs > runs and not args.quick and not args.runs]
+        more_keys = list(dict.fromkeys(s.key for s in more))    # 6's variants share its key
         header = ["# Benchmark results", "",
                   f"`{command}` on {time.strftime('%Y-%m-%d')}: {runs} run(s) per client and scenario"
-                  + (f" ({more[0].min_runs} for scenario{'s' if len(more) > 1 else ''} "
-                     f"{' and '.join(s.key for s in more)}, which last milliseconds to seconds)" if more else "")
+                  + (f" ({more[0].min_runs} for scenario{'s' if len(more_keys) > 1 else ''} "
+                     f"{' and '.join(more_keys)}, which last milliseconds to seconds)" if more else "")
                   + ", interleaved; the table shows medians. Only ratios within one run compare: the machine "
                   "is shared, and wall-clock numbers move from run to run.", "", machine(), ""]
         Path(args.save).write_text("\n".join(header) + "\n" + text)

@@ -93,15 +93,17 @@ class Runner:
         self.runs = 0
         self.seconds = 0.0     # under callgrind, in all
 
-    def count(self, client: str, requests: int, concurrency: int = 1, events: bool = False) -> Count:
-        """One run of `client` under callgrind; exits when a response failed its check."""
+    def count(self, client: str, requests: int, concurrency: int = 1, events: bool = False,
+              borrowed: bool = False) -> Count:
+        """One run of `client` under callgrind (with `borrowed`, its events read as views); exits when a
+        response failed its check."""
         self.runs += 1
         out = self.work / f"callgrind-{self.runs:02d}-{client}-{'events' if events else f'{requests}x{concurrency}'}.out"
         command = [str(self.binaries[client]), "--requests", str(requests), "--concurrency", str(concurrency)]
         if events:
             command += ["--url", self.nginx.url("/events.sse"), "--events", "--expect-bytes",
                         str(self.fixtures.sizes["events"]), "--expect-items", str(self.fixtures.event_count),
-                        "--expect-data", str(self.fixtures.event_data_bytes)]
+                        "--expect-data", str(self.fixtures.event_data_bytes)] + (["--borrowed"] if borrowed else [])
         else:
             command += ["--url", self.nginx.url("/small.json"), "--expect-bytes", str(self.fixtures.sizes["small"])]
         served_before = self.nginx.counters()[1]
@@ -122,7 +124,7 @@ class Runner:
         if status != 0 or result.get("ok") != requests or served != requests or not total:
             sys.exit(f"{' '.join(command)} under callgrind: exit {status}, {result.get('ok', 0)} of {requests} "
                      f"requests ok, nginx served {served}\n" + "\n".join(errors.strip().splitlines()[-8:]))
-        what = "100,000 events" if events else f"{requests:,} request{'s' * (requests != 1)}, {concurrency} in flight"
+        what = f"100,000 events{' (views)' * borrowed}" if events else f"{requests:,} request{'s' * (requests != 1)}, {concurrency} in flight"
         log(f"  {client:<13} {what:<30}"
             f" {int(total.group(1)):>15,} instructions")
         return Count(int(total.group(1)), out)
@@ -141,8 +143,8 @@ def per_request(runner: Runner, client: str, concurrency: int) -> Pair:
     return Pair(small, large, (large.instructions - small.instructions) / (LARGE - SMALL))
 
 
-def per_event(runner: Runner, client: str) -> Pair:
-    stream = runner.count(client, 1, events=True)
+def per_event(runner: Runner, client: str, borrowed: bool = False) -> Pair:
+    stream = runner.count(client, 1, events=True, borrowed=borrowed)
     request = runner.count(client, 1)
     return Pair(request, stream, (stream.instructions - request.instructions) / runner.fixtures.event_count)
 
@@ -431,6 +433,8 @@ def main() -> int:
                 s2[client].append(per_request(runner, client, 32))
         log("scenario 6, 100,000 server-sent events")
         s6 = {client: per_event(runner, client) for client in CLIENTS}
+        log("scenario 6, the same events read as views (EventStream.forEachEvent)")
+        s6_views = per_event(runner, "networklayer", borrowed=True)
         if args.profile:
             profile(median_pair(s2["networklayer"]), median_pair(s2["curl"]), Path(args.profile).resolve())
     except KeyboardInterrupt:
@@ -457,6 +461,8 @@ def main() -> int:
             (f"2. small GET, 32 concurrent, per request (median of {args.pairs})", s2_median["networklayer"],
              s2_median["curl"], kilo, ""),
             ("6. 100,000 server-sent events, per event", s6["networklayer"].per, s6["curl"].per,
+             lambda v: f"{v:,.0f}", ""),
+            ("6. the same, read as views (`forEachEvent`), per event", s6_views.per, s6["curl"].per,
              lambda v: f"{v:,.0f}", "")]
     print()
     print(f"Instructions counted by callgrind, at {commit()} ({datetime.date.today()}):")

@@ -37,3 +37,37 @@ func checkStreamsAPI() async throws {
         print(event.id ?? "", event.data, copy.data)
     }
 }
+
+// Events and lines lent as views (issue 50), exactly as the issue and the streaming article write them.
+struct Delta: Decodable { let text: String }
+
+final class NDJSONFeed: BaseRequest<JSONLines<Delta>> {
+    init() { super.init(serviceProvider: FeedProvider(), endpoint: "/deltas") }
+}
+
+final class RawFeed: BaseRequest<ByteStream> {
+    init() { super.init(serviceProvider: FeedProvider(), endpoint: "/raw") }
+}
+
+func checkViewsAPI() async throws {
+    var text = ""
+    var kept: [ServerSentEvent] = []
+    let stream = try await Net.perform(FeedRequest())
+    try await stream.forEachEvent { event in
+        guard !event.dataEquals("[DONE]") else { return }
+        if event.isEvent("delta") { text += try event.decode(Delta.self).text }
+        let bytes: Int = event.data.byteCount
+        let retry: Duration? = event.retry
+        let strings: (String, String?, String?) = (event.dataString, event.eventString, event.idString)
+        if let id = event.id { print(id.byteCount) }
+        if let type = event.event { print(type.byteCount) }
+        kept.append(ServerSentEvent(event))
+        print(bytes, retry as Any, strings)
+    }
+    try await Net.perform(NDJSONFeed()).forEachLine { line in
+        let delta: Delta = try line.decode(Delta.self, using: JSONDecoder())
+        print(line.number, line.bytes.byteCount, line.string, line.equals("{}"), delta.text)
+    }
+    try await Net.perform(RawFeed()).forEachLine { line in print(line.string) }
+    print(text, kept.count)
+}

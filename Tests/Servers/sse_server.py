@@ -51,6 +51,10 @@ Endpoints (GET unless noted):
                             when absent) is kept under `key`:
   /sse/resumable/log?key=   {"lastEventIDs": [...], "methods": [...], "marks": [...]} in arrival
                             order (marks: the request's X-Mark headers, joined with ",")
+  /sse/hostile?kind=        what a hostile server sends an event reader: `bigevent` one event of
+                            64 MB (64 `data:` lines of 1 MB); `endless` one `data:` line that never
+                            ends; `empties` 10 million blank lines (events without data), then
+                            one tick; `invalid` events whose data is not valid UTF-8
   /stats                    {"open": streams open now, "opened": total, "closed": total}
   POST (or PUT) /upload?delay=&id=&pattern=
                             reads the body (Content-Length or chunked), `delay` ms after each
@@ -208,6 +212,29 @@ class Handler(http.server.BaseHTTPRequestHandler):
         data = json.dumps({"n": index, "pad": "x" * pad}, separators=(",", ":"))
         return f"id: {index}\nevent: tick\ndata: {data}\n\n".encode()
 
+    def hostile(self, kind):
+        self.start_chunked()
+        if kind == "bigevent":
+            line = b"data: " + b"x" * (1 << 20) + b"\n"
+            for _ in range(64):
+                self.chunk(line)
+            self.chunk(b"\n")
+        elif kind == "endless":
+            self.chunk(b"data: ")
+            block = b"y" * (1 << 20)
+            while True:
+                self.chunk(block)
+        elif kind == "empties":
+            block = b"\n" * (1 << 20)
+            for _ in range(10_000_000 // len(block)):
+                self.chunk(block)
+            self.chunk(b"\n" * (10_000_000 % len(block)))
+            self.chunk(self.tick(1))
+        elif kind == "invalid":
+            # A lone continuation byte, a truncated 3-byte sequence, an overlong NUL, then valid text.
+            self.chunk(b"data: a\x80b\n\ndata: \xe2\x82\ndata: c\xc0\x80\n\ndata: ok\n\n")
+        self.end_chunked()
+
     # --- routes ------------------------------------------------------------------------
 
     def do_GET(self):
@@ -350,6 +377,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.chunk(body[start:start + piece])
                 time.sleep(0.02)
             self.end_chunked()
+        elif path == "/sse/hostile":
+            self.hostile(query.get("kind", ""))
         elif path == "/redirect":
             self.send_response(302)
             self.send_header("Location", query.get("to", "/sse/ticks"))

@@ -15,7 +15,8 @@
 // `--events` (scenario 6) asks for `EventStream` and counts the `ServerSentEvent`s of a
 // `for try await` loop, adding up their data's UTF-8 size as a checksum; `EventStream` does not
 // show the body's size, so a stream whose events and data add up counts as the fixture's bytes
-// (nginx counts the request). `--stream` (scenario 7) asks for `ByteStream` and adds up each
+// (nginx counts the request); with `--borrowed` it reads them through `forEachEvent` instead, as views,
+// adding up `event.data.byteCount` (no string is made). `--stream` (scenario 7) asks for `ByteStream` and adds up each
 // `Data` chunk's size without keeping it.
 //
 // `--cache memory|disk` (scenario 8) gives `Net` a response cache (64 MB in memory, or 64 MB in a new
@@ -200,9 +201,16 @@ runBlockingMain {
                 let events = try await Net.perform(EventStreamRequest(server: server, path: path))
                 var count = 0
                 var dataBytes = 0
-                for try await event in events {
-                    count += 1
-                    dataBytes += event.data.utf8.count
+                if options.borrowed {
+                    try await events.forEachEvent { event in
+                        count += 1
+                        dataBytes += event.data.byteCount
+                    }
+                } else {
+                    for try await event in events {
+                        count += 1
+                        dataBytes += event.data.utf8.count
+                    }
                 }
                 return Outcome.check(status: events.response.statusCode, bytes: options.expectBytes ?? 0,
                                      items: count, dataBytes: dataBytes, options: options)

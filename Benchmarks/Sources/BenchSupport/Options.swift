@@ -13,6 +13,8 @@ import Glibc
 ///     --stream             read the body as a stream, counting each chunk's bytes without keeping them
 ///     --events             read the body as a stream of server-sent events (`text/event-stream`), counting
 ///                          them; `--expect-items` is then the event count, `--expect-data` their data's size
+///     --borrowed           NetworkLayer only, with --events: read them through `forEachEvent`, as views of
+///                          the bytes they arrived in, counting them and their data's size without making strings
 ///     --cacert FILE        trust the CA certificates in this PEM file (HTTPS)
 ///     --http2              ask for HTTP/2 (HTTPS); clients that negotiate it anyway ignore it
 ///     --label NAME         the scenario label printed in the result line (default "adhoc")
@@ -36,6 +38,7 @@ public struct Options: Sendable {
     public var output: String?
     public var stream = false
     public var events = false
+    public var borrowed = false
     public var cacert: String?
     public var http2 = false
     public var label = "adhoc"
@@ -69,6 +72,7 @@ public struct Options: Sendable {
             case "--output": options.output = value(flag)
             case "--stream": options.stream = true
             case "--events": options.events = true
+            case "--borrowed": options.borrowed = true
             case "--cacert": options.cacert = value(flag)
             case "--http2": options.http2 = true
             case "--label": options.label = value(flag)
@@ -95,7 +99,7 @@ public struct Options: Sendable {
         let text = """
             error: \(problem)
             usage: \(CommandLine.arguments.first ?? "bench") --url URL [--requests N] [--concurrency C] [--decode]
-                   [--decode-object] [--output FILE] [--stream] [--events] [--cacert FILE] [--http2] [--label NAME]
+                   [--decode-object] [--output FILE] [--stream] [--events] [--borrowed] [--cacert FILE] [--http2] [--label NAME]
                    [--expect-bytes N] [--expect-items N] [--expect-data N] [--cache memory|disk]
                    [--transport networklayer|ahc|urlsession]
 

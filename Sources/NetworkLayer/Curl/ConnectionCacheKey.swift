@@ -4,14 +4,8 @@
 /// serves a pinned request; nor do transfers presenting different client certificates, or one and
 /// none (libcurl 7.88 compares the certificate but not the key). A new epoch (``NetworkManager/closeIdleConnections()``) starts
 /// every cache afresh.
-struct ConnectionCacheKey: Hashable {
+struct ConnectionCacheKey: Equatable {
     let pinGeneration: Int
     let epoch: Int
     var clientIdentity = 0
-
-    /// One word hashed (the key is hashed several times per transfer); equality compares all three.
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(pinGeneration &* 1_000_003 &+ clientIdentity)
-        hasher.combine(epoch)
-    }
 }

@@ -73,7 +73,9 @@ final class CurlEngine: @unchecked Sendable {
     /// Streams that received chunks in this round, handed to their readers when it ends. Engine thread only.
     @exclusivity(unchecked) private var dueDeliveries: [CurlTransfer] = []
     /// The connection caches in use, with how many transfers use each. Engine thread only.
-    @exclusivity(unchecked) private var caches: [ConnectionCacheKey: (cache: CurlShare, users: Int)] = [:]
+    /// A list, not a dictionary: it holds one or two entries (more only while pins or client
+    /// certificates change), and hashing the key cost each transfer ~500 instructions.
+    @exclusivity(unchecked) private var caches: [(key: ConnectionCacheKey, cache: CurlShare, users: Int)] = []
     @exclusivity(unchecked) private var newestPinGeneration = 0
     /// Raised by ``closeIdleConnections()``: later transfers get fresh caches, and the old ones
     /// close their connections as soon as no transfer uses them.
@@ -562,14 +564,14 @@ final class CurlEngine: @unchecked Sendable {
             if idleSeconds != nil { pruner.attached(share) }
             return
         }
-        if let index = caches.index(forKey: key) {
-            try transfer.handle.set(CURLOPT_SHARE, pointer: caches.values[index].cache.raw)
-            caches.values[index].users += 1
-            if idleSeconds != nil { pruner.attached(caches.values[index].cache) }
+        if let index = caches.firstIndex(where: { $0.key == key }) {
+            try transfer.handle.set(CURLOPT_SHARE, pointer: caches[index].cache.raw)
+            caches[index].users += 1
+            if idleSeconds != nil { pruner.attached(caches[index].cache) }
         } else {
             let cache = try CurlShare()
             try transfer.handle.set(CURLOPT_SHARE, pointer: cache.raw)
-            caches[key] = (cache, 1)
+            caches.append((key, cache, 1))
             if idleSeconds != nil { pruner.attached(cache) }
         }
         transfer.cacheKey = key
@@ -587,12 +589,12 @@ final class CurlEngine: @unchecked Sendable {
             transfer.cookieShare = nil
             return
         }
-        guard let key = transfer.cacheKey, let index = caches.index(forKey: key) else { return }
+        guard let key = transfer.cacheKey, let index = caches.firstIndex(where: { $0.key == key }) else { return }
         transfer.cacheKey = nil
         try? transfer.handle.set(CURLOPT_SHARE, pointer: nil)
-        if idleSeconds != nil { pruner.detached(caches.values[index].cache) }
-        caches.values[index].users -= 1
-        if caches.values[index].users == 0 && !isCurrent(key) { caches.remove(at: index) }
+        if idleSeconds != nil { pruner.detached(caches[index].cache) }
+        caches[index].users -= 1
+        if caches[index].users == 0 && !isCurrent(key) { caches.remove(at: index) }
     }
 
     /// A cache new transfers may still get: the current epoch, and no pins or the newest ones.
@@ -602,6 +604,6 @@ final class CurlEngine: @unchecked Sendable {
 
     /// Frees the caches no transfer uses and none will get, closing their connections.
     private func releaseUnusedCaches() {
-        for (key, entry) in caches where entry.users == 0 && !isCurrent(key) { caches[key] = nil }
+        caches.removeAll { $0.users == 0 && !isCurrent($0.key) }
     }
 }

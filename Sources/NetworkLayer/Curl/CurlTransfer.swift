@@ -624,8 +624,9 @@ final class CurlTransfer: @unchecked Sendable {
         }
         // libcurl sets the application-connect time (at least 1 µs) only on a TLS connection.
         let appConnect = duration(CURLINFO_APPCONNECT_TIME_T)
-        return TransferMetrics(nameLookup: duration(CURLINFO_NAMELOOKUP_TIME_T), connect: duration(CURLINFO_CONNECT_TIME_T),
-                               tlsHandshake: appConnect.nonZero ?? duration(CURLINFO_CONNECT_TIME_T),
+        let connect = duration(CURLINFO_CONNECT_TIME_T)
+        return TransferMetrics(nameLookup: duration(CURLINFO_NAMELOOKUP_TIME_T), connect: connect,
+                               tlsHandshake: appConnect.nonZero ?? connect,
                                firstByte: duration(CURLINFO_STARTTRANSFER_TIME_T), total: duration(CURLINFO_TOTAL_TIME_T),
                                httpVersion: version, remoteAddress: handle.string(CURLINFO_PRIMARY_IP),
                                bytesSent: handle.offset(CURLINFO_SIZE_UPLOAD_T) ?? 0, bytesReceived: bytesReceived,

@@ -29,7 +29,8 @@ struct LineSplitter {
 
     var hasPartialLine: Bool { !partial.isEmpty }
 
-    /// Feeds one chunk; calls `body` with every line it completes, in order.
+    /// Feeds one chunk; calls `body` with every line it completes, in order (inlined with `body`).
+    @inline(__always)
     mutating func feed(_ chunk: UnsafeRawBufferPointer,
                        _ body: (UnsafeBufferPointer<UInt8>) throws(StreamParseFailure) -> Void) throws(StreamParseFailure) {
         let bytes = chunk.bindMemory(to: UInt8.self)
@@ -81,6 +82,7 @@ struct LineSplitter {
         try line.withUnsafeBufferPointer { (buffer) throws(StreamParseFailure) in try body(buffer) }
     }
 
+    @inline(__always)
     private mutating func emit(_ tail: UnsafeBufferPointer<UInt8>,
                                _ body: (UnsafeBufferPointer<UInt8>) throws(StreamParseFailure) -> Void) throws(StreamParseFailure) {
         if partial.isEmpty {

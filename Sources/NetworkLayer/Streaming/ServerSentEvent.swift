@@ -30,13 +30,19 @@ public struct ServerSentEvent: Sendable, Equatable {
     /// - Throws: ``NetworkError/serialization(_:)`` saying where the JSON did not match `type`
     ///   (never quoting the data, which may hold secrets).
     public func decode<T: Decodable>(_ type: T.Type, using decoder: JSONDecoder? = nil) throws(NetworkError) -> T {
-        let data = Data(self.data.utf8)
+        try Self.decode(T.self, from: Data(data.utf8), eventType: event, using: decoder ?? self.decoder,
+                        usesFastJSONDecoder: usesFastJSONDecoder)
+    }
+
+    /// An event's data decoded as JSON; the error names the event's type and the data's size, never the data.
+    static func decode<T: Decodable>(_ type: T.Type, from data: Data, eventType: String?, using decoder: JSONDecoder?,
+                                     usesFastJSONDecoder: Bool) throws(NetworkError) -> T {
         do {
-            return try JSONBodyDecoding.decode(T.self, from: data, using: decoder ?? self.decoder ?? Self.plainDecoder,
+            return try JSONBodyDecoding.decode(T.self, from: data, using: decoder ?? Self.plainDecoder,
                                                usesFastJSONDecoder: usesFastJSONDecoder)
         } catch {
             throw .serialization(.init(
-                reason: "the data of the event\(event.map { " \"\(HeaderFields.printable(String($0.prefix(100))))\"" } ?? "")"
+                reason: "the data of the event\(eventType.map { " \"\(HeaderFields.printable(String($0.prefix(100))))\"" } ?? "")"
                     + " (\(data.count) bytes) could not be decoded as \(T.self): \(HTTPResponse.describe(error))",
                 underlyingError: error))
         }

@@ -77,7 +77,7 @@ struct StreamItems<Parser: StreamItemParser> {
             if let failure {
                 self.failure = nil
                 unparsed = []
-                throw iteration.fail(Self.error(for: failure, of: iteration.body))
+                throw iteration.fail(failure.error(of: iteration.body))
             }
             var chunk = unparsed.popLast()
             if chunk == nil {
@@ -139,16 +139,6 @@ struct StreamItems<Parser: StreamItemParser> {
         guard let body = try await reconnector.reconnect(iteration.body, after: ending, from: resumption) else { return }
         parser.resume(from: resumption)
         iteration = StreamIteration(body: body)
-    }
-
-    /// The error a parse failure ends the stream with: `.serialization` for a value that does not
-    /// decode, `.transport` for a body that breaks the limits.
-    private static func error(for failure: StreamParseFailure, of body: StreamBody) -> NetworkError {
-        let context = NetworkError.Context(request: body.origin.description, reason: failure.reason)
-        switch failure {
-        case .undecodableLine: return .serialization(context)
-        case .lineTooLong, .eventTooLarge: return .transport(context)
-        }
     }
 }
 

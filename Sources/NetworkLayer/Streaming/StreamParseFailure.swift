@@ -21,4 +21,14 @@ enum StreamParseFailure: Error, Equatable {
             "line \(line) of the NDJSON body could not be decoded as \(type): \(reason)"
         }
     }
+
+    /// The error a parse failure ends the stream with: `.serialization` for a value that does not
+    /// decode, `.transport` for a body that breaks the limits.
+    func error(of body: StreamBody) -> NetworkError {
+        let context = NetworkError.Context(request: body.origin.description, reason: reason)
+        switch self {
+        case .undecodableLine: return .serialization(context)
+        case .lineTooLong, .eventTooLarge: return .transport(context)
+        }
+    }
 }

@@ -41,9 +41,63 @@ enum EventStreamFuzz {
             try require(event.event.map { !$0.contains("\n") && !$0.contains("\r") } ?? true,
                         "a type holds CR or LF: \(String(describing: event.event).debugDescription)")
         }
+        // The borrowing reader (`EventStream.forEachEvent`): the same events, view by view, in the
+        // input's chunks; each view's bytes are the event's, and its comparisons agree with them.
+        let viewed = try views(chunks)
+        try require(viewed.count == whole.count, "the views were \(viewed.count) events, the strings \(whole.count)")
+        for (index, (view, event)) in zip(viewed, whole).enumerated() {
+            try require(view.event == event, "event \(index): the view reads \(view.event), the string reader \(event)")
+            try require(String(decoding: view.data, as: UTF8.self) == event.data, "event \(index): the view's bytes are not its data")
+            if let text = String(validating: view.data, as: UTF8.self) {
+                try require(view.equalsOwnData && text == event.data, "event \(index): dataEquals disagrees with the data")
+            }
+            try require(view.isOwnType, "event \(index): isEvent disagrees with the type \(String(describing: event.event))")
+        }
         let written = ServerSentEventParser.encode(whole).reduce(into: [UInt8]()) { $0 += $1 }
         let reread = try parse([written]).events
         try require(reread == whole, "the events written back read as \(reread.count) events, not \(whole.count)")
+    }
+
+    /// What the check keeps of one view, made inside the scanner's callback.
+    struct Viewed {
+        let event: ServerSentEvent
+        let data: [UInt8]
+        let equalsOwnData: Bool
+        let isOwnType: Bool
+    }
+
+    /// The events as the scanner lends them, in these chunks.
+    private static func views(_ chunks: [[UInt8]]) throws(FuzzFailure) -> [Viewed] {
+        var scanner = ServerSentEventScanner()
+        var viewed: [Viewed] = []
+        do {
+            for chunk in chunks {
+                try chunk.withUnsafeBytes(typed: { (bytes) throws(StreamParseFailure) in
+                    try scanner.scan(bytes) { view in
+                        let event = ServerSentEvent(view)
+                        let data = view.data.withUnsafeBytes { Array($0) }
+                        viewed.append(Viewed(event: event, data: data,
+                                             equalsOwnData: view.dataEquals(String(decoding: data, as: UTF8.self)),
+                                             isOwnType: isOwnType(view, event)))
+                        return true
+                    }
+                })
+            }
+        } catch {
+            throw FuzzFailure("the scanner refused \(chunks.reduce(0) { $0 + $1.count }) bytes: \(error)")
+        }
+        scanner.finish()
+        return viewed
+    }
+
+    /// Whether `isEvent` finds the type the event carries (one not valid UTF-8 is repaired in the
+    /// string, so only a valid one must match its bytes).
+    private static func isOwnType(_ view: borrowing ServerSentEvent.View, _ event: ServerSentEvent) -> Bool {
+        guard let type = event.event else { return view.isEvent("message") }
+        var bytes: [UInt8] = []
+        if let span = view.event { bytes = span.withUnsafeBytes { Array($0) } }
+        guard String(validating: bytes, as: UTF8.self) != nil else { return true }
+        return view.isEvent(type)
     }
 
     /// The events, and the last event ID a reconnection would send once the chunks are read.

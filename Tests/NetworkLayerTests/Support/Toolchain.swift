@@ -16,11 +16,21 @@ enum Toolchain {
     /// Type-checks `source` as a file of a user's module that imports NetworkLayer as this test
     /// binary's build made it, in Swift 6 mode. About a tenth of a second: nothing is generated.
     static func typecheck(_ source: String) async throws -> Outcome {
+        try await check(source, mode: ["-typecheck"])
+    }
+
+    /// Compiles `source` as ``typecheck(_:)`` does, through the checks that run after type-checking
+    /// (a value used past its lifetime, such as a `~Escapable` view kept after its closure), generating no code.
+    static func compile(_ source: String) async throws -> Outcome {
+        try await check(source, mode: ["-emit-sil", "-o", "/dev/null"])
+    }
+
+    private static func check(_ source: String, mode: [String]) async throws -> Outcome {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("typecheck-\(UUID().uuidString).swift")
         try Data(source.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let bin = binDirectory
-        return try await run(["swiftc", "-typecheck", "-swift-version", "6",
+        return try await run(["swiftc"] + mode + ["-swift-version", "6",
                               "-I", bin.appendingPathComponent("Modules").path,
                               // NetworkLayer imports CNetworkLayerCurl internally; loading its module still needs the module map.
                               "-Xcc", "-fmodule-map-file=" + bin.appendingPathComponent("CNetworkLayerCurl.build/module.modulemap").path,
