@@ -541,7 +541,10 @@ final class CurlTransfer: @unchecked Sendable {
         let metrics = self.metrics()
         reportLastProgress(metrics)
         if let failure = proxyAuthenticationFailure(status: handle.long(CURLINFO_RESPONSE_CODE) ?? 0) { return .failure(failure) }
-        return .success(response(body: body, metrics: metrics))
+        // The response owns the body: the transfer (alive until the engine lets go) keeps none of it.
+        var delivered = Data()
+        swap(&delivered, &body)
+        return .success(response(body: delivered, metrics: metrics))
     }
 
     /// What ``result(for:)`` says of a stream's end, without the response it would build (a
