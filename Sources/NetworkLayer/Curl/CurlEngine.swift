@@ -74,7 +74,7 @@ final class CurlEngine: @unchecked Sendable {
     @exclusivity(unchecked) private var dueDeliveries: [CurlTransfer] = []
     /// The connection caches in use, with how many transfers use each. Engine thread only.
     /// A list, not a dictionary: it holds one or two entries (more only while pins or client
-    /// certificates change), and hashing the key cost each transfer ~500 instructions.
+    /// certificates change), and a comparison is cheaper than hashing the key twice per transfer.
     @exclusivity(unchecked) private var caches: [(key: ConnectionCacheKey, cache: CurlShare, users: Int)] = []
     @exclusivity(unchecked) private var newestPinGeneration = 0
     /// Raised by ``closeIdleConnections()``: later transfers get fresh caches, and the old ones

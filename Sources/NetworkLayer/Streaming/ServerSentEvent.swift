@@ -35,14 +35,14 @@ public struct ServerSentEvent: Sendable, Equatable {
     }
 
     /// An event's data decoded as JSON; the error names the event's type and the data's size, never the data.
-    static func decode<T: Decodable>(_ type: T.Type, from data: Data, eventType: String?, using decoder: JSONDecoder?,
+    static func decode<T: Decodable>(_ type: T.Type, from data: Data, eventType: @autoclosure () -> String?, using decoder: JSONDecoder?,
                                      usesFastJSONDecoder: Bool) throws(NetworkError) -> T {
         do {
             return try JSONBodyDecoding.decode(T.self, from: data, using: decoder ?? Self.plainDecoder,
                                                usesFastJSONDecoder: usesFastJSONDecoder)
         } catch {
             throw .serialization(.init(
-                reason: "the data of the event\(eventType.map { " \"\(HeaderFields.printable(String($0.prefix(100))))\"" } ?? "")"
+                reason: "the data of the event\(eventType().map { " \"\(HeaderFields.printable(String($0.prefix(100))))\"" } ?? "")"
                     + " (\(data.count) bytes) could not be decoded as \(T.self): \(HTTPResponse.describe(error))",
                 underlyingError: error))
         }
