@@ -2,9 +2,9 @@
 // run `make readme-check`). Every ```swift block of the README, in order, as one program;
 // built with warnings as errors (`make test` builds it first), never run.
 
-// README.md:43: not compiled (Package.swift)
+// README.md:42: not compiled (Package.swift)
 
-#sourceLocation(file: "README.md", line: 67)
+#sourceLocation(file: "README.md", line: 66)
 import Foundation
 import NetworkLayer
 
@@ -15,7 +15,7 @@ struct ITunesServiceProvider: ServiceProvider {
 }
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 86)
+#sourceLocation(file: "README.md", line: 85)
 final class ITunesSearchRequest: BaseRequest<ITunesSearchResponse> {
     init(artist: String, limit: Int) {
         super.init(serviceProvider: ITunesServiceProvider(), endpoint: "/search")
@@ -25,7 +25,7 @@ final class ITunesSearchRequest: BaseRequest<ITunesSearchResponse> {
 }
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 104)
+#sourceLocation(file: "README.md", line: 103)
 struct ITunesSearchResponse: Codable, Sendable {
     let resultCount: Int?
     let results: [ITunesArtistResult]?
@@ -36,7 +36,7 @@ struct ITunesArtistResult: Codable, Sendable {
 }
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 117)
+#sourceLocation(file: "README.md", line: 116)
 let response = try await Net.perform(ITunesSearchRequest(artist: "Dream Theater", limit: 3))  // throws NetworkError
 print(response.resultCount ?? 0)
 
@@ -51,7 +51,7 @@ let (found, httpResponse) = try await Net.performWithResponse(ITunesSearchReques
 print(found.results?.first?.collectionName ?? "-", httpResponse.statusCode, httpResponse.value(forHeader: "ETag") ?? "-")
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 142)
+#sourceLocation(file: "README.md", line: 141)
 Net.areMocksEnabled = true                                             // or per provider: var areMocksEnabled: Bool?
 Net.mockResponsesDirectory = URL(fileURLWithPath: "MockResponses")    // <name>.json, optional <name>.meta.json
 
@@ -62,7 +62,7 @@ Net.mocks.registerFallback { request in request.method == .get ? .status(404) : 
 print(Net.mocks.requests.last?.value(forHeader: "Accept") ?? "-")             // what would have been sent
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 161)
+#sourceLocation(file: "README.md", line: 160)
 try Net.configurePinning([
     PinningRule(hosts: ["api.example.com", "*.cdn.example.com"],
                 publicKeyHashes: ["sha256/igUZ/pLpqlvMToY6kxB7zsuw0oM15ImIGYxKvuz4AMI=",    // the issuing CA
@@ -72,7 +72,7 @@ let intermediate = CertificateModel(filename: "Intermediate", fileExtension: .pe
 try Net.configurePinningWith(certificates: [intermediate], isEnabled: true)         // AMNetworkLayer's form
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 178)
+#sourceLocation(file: "README.md", line: 177)
 struct ChatProvider: ServiceProvider {
     var host: String { "api.openai.com" }
     var httpScheme: HTTPScheme { .https }
@@ -94,13 +94,13 @@ final class ChatCompletionStream: BaseRequest<EventStream> {
 }
 
 let events = try await Net.perform(ChatCompletionStream(prompt: "Hello"))
-for try await event in events {                     // ServerSentEvent: id, event, data, retry
+for try await event in events {  // ServerSentEvent; `events.forEachEvent { … }` lends views: no allocation per event
     if event.data == "[DONE]" { break }
     print(try event.decode(ChatChunk.self).choices.first?.delta.content ?? "", terminator: "")
 }
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 215)
+#sourceLocation(file: "README.md", line: 214)
 struct ChatRoomServer: ServiceProvider { var host: String { "chat.example.com" }; var httpScheme: HTTPScheme { .https } }  // wss
 
 final class ChatSocket: BaseRequest<WebSocket> {
@@ -119,7 +119,7 @@ for try await message in socket {                                  // ends when 
 try await socket.close(.normalClosure, reason: "bye")
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 243)
+#sourceLocation(file: "README.md", line: 242)
 struct Signer: RequestInterceptor {
     let keyID: String
     let key: String
@@ -138,7 +138,7 @@ Net.interceptors = [Signer(keyID: "shop-1", key: "signing-key")]   // every requ
 #sourceLocation()
 
 #if Observability
-#sourceLocation(file: "README.md", line: 272)
+#sourceLocation(file: "README.md", line: 271)
 import NetworkLayerObservability
 import Logging
 
@@ -155,7 +155,7 @@ Net.logEntryHandler = SwiftLogBridge(logger: Logger(label: "network")).handle
 #sourceLocation()
 #endif
 
-#sourceLocation(file: "README.md", line: 304)
+#sourceLocation(file: "README.md", line: 303)
 struct Payments: ServiceProvider {
     var host: String { "payments.internal" }
     var httpScheme: HTTPScheme { .https }
@@ -180,7 +180,7 @@ Net.recordsTraffic = true
 try Net.recordedTraffic.har().write(to: URL(fileURLWithPath: "/tmp/session.har"))   // secrets redacted
 #sourceLocation()
 
-#sourceLocation(file: "README.md", line: 361)
+#sourceLocation(file: "README.md", line: 368)
 do {
     _ = try await Net.perform(ITunesSearchRequest(artist: "Dream Theater", limit: 3))
 } catch .unauthorizedAccess {
