@@ -72,14 +72,15 @@ extension PinningConfiguration {
 }
 
 extension ServerTrustCallback {
-    /// Runs the callback on a thread of its own and waits at most `seconds` for it: a callback
-    /// that throws, hangs or answers late rejects the chain.
+    /// Runs the callback on a thread of its own (not a shared pool, which a callback that blocks
+    /// would starve) and waits at most `seconds` for it: a callback that throws, hangs or answers
+    /// late rejects the chain.
     func decide(chain: UnsafeRawPointer, within seconds: TimeInterval) -> ServerTrustDecision {
         let certificates = HandshakeChain.der(chain)
         let answer = Protected<ServerTrustDecision?>(nil)
         let answered = DispatchSemaphore(value: 0)
         let evaluate = self.evaluate
-        DispatchQueue.global().async {
+        Thread.detachNewThread {
             let decision: ServerTrustDecision
             do {
                 decision = try evaluate(certificates)

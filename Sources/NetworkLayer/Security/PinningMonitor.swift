@@ -88,6 +88,15 @@ final class PinningMonitor: Sendable {
         Self.log(message, level: .info, to: logTargets())
     }
 
+    /// Ends every subscriber's sequence (tests read what was buffered).
+    func finishForTesting() {
+        for subscriber in state.withLock({ Array($0.subscribers.values) }) { subscriber.finish() }
+    }
+
+    var tableSizesForTesting: (logged: Int, posted: Int, expiry: Int) {
+        state.withLock { ($0.logged.count, $0.posted.count, $0.expiryChecked.count) }
+    }
+
     private static func claim(_ key: String, every seconds: TimeInterval, in table: inout [String: Date], now: Date) -> Bool {
         if let last = table[key], now.timeIntervalSince(last) < seconds, now >= last { return false }
         if table.count >= tableLimit { table = table.filter { now.timeIntervalSince($0.value) < seconds } }
@@ -125,7 +134,11 @@ final class PinningMonitor: Sendable {
 /// The POST of one report to a rule's report URI.
 private final class PinningReportRequest: BaseRequest<EmptyResponse> {
     init(uri: URL, body: Data) {
-        super.init(serviceProvider: ReportURIProvider(uri: uri), url: uri)
+        let parts = URLComponents(url: uri, resolvingAgainstBaseURL: false)
+        let path = parts?.percentEncodedPath ?? ""
+        super.init(serviceProvider: ReportURIProvider(uri: uri), endpoint: path.isEmpty ? "/" : path)
+        // The query travels as params: with an explicit body they stay in the URL.
+        for item in parts?.queryItems ?? [] where params[item.name] == nil { params[item.name] = item.value ?? "" }
         httpMethod = .post
         self.body = .data(body, contentType: "application/json")
         timeout = PinningMonitor.postTimeout

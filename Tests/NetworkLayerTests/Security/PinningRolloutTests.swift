@@ -1,0 +1,288 @@
+import Foundation
+import Testing
+import TestScheduling
+@testable import NetworkLayer
+
+/// Collects a manager's pinning reports from the moment it is made.
+final class PinningReportCollector: Sendable {
+    private let reports = Protected<[PinningReport]>([])
+    private let task: Task<Void, Never>
+
+    init(_ net: NetworkManager) {
+        let stream = net.pinningMonitor.subscribe()  // subscribed now, not when the task first runs
+        let reports = self.reports
+        task = Task {
+            for await report in stream { reports.withLock { $0.append(report) } }
+        }
+    }
+
+    deinit { task.cancel() }
+
+    var all: [PinningReport] { reports.withLock { $0 } }
+
+    /// The reports once there are at least `count` (or after 5 s, what there is).
+    func wait(for count: Int) async -> [PinningReport] {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while all.count < count, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+        return all
+    }
+}
+
+@Suite("Pinning rollout: report-only rules, reports, expiry, backup pins, a trust callback", .sharing)
+struct PinningRolloutTests {
+    /// The legitimate leaf and a key the server does not have: the pins a team shipped before the
+    /// server's certificate rotated to the interceptor's key (same names, same CA).
+    static func shippedPins() throws -> [String] { [try pin(of: "localhost.pem"), try pin(of: "unrelated.pem")] }
+
+    @Test("Report-only: a rotated certificate is let through and reported, with its chain, the pins expected and no request data")
+    func reportOnlyLetsARotatedCertificateThroughAndReportsIt() async throws {
+        try await withInterceptor { rotated in
+            let log = LogCollector()
+            let net = makeTLSManager()
+            net.isVerbose = true
+            net.logHandler = { log.append($0) }
+            let reports = PinningReportCollector(net)
+            try net.configurePinning([PinningRule(hosts: ["localhost"], publicKeyHashes: try Self.shippedPins(), enforcement: .reportOnly)],
+                                     isEnabled: true)
+            let echo = try await net.perform(TestRequest<Echo>(rotated.provider(host: "localhost"), "/echo",
+                                                               headers: ["Authorization": "Bearer rollout-secret-token"]))
+            #expect(echo.path == "/echo")
+            let report = try #require(await reports.wait(for: 1).first)
+            #expect(report.kind == .mismatch)
+            #expect(report.host == "localhost" && report.port == rotated.port)
+            #expect(!report.wasEnforced && !report.ruleExpired)
+            #expect(report.expectedPins == (try Self.shippedPins()))
+            #expect(report.chain.map(\.publicKeyHash) == [try pin(of: "interceptor.pem"), try pin(of: "TestIntermediateCA.pem"),
+                                                          try pin(of: "TestRootCA.pem")])
+            #expect(report.chain.first?.subject.contains("localhost") == true || report.chain.first?.subject.isEmpty == false)
+            #expect(report.chain.allSatisfy { $0.notAfter != nil })
+            let json = String(decoding: try JSONEncoder().encode(report), as: UTF8.self)
+            #expect(!json.contains("rollout-secret-token") && !json.contains("/echo"), "\(json)")
+            #expect(log.text.contains("pin mismatch, not enforced"), "\(log.text)")
+            #expect(!log.text.contains("rollout-secret-token"))
+        }
+    }
+
+    @Test("Enforced: the same rotation is refused before any request byte is sent, and reported as enforced")
+    func enforcedRefusesTheRotationAndReportsIt() async throws {
+        try await withInterceptor { rotated in
+            let net = makeTLSManager()
+            let reports = PinningReportCollector(net)
+            try net.configurePinning([PinningRule(hosts: ["localhost"], publicKeyHashes: try Self.shippedPins(), enforcement: .enforce)],
+                                     isEnabled: true)
+            let error = await networkError { try await net.perform(TestRequest<Echo>(rotated.provider(host: "localhost"), "/echo")) }
+            guard case .invalidCertificate = error else { Issue.record("got \(String(describing: error))"); return }
+            #expect(rotated.recordedBytes().isEmpty)
+            let report = try #require(await reports.wait(for: 1).first)
+            #expect(report.kind == .mismatch && report.wasEnforced)
+        }
+    }
+
+    @Test("A backup pin (the intermediate's) keeps a rotated host reachable, and nothing is reported")
+    func aBackupPinSurvivesTheRotation() async throws {
+        try await withInterceptor { rotated in
+            let net = makeTLSManager()
+            let reports = PinningReportCollector(net)
+            try net.configurePinning([PinningRule(hosts: ["localhost"], publicKeyHashes: [try pin(of: "localhost.pem"),
+                                                                                          try pin(of: "TestIntermediateCA.pem")],
+                                                  enforcement: .enforce)], isEnabled: true)
+            _ = try await net.perform(TestRequest<Echo>(rotated.provider(host: "localhost"), "/echo"))
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(reports.all.filter { $0.kind == .mismatch }.isEmpty)
+        }
+    }
+
+    @Test("A rule past its expiry date is not enforced: the mismatch is let through, reported as expired, and the log says so")
+    func anExpiredRuleIsNotEnforced() async throws {
+        try await withInterceptor { rotated in
+            let log = LogCollector()
+            let net = makeTLSManager()
+            net.isVerbose = true
+            net.logHandler = { log.append($0) }
+            let reports = PinningReportCollector(net)
+            try net.configurePinning([PinningRule(hosts: ["localhost"], publicKeyHashes: try Self.shippedPins(), enforcement: .enforce,
+                                                  expires: Date(timeIntervalSinceNow: -86_400))], isEnabled: true)
+            #expect(log.text.contains("expired on"), "\(log.text)")
+            _ = try await net.perform(TestRequest<Echo>(rotated.provider(host: "localhost"), "/echo"))
+            let report = try #require(await reports.wait(for: 1).first)
+            #expect(report.ruleExpired && !report.wasEnforced)
+        }
+    }
+
+    @Test("The rollout initializer needs two distinct pins unless allowsSinglePin says otherwise; the 2.0 one still takes one")
+    func backupPinsAreRequired() throws {
+        let net = makeTLSManager()
+        let one = try pin(of: "localhost.pem")
+        for pins in [[one], [one, one, "sha256//" + one.dropFirst("sha256/".count)]] {
+            #expect(throws: NetworkError.self) {
+                try net.configurePinning([PinningRule(hosts: ["localhost"], publicKeyHashes: pins, enforcement: .enforce)], isEnabled: true)
+            }
+            do {
+                try net.configurePinning([PinningRule(hosts: ["localhost"], publicKeyHashes: pins, enforcement: .reportOnly)], isEnabled: true)
+                Issue.record("\(pins) was accepted")
+            } catch {
+                let description = error.errorDescription ?? ""
+                #expect(description.contains("backup pin") && description.contains("allowsSinglePin"), "\(description)")
+                #expect(description.contains(pins.count == 1 ? "one pin" : "same key"), "\(description)")
+            }
+        }
+        try net.configurePinning([PinningRule(hosts: ["localhost"], publicKeyHashes: [one], enforcement: .enforce, allowsSinglePin: true)],
+                                 isEnabled: true)
+        try net.configurePinning([PinningRule(hosts: ["localhost"], publicKeyHashes: [one])], isEnabled: true)
+        #expect(throws: NetworkError.self) {
+            try net.configurePinning([PinningRule(publicKeyHashes: [one, try pin(of: "unrelated.pem")], enforcement: .enforce,
+                                                  reportURI: URL(string: "file:///tmp/reports"))], isEnabled: true)
+        }
+    }
+
+    @Test("A pinned chain that expires within pinExpiryWarning is reported on the first connection, not again the same day")
+    func expiringChainIsReportedOncePerDay() async throws {
+        try await withLegitServer { server in
+            let net = makeTLSManager()
+            // The test certificates expire in 2123: a warning window of 200 years covers them.
+            net.pinExpiryWarning = .seconds(200 * 365 * 86_400)
+            let reports = PinningReportCollector(net)
+            try net.configurePinning([PinningRule(hosts: ["localhost"], publicKeyHashes: [try pin(of: "localhost.pem"),
+                                                                                          try pin(of: "TestIntermediateCA.pem")],
+                                                  enforcement: .enforce)], isEnabled: true)
+            _ = try await net.perform(TestRequest<Echo>(server.provider(host: "localhost"), "/echo"))
+            let report = try #require(await reports.wait(for: 1).first)
+            #expect(report.kind == .expiringSoon && !report.wasEnforced)
+            #expect(report.chain.count == 3)
+            net.closeIdleConnections()
+            _ = try await net.perform(TestRequest<Echo>(server.provider(host: "localhost"), "/echo"))
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(reports.all.count == 1, "\(reports.all)")
+        }
+    }
+
+    @Test("With the default warning of 30 days, the test chain (valid for a century) is not reported")
+    func aLongLivedChainIsNotReported() async throws {
+        try await withLegitServer { server in
+            let net = makeTLSManager()
+            let reports = PinningReportCollector(net)
+            try net.configurePinning([PinningRule(hosts: ["localhost"], publicKeyHashes: [try pin(of: "localhost.pem"),
+                                                                                          try pin(of: "TestIntermediateCA.pem")],
+                                                  enforcement: .enforce)], isEnabled: true)
+            _ = try await net.perform(TestRequest<Echo>(server.provider(host: "localhost"), "/echo"))
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(reports.all.isEmpty)
+        }
+    }
+
+    @Test("The public pinningReports sequence delivers to each iterator")
+    func publicSequenceDeliversToEachIterator() async throws {
+        try await withInterceptor { rotated in
+            let net = makeTLSManager()
+            var first = net.pinningReports.makeAsyncIterator()
+            var second = net.pinningReports.makeAsyncIterator()
+            try net.configurePinning([PinningRule(hosts: ["localhost"], publicKeyHashes: try Self.shippedPins(), enforcement: .reportOnly)],
+                                     isEnabled: true)
+            _ = try await net.perform(TestRequest<Echo>(rotated.provider(host: "localhost"), "/echo"))
+            #expect(await first.next()?.kind == .mismatch)
+            #expect(await second.next()?.kind == .mismatch)
+        }
+    }
+
+    @Test("Mock mode never pins and never reports")
+    func mockModeNeverReports() async throws {
+        let mocks = FileManager.default.temporaryDirectory.appendingPathComponent("pin-mocks-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: mocks, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: mocks) }
+        try Data(#"{"path":"/echo","method":"GET"}"#.utf8).write(to: mocks.appendingPathComponent("echo.json"))
+        let net = makeTLSManager()
+        net.areMocksEnabled = true
+        net.mockResponsesDirectory = mocks
+        let reports = PinningReportCollector(net)
+        try net.configurePinning([PinningRule(publicKeyHashes: try Self.shippedPins(), enforcement: .enforce)], isEnabled: true)
+        let provider = TestProvider(host: "localhost", httpScheme: .https, port: 1, headers: [:])
+        _ = try? await net.perform(MockedRequest<Echo>(provider, "/echo", mock: "echo"))
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(reports.all.isEmpty)
+    }
+
+    // MARK: The trust callback
+
+    @Test("serverTrust gets the verified chain as DER, leaf first, and its accept lets the request through")
+    func serverTrustSeesTheChainAndAccepts() async throws {
+        try await withLegitServer { server in
+            let seen = Protected<[Data]>([])
+            let tls = TLSOptions(trustedCertificates: testCABundle) { chain in
+                seen.withLock { $0 = chain }
+                return .accept
+            }
+            let net = makeManager()
+            let echo = try await net.perform(TestRequest<Echo>(TLSProvider(port: server.port, tls: tls), "/echo"))
+            #expect(echo.path == "/echo")
+            let chain = seen.withLock { $0 }
+            #expect(chain.count == 3)
+            #expect(chain.first.map { ServerCertificate.read($0).first?.publicKeyHash } == (try pin(of: "localhost.pem")))
+        }
+    }
+
+    @Test("serverTrust's reject, throw, or silence past the connect timeout refuses the connection before anything is sent",
+          arguments: ["reject", "throw", "hang"])
+    func serverTrustRefusals(kind: String) async throws {
+        try await withLegitServer { server in
+            let tls = TLSOptions(trustedCertificates: testCABundle) { _ in
+                switch kind {
+                case "reject": return .reject(reason: "not in the transparency log")
+                case "throw": throw TestServerError(description: "the policy store is unreachable")
+                default:
+                    Thread.sleep(forTimeInterval: 5)
+                    return .accept
+                }
+            }
+            let net = makeManager()
+            net.timeouts = Timeouts(connect: 1)
+            let started = ContinuousClock.now
+            let error = await networkError { try await net.perform(TestRequest<Echo>(TLSProvider(port: server.port, tls: tls), "/secret")) }
+            guard case .invalidCertificate = error else { Issue.record("got \(String(describing: error))"); return }
+            let description = error?.errorDescription ?? ""
+            #expect(description.contains("serverTrust"), "\(description)")
+            switch kind {
+            case "reject": #expect(description.contains("not in the transparency log"), "\(description)")
+            case "throw": #expect(description.contains("the policy store is unreachable"), "\(description)")
+            default:
+                #expect(description.contains("did not answer"), "\(description)")
+                #expect(ContinuousClock.now - started < .seconds(4))
+            }
+            #expect(server.recordedBytes().isEmpty)
+        }
+    }
+
+    @Test("A connection a trust callback accepted is not reused for a request without it, and the other way round")
+    func trustCallbackConnectionsAreKeptApart() async throws {
+        try await withLegitServer { server in
+            let calls = Protected(0)
+            let tls = TLSOptions(trustedCertificates: testCABundle) { _ in
+                calls.withLock { $0 += 1 }
+                return .accept
+            }
+            let net = makeManager()
+            let plain = TLSProvider(port: server.port, tls: TLSOptions(trustedCertificates: testCABundle))
+            _ = try await net.perform(TestRequest<Echo>(plain, "/echo"))
+            _ = try await net.perform(TestRequest<Echo>(TLSProvider(port: server.port, tls: tls), "/echo"))
+            #expect(calls.withLock { $0 } == 1, "the plain request's connection was not reused for the callback's")
+        }
+    }
+
+    // MARK: Bounds
+
+    @Test("10,000 mismatches from as many hosts leave the monitor's tables bounded and post at most a few at once")
+    func tenThousandMismatchesStayBounded() async throws {
+        let monitor = PinningMonitor()
+        let stream = monitor.subscribe()
+        for index in 0..<10_000 {
+            monitor.deliver(PinningReport(kind: .mismatch, host: "h\(index).invalid", port: 443, chain: [], expectedPins: ["sha256/x"],
+                                          wasEnforced: true, ruleExpired: false, date: Date()),
+                            reportURI: nil)
+        }
+        var buffered = 0
+        var iterator = stream.makeAsyncIterator()
+        monitor.finishForTesting()
+        while await iterator.next() != nil { buffered += 1 }
+        #expect(buffered == 256, "a subscriber that does not read keeps the newest 256")
+        #expect(monitor.tableSizesForTesting.logged <= PinningMonitor.tableLimit)
+    }
+}
