@@ -30,7 +30,8 @@ public struct TLSOptions: Sendable, Hashable {
     /// pins matched, before any byte of a request is sent: what pins cannot express (an internal
     /// CA's name constraints, a transparency log). It gets the verified chain as DER, leaf first,
     /// on a thread of its own; one that throws rejects, and one that has not answered within the
-    /// connect timeout rejects too (the engine waits that long, so answer fast). `nil`: no callback.
+    /// connect timeout rejects too. Answer fast: libcurl cannot suspend a handshake, so the
+    /// engine's thread, and every transfer of the process, waits for it. `nil`: no callback.
     public var serverTrust: (@Sendable (_ chain: [Data]) throws -> ServerTrustDecision)? {
         get { trustCallback?.evaluate }
         set { trustCallback = newValue.map(ServerTrustCallback.init) }
