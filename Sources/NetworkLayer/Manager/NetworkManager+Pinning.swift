@@ -35,3 +35,49 @@ extension NetworkManager {
         set { pinningMonitor.expiryWarning = newValue }
     }
 }
+
+extension NetworkManager {
+    /// The verified chain `url`'s server presents, leaf first, through the same handshake and
+    /// verification as every request (this manager's CA bundle, or `trustedCertificates`): what
+    /// the pins are compared with. The chain is read in the handshake; the HTTP answer, whatever
+    /// its status, does not matter. Not in mock mode.
+    /// - Throws: ``NetworkError`` when the chain fails verification, the server cannot be reached,
+    ///   `url` is not `https`, or mock mode is on.
+    public func serverCertificates(of url: URL, trustedCertificates: URL? = nil) async throws(NetworkError) -> [ServerCertificate] {
+        guard url.scheme?.lowercased() == "https", let host = url.host, !host.isEmpty else {
+            throw .invalidRequest(.init(reason: "\(HeaderFields.printable(url.absoluteString)) is not an https URL with a host"))
+        }
+        let seen = Protected<[Data]>([])
+        let tls = TLSOptions(trustedCertificates: trustedCertificates) { chain in
+            seen.withLock { $0 = chain }
+            return .accept
+        }
+        let request = BaseRequest<EmptyResponse>(serviceProvider: ChainProbeProvider(host: host, port: url.port, tls: tls),
+                                                 endpoint: url.path.isEmpty ? "/" : url.path)
+        request.httpMethod = .head
+        guard !areMocksEnabled else {
+            throw .invalidRequest(.init(reason: "mock mode is on: a mocked answer has no certificate chain to read"))
+        }
+        do {
+            _ = try await perform(request)
+        } catch {
+            // A status the server answers with is not the chain's failure.
+            if seen.withLock({ $0.isEmpty }) { throw error }
+        }
+        return seen.withLock { $0 }.flatMap { ServerCertificate.read($0) }
+    }
+}
+
+extension ServerCertificate {
+    /// The certificates in a file's bytes: one DER certificate, or PEM certificates (at most 64).
+    public static func certificates(in data: Data) -> [ServerCertificate] {
+        read(data)
+    }
+}
+
+private struct ChainProbeProvider: ServiceProvider {
+    let host: String
+    let port: Int?
+    let tls: TLSOptions?
+    var httpScheme: HTTPScheme { .https }
+}
