@@ -382,6 +382,38 @@ struct PinningRolloutTests {
         }
     }
 
+    // MARK: Reading a chain
+
+    @Test("serverCertificates(of:) reads the verified chain through the library's handshake, leaf first; a bad chain or URL throws")
+    func serverCertificatesReadsTheChain() async throws {
+        try await withLegitServer { server in
+            let net = makeManager()
+            let url = try #require(URL(string: "https://localhost:\(server.port)/anything"))
+            let chain = try await net.serverCertificates(of: url, trustedCertificates: testCABundle)
+            #expect(chain.map(\.publicKeyHash) == [try pin(of: "localhost.pem"), try pin(of: "TestIntermediateCA.pem"),
+                                                   try pin(of: "TestRootCA.pem")])
+            #expect(chain[0].subject.contains("localhost") && chain[0].issuer == chain[1].subject, "\(chain)")
+            // Without the test CA the chain does not verify: no chain is returned for it.
+            let untrusted = await networkError { try await net.serverCertificates(of: url) }
+            guard case .invalidCertificate = untrusted else { Issue.record("got \(String(describing: untrusted))"); return }
+            let plain = await networkError { try await net.serverCertificates(of: try #require(URL(string: "http://localhost:\(server.port)/"))) }
+            guard case .invalidRequest = plain else { Issue.record("got \(String(describing: plain))"); return }
+        }
+        let file = try Data(contentsOf: certificatesDirectory.appendingPathComponent("localhost-chain.pem"))
+        #expect(ServerCertificate.certificates(in: file).map(\.publicKeyHash) == [try pin(of: "localhost.pem"), try pin(of: "TestIntermediateCA.pem")])
+        #expect(ServerCertificate.certificates(in: Data("not a certificate".utf8)).isEmpty)
+    }
+
+    @Test("A 2.0 rule with a single pin is accepted, and the log warns that it has no backup")
+    func aSinglePinIsWarnedAbout() throws {
+        let log = LogCollector()
+        let net = makeTLSManager()
+        net.isVerbose = true
+        net.logHandler = { log.append($0) }
+        try net.configurePinning([PinningRule(hosts: ["localhost"], publicKeyHashes: [try pin(of: "localhost.pem")])], isEnabled: true)
+        #expect(log.text.contains("single pin and no backup"), "\(log.text)")
+    }
+
     // MARK: Bounds
 
     @Test("10,000 mismatches from as many hosts leave the monitor's tables bounded and post at most a few at once")
