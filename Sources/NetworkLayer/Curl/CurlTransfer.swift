@@ -288,10 +288,11 @@ final class CurlTransfer: @unchecked Sendable {
             // linked against, so fail closed.
             if let problem = options.tlsBackendProblem {
                 let host = request.url.host ?? ""
-                guard pinning?.rules(forHost: host).isEmpty ?? true, options.tls?.trustCallback == nil else {
-                    throw .invalidCertificate(.init(
-                        request: request.redactedDescription,
-                        reason: host + " is pinned or has a serverTrust callback, but " + problem + "; the request was not sent"))
+                let what = !(pinning?.rules(forHost: host).isEmpty ?? true) ? " is pinned"
+                    : options.tls?.trustCallback != nil ? " has a serverTrust callback" : nil
+                if let what {
+                    throw .invalidCertificate(.init(request: request.redactedDescription,
+                                                    reason: host + what + ", but " + problem + "; the request was not sent"))
                 }
             } else {
                 try handle.set(CURLOPT_SSL_CTX_FUNCTION, sslContextCallback: curlRequirePins)

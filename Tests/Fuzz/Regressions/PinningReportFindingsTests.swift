@@ -1,0 +1,19 @@
+import Foundation
+import Testing
+import TestScheduling
+@testable import NetworkLayer
+
+/// What the pinning-report fuzz target found, stated as behaviour.
+@Suite("Fuzz findings: pinning reports", .sharing)
+struct PinningReportFindingsTests {
+    @Test("A pin whose base64 starts with '/' (our form reads sha256//…) parses back to itself; libcurl's sha256// form still parses")
+    func pinStartingWithSlash() throws {
+        let digest = Data([0xFC] + [UInt8](repeating: 7, count: 31))
+        let pin = PublicKeyPin(digest: digest)
+        #expect(pin.description.hasPrefix("sha256//"))
+        #expect(try PublicKeyPin(pin.description) == pin)
+        let plain = PublicKeyPin(digest: Data(repeating: 1, count: 32))
+        #expect(try PublicKeyPin("sha256//" + plain.description.dropFirst("sha256/".count)) == plain)
+        try FuzzTargets.named("pinning-report")?.check(FuzzInputs.regression("pinning-report", "pin-base64-starting-with-slash"))
+    }
+}
