@@ -64,13 +64,14 @@ extension PinningReport: CustomStringConvertible {
     public var description: String {
         let chainText = chain.map { certificate in
             let expiry = certificate.notAfter.map { " until " + PinningReport.day($0) } ?? ""
-            return HeaderFields.printable(certificate.subject) + " " + certificate.publicKeyHash + expiry
+            return certificate.subject + " " + certificate.publicKeyHash + expiry
         }.joined(separator: "; ")
         let what = switch kind {
         case .mismatch: wasEnforced ? "pin mismatch, connection refused" : "pin mismatch, not enforced" + (ruleExpired ? " (the rule expired)" : " (report-only)")
         case .expiringSoon: "a pinned chain expires soon"
         }
-        return "\(what): \(HeaderFields.printable(host)):\(port) presented [\(chainText)], expected \(expectedPins.joined(separator: ", "))"
+        // Escaped whole: every part but `what` may come from a server (or a decoded report).
+        return "\(what): \(host):\(port) presented [\(chainText)], expected \(expectedPins.joined(separator: ", "))".escapingControlCharacters
     }
 
     static func day(_ date: Date) -> String {

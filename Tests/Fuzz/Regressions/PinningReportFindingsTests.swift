@@ -16,4 +16,13 @@ struct PinningReportFindingsTests {
         #expect(try PublicKeyPin("sha256//" + plain.description.dropFirst("sha256/".count)) == plain)
         try FuzzTargets.named("pinning-report")?.check(FuzzInputs.regression("pinning-report", "pin-base64-starting-with-slash"))
     }
+
+    @Test("A decoded report's log line escapes control characters in every part, the pins included")
+    func controlCharactersAreEscaped() throws {
+        let report = PinningReport(kind: .mismatch, host: "a\nb", port: 1,
+                                   chain: [ServerCertificate(subject: "/CN=x\u{1B}[31m", issuer: "", notAfter: nil, publicKeyHash: "sha256/\u{7F}")],
+                                   expectedPins: ["sha256/\r"], wasEnforced: true, ruleExpired: false, date: Date())
+        #expect(!report.description.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }, "\(report.description.debugDescription)")
+        try FuzzTargets.named("pinning-report")?.check(FuzzInputs.regression("pinning-report", "control-character-in-a-decoded-pin"))
+    }
 }
