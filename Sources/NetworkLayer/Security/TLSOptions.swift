@@ -11,6 +11,13 @@ import Foundation
 /// Checked before anything is sent: a maximum below the minimum, or a cipher name OpenSSL does
 /// not know, fails the request with ``NetworkError/invalidRequest(_:)``; a server that offers
 /// no version or cipher allowed fails with ``NetworkError/invalidCertificate(_:)``.
+///
+/// With ``requiresOCSPStapling``, a server must staple a current OCSP response saying its
+/// certificate is good:
+///
+/// ```swift
+/// var tls: TLSOptions? { TLSOptions(trustedCertificates: bundle, requiresOCSPStapling: true) }
+/// ```
 public struct TLSOptions: Sendable, Hashable {
     /// The oldest TLS version a connection may use. Default ``TLSVersion/v1_2``, the library's floor.
     public var minimumVersion: TLSVersion
@@ -26,15 +33,32 @@ public struct TLSOptions: Sendable, Hashable {
     /// A PEM file of the CA certificates this backend's servers are verified with, instead of the
     /// manager's ``NetworkManager/customCABundle`` or the system's store; `nil` (the default) keeps those.
     public var trustedCertificates: URL?
+    /// Whether each connection's server must staple an OCSP response (the TLS status request) that
+    /// says its certificate is good; `false` (the default) checks no revocation status.
+    ///
+    /// A server that staples none, or one saying the certificate is revoked, is refused with
+    /// ``NetworkError/invalidCertificate(_:)`` saying which, before anything is sent. The response
+    /// is verified with the issuer of the server's certificate, so the server must send its chain.
+    /// Every connection makes a full handshake: a resumed one carries no stapled response.
+    public var requiresOCSPStapling: Bool
 
     /// Creates TLS options; every part left out keeps the library's default.
     public init(minimumVersion: TLSVersion = .v1_2, maximumVersion: TLSVersion? = nil, cipherSuites: [String] = [],
                 tls13CipherSuites: [String] = [], trustedCertificates: URL? = nil) {
+        self.init(minimumVersion: minimumVersion, maximumVersion: maximumVersion, cipherSuites: cipherSuites,
+                  tls13CipherSuites: tls13CipherSuites, trustedCertificates: trustedCertificates, requiresOCSPStapling: false)
+    }
+
+    /// Creates TLS options that say whether servers must staple an OCSP response; every other part
+    /// left out keeps the library's default.
+    public init(minimumVersion: TLSVersion = .v1_2, maximumVersion: TLSVersion? = nil, cipherSuites: [String] = [],
+                tls13CipherSuites: [String] = [], trustedCertificates: URL? = nil, requiresOCSPStapling: Bool) {
         self.minimumVersion = minimumVersion
         self.maximumVersion = maximumVersion
         self.cipherSuites = cipherSuites
         self.tls13CipherSuites = tls13CipherSuites
         self.trustedCertificates = trustedCertificates
+        self.requiresOCSPStapling = requiresOCSPStapling
     }
 }
 
@@ -58,7 +82,8 @@ extension TLSOptions {
     /// Every rule, as text: what keys the responses fetched under these rules in the response cache.
     var cacheIdentity: String {
         [minimumVersion.description, maximumVersion?.description ?? "-", cipherSuites.joined(separator: ":"),
-         tls13CipherSuites.joined(separator: ":"), trustedCertificates?.standardizedFileURL.path ?? "-"].joined(separator: "\u{0}")
+         tls13CipherSuites.joined(separator: ":"), trustedCertificates?.standardizedFileURL.path ?? "-",
+         requiresOCSPStapling ? "ocsp" : "-"].joined(separator: "\u{0}")
     }
 
     /// `CURLOPT_SSLVERSION`: the minimum, with the maximum in the upper half when there is one.
