@@ -10,9 +10,8 @@ extension CurlTransfer {
         if !tls.tls13CipherSuites.isEmpty { try handle.set(CURLOPT_TLS13_CIPHERS, tls.tls13CipherSuites.joined(separator: ":")) }
         if tls.requiresOCSPStapling {
             try handle.set(CURLOPT_SSL_VERIFYSTATUS, true)
-            // A resumed session carries no stapled response, and libcurl 7.88 then fails the
-            // check: each connection makes a full handshake. libcurl reuses a connection only for
-            // a transfer that checks the status the same way.
+            // A resumed handshake staples nothing, which libcurl 7.88 fails; libcurl reuses a
+            // connection only for a transfer checking the status alike.
             try handle.set(CURLOPT_SSL_SESSIONID_CACHE, false)
         }
     }
@@ -39,9 +38,7 @@ extension CurlErrorMapping {
         }
     }
 
-    /// What the stapled OCSP check found, told by libcurl's message (the wording of its OpenSSL
-    /// backend), and what the server's operator must do. libcurl checks it right after the
-    /// handshake, before the request is sent.
+    /// What libcurl's message says the stapled OCSP check found, and what the server must do.
     private static func ocspFailure(_ message: String) -> String {
         if message.contains("No OCSP response received") {
             return "the TLS options require OCSP stapling, and the server stapled no OCSP response to its certificate; "

@@ -11,13 +11,6 @@ import Foundation
 /// Checked before anything is sent: a maximum below the minimum, or a cipher name OpenSSL does
 /// not know, fails the request with ``NetworkError/invalidRequest(_:)``; a server that offers
 /// no version or cipher allowed fails with ``NetworkError/invalidCertificate(_:)``.
-///
-/// With ``requiresOCSPStapling``, a server must staple a current OCSP response saying its
-/// certificate is good:
-///
-/// ```swift
-/// var tls: TLSOptions? { TLSOptions(trustedCertificates: bundle, requiresOCSPStapling: true) }
-/// ```
 public struct TLSOptions: Sendable, Hashable {
     /// The oldest TLS version a connection may use. Default ``TLSVersion/v1_2``, the library's floor.
     public var minimumVersion: TLSVersion
@@ -33,13 +26,9 @@ public struct TLSOptions: Sendable, Hashable {
     /// A PEM file of the CA certificates this backend's servers are verified with, instead of the
     /// manager's ``NetworkManager/customCABundle`` or the system's store; `nil` (the default) keeps those.
     public var trustedCertificates: URL?
-    /// Whether each connection's server must staple an OCSP response (the TLS status request) that
-    /// says its certificate is good; `false` (the default) checks no revocation status.
-    ///
-    /// A server that staples none, or one saying the certificate is revoked, is refused with
-    /// ``NetworkError/invalidCertificate(_:)`` saying which, before anything is sent. The response
-    /// is verified with the issuer of the server's certificate, so the server must send its chain.
-    /// Every connection makes a full handshake: a resumed one carries no stapled response.
+    /// Whether servers must staple a good OCSP response; `false` (the default) checks none. One
+    /// stapling none or a revoked one fails with ``NetworkError/invalidCertificate(_:)`` before
+    /// anything is sent; the server must send its chain, and no TLS session is resumed.
     public var requiresOCSPStapling: Bool
 
     /// Creates TLS options; every part left out keeps the library's default.
@@ -49,8 +38,7 @@ public struct TLSOptions: Sendable, Hashable {
                   tls13CipherSuites: tls13CipherSuites, trustedCertificates: trustedCertificates, requiresOCSPStapling: false)
     }
 
-    /// Creates TLS options that say whether servers must staple an OCSP response; every other part
-    /// left out keeps the library's default.
+    /// Creates TLS options that say whether servers must staple an OCSP response.
     public init(minimumVersion: TLSVersion = .v1_2, maximumVersion: TLSVersion? = nil, cipherSuites: [String] = [],
                 tls13CipherSuites: [String] = [], trustedCertificates: URL? = nil, requiresOCSPStapling: Bool) {
         self.minimumVersion = minimumVersion
