@@ -99,7 +99,7 @@ enum CurlErrorMapping {
         if let refusal = clientCertificateRefusal(code, message: message, facts: facts, curl: curl, request: request) {
             return refusal
         }
-        if let failure = tlsOptionsFailure(code, facts: facts, context: context) { return failure }
+        if let failure = tlsOptionsFailure(code, message: message, facts: facts, context: context) { return failure }
         if code == CURLE_INTERFACE_FAILED, let name = facts.networkInterface {
             return .unreachable(context("the network interface \"\(HeaderFields.printable(name))\" could not be used: "
                                          + "no such interface or address on this machine"), .other)
