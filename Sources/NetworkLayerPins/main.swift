@@ -30,7 +30,8 @@ func day(_ date: Date) -> String {
 func expiry(_ date: Date?, now: Date) -> String {
     guard let date else { return "unknown (the date could not be read)" }
     guard date > now else { return "\(day(date)) EXPIRED" }
-    return "\(day(date)) (\(Int(date.timeIntervalSince(now) / 86_400)) days left)"
+    let days = Int(date.timeIntervalSince(now) / 86_400)
+    return "\(day(date)) (\(days) day\(days == 1 ? "" : "s") left)"
 }
 
 /// What a certificate is in a server's chain, leaf first.
