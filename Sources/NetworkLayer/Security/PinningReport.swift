@@ -3,7 +3,7 @@ import Foundation
 /// A certificate of a server's verified chain, as the pins are compared with it.
 public struct ServerCertificate: Sendable, Hashable, Codable {
     /// The subject, in OpenSSL's one-line form (`/CN=api.example.com/O=Example`). From the server:
-    /// print it through ``printable``-style escaping, as the log does.
+    /// print it escaped, as the log does.
     public var subject: String
     /// The issuer, in the same form.
     public var issuer: String
