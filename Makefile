@@ -114,7 +114,7 @@ docs: deps
 api-check: deps
 	@SWIFT="$(SWIFT)" scripts/api-check.sh
 
-## fuzz: the libFuzzer targets of Tests/Fuzz (JSON decoder vs Foundation, response headers, Retry-After,
+## fuzz: the libFuzzer targets of Tests/Fuzz (JSON decoder vs Foundation, response headers, Retry-After, pinning reports and certificates,
 ##       parameter encoding, mock sidecars, redirect origins, server-sent events, the response cache, WebSocket frames, origin prefixes), FUZZ_SECONDS each (default 40); fails on any crash or difference
 FUZZ_SECONDS ?= 40
 fuzz: deps

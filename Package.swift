@@ -13,6 +13,9 @@ let package = Package(
         // unless the `OpenAPI` trait is on, and a consumer that does not name the trait resolves
         // neither swift-openapi-runtime nor swift-http-types.
         .library(name: "NetworkLayerOpenAPI", targets: ["NetworkLayerOpenAPI"]),
+        // `swift run networklayer-pins https://api.example.com`: a server's verified chain and its
+        // pins, a suggested rule, a check of pins against the live server (the PinsTool article).
+        .executable(name: "networklayer-pins", targets: ["NetworkLayerPins"]),
     ],
     // The core depends on no Swift package. Each trait brings in what one opt-in product needs;
     // no trait is on by default.
@@ -87,6 +90,11 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["OpenAPI"])),
             ]
         ),
+        // networklayer-pins: the chain and pins through the library's own handshake, nothing else.
+        .executableTarget(
+            name: "NetworkLayerPins",
+            dependencies: ["NetworkLayer"]
+        ),
         // The public API as users write it, in a module of its own, warnings as errors. Built, never run.
         .executableTarget(
             name: "APICheck",
@@ -127,6 +135,8 @@ let package = Package(
             name: "NetworkLayerTests",
             dependencies: [
                 "NetworkLayer", "FastJSON", "StreamMemoryProbe", "DiskWriteProbe", "RequestProbe", "CacheProbe", "LibcurlInitProbe", "TestScheduling",
+                // networklayer-pins, built beside the test binary for PinsToolTests.
+                "NetworkLayerPins",
                 // The opt-in products' tests (Tests/NetworkLayerTests/Observability), compiled with the `IntegrationTests` trait.
                 .target(name: "NetworkLayerObservability", condition: .when(traits: ["IntegrationTests"])),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing", condition: .when(traits: ["IntegrationTests"])),

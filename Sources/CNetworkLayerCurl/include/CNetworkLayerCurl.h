@@ -4,6 +4,7 @@
 #define NETWORKLAYER_CCURL_H
 
 #include <curl/curl.h>
+#include <stdint.h>
 
 // MARK: - Easy handle options, one forwarder per argument kind
 
@@ -130,6 +131,9 @@ typedef enum {
     NL_PIN_MISMATCH = 2,      // the chain verified but no key matched: the handshake was refused
     NL_PIN_CHAIN_INVALID = 3, // normal verification failed: the handshake was refused
     NL_PIN_OTHER_PEER = 4,    // the chain verified and is not for the pinned host (an HTTPS proxy)
+    NL_PIN_UNPINNED = 5,      // the chain verified; no pins to compare (only observed, or a trust hook)
+    NL_PIN_MISMATCH_ALLOWED = 6, // no key matched, and the pins are not enforced: the handshake went on
+    NL_PIN_HOOK_REJECTED = 7, // the pins allowed the chain and the transfer's hook refused it
 } nl_pin_outcome;
 
 /// The pins one transfer requires, and what its last handshake presented. Owned by the transfer.
@@ -144,6 +148,14 @@ int nl_pin_check_set_pins(nl_pin_check *check, const unsigned char *pins, int co
 /// same callback, and only the origin's chain must match the pins. Returns 0 when out of memory.
 int nl_pin_check_set_host(nl_pin_check *check, const char *host);
 nl_pin_outcome nl_pin_check_outcome(const nl_pin_check *check);
+/// Whether a mismatch refuses the handshake (1, the default) or is only recorded (0).
+void nl_pin_check_set_enforced(nl_pin_check *check, int enforced);
+/// Called in the handshake after the pins, for the origin's verified chain only, with whether the
+/// pins allow it (1) or not (0); answers whether the handshake goes on. `chain` is the
+/// `X509_STORE_CTX *`, readable with nl_chain_count, nl_chain_certificate and nl_chain_der while the
+/// hook runs and never after.
+typedef int (*nl_pin_hook)(void *context, const void *chain, int allowed);
+void nl_pin_check_set_hook(nl_pin_check *check, nl_pin_hook hook, void *context);
 /// How many chain certificates the last check saw, and the digest of the one at `index`.
 int nl_pin_check_presented_count(const nl_pin_check *check);
 const unsigned char *nl_pin_check_presented(const nl_pin_check *check, int index);
@@ -155,6 +167,24 @@ const unsigned char *nl_pin_check_presented(const nl_pin_check *check, int index
 /// only ever runs during the handshake, while `check`'s transfer is alive.
 void nl_ssl_ctx_require_pins(void *ssl_ctx, nl_pin_check *check);
 
+/// One certificate of a verified chain, as reports and the pins tool show it. The names are
+/// OpenSSL's one-line form, cut to fit; they come from the server, so print them escaped.
+typedef struct {
+    unsigned char spki_sha256[NL_PIN_LENGTH];
+    int64_t not_after;   // seconds since 1970 (UTC); INT64_MIN when unreadable
+    char subject[256];
+    char issuer[256];
+} nl_certificate_summary;
+
+/// The number of certificates in the verified chain of the `X509_STORE_CTX *` a hook was given.
+int nl_chain_count(const void *chain);
+/// Fills `out` for certificate `index` (0: the leaf). Returns 0 when there is none.
+int nl_chain_certificate(const void *chain, int index, nl_certificate_summary *out);
+/// The DER encoding of certificate `index`, allocated with malloc (free it with free), or NULL.
+unsigned char *nl_chain_der(const void *chain, int index, int *length);
+/// Summaries of the certificates in `data` (one DER certificate or any number of PEM ones), up to
+/// `capacity`; returns how many were found.
+int nl_certificates_summarize(const unsigned char *data, size_t length, nl_certificate_summary *out, int capacity);
 // MARK: - Client certificates (OpenSSL)
 
 typedef enum {

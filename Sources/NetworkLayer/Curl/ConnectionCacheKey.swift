@@ -3,9 +3,11 @@
 /// share connections (nor TLS sessions), so a connection verified under older pins, or none, never
 /// serves a pinned request; nor do transfers presenting different client certificates, or one and
 /// none (libcurl 7.88 compares the certificate but not the key). A new epoch (``NetworkManager/closeIdleConnections()``) starts
-/// every cache afresh.
+/// every cache afresh. A TLS options' trust callback (its number, 0 for none) has caches of its
+/// own too: a connection its callback accepted serves only requests with that callback.
 struct ConnectionCacheKey: Equatable {
     let pinGeneration: Int
     let epoch: Int
     var clientIdentity = 0
+    var serverTrust = 0
 }

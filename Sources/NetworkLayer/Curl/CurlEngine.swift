@@ -77,6 +77,8 @@ final class CurlEngine: @unchecked Sendable {
     /// certificates change), and a comparison is cheaper than hashing the key twice per transfer.
     @exclusivity(unchecked) private var caches: [(key: ConnectionCacheKey, cache: CurlShare, users: Int)] = []
     @exclusivity(unchecked) private var newestPinGeneration = 0
+    /// The trust callbacks of the newest transfers that had one: their connection caches are kept.
+    private var recentTrustCallbacks: [Int] = []
     /// Raised by ``closeIdleConnections()``: later transfers get fresh caches, and the old ones
     /// close their connections as soon as no transfer uses them.
     @exclusivity(unchecked) private var epoch = 0
@@ -555,7 +557,14 @@ final class CurlEngine: @unchecked Sendable {
     private func attachCache(to transfer: CurlTransfer) throws(NetworkError) {
         let pinGeneration = transfer.pinning?.generation ?? 0
         newestPinGeneration = max(newestPinGeneration, pinGeneration)
-        let key = ConnectionCacheKey(pinGeneration: pinGeneration, epoch: epoch, clientIdentity: transfer.clientIdentity?.number ?? 0)
+        let serverTrust = transfer.options.tls?.trustCallback?.number ?? 0
+        if serverTrust != 0, !recentTrustCallbacks.contains(serverTrust) {
+            // Callbacks made anew for each request must not keep a cache each: the newest few stay.
+            recentTrustCallbacks.append(serverTrust)
+            if recentTrustCallbacks.count > 8 { recentTrustCallbacks.removeFirst() }
+        }
+        let key = ConnectionCacheKey(pinGeneration: pinGeneration, epoch: epoch, clientIdentity: transfer.clientIdentity?.number ?? 0,
+                                     serverTrust: serverTrust)
         if let jar = transfer.options.cookieJar {
             // The manager's cookie store: its share holds the cookies and this key's connections.
             let share = try jar.share(for: key)
@@ -600,6 +609,7 @@ final class CurlEngine: @unchecked Sendable {
     /// A cache new transfers may still get: the current epoch, and no pins or the newest ones.
     private func isCurrent(_ key: ConnectionCacheKey) -> Bool {
         key.epoch == epoch && (key.pinGeneration == 0 || key.pinGeneration == newestPinGeneration)
+            && (key.serverTrust == 0 || recentTrustCallbacks.contains(key.serverTrust))
     }
 
     /// Frees the caches no transfer uses and none will get, closing their connections.

@@ -12,6 +12,8 @@ enum CurlErrorMapping {
         var malformedResponse: String?
         /// The pinned host and the pins its certificate chain presented, when none of them matched.
         var pinMismatch: (host: String, presentedPins: [String])?
+        /// The host and the reason, when the TLS options' `serverTrust` callback refused its chain.
+        var trustRejection: (host: String, reason: String)?
         var maximumResponseSize: Int?
         /// Whether the body went over ``maximumResponseSize`` (libcurl then reports a write error).
         var exceededMaximumSize = false
@@ -63,6 +65,13 @@ enum CurlErrorMapping {
                     + mismatch.presentedPins.joined(separator: ", ") + ". Nothing was sent",
                 underlyingError: curl))
         }
+        if code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CONNECT_ERROR, let rejection = facts.trustRejection {
+            return .invalidCertificate(.init(
+                request: request.redactedDescription,
+                reason: "the TLS options' serverTrust callback refused the certificate chain of \(rejection.host): "
+                    + HeaderFields.printable(rejection.reason) + ". Nothing was sent",
+                underlyingError: curl))
+        }
         if facts.exceededMaximumSize || code == CURLE_FILESIZE_EXCEEDED, let limit = facts.maximumResponseSize {
             return .transport(.init(
                 request: request.redactedDescription,
@@ -90,7 +99,7 @@ enum CurlErrorMapping {
         if let refusal = clientCertificateRefusal(code, message: message, facts: facts, curl: curl, request: request) {
             return refusal
         }
-        if let failure = tlsOptionsFailure(code, facts: facts, context: context) { return failure }
+        if let failure = tlsOptionsFailure(code, message: message, facts: facts, context: context) { return failure }
         if code == CURLE_INTERFACE_FAILED, let name = facts.networkInterface {
             return .unreachable(context("the network interface \"\(HeaderFields.printable(name))\" could not be used: "
                                          + "no such interface or address on this machine"), .other)

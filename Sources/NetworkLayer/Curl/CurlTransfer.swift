@@ -36,6 +36,10 @@ final class CurlTransfer: @unchecked Sendable {
     @exclusivity(unchecked) private var headerBlock = ResponseHeaderBlock(tracksLastStored: CurlEasyHandle.keepsStaleHeaderPointer)
     /// The host whose pins the last handshake checked.
     private var pinnedHost: String?
+    /// The rules covering that host, enforced or not, which the handshake's hook reports on.
+    private var coveringRules: [PinningConfiguration.Rule] = []
+    /// Why the TLS options' trust callback refused the last handshake's chain.
+    private var trustRejection: String?
     var cacheKey: ConnectionCacheKey?
     /// The cookie jar's share this transfer uses instead of a cache of the engine's. Engine thread only.
     var cookieShare: CurlShare?
@@ -113,7 +117,7 @@ final class CurlTransfer: @unchecked Sendable {
         // The two C resources last, each released if the other cannot be had: until every stored
         // property is set, a throwing init does not run `deinit`.
         var check: OpaquePointer?
-        if pinning != nil {
+        if pinning != nil || options.tls?.trustCallback != nil {
             guard let created = nl_pin_check_create() else {
                 throw .transport(.init(reason: "out of memory for the pin check"))
             }
@@ -278,15 +282,17 @@ final class CurlTransfer: @unchecked Sendable {
             try handle.set(CURLOPT_CAINFO, bundle.path)
         }
         if let clientIdentity { try configureClientCertificate(clientIdentity) }
-        if let pinning {
-            // Pins are checked inside the handshake, by a verifier on each new connection's SSL_CTX: only
-            // safe when libcurl runs on the OpenSSL this library was linked against, so fail closed.
+        if pinning != nil || options.tls?.trustCallback != nil {
+            // Pins and the trust callback run inside the handshake, by a verifier on each new
+            // connection's SSL_CTX: only safe when libcurl runs on the OpenSSL this library was
+            // linked against, so fail closed.
             if let problem = options.tlsBackendProblem {
                 let host = request.url.host ?? ""
-                guard pinning.pins(forHost: host).isEmpty else {
-                    throw .invalidCertificate(.init(
-                        request: request.redactedDescription,
-                        reason: host + " is pinned, but " + problem + "; the request was not sent"))
+                let what = !(pinning?.rules(forHost: host).isEmpty ?? true) ? " is pinned"
+                    : options.tls?.trustCallback != nil ? " has a serverTrust callback" : nil
+                if let what {
+                    throw .invalidCertificate(.init(request: request.redactedDescription,
+                                                    reason: host + what + ", but " + problem + "; the request was not sent"))
                 }
             } else {
                 try handle.set(CURLOPT_SSL_CTX_FUNCTION, sslContextCallback: curlRequirePins)
@@ -502,12 +508,18 @@ final class CurlTransfer: @unchecked Sendable {
 
     // MARK: Pinning (engine thread, inside the handshake)
 
-    /// Installs the pin verifier on a new connection's SSL_CTX when its host is pinned.
+    /// Installs the pin verifier on a new connection's SSL_CTX when its host is pinned or the TLS
+    /// options have a trust callback. Enforced rules' pins refuse a mismatch; when none is
+    /// enforced, the report-only (or expired) rules' pins are only compared, for the reports.
     fileprivate func requirePins(on sslContext: UnsafeMutableRawPointer) -> CURLcode {
-        guard let pinning, let pinCheck else { return CURLE_OK }
+        guard let pinCheck else { return CURLE_OK }
         // After a redirect the effective URL is the one this connection is for.
         let host = handle.string(CURLINFO_EFFECTIVE_URL).flatMap { URL(string: $0)?.host } ?? request.url.host ?? ""
-        let pins = pinning.pins(forHost: host)
+        let now = Date()
+        coveringRules = pinning?.rules(forHost: host) ?? []
+        var pins = coveringRules.filter { $0.isEnforced(at: now) }.flatMap(\.pins)
+        let enforced = !pins.isEmpty
+        if !enforced { pins = coveringRules.flatMap(\.pins) }
         // Through an HTTPS proxy this runs for the proxy's handshake too: the pins are the origin's.
         let bareHost = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         guard nl_pin_check_set_host(pinCheck, bareHost) == 1 else { return CURLE_OUT_OF_MEMORY }
@@ -515,10 +527,32 @@ final class CurlTransfer: @unchecked Sendable {
         digests.reserveCapacity(pins.count * Int(NL_PIN_LENGTH))
         for pin in pins { digests += pin.sha256 }
         guard nl_pin_check_set_pins(pinCheck, digests, Int32(pins.count)) == 1 else { return CURLE_OUT_OF_MEMORY }
-        guard !pins.isEmpty else { return CURLE_OK }  // an unpinned host: normal verification only
+        nl_pin_check_set_enforced(pinCheck, enforced ? 1 : 0)
+        let trusts = options.tls?.trustCallback != nil
+        guard !coveringRules.isEmpty || trusts else { return CURLE_OK }  // an unpinned host: normal verification only
         pinnedHost = host
+        trustRejection = nil
+        nl_pin_check_set_hook(pinCheck, curlAfterPins, Unmanaged.passUnretained(self).toOpaque())
         nl_ssl_ctx_require_pins(sslContext, pinCheck)
         return CURLE_OK
+    }
+
+    /// In the handshake, once the pins were compared (`allowed`: they let the chain through):
+    /// reports what the rules saw, then asks the trust callback. Answers whether the handshake goes on.
+    fileprivate func afterPins(chain: UnsafeRawPointer, allowed: Bool) -> Bool {
+        let host = pinnedHost ?? request.url.host ?? ""
+        if let pinning, !coveringRules.isEmpty {
+            let port = request.url.port ?? (request.url.scheme?.lowercased() == "https" ? 443 : 80)
+            pinning.observe(chain: chain, host: PinningConfiguration.normalized(host), port: port, rules: coveringRules, now: Date())
+        }
+        guard allowed, let trust = options.tls?.trustCallback else { return allowed }
+        switch trust.decide(chain: chain, within: options.connectTimeout ?? 300) {
+        case .accept:
+            return true
+        case .reject(let reason):
+            trustRejection = reason
+            return false
+        }
     }
 
     private var presentedPins: [String] {
@@ -600,6 +634,10 @@ final class CurlTransfer: @unchecked Sendable {
            nl_pin_check_outcome(pinCheck) == NL_PIN_MISMATCH {
             facts.pinMismatch = (pinnedHost ?? request.url.host ?? "the server", presentedPins)
         }
+        if code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CONNECT_ERROR, let pinCheck, let trustRejection,
+           nl_pin_check_outcome(pinCheck) == NL_PIN_HOOK_REJECTED {
+            facts.trustRejection = (pinnedHost ?? request.url.host ?? "the server", trustRejection)
+        }
         if code == CURLE_WRITE_ERROR, downloadFile != nil {
             facts.diskWriteFailure = String(cString: strerror(diskWriteErrno))
         }
@@ -655,6 +693,11 @@ let curlReportProgress: curl_xferinfo_callback = { context, downloadTotal, downl
     Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
         .reportProgress(received: Int64(downloadNow), expected: Int64(downloadTotal), sent: Int64(uploadNow), toSend: Int64(uploadTotal))
     return 0
+}
+
+private let curlAfterPins: nl_pin_hook = { context, chain, allowed in
+    guard let context, let chain else { return 0 }
+    return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().afterPins(chain: chain, allowed: allowed != 0) ? 1 : 0
 }
 
 private let curlRequirePins: curl_ssl_ctx_callback = { _, sslContext, context in

@@ -15,6 +15,9 @@ public final class NetworkManager: Sendable {
     /// The mocks this manager answers from in code, and the requests it answered in mock mode.
     public let mocks = MockRegistry()
 
+    /// Where this manager's pinning reports go.
+    let pinningMonitor = PinningMonitor()
+
     /// Creates a manager with its own settings. All managers share one libcurl engine and its connections.
     public init() {}
 

@@ -9,15 +9,29 @@ struct PinningConfiguration: Sendable {
         /// Lowercased patterns, or `nil` for every host.
         let hosts: [String]?
         let pins: [PublicKeyPin]
+        let enforcement: PinningRule.Enforcement
+        let expires: Date?
+        let reportURI: URL?
+
+        /// Whether a mismatch refuses the connection at `date`: enforced and not expired.
+        func isEnforced(at date: Date) -> Bool {
+            enforcement == .enforce && expires.map { date < $0 } ?? true
+        }
+
+        func covers(_ host: String) -> Bool {
+            hosts?.contains(where: { PinningConfiguration.matches(pattern: $0, host: host) }) ?? true
+        }
     }
 
     let rules: [Rule]
     let isEnabled: Bool
     let generation: Int
+    /// Where reports go: the manager's stream, log, counter and report URIs.
+    let monitor: PinningMonitor?
 
     private static let generations = Atomic<Int>(0)
 
-    init(_ rules: [PinningRule], certificatesDirectory: URL, isEnabled: Bool) throws(NetworkError) {
+    init(_ rules: [PinningRule], certificatesDirectory: URL, isEnabled: Bool, monitor: PinningMonitor? = nil) throws(NetworkError) {
         var resolved: [Rule] = []
         for rule in rules {
             var pins: [PublicKeyPin] = []
@@ -30,26 +44,56 @@ struct PinningConfiguration: Sendable {
                 throw .invalidCertificate(.init(reason: "a pinning rule has no pins; give public-key hashes or certificates "
                                                 + "(or pass isEnabled: false to turn pinning off)"))
             }
+            var distinct: [PublicKeyPin] = []
+            for pin in pins where !distinct.contains(pin) { distinct.append(pin) }
+            let named = (rule.hosts?.joined(separator: ", ")).map { "the pinning rule for " + HeaderFields.printable($0) } ?? "the pinning rule for every host"
+            if !rule.allowsSinglePin && !distinct.isEmpty && distinct.count < 2 {
+                let why = pins.count >= 2 ? "its pins are the same key \(pins.count) times" : "it has one pin"
+                throw .invalidCertificate(.init(reason: "\(named) needs a backup pin, and \(why): when the pinned certificate "
+                                                + "rotates, only a second key (the next certificate's, or the intermediate's) keeps the host "
+                                                + "reachable; add one, or pass allowsSinglePin: true"))
+            }
+            if let reportURI = rule.reportURI,
+               reportURI.host?.isEmpty != false || !["http", "https"].contains(reportURI.scheme?.lowercased() ?? "") {
+                throw .invalidCertificate(.init(reason: "\(named) has a report URI that is not an http or https URL with a host"))
+            }
             var hosts: [String]?
             if let patterns = rule.hosts {
                 hosts = []
                 for pattern in patterns { hosts?.append(try Self.validated(pattern)) }
             }
-            resolved.append(Rule(hosts: hosts, pins: pins))
+            resolved.append(Rule(hosts: hosts, pins: distinct, enforcement: rule.enforcement, expires: rule.expires,
+                                 reportURI: rule.reportURI))
+            if isEnabled, let monitor {
+                if distinct.count < 2 { monitor.warn("\(named) has a single pin and no backup: a rotation of that key makes the host unreachable") }
+                if let expires = rule.expires, expires <= Date() {
+                    monitor.warn("\(named) expired on \(PinningReport.day(expires)): its pins are reported, not enforced")
+                }
+            }
         }
         self.rules = resolved
         self.isEnabled = isEnabled
+        self.monitor = monitor
         generation = Self.generations.add(1, ordering: .relaxed).newValue
     }
 
-    /// The pins a connection to `host` must match; empty when no rule covers the host.
+    /// The pins a connection to `host` must match now; empty when no enforced rule covers the host.
     func pins(forHost host: String) -> [PublicKeyPin] {
-        let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        let host = Self.normalized(host)
+        let now = Date()
         var pins: [PublicKeyPin] = []
-        for rule in rules where rule.hosts?.contains(where: { Self.matches(pattern: $0, host: host) }) ?? true {
-            pins += rule.pins
-        }
+        for rule in rules where rule.isEnforced(at: now) && rule.covers(host) { pins += rule.pins }
         return pins
+    }
+
+    /// Every rule that covers `host`, enforced, report-only or expired.
+    func rules(forHost host: String) -> [Rule] {
+        let host = Self.normalized(host)
+        return rules.filter { $0.covers(host) }
+    }
+
+    static func normalized(_ host: String) -> String {
+        host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
     }
 
     static func matches(pattern: String, host: String) -> Bool {

@@ -10,12 +10,12 @@ public struct PublicKeyPin: Hashable, Sendable, CustomStringConvertible {
     /// - Throws: ``NetworkError/invalidCertificate`` when the text is not a SHA-256 pin.
     public init(_ text: String) throws(NetworkError) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        var base64: Substring?
-        for prefix in ["sha256//", "sha256/"] where trimmed.hasPrefix(prefix) {
-            base64 = trimmed.dropFirst(prefix.count)
-            break
+        // `sha256/` first: a digest whose base64 starts with `/` reads `sha256//…` in our own form.
+        var digest: Data?
+        for prefix in ["sha256/", "sha256//"] where digest == nil && trimmed.hasPrefix(prefix) {
+            digest = Data(base64Encoded: String(trimmed.dropFirst(prefix.count))).flatMap { $0.count == 32 ? $0 : nil }
         }
-        guard let base64, let digest = Data(base64Encoded: String(base64)), digest.count == 32 else {
+        guard let digest else {
             throw .invalidCertificate(.init(reason: "\"\(text)\" is not a public-key pin; expected sha256/ followed by "
                                             + "the base64 of a 32-byte SHA-256 digest"))
         }

@@ -26,15 +26,87 @@ public struct TLSOptions: Sendable, Hashable {
     /// A PEM file of the CA certificates this backend's servers are verified with, instead of the
     /// manager's ``NetworkManager/customCABundle`` or the system's store; `nil` (the default) keeps those.
     public var trustedCertificates: URL?
+    /// Whether servers must staple a good OCSP response; `false` (the default) checks none. One
+    /// stapling none or a revoked one fails with ``NetworkError/invalidCertificate(_:)`` before
+    /// anything is sent; the server must send its chain, and no TLS session is resumed.
+    public var requiresOCSPStapling: Bool
+    /// A decision of your own on each new connection's chain, after OpenSSL verified it and the
+    /// pins matched, before any byte of a request is sent: what pins cannot express (an internal
+    /// CA's name constraints, a transparency log). It gets the verified chain as DER, leaf first,
+    /// on a thread of its own; one that throws rejects, and one that has not answered within the
+    /// connect timeout rejects too. Answer fast: libcurl cannot suspend a handshake, so the
+    /// engine's thread, and every transfer of the process, waits for it. `nil`: no callback.
+    public var serverTrust: (@Sendable (_ chain: [Data]) throws -> ServerTrustDecision)? {
+        get { trustCallback?.evaluate }
+        set { trustCallback = newValue.map(ServerTrustCallback.init) }
+    }
+    /// The callback with an identity: options compare equal only with the same callback.
+    var trustCallback: ServerTrustCallback?
 
     /// Creates TLS options; every part left out keeps the library's default.
     public init(minimumVersion: TLSVersion = .v1_2, maximumVersion: TLSVersion? = nil, cipherSuites: [String] = [],
                 tls13CipherSuites: [String] = [], trustedCertificates: URL? = nil) {
+        self.init(minimumVersion: minimumVersion, maximumVersion: maximumVersion, cipherSuites: cipherSuites,
+                  tls13CipherSuites: tls13CipherSuites, trustedCertificates: trustedCertificates, requiresOCSPStapling: false)
+    }
+
+    /// Creates TLS options that say whether servers must staple an OCSP response.
+    public init(minimumVersion: TLSVersion = .v1_2, maximumVersion: TLSVersion? = nil, cipherSuites: [String] = [],
+                tls13CipherSuites: [String] = [], trustedCertificates: URL? = nil, requiresOCSPStapling: Bool) {
         self.minimumVersion = minimumVersion
         self.maximumVersion = maximumVersion
         self.cipherSuites = cipherSuites
         self.tls13CipherSuites = tls13CipherSuites
         self.trustedCertificates = trustedCertificates
+        self.requiresOCSPStapling = requiresOCSPStapling
+    }
+
+    /// Creates TLS options with a trust decision of your own (see ``serverTrust``).
+    public init(minimumVersion: TLSVersion = .v1_2, maximumVersion: TLSVersion? = nil, cipherSuites: [String] = [],
+                tls13CipherSuites: [String] = [], trustedCertificates: URL? = nil, requiresOCSPStapling: Bool = false,
+                serverTrust: @escaping @Sendable (_ chain: [Data]) throws -> ServerTrustDecision) {
+        self.init(minimumVersion: minimumVersion, maximumVersion: maximumVersion, cipherSuites: cipherSuites,
+                  tls13CipherSuites: tls13CipherSuites, trustedCertificates: trustedCertificates,
+                  requiresOCSPStapling: requiresOCSPStapling)
+        self.serverTrust = serverTrust
+    }
+
+    public static func == (lhs: TLSOptions, rhs: TLSOptions) -> Bool {
+        lhs.minimumVersion == rhs.minimumVersion && lhs.maximumVersion == rhs.maximumVersion && lhs.cipherSuites == rhs.cipherSuites
+            && lhs.tls13CipherSuites == rhs.tls13CipherSuites && lhs.trustedCertificates == rhs.trustedCertificates
+            && lhs.requiresOCSPStapling == rhs.requiresOCSPStapling && lhs.trustCallback === rhs.trustCallback
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(minimumVersion)
+        hasher.combine(maximumVersion)
+        hasher.combine(cipherSuites)
+        hasher.combine(tls13CipherSuites)
+        hasher.combine(trustedCertificates)
+        hasher.combine(requiresOCSPStapling)
+        hasher.combine(trustCallback.map(ObjectIdentifier.init))
+    }
+}
+
+/// What a ``TLSOptions/serverTrust`` callback answers for a chain.
+public enum ServerTrustDecision: Sendable, Hashable {
+    case accept
+    /// The connection is refused before anything is sent; `reason` goes into the error.
+    case reject(reason: String)
+}
+
+/// A trust callback and the number that keeps connections it accepted apart from others.
+final class ServerTrustCallback: Sendable {
+    let evaluate: @Sendable ([Data]) throws -> ServerTrustDecision
+    let number: Int
+    private static let numbers = Protected(0)
+
+    init(_ evaluate: @escaping @Sendable ([Data]) throws -> ServerTrustDecision) {
+        self.evaluate = evaluate
+        number = Self.numbers.withLock { value in
+            value += 1
+            return value
+        }
     }
 }
 
@@ -58,7 +130,8 @@ extension TLSOptions {
     /// Every rule, as text: what keys the responses fetched under these rules in the response cache.
     var cacheIdentity: String {
         [minimumVersion.description, maximumVersion?.description ?? "-", cipherSuites.joined(separator: ":"),
-         tls13CipherSuites.joined(separator: ":"), trustedCertificates?.standardizedFileURL.path ?? "-"].joined(separator: "\u{0}")
+         tls13CipherSuites.joined(separator: ":"), trustedCertificates?.standardizedFileURL.path ?? "-",
+         requiresOCSPStapling ? "ocsp" : "-", trustCallback.map { "trust \($0.number)" } ?? "-"].joined(separator: "\u{0}")
     }
 
     /// `CURLOPT_SSLVERSION`: the minimum, with the maximum in the upper half when there is one.

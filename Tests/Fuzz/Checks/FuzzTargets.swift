@@ -22,6 +22,7 @@ public enum FuzzTargets {
         FuzzTarget("text-lines", TextLinesFuzz.check),
         FuzzTarget("websocket-handshake", WebSocketHandshakeFuzz.check),
         FuzzTarget("chunk-scrubber", ChunkScrubberFuzz.check),
+        FuzzTarget("pinning-report", PinningReportFuzz.check),
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {

@@ -258,6 +258,13 @@ struct PinningTests {
         #expect(throws: NetworkError.self) { try PublicKeyPin(text) }
     }
 
+    @Test("A pin whose base64 starts with '/' reads sha256//… and parses back to itself (1 key in 64)")
+    func pinStartingWithASlashRoundTrips() throws {
+        let pin = PublicKeyPin(digest: Data([0xFC] + [UInt8](repeating: 7, count: 31)))
+        #expect(pin.description.hasPrefix("sha256//"))
+        #expect(try PublicKeyPin(pin.description) == pin)
+    }
+
     @Test("Pin strings round-trip, also written with a doubled slash")
     func pinStringsRoundTrip() throws {
         let text = try pin(of: "localhost.pem")

@@ -1,11 +1,12 @@
 import Foundation
 @testable import NetworkLayer
 
-/// The pin of a file in `Certificates/`, as `Certificates/generate.sh` wrote it to `pins.txt`.
-func pin(of file: String) throws -> String {
-    let lines = try String(contentsOf: certificatesDirectory.appendingPathComponent("pins.txt"), encoding: .utf8)
+/// The pin of a file in `directory` (by default `Certificates/`), as the script that generated it
+/// (`Certificates/generate.sh`) wrote it to that directory's `pins.txt`.
+func pin(of file: String, in directory: URL = certificatesDirectory) throws -> String {
+    let lines = try String(contentsOf: directory.appendingPathComponent("pins.txt"), encoding: .utf8)
     guard let line = lines.split(separator: "\n").first(where: { $0.hasPrefix(file + " ") }) else {
-        throw TestServerError(description: "no pin for \(file) in pins.txt")
+        throw TestServerError(description: "no pin for \(file) in \(directory.path)/pins.txt")
     }
     return String(line.split(separator: " ")[1])
 }
