@@ -28,7 +28,7 @@ extension CallChain {
     private static func steps(for resolved: ResolvedRequest, mocks: MockRegistry) -> Steps {
         let middlewares = resolved.middlewares, networkMiddlewares = resolved.networkMiddlewares
         if let directory = resolved.mockResponsesDirectory {
-            let wire = WireStep.mocks(MockTransport(store: MockStore(directory: directory), registry: mocks))
+            let wire = WireStep.mocks(MockTransport(store: MockStore(directory: directory, usage: mocks.usage), registry: mocks))
             return middlewares.isEmpty ? Steps([FollowUpStep(), wire], followUp: 0, wire: wire)
                 : Steps([MiddlewareStep(middlewares: middlewares), FollowUpStep(), wire], followUp: 1, wire: wire)
         }

@@ -22,6 +22,8 @@ import Foundation
 /// thread; registering again for the same key replaces the earlier registration.
 public final class MockRegistry: Sendable {
     private let state = Protected(State())
+    /// What mock mode used, for ``coverage``.
+    let usage = MockUsage()
 
     /// How many recorded requests are kept (the newest), so mock mode does not grow without bound.
     public static let recordedRequestLimit = 1_000
@@ -104,9 +106,21 @@ public final class MockRegistry: Sendable {
         state.withLock { $0.routes[route] = answer }
     }
 
-    /// Removes every registration, the fallback, and every recorded request.
+    /// Removes every registration, the fallback, every recorded request, and what ``coverage`` saw.
     public func removeAll() {
         state.withLock { $0 = State() }
+        usage.reset()
+    }
+
+    // MARK: - Coverage
+
+    /// What the mocks covered since this manager started (or since ``removeAll()``): registrations
+    /// and mock files never used, and requests that found no mock. Read it after a test run.
+    public var coverage: MockCoverage {
+        let registered = state.withLock { state in
+            state.classes.map(\.name) + state.operations.keys.map { "operation \($0)" } + state.routes.keys.map { "\($0)" }
+        }
+        return usage.coverage(registered: registered)
     }
 
     // MARK: - Recorded requests
@@ -152,17 +166,20 @@ public final class MockRegistry: Sendable {
             return best
         }
         if let byClass {
+            usage.used(registration: byClass.name)
             return (byClass.answer(recorded), "the mock registered for \(byClass.name)")
         }
         if let operationID = request.resolved.operationID {
             let found = state.withLock { state in RouteAnswer.take(&state.operations[operationID]) }
             if let found {
+                usage.used(registration: "operation \(operationID)")
                 return try found.response(for: request, recorded: recorded, source: "the mock registered for operation \(operationID)")
             }
         }
         for route in Route.candidates(for: request) {
             let found = state.withLock { state in RouteAnswer.take(&state.routes[route]) }
             if let found {
+                usage.used(registration: "\(route)")
                 return try found.response(for: request, recorded: recorded, source: "the mock registered for \(route)")
             }
         }

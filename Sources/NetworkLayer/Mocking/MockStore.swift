@@ -10,6 +10,8 @@ import Foundation
 /// ``ByteStream``, `.bin`, else `.json`, else any other extension.
 struct MockStore: Sendable {
     let directory: URL
+    /// Where the files read are noted, for ``MockRegistry/coverage``.
+    var usage: MockUsage?
 
     /// The body file answering `request`, checked to lie inside the mock directory.
     func bodyFile(for request: PreparedRequest) throws(NetworkError) -> URL {
@@ -102,6 +104,9 @@ struct MockStore: Sendable {
         let sidecarURL = try file(named: name, extension: "meta.json")
         let body = try? Self.readWithoutFollowingLinks(bodyURL)
         let sidecarData = try? Self.readWithoutFollowingLinks(sidecarURL)
+        usage?.looked(in: directory)
+        if body != nil { usage?.read(bodyURL) }
+        if sidecarData != nil { usage?.read(sidecarURL) }
         guard body != nil || sidecarData != nil else { return nil }
         var sidecar = Sidecar()
         if let sidecarData {

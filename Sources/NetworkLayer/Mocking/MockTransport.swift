@@ -60,8 +60,10 @@ struct MockTransport: Transport {
             files.append(file.path + (request.resolved.streamKind == .bytes ? " (or any other extension)" : ""))
         }
         if let fallback = registry.fallbackResponse(for: recorded) {
+            registry.usage.unmocked(request, answeredByFallback: true)
             return try fallback.answer(for: request, store: store, source: "the fallback mock")
         }
+        registry.usage.unmocked(request, answeredByFallback: false)
         // The files first, so the text starts with a full path.
         let registrations = MockRegistry.placesLooked(for: request).joined(separator: " and for ")
         let fallback = registry.hasFallback ? ", and the fallback mock, which answered nil" : ""
