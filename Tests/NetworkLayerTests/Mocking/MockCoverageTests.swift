@@ -14,7 +14,7 @@ struct MockCoverageTests {
     func mockDirectory() throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coverage-\(UUID().uuidString)", isDirectory: true)
         for (name, text) in [("profile.json", #"{"name":"from a file"}"#), ("GET/users.json", "[]"), ("dead.json", "{}"),
-                             ("dead.meta.json", #"{"status": 201}"#), ("old/GET/gone.json", "{}")] {
+                             ("dead.meta.json", #"{"statusCode": 201}"#), ("old/GET/gone.json", "{}")] {
             let file = directory.appendingPathComponent(name)
             try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(text.utf8).write(to: file)
