@@ -18,9 +18,10 @@ func printable(_ text: String) -> String {
     return escaped
 }
 
-func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data(("networklayer-pins: " + printable(message) + "\n").utf8))
-    exit(2)
+/// Bad input: one line on standard error, exit status 2.
+struct Failure: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
 }
 
 func day(_ date: Date) -> String {
@@ -130,64 +131,77 @@ func covers(_ pattern: String, _ host: String) -> Bool {
     return host == pattern
 }
 
-let arguments = CommandLine.arguments.dropFirst()
-if arguments.isEmpty || arguments.contains("--help") || arguments.contains("-h") {
-    let text = usage + "\n"
-    if arguments.isEmpty { FileHandle.standardError.write(Data(text.utf8)); exit(2) }
-    print(text, terminator: "")
-    exit(0)
-}
-let options: Options
-do { options = try Options(arguments) } catch { fail(error.message) }
-
-// The pins and patterns to check go through the library's own validation.
-var checkedPins: [PublicKeyPin] = []
-do {
-    for text in options.checks { checkedPins.append(try PublicKeyPin(text)) }
-    let validator = NetworkManager()
-    validator.isVerbose = false
-    try validator.configurePinning([PinningRule(hosts: options.hosts.isEmpty ? nil : options.hosts, publicKeyHashes: options.checks,
-                                                enforcement: .reportOnly, allowsSinglePin: true)], isEnabled: false)
-} catch {
-    fail(error.context?.reason ?? error.description)
-}
-
-let now = Date()
-let certificates: [ServerCertificate]
-let host: String?
-switch options.source {
-case .server(let url):
-    let net = NetworkManager()
-    net.isVerbose = false
-    net.timeouts = Timeouts(connect: 10, request: 30)
-    do {
-        certificates = try await net.serverCertificates(of: url, trustedCertificates: options.trustedCertificates)
-    } catch {
-        fail([error.errorDescription, error.recoverySuggestion].compactMap { $0 }.joined(separator: " "))
+// Everything runs in `run()` and the process exits only after it returned: objects still held by
+// top-level code when `exit` is called are reported as leaks by the address sanitizer's check.
+func run() async throws(Failure) -> Int32 {
+    let arguments = CommandLine.arguments.dropFirst()
+    if arguments.isEmpty || arguments.contains("--help") || arguments.contains("-h") {
+        let text = usage + "\n"
+        if arguments.isEmpty { FileHandle.standardError.write(Data(text.utf8)); return 2 }
+        print(text, terminator: "")
+        return 0
     }
-    guard !certificates.isEmpty else { fail("\(url.absoluteString) presented no certificate the library could read") }
-    host = url.host
-    let trust = options.trustedCertificates.map { "the CAs in \($0.relativePath)" } ?? "the system's trusted CAs"
-    print("\(printable(url.absoluteString)) presents \(certificates.count) certificate\(certificates.count == 1 ? "" : "s"), "
-          + "leaf first, verified against \(trust):")
-case .file(let file):
-    let data: Data
-    do { data = try FileHandle(forReadingFrom: file).readToEnd() ?? Data() } catch { fail("--file \(file.relativePath): \(error.localizedDescription)") }
-    certificates = ServerCertificate.certificates(in: data)
-    guard !certificates.isEmpty else { fail("--file \(file.relativePath) holds no certificate (DER, or PEM \"BEGIN CERTIFICATE\" blocks)") }
-    host = nil
-    print("\(printable(file.relativePath)) holds \(certificates.count) certificate\(certificates.count == 1 ? "" : "s"):")
-}
-list(certificates, fromServer: host != nil, now: now)
+    let options: Options
+    do { options = try Options(arguments) } catch { throw Failure(error.message) }
 
-guard !options.checks.isEmpty else {
-    suggest(for: certificates, hosts: options.hosts.isEmpty ? [host ?? "api.example.com"] : options.hosts, now: now)
-    exit(0)
+    // The pins and patterns to check go through the library's own validation.
+    var checkedPins: [PublicKeyPin] = []
+    do {
+        for text in options.checks { checkedPins.append(try PublicKeyPin(text)) }
+        let validator = NetworkManager()
+        validator.isVerbose = false
+        try validator.configurePinning([PinningRule(hosts: options.hosts.isEmpty ? nil : options.hosts, publicKeyHashes: options.checks,
+                                                    enforcement: .reportOnly, allowsSinglePin: true)], isEnabled: false)
+    } catch {
+        throw Failure(error.context?.reason ?? error.description)
+    }
+
+    let now = Date()
+    let certificates: [ServerCertificate]
+    let host: String?
+    switch options.source {
+    case .server(let url):
+        let net = NetworkManager()
+        net.isVerbose = false
+        net.timeouts = Timeouts(connect: 10, request: 30)
+        do {
+            certificates = try await net.serverCertificates(of: url, trustedCertificates: options.trustedCertificates)
+        } catch {
+            throw Failure([error.errorDescription, error.recoverySuggestion].compactMap { $0 }.joined(separator: " "))
+        }
+        guard !certificates.isEmpty else { throw Failure("\(url.absoluteString) presented no certificate the library could read") }
+        host = url.host
+        let trust = options.trustedCertificates.map { "the CAs in \($0.relativePath)" } ?? "the system's trusted CAs"
+        print("\(printable(url.absoluteString)) presents \(certificates.count) certificate\(certificates.count == 1 ? "" : "s"), "
+              + "leaf first, verified against \(trust):")
+    case .file(let file):
+        let data: Data
+        do { data = try FileHandle(forReadingFrom: file).readToEnd() ?? Data() } catch { throw Failure("--file \(file.relativePath): \(error.localizedDescription)") }
+        certificates = ServerCertificate.certificates(in: data)
+        guard !certificates.isEmpty else { throw Failure("--file \(file.relativePath) holds no certificate (DER, or PEM \"BEGIN CERTIFICATE\" blocks)") }
+        host = nil
+        print("\(printable(file.relativePath)) holds \(certificates.count) certificate\(certificates.count == 1 ? "" : "s"):")
+    }
+    list(certificates, fromServer: host != nil, now: now)
+
+    guard !options.checks.isEmpty else {
+        suggest(for: certificates, hosts: options.hosts.isEmpty ? [host ?? "api.example.com"] : options.hosts, now: now)
+        return 0
+    }
+    print("")
+    if let host, !options.hosts.isEmpty, !options.hosts.contains(where: { covers($0, host) }) {
+        print("would not apply: none of the hosts \(options.hosts.map(printable).joined(separator: ", ")) covers \(printable(host)), "
+              + "so its connections are not pinned")
+        return 1
+    }
+    return check(checkedPins, against: certificates, presenter: host == nil ? "the file holds" : "the server presents")
 }
-print("")
-if let host, !options.hosts.isEmpty, !options.hosts.contains(where: { covers($0, host) }) {
-    print("would not apply: none of the hosts \(options.hosts.map(printable).joined(separator: ", ")) covers \(printable(host)), "
-          + "so its connections are not pinned")
-    exit(1)
+
+let status: Int32
+do {
+    status = try await run()
+} catch {
+    FileHandle.standardError.write(Data(("networklayer-pins: " + printable(error.message) + "\n").utf8))
+    status = 2
 }
-exit(check(checkedPins, against: certificates, presenter: host == nil ? "the file holds" : "the server presents"))
+exit(status)

@@ -64,7 +64,11 @@ extension NetworkManager {
             // A status the server answers with is not the chain's failure.
             if seen.withLock({ $0.isEmpty }) { throw error }
         }
-        return seen.withLock { $0 }.flatMap { ServerCertificate.read($0) }
+        // Taken out: the callback, and what it holds, may outlive this call in the engine.
+        return seen.withLock { chain in
+            defer { chain = [] }
+            return chain
+        }.flatMap { ServerCertificate.read($0) }
     }
 }
 

@@ -140,11 +140,15 @@ extension TLSOptions {
     /// What makes these options unusable, or `nil`. Cached per value: asking OpenSSL about a
     /// cipher makes an `SSL_CTX`, and a provider returns the same options for every request.
     var problem: String? {
-        if let known = Self.checked.withLock({ $0[self] }) { return known }
+        // Keyed without the trust callback, which has no problem to find: the cache must not keep
+        // a callback (and what it captured) alive.
+        var key = self
+        key.trustCallback = nil
+        if let known = Self.checked.withLock({ $0[key] }) { return known }
         let found = findProblem()
         Self.checked.withLock { cache in
             if cache.count >= 64 { cache.removeAll() }  // options built per request (a new cipher each time) stay bounded
-            cache[self] = .some(found)
+            cache[key] = .some(found)
         }
         return found
     }
