@@ -46,8 +46,13 @@ struct MockTransport: Transport {
 
     /// The first mock that answers `request`, or ``NetworkError/mockNotFound(filename:)``.
     func answer(for request: PreparedRequest, recorded: RecordedRequest) throws(NetworkError) -> MockAnswer {
+        try sourcedAnswer(for: request, recorded: recorded).answer
+    }
+
+    /// The first mock that answers `request`, and the registration or file it came from.
+    func sourcedAnswer(for request: PreparedRequest, recorded: RecordedRequest) throws(NetworkError) -> (answer: MockAnswer, source: String) {
         if let (response, source) = try registry.response(for: request, recorded: recorded) {
-            return try response.answer(for: request, store: store, source: source)
+            return (try response.answer(for: request, store: store, source: source), source)
         }
         var names: [String] = []
         if let filename = request.resolved.mockedResponseFilename { names.append(filename) }
@@ -55,13 +60,13 @@ struct MockTransport: Transport {
         names.append(MockStore.methodPathName(for: request))
         var files: [String] = []
         for name in names {
-            if let answer = try store.answer(named: name, for: request) { return answer }
+            if let answer = try store.answer(named: name, for: request) { return (answer, "the mock file \(name)") }
             let file = try store.bodyFile(named: name, for: request)
             files.append(file.path + (request.resolved.streamKind == .bytes ? " (or any other extension)" : ""))
         }
         if let fallback = registry.fallbackResponse(for: recorded) {
             registry.usage.unmocked(request, answeredByFallback: true)
-            return try fallback.answer(for: request, store: store, source: "the fallback mock")
+            return (try fallback.answer(for: request, store: store, source: "the fallback mock"), "the fallback mock")
         }
         registry.usage.unmocked(request, answeredByFallback: false)
         // The files first, so the text starts with a full path.

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// Everything one request will use, decided once when it starts (precedence: `BaseRequest.resolved(with:resumingFrom:)`).
+/// Everything one request will use, decided once when it starts (precedence: `BaseRequest.resolved(with:resumingFrom:sentTo:)`).
 /// Nothing after this reads the request object, the provider's settings or the manager's again;
 /// the provider is kept for its behaviours only (`createHTTPHeaders()`, `adapt(_:)`, `parseAndValidate`).
 /// A class: every attempt, hop, transfer and response of the request shares it. `location` is
@@ -219,8 +219,9 @@ extension BaseRequest {
     ///
     /// The cache is left out (`nil`) in mock mode; streams, downloads and uploads streamed from a
     /// sequence, a file or a multipart form go around it (``RequestCaching/isBypassed``).
-    final func resolved(with settings: Settings = Settings(), resumingFrom resumeData: ResumeData? = nil) -> ResolvedRequest {
-        let provider = serviceProvider  // read once: each read of the property is a checked access and a copy
+    final func resolved(with settings: Settings = Settings(), resumingFrom resumeData: ResumeData? = nil,
+                        sentTo otherProvider: (any ServiceProvider)? = nil) -> ResolvedRequest {
+        let provider = otherProvider ?? serviceProvider  // read once: each read of the property is a checked access and a copy
         let isMocked = provider.areMocksEnabled ?? settings.areMocksEnabled
         let timeouts = provider.timeouts
         let options = settings.transferOptions(
