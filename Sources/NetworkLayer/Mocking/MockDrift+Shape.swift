@@ -30,24 +30,26 @@ final class JSONShape {
         let reason: String
     }
 
-    /// The shape of `bytes`, which must be one JSON value (white space around it allowed).
-    static func read(_ bytes: some Collection<UInt8>) -> Result<JSONShape, Failure> {
-        let array = Array(bytes)
-        var reader = Reader(bytes: array)
-        let root = JSONShape()
-        do throws(Failure) {
-            reader.skipSpace()
-            try reader.value(into: root, depth: 0)
-            reader.skipSpace()
-            guard reader.index == array.count else { throw reader.invalid("more after the JSON value") }
-            return .success(root)
-        } catch {
-            return .failure(error)
+    /// The shape of `body`, which must be one JSON value (white space around it allowed); read in
+    /// place, never copied.
+    static func read(_ body: Data) -> Result<JSONShape, Failure> {
+        body.withUnsafeBytes { raw in
+            var reader = Reader(bytes: raw.bindMemory(to: UInt8.self))
+            let root = JSONShape()
+            do throws(Failure) {
+                reader.skipSpace()
+                try reader.value(into: root, depth: 0)
+                reader.skipSpace()
+                guard reader.index == reader.bytes.count else { throw reader.invalid("more after the JSON value") }
+                return .success(root)
+            } catch {
+                return .failure(error)
+            }
         }
     }
 
     private struct Reader {
-        let bytes: [UInt8]
+        let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
         var paths = 0
         /// The keys (or `[]`) down to the value being read, for the reason a body is refused.
