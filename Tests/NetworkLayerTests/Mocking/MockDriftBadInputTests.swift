@@ -15,7 +15,7 @@ struct MockDriftBadInputTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("drift-\(UUID().uuidString)", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("GET"), withIntermediateDirectories: true)
-        let net = NetworkManager()
+        let net = makeManager()
         net.mockResponsesDirectory = directory
         let offline = TestProvider(host: "127.0.0.1", httpScheme: .http, port: try closedPort())
         try await withServer({ try DriftServer() }) { server in try await body(server, net, directory, offline) }

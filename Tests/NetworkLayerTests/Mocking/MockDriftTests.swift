@@ -26,13 +26,13 @@ struct MockDriftTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         return try await withServer({ try DriftServer() }) { server in
             try await server.set("/page", Self.recorded, headers: ["X-Total-Count": "1"])
-            let recorder = NetworkManager()
+            let recorder = makeManager()
             recorder.mockRecordingDirectory = directory
             _ = try await recorder.perform(TestRequest<Page>(server.provider, "/page"))
             #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("GET/page.json").path))
 
             try await server.set("/page", live, headers: liveHeaders)
-            let net = NetworkManager()
+            let net = makeManager()
             net.mockResponsesDirectory = directory
             let offline = TestProvider(host: "127.0.0.1", httpScheme: .http, port: try closedPort())
             return try await MockDrift.check(against: server.provider, requests: [TestRequest<Page>(offline, "/page")], manager: net)
@@ -86,7 +86,7 @@ struct MockDriftTests {
         try await withServer({ try DriftServer() }) { server in
             try await server.set("/value", #"{"name": 5}"#)
             try await server.set("/closure", #"{"name": "live", "age": 3}"#)
-            let net = NetworkManager()
+            let net = makeManager()
             net.mockResponsesDirectory = Self.temporaryDirectory()
             net.mocks.register(.get, "/value", .json(Profile(name: "mocked")))
             net.mocks.register(.get, "/closure") { _ in .json(Profile(name: "mocked")) }
@@ -104,7 +104,7 @@ struct MockDriftTests {
     func nonIdempotentSkipped() async throws {
         try await withServer({ try DriftServer() }) { server in
             try await server.set("/login", #"{"value": 1}"#)
-            let net = NetworkManager()
+            let net = makeManager()
             net.mocks.register(.post, "/login", .json(Token(value: "t")))
             let offline = TestProvider(host: "127.0.0.1", httpScheme: .http, port: try closedPort())
             let skipped = try await MockDrift.check(against: server.provider, requests: [TestRequest<Token>(offline, "/login", method: .post)],
@@ -122,7 +122,7 @@ struct MockDriftTests {
     func secretsScrubbed() async throws {
         let secret = "tok-\(UUID().uuidString.prefix(12))"
         try await withServer({ try DriftServer() }) { server in
-            let net = NetworkManager()
+            let net = makeManager()
             net.mocks.register(.get, "/echo", .json(["headers": [String: String](), "seen": [:]], headers: ["X-Leak-\(secret)": "1"]))
             let offline = TestProvider(host: "127.0.0.1", httpScheme: .http, port: try closedPort())
             let request = TestRequest<JSONValue>(offline, "/echo?token=\(secret)", headers: ["X-Custom": secret])

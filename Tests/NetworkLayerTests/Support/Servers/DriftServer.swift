@@ -23,14 +23,14 @@ final class DriftServer: StoppableServer {
              headers: [String: String] = [:]) async throws {
         var control = ["X-Answer-Status": "\(status)", "X-Answer-Type": contentType]
         for (name, value) in headers { control["X-Answer-Header-\(name)"] = value }
-        _ = try await NetworkManager().perform(BodyRequest<EmptyResponse>(provider, "/_answer" + path, method: .put,
+        _ = try await makeManager().perform(BodyRequest<EmptyResponse>(provider, "/_answer" + path, method: .put,
                                                                            body: .data(Data(body.utf8), contentType: "application/json"),
                                                                            headers: control, timeout: 10))
     }
 
     /// From now on `path` answers a JSON array of `count` small objects, made by the server.
     func setBig(_ path: String, count: Int) async throws {
-        _ = try await NetworkManager().perform(TestRequest<EmptyResponse>(provider, "/_big" + path + "?count=\(count)", method: .put,
+        _ = try await makeManager().perform(TestRequest<EmptyResponse>(provider, "/_big" + path + "?count=\(count)", method: .put,
                                                                            timeout: 10))
     }
 }
