@@ -47,7 +47,9 @@ enum DriftReportFuzz {
 
     /// A body Foundation reads within the depth limit has a shape of the same top-level kind.
     private static func agreesWithFoundation(_ body: Data, _ shape: Result<JSONShape, JSONShape.Failure>) throws(FuzzFailure) {
-        guard let value = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]), depth(of: value) <= JSONShape.maximumDepth else {
+        // Foundation stops reading at a NUL byte, ignoring what follows; the shape reader does not.
+        guard !body.contains(0), let value = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]),
+              depth(of: value) <= JSONShape.maximumDepth else {
             return
         }
         switch shape {
