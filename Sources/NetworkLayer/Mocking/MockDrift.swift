@@ -26,9 +26,11 @@ public enum MockDrift {
     ///
     /// - Parameters:
     ///   - provider: the live backend, used in place of each request's own provider.
+    ///   - requests: the requests whose mocks to check, each a ``BaseRequest``, checked in turn.
     ///   - sendingNonIdempotent: whether a `POST`, `PATCH` or other non-idempotent request is sent;
     ///     by default it is skipped.
     ///   - manager: whose settings, pins, registered mocks and mock directory are used.
+    ///   - isolation: the caller's actor, on which the requests (not `Sendable`) are read.
     /// - Throws: ``NetworkError/invalidRequest(_:)`` only for a bad call: no request, one that is
     ///   not a ``BaseRequest``, or a provider that mocks itself. What goes wrong with one request
     ///   (a timeout, HTML, a broken mock) is an entry of the report.
