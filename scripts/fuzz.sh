@@ -7,7 +7,7 @@
 # save the input as a regression.
 #
 # FUZZ_TARGETS="json-decoder retry-after" (a subset), FUZZ_JOBS=1 (one after another).
-# FUZZ_CPU_SECONDS=30 (what CI runs) gives each target that much CPU time instead of wall-clock time:
+# FUZZ_CPU_SECONDS=20 (what CI runs) gives each target that much CPU time instead of wall-clock time:
 # a run ends once it has used it (libFuzzer is asked to stop, and ends cleanly), however busy the
 # machine is meanwhile. CI fuzzes beside the sanitizer suites this way, at the lowest priority
 # (see .ci/run).

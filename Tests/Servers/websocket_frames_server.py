@@ -20,7 +20,7 @@ Handshake paths (GET with Upgrade; `id` names the connection for /results):
   /reject                    403 with a JSON body
 Plain GET:
   /results?id=               {"close": [code, reason] or null, "pings": n, "written": bytes the
-                             scenario managed to write, "frames": the client's data frames as
+                             scenario managed to write, "stalled": seconds a flood last wrote nothing, "frames": the client's data frames as
                              [[fin, rsv1, opcode, length], ...]}
 
 Scenarios: see SCENARIOS below; each is a list of frames (or raw bytes) to send, or a function
@@ -227,18 +227,26 @@ def serve(conn):
             return
         if item == "flood":
             conn.setblocking(False)
-            chunk = frame(2, b"x" * 65536)
+            # Whole frames: what a send left is sent before the next frame starts.
+            message = frame(2, b"x" * 65536)
+            pending = message
             deadline = time.time() + 3
+            progress = time.time()
             while time.time() < deadline and record["written"] < (512 << 20):
                 try:
-                    sent = conn.send(chunk)
+                    sent = conn.send(pending)
+                    progress = time.time()
                     with LOCK:
                         record["written"] += sent
-                    if sent < len(chunk):
+                    if sent < len(pending):
                         time.sleep(0.05)
-                        chunk = chunk[sent:] + frame(2, b"x" * 65536)
+                        pending = pending[sent:]
+                    else:
+                        pending = message
                 except BlockingIOError:
                     time.sleep(0.05)
+            with LOCK:
+                record["stalled"] = time.time() - progress
             conn.setblocking(True)
             continue
         conn.sendall(item)

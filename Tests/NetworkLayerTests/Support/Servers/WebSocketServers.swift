@@ -81,6 +81,8 @@ final class WebSocketFramesServer: StoppableServer {
         let pings: Int?
         let pongs: Int?
         let written: Int?
+        /// Seconds at the end of a flood in which the server could write nothing.
+        let stalled: Double?
         let frames: [[Int]]?
         let unmasked: Bool?
 
