@@ -151,3 +151,22 @@ expect "brewCoffee: undocumented status 418"
 expect "downloadBytes: 43 bytes streamed"
 expect 'streamEvents: tick {"n": 2}'
 echo "make test: $openapi_example OK from its mocks (make demo-openapi)"
+# Its mocks checked against the server with MockDrift (--check-mocks): they hold; and against a
+# server that changed under them (--drifted: a field renamed, a type changed), which they no longer match.
+check_mocks() {
+    [[ -n ${NOTES_PID:-} ]] && wait "$NOTES_PID" 2>/dev/null || true
+    coproc NOTES { exec .venv/bin/python3 Tests/Servers/openapi_server.py --base-path /v1 "$@"; }
+    read -r _ notes_port <&"${NOTES[0]}"
+    code=0
+    output=$("$openapi_scratch/debug/OpenAPIClient" --server "http://127.0.0.1:$notes_port/v1" --check-mocks 2>&1) || code=$?
+    exec {NOTES[1]}>&-
+}
+check_mocks
+expect "MockDrift: 3 requests, 0 drifted"
+[[ $code -eq 0 ]] || { echo "$output" >&2; echo "make test: $openapi_example --check-mocks exited $code with mocks that hold" >&2; exit 1; }
+check_mocks --drifted
+expect "MockDrift: 3 requests, 2 drifted"
+expect "DRIFTED GET /v1/greet"
+expect "DRIFTED GET /v1/notes/1"
+[[ $code -eq 1 ]] || { echo "$output" >&2; echo "make test: $openapi_example --check-mocks exited $code, not 1, with mocks that drifted" >&2; exit 1; }
+echo "make test: $openapi_example's mocks OK against openapi_server.py, and drift seen when it changed (--check-mocks)"

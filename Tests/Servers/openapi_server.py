@@ -30,6 +30,8 @@ Every path is under --base-path (default none), as the document's server URL put
                               X-Operation)
   GET  /headers?count=N       200 with N headers X-H-<i>: <i>; over 30,000, N empty ones "h:"
   GET  /slow                  waits 30 s before answering (cancellation)
+With --drifted, as a backend that changed under its mocks: /greet answers {"greeting"} for
+{"message"}, and /notes/<id> the id as a string.
   anything else               404 {"error": "not found"}
 """
 
@@ -77,6 +79,7 @@ def script_step(header):
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     base_path = ""
+    drifted = False
 
     def log_message(self, *args):
         pass
@@ -129,6 +132,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 return self.send_json(302, {"error": "moved"}, extra=[("Location", self.path)])
             if step == "slow":
                 time.sleep(3)
+            if self.drifted:
+                return self.send_json(200, {"greeting": "Hello, %s!" % query.get("name", "stranger")})
             self.send_json(200, {"message": "Hello, %s!" % query.get("name", "stranger")})
         elif path is not None and path.startswith("/notes/"):
             try:
@@ -137,7 +142,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 return self.send_json(400, {"error": "the note id is not a number"})
             if note > 100:
                 return self.send_json(404, {"error": "no note %d" % note})
-            self.send_json(200, {"id": note, "text": "note %d" % note})
+            self.send_json(200, {"id": str(note) if self.drifted else note, "text": "note %d" % note})
         elif path == "/bytes":
             self.send_bytes(query, head=False)
         elif path == "/events":
@@ -234,8 +239,10 @@ def main():
     parser.add_argument("--tls-cert")
     parser.add_argument("--tls-key")
     parser.add_argument("--client-ca")
+    parser.add_argument("--drifted", action="store_true")
     args = parser.parse_args()
     Handler.base_path = args.base_path.rstrip("/")
+    Handler.drifted = args.drifted
     server = server_support.LoopbackHTTPServer(Handler)
     if args.tls_cert:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

@@ -1,7 +1,8 @@
 // A client generated from openapi.yaml (swift-openapi-generator's build plugin) running on
 // NetworkLayer: NetworkLayerTransport gives it the provider's credentials, pins, retries, mocks and
 // the redacted log. By default every answer comes from MockResponses/<operationID>.json;
-// `--server http://127.0.0.1:<port>/v1` runs it against Tests/Servers/openapi_server.py.
+// `--server http://127.0.0.1:<port>/v1` runs it against Tests/Servers/openapi_server.py, and with
+// `--check-mocks` checks its mocks against that server instead (CheckMocks.swift).
 import Foundation
 import NetworkLayer
 import NetworkLayerOpenAPI
@@ -10,7 +11,7 @@ import OpenAPIRuntime
 let arguments = CommandLine.arguments.dropFirst()
 let live = arguments.firstIndex(of: "--server").flatMap { arguments.index(after: $0) < arguments.endIndex ? arguments[arguments.index(after: $0)] : nil }
 if arguments.contains("--help") {
-    print("usage: OpenAPIClient [--server http://127.0.0.1:<port>/v1] [--verbose]")
+    print("usage: OpenAPIClient [--server http://127.0.0.1:<port>/v1 [--check-mocks]] [--verbose]")
     exit(0)
 }
 
@@ -21,8 +22,8 @@ do {
         return url
     } ?? Servers.Server1.url()
     let provider = try BaseURLProvider(serverURL.absoluteString, authentication: .bearer("example-token"))
-    if live == nil {
-        Net.areMocksEnabled = true
+    let checksMocks = arguments.contains("--check-mocks")
+    if live == nil || checksMocks {
         Net.mockResponsesDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("MockResponses", isDirectory: true)
         // A mock in code, by operation ID: wins over the file.
@@ -30,7 +31,14 @@ do {
             request.url.lastPathComponent == "404" ? .status(404) : .json(Components.Schemas.Note(id: 1, text: "a note from a mock in code"))
         })
     }
+    Net.areMocksEnabled = live == nil
     Net.isVerbose = arguments.contains("--verbose")
+    if checksMocks {
+        guard live != nil else { throw NetworkError.invalidRequest(.init(reason: "--check-mocks needs --server, the backend to check the mocks against")) }
+        let report = try await checkMocks(against: provider)
+        print(report)
+        exit(report.drifted.isEmpty ? 0 : 1)
+    }
     let client = Client(serverURL: serverURL, transport: NetworkLayerTransport(provider: provider))
     print("server: \(serverURL.absoluteString)\(live == nil ? " (answered from mocks)" : "")")
 
