@@ -69,8 +69,9 @@ final class RecordingWebSocketChannel: WebSocketChannel, @unchecked Sendable {
     // MARK: The channel
 
     nonisolated(nonsending) func send(_ message: WebSocketMessage) async throws(NetworkError) {
-        try await inner.send(message)
+        // Written first, so that the server's answer to it cannot come before it in the file.
         write(message, sent: true)
+        try await inner.send(message)
     }
 
     nonisolated(nonsending) func receive() async throws(NetworkError) -> WebSocketMessage? {
