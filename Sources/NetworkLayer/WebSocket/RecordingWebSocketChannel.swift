@@ -103,21 +103,37 @@ final class RecordingWebSocketChannel: WebSocketChannel, @unchecked Sendable {
     // MARK: Writing
 
     private func write(_ message: WebSocketMessage, sent: Bool) {
-        let prefix = sent ? ">" : "<"
         var lines: [String] = []
         if message.byteCount > Self.maximumMessageSize {
             lines.append("# a message of \(message.byteCount) bytes was left out: the recorder keeps messages up to \(Self.maximumMessageSize) bytes")
             if sent { lines.append("> *") }
         } else {
-            switch message {
-            case .text(let text):
-                lines.append(Self.line(prefix, text: Redactor.scrub(text, secrets: secrets)))
-            case .binary(let data):
-                let scrubbed = Redactor.scrub(bytes: Array(data), secrets: secrets).map { Data($0) } ?? data
-                lines.append(prefix + "b " + scrubbed.base64EncodedString())
+            let scrubbed: WebSocketMessage = switch message {
+            case .text(let text): .text(Redactor.scrub(text, secrets: secrets))
+            case .binary(let data): .binary(Redactor.scrub(bytes: Array(data), secrets: secrets).map { Data($0) } ?? data)
             }
+            lines += Self.lines(sent ? .expect(scrubbed) : .receive(scrubbed))
         }
         recording.withLock { append(lines, pausing: !sent, to: &$0) }
+    }
+
+    /// The lines of `step` in a script. A close reason's control characters are written as
+    /// spaces, the exact reason in a comment before it.
+    static func lines(_ step: WebSocketScript.Step) -> [String] {
+        switch step {
+        case .receive(.text(let text)): return [line("<", text: text)]
+        case .expect(.text(let text)?): return [line(">", text: text)]
+        case .receive(.binary(let data)): return ["<b " + data.base64EncodedString()]
+        case .expect(.binary(let data)?): return [">b " + data.base64EncodedString()]
+        case .expect(nil): return ["> *"]
+        case .pause(let duration):
+            let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+            return ["~ \(Double(milliseconds) / 1000)"]
+        case .close(let code, let reason):
+            let oneLine = String(String.UnicodeScalarView(reason.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }))
+            let exact = oneLine == reason ? [] : ["# the close reason exactly: " + line("<", text: reason).dropFirst(3)]
+            return exact + ["close \(code.rawValue)" + (oneLine.isEmpty ? "" : " " + oneLine)]
+        }
     }
 
     /// A text step: `< text` when one line holds it exactly, else `<j "JSON string"`.
@@ -126,7 +142,8 @@ final class RecordingWebSocketChannel: WebSocketChannel, @unchecked Sendable {
         let plain = !scalars.contains { [.control, .lineSeparator, .paragraphSeparator].contains($0.properties.generalCategory) }
             && !(scalars.first?.properties.isWhitespace ?? false) && !(scalars.last?.properties.isWhitespace ?? false)
             && !(prefix == ">" && text == "*")
-        if plain { return text.isEmpty ? prefix : prefix + " " + text }
+        // A leading combining mark would join the space after the prefix, hiding the prefix.
+        if plain, text.isEmpty || (prefix + " " + text).dropFirst().first == " " { return text.isEmpty ? prefix : prefix + " " + text }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .withoutEscapingSlashes
         // Encoding a String cannot fail; the fallback keeps the transcript valid regardless.
@@ -140,10 +157,7 @@ final class RecordingWebSocketChannel: WebSocketChannel, @unchecked Sendable {
         let now = ContinuousClock.now
         var text = ""
         let gap = min(recording.last.duration(to: now), .seconds(60))
-        if pausing, gap >= Self.minimumPause {
-            let milliseconds = gap.components.seconds * 1000 + gap.components.attoseconds / 1_000_000_000_000_000
-            text += "~ \(Double(milliseconds) / 1000)\n"
-        }
+        if pausing, gap >= Self.minimumPause { text += Self.lines(.pause(gap))[0] + "\n" }
         recording.last = now
         for line in lines { text += line + "\n" }
         do {
@@ -164,10 +178,7 @@ final class RecordingWebSocketChannel: WebSocketChannel, @unchecked Sendable {
         case .closed(let status?) where status.code == .abnormalClosure:
             failure = "the connection ended without a close frame (1006)"
         case .closed(let status?) where status.code.isSendable:
-            let reason = Redactor.scrub(status.reason, secrets: secrets)
-            let oneLine = String(String.UnicodeScalarView(reason.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }))
-            if oneLine != reason { closing.append("# the close reason exactly: " + Self.line("<", text: reason).dropFirst(3)) }
-            closing.append("close \(status.code.rawValue)" + (oneLine.isEmpty ? "" : " " + oneLine))
+            closing = Self.lines(.close(status.code, Redactor.scrub(status.reason, secrets: secrets)))
         case .closed(let status):
             closing.append("# the socket closed with \(status.map { "\($0.code.rawValue)" } ?? "no status"), which a script cannot send")
         case .wentAway:

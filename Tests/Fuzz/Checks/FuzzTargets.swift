@@ -23,6 +23,7 @@ public enum FuzzTargets {
         FuzzTarget("websocket-handshake", WebSocketHandshakeFuzz.check),
         FuzzTarget("chunk-scrubber", ChunkScrubberFuzz.check),
         FuzzTarget("pinning-report", PinningReportFuzz.check),
+        FuzzTarget("websocket-script", WebSocketScriptFuzz.check),
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {

@@ -142,7 +142,7 @@ struct WebSocketRecordingTests {
     @Test("Any text is written as a step that reads back as itself; hand-written steps keep their meaning")
     func textStepsReadBack() throws {
         let texts = ["", " ", "plain", " leading", "trailing ", "two\nlines", "cr\r", "\r\n", "tab\there", "nul\0", "*", "# hash",
-                     "\u{2028}sep", "é\u{301}", "\"quoted\"", "back\\slash", "emoji 🙂", "<j \"x\""]
+                     "\u{2028}sep", "é\u{301}", "\u{301}mark first", "\u{200D}joiner", "\"quoted\"", "back\\slash", "emoji 🙂", "<j \"x\""]
         for text in texts {
             for prefix in ["<", ">"] {
                 let line = RecordingWebSocketChannel.line(prefix, text: text)
