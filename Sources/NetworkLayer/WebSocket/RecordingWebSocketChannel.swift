@@ -9,8 +9,7 @@ import Foundation
 /// server's frame, or its answer to ours). Steps go to a temporary file and become the mock when
 /// the socket closes; a session that failed (a broken connection, 1006) leaves no file.
 /// Secret values of the request are written `<redacted>`.
-// @unchecked Sendable: the file and its state are only used under `recording`'s lock.
-final class RecordingWebSocketChannel: WebSocketChannel, @unchecked Sendable {
+final class RecordingWebSocketChannel: WebSocketChannel {
     /// A message over this is left out (a comment says so; a sent one is expected as `> *`), so
     /// that the transcript stays well below ``WebSocketScript/maximumFileSize``.
     static let maximumMessageSize = 16 << 20

@@ -42,7 +42,7 @@ struct WebSocketScript: Sendable {
         }
         guard let text = String(data: data, encoding: .utf8) else { throw invalid(1, "the file is not UTF-8") }
         var steps: [(line: Int, step: Step)] = []
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
             let line = raw.hasSuffix("\r") ? raw.dropLast() : raw
             let number = index + 1
             if line.trimmingCharacters(in: .whitespaces).isEmpty || line.hasPrefix("#") { continue }

@@ -139,7 +139,7 @@ struct WebSocketRecordingTests {
         }
     }
 
-    @Test("Any text is written as a step that reads back as itself; hand-written steps keep their meaning")
+    @Test("Any text is written as a step that reads back as itself; hand-written steps keep their meaning, CRLF line ends too")
     func textStepsReadBack() throws {
         let texts = ["", " ", "plain", " leading", "trailing ", "two\nlines", "cr\r", "\r\n", "tab\there", "nul\0", "*", "# hash",
                      "\u{2028}sep", "é\u{301}", "\u{301}mark first", "\u{200D}joiner", "\"quoted\"", "back\\slash", "emoji 🙂", "<j \"x\""]
@@ -154,5 +154,7 @@ struct WebSocketRecordingTests {
         }
         let handWritten = try WebSocketScript(parsing: Data("< a\n> *\n>  b \n<j \"c\\nd\"\n".utf8), name: "t.ws", request: "GET /")
         #expect(handWritten.steps.map { $0.step } == [.receive(.text("a")), .expect(nil), .expect(.text(" b ")), .receive(.text("c\nd"))])
+        let crlf = try WebSocketScript(parsing: Data("# edited on Windows\r\n< a\r\n> b\r\nclose 4000 done\r\n".utf8), name: "t.ws", request: "GET /")
+        #expect(crlf.steps.map { $0.step } == [.receive(.text("a")), .expect(.text("b")), .close(WebSocketCloseCode(rawValue: 4000), "done")])
     }
 }
