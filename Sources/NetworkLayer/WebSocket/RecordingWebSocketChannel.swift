@@ -7,7 +7,8 @@ import Foundation
 /// (what it never read is not in it), a pause precedes a received message or the close when the
 /// client waited at least ``minimumPause`` for it, and the close is the socket's close status (the
 /// server's frame, or its answer to ours). Steps go to a temporary file and become the mock when
-/// the socket closes; a session that failed (a broken connection, 1006) leaves no file.
+/// the socket closes; a session that failed (a broken connection, 1006), or that the client let
+/// go of before any message, leaves no file.
 /// Secret values of the request are written `<redacted>`.
 final class RecordingWebSocketChannel: WebSocketChannel {
     /// A message over this is left out (a comment says so; a sent one is expected as `> *`), so
@@ -25,6 +26,7 @@ final class RecordingWebSocketChannel: WebSocketChannel {
     private struct Recording {
         var file: FileHandle?
         var last = ContinuousClock.now
+        var messages = 0
     }
 
     private enum Ending {
@@ -113,7 +115,10 @@ final class RecordingWebSocketChannel: WebSocketChannel {
             }
             lines += Self.lines(sent ? .expect(scrubbed) : .receive(scrubbed))
         }
-        recording.withLock { append(lines, pausing: !sent, to: &$0) }
+        recording.withLock { recording in
+            recording.messages += 1
+            append(lines, pausing: !sent, to: &recording)
+        }
     }
 
     /// The lines of `step` in a script. A close reason's control characters are written as
@@ -175,7 +180,7 @@ final class RecordingWebSocketChannel: WebSocketChannel {
         var failure: String?
         switch ending {
         case .closed(let status?) where status.code == .abnormalClosure:
-            failure = "the connection ended without a close frame (1006)"
+            failure = "it ended without a close frame (1006)"
         case .closed(let status?) where status.code.isSendable:
             closing = Self.lines(.close(status.code, Redactor.scrub(status.reason, secrets: secrets)))
         case .closed(let status):
@@ -183,10 +188,12 @@ final class RecordingWebSocketChannel: WebSocketChannel {
         case .wentAway:
             closing.append("# the client went away (1001)")
         case .failed(let why):
-            failure = why
+            failure = "it failed (\(why))"
         }
         // The first ending counts: the file leaves the lock with the last line written.
         guard let file = recording.withLock({ recording -> FileHandle? in
+            // A socket dropped unused (a handshake a validator refused) must not replace a mock.
+            if case .wentAway = ending, recording.messages == 0 { failure = "no message went either way" }
             if failure == nil { append(closing, pausing: true, to: &recording) }
             defer { recording.file = nil }
             return recording.file
@@ -194,7 +201,7 @@ final class RecordingWebSocketChannel: WebSocketChannel {
         let closed = (try? file.close()) != nil
         if let failure {
             try? FileManager.default.removeItem(at: temporary)
-            return note("record mode: the WebSocket failed (\(failure)), so it was not recorded")
+            return note("record mode: the WebSocket was not recorded: \(failure)")
         }
         do {
             guard closed else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary.path]) }

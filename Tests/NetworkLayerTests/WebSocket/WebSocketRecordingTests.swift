@@ -112,6 +112,23 @@ struct WebSocketRecordingTests {
         }
     }
 
+    @Test("A socket let go of before any message leaves the mock already there as it was")
+    func unusedSocketKeepsTheMock() async throws {
+        let directory = try MockDirectory()
+        defer { directory.remove() }
+        try directory.write("Session", fileExtension: "ws", body: "< hand-written\n")
+        try await withWebSocketServer { server in
+            let net = makeManager()
+            net.mockRecordingDirectory = directory.url
+            let request = SocketRequest(server.provider(), "/record")
+            request.mockedResponseFilename = "Session"
+            _ = try await net.perform(request)
+            let entries = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+            #expect(entries == ["Session.ws"], "\(entries)")
+            #expect(try String(contentsOf: directory.url.appendingPathComponent("Session.ws"), encoding: .utf8) == "< hand-written\n")
+        }
+    }
+
     @Test("A script with a 16 MiB binary message plays it; a file over the limit fails perform, naming it")
     func largeMessages() async throws {
         let directory = try MockDirectory()
