@@ -12,10 +12,11 @@ import Foundation
 ///                                   the client must send it): for text one line cannot hold
 ///     close 1000 bye                the server closes with this code and reason
 ///
-/// Record mode writes such a script from a live session (``RecordingWebSocketChannel``). A file
-/// over ``maximumFileSize`` is refused. Blank lines and lines starting with `#` are skipped. A client message that differs from what a
-/// `>` line expects ends the client's loop with ``NetworkError/invalidRequest(_:)`` naming the
-/// line (close code 1008). When the script ends without `close`, the server closes with 1000.
+/// Record mode writes such a script from a live session (``RecordingWebSocketChannel``). Lines end
+/// in LF or CRLF; a file over ``maximumFileSize`` is refused. Blank lines and lines starting with
+/// `#` are skipped. A client message that differs from what a `>` line expects ends the client's
+/// loop with ``NetworkError/invalidRequest(_:)`` naming the line (close code 1008). When the script
+/// ends without `close`, the server closes with 1000.
 struct WebSocketScript: Sendable {
     /// The largest script read: a recording keeps messages up to 16 MiB, 22 MiB as Base64.
     static let maximumFileSize = 64 << 20
