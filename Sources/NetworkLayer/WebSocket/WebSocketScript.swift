@@ -39,7 +39,8 @@ struct WebSocketScript: Sendable {
             .invalidRequest(.init(request: request, reason: "the mock WebSocket script \(name), line \(line): \(reason)"))
         }
         guard data.count <= Self.maximumFileSize else {
-            throw invalid(1, "the file is over \(Self.maximumFileSize) bytes, the most a script may be: split the session or leave its largest messages out")
+            throw .invalidRequest(.init(request: request, reason: "the mock WebSocket script \(name) is over \(Self.maximumFileSize) bytes, "
+                + "the most a script may be: split the session or leave its largest messages out"))
         }
         guard let text = String(data: data, encoding: .utf8) else { throw invalid(1, "the file is not UTF-8") }
         var steps: [(line: Int, step: Step)] = []

@@ -3,10 +3,11 @@ import Foundation
 
 /// A mock WebSocket's script (`<name>.ws`): any bytes, read as mock mode reads one.
 ///
-/// Reading never traps; a refusal is an `.invalidRequest` naming the script and a line of it; an
-/// accepted script has at most one step per line, pauses of 0 to 60 seconds and close codes that
-/// may be sent; and its steps written back as record mode writes them (`RecordingWebSocketChannel`)
-/// read back as the same steps, close reasons with control characters or a leading space aside.
+/// Reading never traps; a refusal is an `.invalidRequest` naming the script and a line of it (or,
+/// over the size limit, the limit); an accepted script has at most one step per line, pauses of 0
+/// to 60 seconds and close codes that may be sent; and its steps written back as record mode writes
+/// them (`RecordingWebSocketChannel`) read back as the same steps, close reasons with control
+/// characters or a leading space aside.
 enum WebSocketScriptFuzz {
     private static let name = "fuzz.ws"
 
@@ -16,6 +17,12 @@ enum WebSocketScriptFuzz {
         do {
             script = try WebSocketScript(parsing: data, name: name, request: "GET http://127.0.0.1/fuzz")
         } catch {
+            if data.count > WebSocketScript.maximumFileSize {
+                guard case .invalidRequest(let context) = error, context.reason?.contains("\(name) is over") == true else {
+                    throw FuzzFailure("a script over the limit gave \(error), not an .invalidRequest naming the script and the limit")
+                }
+                return
+            }
             guard case .invalidRequest(let context) = error, let reason = context.reason,
                   let range = reason.range(of: "\(name), line "),
                   let number = Int(reason[range.upperBound...].prefix { $0.isNumber }) else {
