@@ -115,7 +115,8 @@ api-check: deps
 	@SWIFT="$(SWIFT)" scripts/api-check.sh
 
 ## fuzz: the libFuzzer targets of Tests/Fuzz (JSON decoder vs Foundation, response headers, Retry-After, pinning reports and certificates,
-##       parameter encoding, mock sidecars, redirect origins, server-sent events, the response cache, WebSocket frames, origin prefixes), FUZZ_SECONDS each (default 40); fails on any crash or difference
+##       parameter encoding, mock sidecars, redirect origins, server-sent events, the response cache, WebSocket frames and scripts, origin prefixes,
+##       drift reports), FUZZ_SECONDS each (default 40); fails on any crash or difference
 FUZZ_SECONDS ?= 40
 fuzz: deps
 	@SWIFT="$(SWIFT)" FUZZ_SECONDS="$(FUZZ_SECONDS)" scripts/fuzz.sh

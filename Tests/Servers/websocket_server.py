@@ -19,6 +19,9 @@ Paths:
   /ping?size=                pings (with `size` bytes, 0-125, if given), waits for the pong with the
                              same payload, sends "pong received", then echoes
   /count?id=                 counts the messages and bytes it receives
+  /record                    sends "welcome <Authorization> <the query's api_key>", then echoes; answers
+                             "later" with "late" after 0.2 s, "bye" with a close 4001 "see you", and
+                             "drop" by dropping the connection without a close frame
   /reject                    answers 403 with the body "no entry for you"
   /redirect                  answers 302 to /echo
   /set-cookie                (plain HTTP) sets the cookie session=abc123
@@ -98,6 +101,18 @@ async def handler(ws):
                 await ws.send(message)
         elif path == "/close":
             await ws.close(int(params.get("status", params.get("code", "1000"))), params.get("reason", ""))
+        elif path == "/record":
+            await ws.send(f"welcome {ws.request.headers.get('Authorization', '')} {params.get('api_key', '')}")
+            async for message in ws:
+                if message == "later":
+                    await asyncio.sleep(0.2)
+                    await ws.send("late")
+                elif message == "bye":
+                    await ws.close(4001, "see you")
+                elif message == "drop":
+                    ws.transport.abort()
+                else:
+                    await ws.send(message)
         elif path == "/ping":
             size = params.get("size")
             pong = await ws.ping(bytes(i % 256 for i in range(int(size))) if size is not None else b"are you there")

@@ -33,7 +33,7 @@ extension Call {
             response = response.replacingBody(await stream.collect(upTo: HTTPResponse.errorBodyLimit))
         }
         resolved.log?.response(response, to: hop, elapsed: started.duration(to: .now))
-        Self.watchOrRecord(response, of: hop, started: started)
+        Self.watchOrRecord(&response, of: hop, started: started)
         return response
     }
 
@@ -65,11 +65,20 @@ extension Call {
         }
     }
 
-    /// Watches a stream (the log and record mode); in record mode writes a complete response as a mock.
-    private static func watchOrRecord(_ response: HTTPResponse, of request: PreparedRequest, started: ContinuousClock.Instant) {
+    /// Watches a stream (the log and record mode); in record mode writes a complete response as a
+    /// mock, and puts a WebSocket's recorder in front of its socket.
+    private static func watchOrRecord(_ response: inout HTTPResponse, of request: PreparedRequest, started: ContinuousClock.Instant) {
         let log = request.resolved.log
         let directory = request.resolved.mockRecordingDirectory
-        if let stream = response.stream {
+        if let upgrade = response.webSocket, let directory, !response.isMocked, response.statusCode == 101 {
+            do throws(NetworkError) {
+                let recorder = try RecordingWebSocketChannel(recording: upgrade.channel, for: request, in: MockStore(directory: directory))
+                response.webSocket = upgrade.replacingChannel(with: recorder)
+            } catch {
+                let message = "record mode: \(error.errorDescription ?? "\(error)")\n"
+                if let log { log.note(message, of: request) } else { FileHandle.standardError.write(Data(message.utf8)) }
+            }
+        } else if let stream = response.stream {
             var recorder: StreamRecorder?
             if let directory { recorder = Self.recorder(for: response, of: request, in: directory, log: log) }
             stream.observe(.init(log: log, request: request, started: started, recorder: recorder))

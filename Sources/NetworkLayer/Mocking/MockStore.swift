@@ -85,12 +85,14 @@ struct MockStore: Sendable {
     }
 
     /// Reads a file whose path `file(named:extension:)` approved, by its resolved path and with
-    /// `O_NOFOLLOW`, so a link swapped in after the check is refused rather than followed.
-    static func readWithoutFollowingLinks(_ url: URL) throws -> Data {
+    /// `O_NOFOLLOW`, so a link swapped in after the check is refused rather than followed. With a
+    /// `limit`, at most one byte more is read, for the parser to refuse a file over it.
+    static func readWithoutFollowingLinks(_ url: URL, limit: Int? = nil) throws -> Data {
         let path = url.resolvingSymlinksInPath().path
         let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else { throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path]) }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        if let limit { return try handle.read(upToCount: limit + 1) ?? Data() }
         return try handle.readToEnd() ?? Data()
     }
 
@@ -102,7 +104,8 @@ struct MockStore: Sendable {
     func answer(named name: String, for request: PreparedRequest) throws(NetworkError) -> MockAnswer? {
         let bodyURL = try bodyFile(named: name, for: request)
         let sidecarURL = try file(named: name, extension: "meta.json")
-        let body = try? Self.readWithoutFollowingLinks(bodyURL)
+        let limit = request.resolved.streamKind == .webSocket ? WebSocketScript.maximumFileSize : nil
+        let body = try? Self.readWithoutFollowingLinks(bodyURL, limit: limit)
         let sidecarData = try? Self.readWithoutFollowingLinks(sidecarURL)
         usage?.looked(in: directory)
         if body != nil { usage?.read(bodyURL) }
@@ -156,7 +159,7 @@ struct MockStore: Sendable {
     /// is moved into place, never read into memory.
     func record(_ response: HTTPResponse, for request: PreparedRequest, bodyExtension: String = "json",
                 movingBody: URL? = nil) throws(NetworkError) {
-        // A WebSocket's mock is a script (`.ws`), written by hand.
+        // A WebSocket's script is written as the session runs: RecordingWebSocketChannel.
         guard response.webSocket == nil else { return }
         let bodyURL = try file(named: mockName(for: request), extension: bodyExtension)
         let sidecarURL = try sidecarFile(for: request)

@@ -55,6 +55,13 @@ final class WebSocketUpgrade: Sendable {
         }
     }
 
+    /// This handshake with `channel` in front of its socket (record mode's): the new upgrade closes
+    /// the socket from then on, this one no longer.
+    func replacingChannel(with channel: any WebSocketChannel) -> WebSocketUpgrade {
+        ownerSlot.withLock { $0.isClaimed = true }
+        return WebSocketUpgrade(channel: channel, subprotocol: subprotocol, isCompressed: isCompressed, log: log)
+    }
+
     deinit {
         // A WebSocket lets go of its upgrade before its owner: closing is the owner's, with its cause.
         guard !ownerSlot.withLock({ $0.isClaimed }) else { return }

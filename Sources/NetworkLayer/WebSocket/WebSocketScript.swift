@@ -8,12 +8,19 @@ import Foundation
 ///     <b AAEC                       the socket receives these bytes (Base64)
 ///     >b AAEC                       the client must send these bytes next
 ///     ~ 0.5                         the server pauses (0 to 60 seconds)
+///     <j "two\nlines "              the socket receives this text, a JSON string literal (`>j`:
+///                                   the client must send it): for text one line cannot hold
 ///     close 1000 bye                the server closes with this code and reason
 ///
-/// Blank lines and lines starting with `#` are skipped. A client message that differs from what a
-/// `>` line expects ends the client's loop with ``NetworkError/invalidRequest(_:)`` naming the
-/// line (close code 1008). When the script ends without `close`, the server closes with 1000.
+/// Record mode writes such a script from a live session (``RecordingWebSocketChannel``). Lines end
+/// in LF or CRLF; a file over ``maximumFileSize`` is refused. Blank lines and lines starting with
+/// `#` are skipped. A client message that differs from what a `>` line expects ends the client's
+/// loop with ``NetworkError/invalidRequest(_:)`` naming the line (close code 1008). When the script
+/// ends without `close`, the server closes with 1000.
 struct WebSocketScript: Sendable {
+    /// The largest script read: a recording keeps messages up to 16 MiB, 22 MiB as Base64.
+    static let maximumFileSize = 64 << 20
+
     enum Step: Sendable, Equatable {
         case receive(WebSocketMessage)
         /// `nil`: any message.
@@ -31,9 +38,13 @@ struct WebSocketScript: Sendable {
         func invalid(_ line: Int, _ reason: String) -> NetworkError {
             .invalidRequest(.init(request: request, reason: "the mock WebSocket script \(name), line \(line): \(reason)"))
         }
+        guard data.count <= Self.maximumFileSize else {
+            throw .invalidRequest(.init(request: request, reason: "the mock WebSocket script \(name) is over \(Self.maximumFileSize) bytes, "
+                + "the most a script may be: split the session or leave its largest messages out"))
+        }
         guard let text = String(data: data, encoding: .utf8) else { throw invalid(1, "the file is not UTF-8") }
         var steps: [(line: Int, step: Step)] = []
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
             let line = raw.hasSuffix("\r") ? raw.dropLast() : raw
             let number = index + 1
             if line.trimmingCharacters(in: .whitespaces).isEmpty || line.hasPrefix("#") { continue }
@@ -43,7 +54,17 @@ struct WebSocketScript: Sendable {
                 }
                 return data
             }
-            if line.hasPrefix("<b ") {
+            func literal(_ payload: Substring) throws(NetworkError) -> String {
+                guard let text = try? JSONDecoder().decode(String.self, from: Data(payload.utf8)) else {
+                    throw invalid(number, "\"\(HeaderFields.printable(String(payload.prefix(40))))\" is not a JSON string literal")
+                }
+                return text
+            }
+            if line.hasPrefix("<j ") {
+                steps.append((number, .receive(.text(try literal(line.dropFirst(3))))))
+            } else if line.hasPrefix(">j ") {
+                steps.append((number, .expect(.text(try literal(line.dropFirst(3))))))
+            } else if line.hasPrefix("<b ") {
                 steps.append((number, .receive(.binary(try binary(line.dropFirst(3))))))
             } else if line.hasPrefix(">b ") {
                 steps.append((number, .expect(.binary(try binary(line.dropFirst(3))))))
@@ -64,7 +85,7 @@ struct WebSocketScript: Sendable {
                 guard let code, code.isSendable else { throw invalid(number, "\"close\" takes a code that may be sent (1000–1003, 1007–1014, 3000–4999)") }
                 steps.append((number, .close(code, parts.count > 2 ? String(parts[2]) : "")))
             } else {
-                throw invalid(number, "a step starts with \"< \", \"> \", \"<b \", \">b \", \"~ \" or \"close\", not \"\(HeaderFields.printable(String(line.prefix(40))))\"")
+                throw invalid(number, "a step starts with \"< \", \"> \", \"<b \", \">b \", \"<j \", \">j \", \"~ \" or \"close\", not \"\(HeaderFields.printable(String(line.prefix(40))))\"")
             }
         }
         self.steps = steps

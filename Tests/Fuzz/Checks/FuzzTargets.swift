@@ -24,6 +24,7 @@ public enum FuzzTargets {
         FuzzTarget("chunk-scrubber", ChunkScrubberFuzz.check),
         FuzzTarget("pinning-report", PinningReportFuzz.check),
         FuzzTarget("drift-report", DriftReportFuzz.check),
+        FuzzTarget("websocket-script", WebSocketScriptFuzz.check),
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {
