@@ -70,7 +70,7 @@ extension Call {
     private static func watchOrRecord(_ response: inout HTTPResponse, of request: PreparedRequest, started: ContinuousClock.Instant) {
         let log = request.resolved.log
         let directory = request.resolved.mockRecordingDirectory
-        if let upgrade = response.webSocket, let directory, !response.isMocked, response.statusCode == 101 {
+        if let directory, let upgrade = response.webSocket, !response.isMocked, response.statusCode == 101 {
             do throws(NetworkError) {
                 let recorder = try RecordingWebSocketChannel(recording: upgrade.channel, for: request, in: MockStore(directory: directory))
                 response.webSocket = upgrade.replacingChannel(with: recorder)
