@@ -81,7 +81,12 @@ struct MetricsMiddlewareTests {
         #expect(metrics.recorders(label: "http.client.response.body.size").first?.lastValue == 3000)
 
         let task = Task { try await net.perform(TestRequest<JSONValue>(server.provider(), "/delay/3")) }
-        try await Task.sleep(for: .milliseconds(200))
+        // Cancelled once the middleware measures the call: a task cancelled before its call began
+        // (a slow machine, a sanitizer) ends before any middleware sees it, and is measured by none.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !metrics.meters(label: "http.client.active_requests").contains(where: { $0.lastValue == 1 }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         task.cancel()
         _ = await task.result
         #expect(metrics.dimensions(of: "http.client.request.duration").contains { $0["error.type"] == "cancelled" })
