@@ -32,7 +32,8 @@ extension CallChain {
             return middlewares.isEmpty ? Steps([FollowUpStep(), wire], followUp: 0, wire: wire)
                 : Steps([MiddlewareStep(middlewares: middlewares), FollowUpStep(), wire], followUp: 1, wire: wire)
         }
-        guard !middlewares.isEmpty || resolved.cache != nil || !networkMiddlewares.isEmpty || resolved.authentication?.sigV4 != nil else {
+        guard !middlewares.isEmpty || resolved.cache != nil || !networkMiddlewares.isEmpty || resolved.authentication?.sigV4 != nil
+            || resolved.originLimit != nil else {
             return bare
         }
         var steps: [any CallStep] = []
@@ -40,6 +41,7 @@ extension CallChain {
         let followUp = steps.count
         steps.append(FollowUpStep())
         if let caching = resolved.cache { steps.append(CacheStep(caching: caching)) }
+        if let limit = resolved.originLimit { steps.append(limit) }
         if let signer = resolved.authentication?.sigV4 { steps.append(SigningStep(signer: signer)) }
         // Observers come with middlewares, and may watch the wire.
         if !networkMiddlewares.isEmpty || !middlewares.isEmpty { steps.append(NetworkStep(middlewares: networkMiddlewares)) }

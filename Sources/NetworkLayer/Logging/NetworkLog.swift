@@ -154,7 +154,8 @@ struct NetworkLog: Sendable {
         if let sink {
             var text = "\(prefix) \(headline)\n"
             if let metrics = response.metrics {
-                var timing = "dns \(Self.milliseconds(metrics.nameLookup)) ms, connect \(Self.milliseconds(metrics.connect)) ms"
+                var timing = metrics.queueTime == .zero ? "" : "queued \(Self.milliseconds(metrics.queueTime)) ms, "
+                timing += "dns \(Self.milliseconds(metrics.nameLookup)) ms, connect \(Self.milliseconds(metrics.connect)) ms"
                 // On a plain connection there was no TLS: its time would only repeat the connect time.
                 if metrics.usedTLS { timing += ", tls \(Self.milliseconds(metrics.tlsHandshake)) ms" }
                 // libcurl stops at the connection for a socket (the handshake is ours, timed by the headline).

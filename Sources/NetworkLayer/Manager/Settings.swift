@@ -40,6 +40,10 @@ struct Settings: Sendable {
         /// The manager's recorded traffic, kept whether or not it records now.
         var recordedTraffic = RecordedTraffic()
         var webSocketOptions = WebSocketOptions()
+        var maximumRequestsPerOrigin: OriginLimit?
+        /// The queues of ``maximumRequestsPerOrigin`` and of providers' limits: one per manager,
+        /// kept across changes of its settings.
+        var originTraffic = OriginTraffic()
     }
 
     /// Never mutated: a change makes a new one, so a request's copy never sees a later change.

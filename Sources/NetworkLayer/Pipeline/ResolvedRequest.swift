@@ -41,6 +41,8 @@ final class ResolvedRequest: Sendable {
     let networkMiddlewares: [any RequestMiddleware]
     /// The transfer's settings: CA bundle, pins, proxy, Unix socket, cookie store, size limits.
     let options: TransferOptions
+    /// Its origin's limit and its place in the queue; `nil` without a limit, and in mock mode.
+    let originLimit: LimitStep?
 
     // MARK: The response
 
@@ -110,7 +112,7 @@ final class ResolvedRequest: Sendable {
          mockedResponseFilename: String?, mockResponsesDirectory: URL?, mockRecordingDirectory: URL?, log: NetworkLog?,
          cache: RequestCaching? = nil, bodyCompression: BodyCompression? = nil, reconnectPolicy: ReconnectPolicy? = nil,
          operationID: String? = nil, resumeData: ResumeData? = nil, traffic: RecordedTraffic? = nil,
-         webSocket: WebSocketSettings? = nil) {
+         webSocket: WebSocketSettings? = nil, originLimit: LimitStep? = nil) {
         self.requestClass = requestClass
         self.provider = provider
         self.location = location
@@ -149,6 +151,7 @@ final class ResolvedRequest: Sendable {
         self.cache = cache
         self.reconnectPolicy = reconnectPolicy
         self.webSocket = webSocket
+        self.originLimit = originLimit
     }
 
     /// The endpoint as written, or the full URL's text: what names the request before its URL exists.
@@ -215,6 +218,7 @@ extension BaseRequest {
     /// | response cache | | | `cache` | `.none` |
     /// | cache policy | `cachePolicy` | `cachePolicy` | | `.useProtocol` |
     /// | authorized responses on disk | | `cachesAuthorizedResponsesOnDisk` | | `false` (memory only) |
+    /// | requests in flight per origin | `priority` (its place in the queue) | `maximumRequestsPerOrigin` | `maximumRequestsPerOrigin` | no limit |
     /// | WebSocket options | `webSocketOptions` | `webSocketOptions` | `webSocketOptions` | ``WebSocketOptions/init(maximumMessageSize:compression:pingInterval:closeTimeout:maximumFrameSize:)`` |
     ///
     /// The cache is left out (`nil`) in mock mode; streams, downloads and uploads streamed from a
@@ -286,6 +290,9 @@ extension BaseRequest {
             traffic: isMocked || !settings.recordsTraffic ? nil : settings.recordedTraffic,
             webSocket: streamKind == .webSocket
                 ? WebSocketSettings(protocols: webSocketProtocols, options: webSocketOptions ?? provider.webSocketOptions ?? settings.webSocketOptions)
-                : nil)
+                : nil,
+            originLimit: isMocked ? nil : (provider.maximumRequestsPerOrigin ?? settings.maximumRequestsPerOrigin).map {
+                LimitStep(traffic: settings.originTraffic, limit: $0, priority: priority)
+            })
     }
 }

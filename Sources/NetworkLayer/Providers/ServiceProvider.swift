@@ -81,6 +81,10 @@ public protocol ServiceProvider: Sendable {
     /// Which redirects this backend's requests follow.
     var redirectPolicy: RedirectPolicy? { get }
 
+    /// How many of this backend's requests may be in flight at once per origin; the rest wait.
+    /// Default `nil`: the manager's ``NetworkManager/maximumRequestsPerOrigin``. See ``OriginLimit``.
+    var maximumRequestsPerOrigin: OriginLimit? { get }
+
     /// `true` mocks this backend, `false` keeps it live; `nil` follows the manager.
     var areMocksEnabled: Bool? { get }
 
@@ -159,6 +163,7 @@ extension ServiceProvider {
     public var interceptors: [any RequestInterceptor] { [] }
     public var middlewares: [any RequestMiddleware] { [] }
     public var redirectPolicy: RedirectPolicy? { nil }
+    public var maximumRequestsPerOrigin: OriginLimit? { nil }
     public var areMocksEnabled: Bool? { nil }
     public var timeouts: Timeouts? { nil }
     public var clientCertificate: ClientCertificate? { nil }

@@ -32,6 +32,10 @@ open class BaseRequest<Response: Decodable & Sendable> {
 
     @exclusivity(unchecked) public var httpMethod: HTTPMethod = .get
 
+    /// Where the request waits when its origin's limit is reached (``OriginLimit``): higher first,
+    /// in order of arrival within one. Default ``RequestPriority/normal``; unused without a limit.
+    @exclusivity(unchecked) public var priority: RequestPriority = .normal
+
     @exclusivity(unchecked) public var serviceProvider: any ServiceProvider
 
     /// The mock file answering this request in mock mode, without the `.json` extension.

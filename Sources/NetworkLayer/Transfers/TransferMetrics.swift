@@ -22,6 +22,12 @@ public struct TransferMetrics: Sendable, Equatable {
     /// Bytes of request body sent and response body received (after decompression).
     public let bytesSent: Int64
     public let bytesReceived: Int64
+    /// How long the request waited in its origin's queue before it was sent (``OriginLimit``);
+    /// zero when it did not wait. Not part of `total`, which starts when the transfer does.
+    public internal(set) var queueTime: Duration = .zero
+    /// The origin's limit when the response arrived (an adaptive limit's value then), or `nil`
+    /// without a limit.
+    public internal(set) var originLimit: Int?
     /// Whether the connection to the server is TLS (libcurl's application-connect time is 0 on a
     /// plain one): the log shows `tls` only then.
     let usedTLS: Bool

@@ -1,0 +1,41 @@
+import Foundation
+
+/// Each hop takes a place at its origin's limit (``OriginLimit``) before the wire, waiting in the
+/// origin's queue when all are taken, and gives it back when the response's head arrives or the
+/// hop fails. A streamed body or an open WebSocket does not keep its place: long-lived event
+/// streams would otherwise starve every other request to their origin (OkHttp's per-host limit,
+/// which counts a call until its body ends, is known to do so); the connections beneath are
+/// libcurl's ``ConnectionLimits``. Never for a mocked call.
+struct LimitStep: CallStep {
+    let traffic: OriginTraffic
+    let limit: OriginLimit
+    let priority: RequestPriority
+
+    nonisolated(nonsending) func run(_ exchange: Exchange, rest: CallChain,
+                                     sending hop: inout PreparedRequest?) async throws(NetworkError) -> HTTPResponse {
+        let request = exchange.request
+        if let problem = limit.problem { throw .invalidRequest(.init(request: request.redactedDescription, reason: problem)) }
+        // A URL libcurl cannot read has no origin to count: the wire reports it.
+        guard let origin = Origin(request.url) else { return try await rest.proceed(exchange, sending: &hop) }
+        let waited: Duration
+        switch await traffic.admit(to: origin, limit: limit, priority: priority) {
+        case .immediate: waited = .zero
+        case .granted(let time): waited = time
+        case .cancelled:
+            throw .cancelled(.init(request: request.redactedDescription,
+                                   reason: "it was cancelled while it waited for a place under its origin's limit of \(limit)"))
+        }
+        let sent = ContinuousClock.now
+        do throws(NetworkError) {
+            var response = try await rest.proceed(exchange, sending: &hop)
+            let state = traffic.release(origin, latency: sent.duration(to: .now))
+            response.metrics?.queueTime = waited
+            response.metrics?.originLimit = state
+            return response
+        } catch {
+            // A timeout says the origin is slow; other failures say nothing of its latency.
+            if case .timeOut = error { traffic.release(origin, latency: sent.duration(to: .now)) } else { traffic.release(origin, latency: nil) }
+            throw error
+        }
+    }
+}
