@@ -11,6 +11,8 @@ import NetworkLayer
 /// | `http.client.request.body.size` | recorder (histogram), bytes sent | method, server, scheme |
 /// | `http.client.response.body.size` | recorder (histogram), bytes received | method, server, scheme, status |
 /// | `http.client.request.retries` | counter: retries and redirects | method, server, scheme |
+/// | `http.client.queue.duration` | recorder (histogram), seconds waited under ``OriginLimit``, when it waited | method, server, scheme |
+/// | `http.client.origin.limit` | gauge: the origin's limit (an adaptive one's current value) | method, server, scheme |
 ///
 /// The dimensions are `http.request.method`, `server.address` and `server.port` (the call's own
 /// host, never where a redirect went), `url.scheme`, `http.response.status_code` and `error.type`
@@ -47,6 +49,10 @@ public struct MetricsMiddleware: RequestMiddleware {
             perCall.active.decrement()
             throw error
         }
+        if let transfer = response.metrics {
+            if transfer.queueTime > .zero { perCall.queueDuration.record(seconds(transfer.queueTime)) }
+            if let limit = transfer.originLimit { perCall.originLimit.record(limit) }
+        }
         let status = HTTPConventions.statusLabel(response.statusCode)
         let statusError = HTTPConventions.errorType(status: response.statusCode)
         let metrics = self.metrics
@@ -71,8 +77,12 @@ public struct MetricsMiddleware: RequestMiddleware {
 }
 
 private func seconds(since started: ContinuousClock.Instant) -> Double {
-    let elapsed = started.duration(to: .now).components
-    return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+    seconds(started.duration(to: .now))
+}
+
+private func seconds(_ duration: Duration) -> Double {
+    let components = duration.components
+    return Double(components.seconds) + Double(components.attoseconds) / 1e18
 }
 
 private struct CallDimensions: Hashable {
@@ -92,6 +102,8 @@ private final class MetricHandles: Sendable {
         let active: Meter
         let requestBodySize: Recorder
         let retries: Counter
+        let queueDuration: Recorder
+        let originLimit: Gauge
     }
 
     private struct Outcome: Hashable {
@@ -113,7 +125,9 @@ private final class MetricHandles: Sendable {
         let pairs = call.pairs
         let handles = PerCall(active: Meter(label: "http.client.active_requests", dimensions: pairs, factory: factory),
                               requestBodySize: Recorder(label: "http.client.request.body.size", dimensions: pairs, factory: factory),
-                              retries: Counter(label: "http.client.request.retries", dimensions: pairs, factory: factory))
+                              retries: Counter(label: "http.client.request.retries", dimensions: pairs, factory: factory),
+                              queueDuration: Recorder(label: "http.client.queue.duration", dimensions: pairs, aggregate: true, factory: factory),
+                              originLimit: Gauge(label: "http.client.origin.limit", dimensions: pairs, factory: factory))
         return state.withLock { state in
             if let existing = state.perCall[call] { return existing }
             state.perCall[call] = handles

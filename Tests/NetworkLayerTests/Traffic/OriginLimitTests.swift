@@ -1,0 +1,253 @@
+import Foundation
+import Testing
+@testable import NetworkLayer
+
+/// A provider with its own limit.
+private struct LimitedProvider: ServiceProvider {
+    var host = "127.0.0.1"
+    var httpScheme: HTTPScheme = .http
+    var port: Int?
+    var maximumRequestsPerOrigin: OriginLimit?
+    func createHTTPHeaders() -> [String: String] { [:] }
+}
+
+private typealias Answer = TrafficServer.Answer
+
+/// Sends `count` requests for `path` at once and returns their answers.
+private func sendAtOnce(_ count: Int, _ path: String, to provider: any ServiceProvider, net: NetworkManager) async throws -> [Answer] {
+    try await withThrowingTaskGroup(of: Answer.self) { group in
+        for _ in 0..<count {
+            group.addTask { try await net.perform(TestRequest<Answer>(provider, path, timeout: TestTimeout.seconds(60))) }
+        }
+        return try await group.reduce(into: []) { $0.append($1) }
+    }
+}
+
+@Suite("Requests per origin")
+struct OriginLimitTests {
+    @Test("A limit of 3: 30 requests at once all succeed and the server never has more than 3 in flight")
+    func fixedLimitHolds() async throws {
+        try await withTrafficServer { server in
+            let net = makeManager()
+            net.maximumRequestsPerOrigin = 3
+            let answers = try await sendAtOnce(30, "/hold?ms=50", to: server.provider(), net: net)
+            #expect(answers.count == 30)
+            let stats = try await server.stats()
+            #expect(stats.requests == 30)
+            #expect(stats.peak == 3, "\(stats.peak) requests were in flight at once")
+            #expect(net.trafficState(for: server.provider()) == TrafficState(limit: 3, inFlight: 0, queued: 0))
+        }
+    }
+
+    @Test("A provider's limit wins over the manager's: 2 for it, none for the manager")
+    func providerLimitWins() async throws {
+        try await withTrafficServer { server in
+            let net = makeManager()
+            let provider = LimitedProvider(port: server.port, maximumRequestsPerOrigin: .fixed(2))
+            _ = try await sendAtOnce(20, "/hold?ms=50", to: provider, net: net)
+            #expect(try await server.stats().peak == 2)
+            #expect(net.trafficState(for: server.provider()) == nil)
+        }
+    }
+
+    @Test("With a limit of 1, queued high-priority requests go before low ones queued earlier; FIFO within a priority")
+    func priorities() async throws {
+        try await withTrafficServer { server in
+            let net = makeManager()
+            net.maximumRequestsPerOrigin = 1
+            let provider = server.provider()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                func send(_ tag: String, _ priority: RequestPriority, ms: Int = 10, queuedBefore: Int) async {
+                    let request = TestRequest<Answer>(provider, "/hold?ms=\(ms)&tag=\(tag)", timeout: TestTimeout.seconds(30))
+                    request.priority = priority
+                    group.addTask { _ = try await net.perform(request) }
+                    // Each is queued before the next is sent: arrival order is what the test says.
+                    await waitUntil { (net.trafficState(for: provider).map { $0.inFlight + $0.queued } ?? 0) > queuedBefore }
+                }
+                await send("blocker", .normal, ms: 500, queuedBefore: 0)
+                await send("low1", .low, queuedBefore: 1)
+                await send("low2", .low, queuedBefore: 2)
+                await send("normal1", .normal, queuedBefore: 3)
+                await send("high1", .high, queuedBefore: 4)
+                await send("high2", .high, queuedBefore: 5)
+                await send("low3", .low, queuedBefore: 6)
+                try await group.waitForAll()
+            }
+            #expect(try await server.stats().order == ["blocker", "high1", "high2", "normal1", "low1", "low2", "low3"])
+        }
+    }
+
+    @Test("A request cancelled while queued throws .cancelled at once, leaves the queue and never reaches the server")
+    func cancelWhileQueued() async throws {
+        try await withTrafficServer { server in
+            let net = makeManager()
+            net.maximumRequestsPerOrigin = 1
+            let provider = server.provider()
+            let blocker = Task { try await net.perform(TestRequest<Answer>(provider, "/hold?ms=3000&tag=blocker", timeout: TestTimeout.seconds(30))) }
+            await waitUntil { net.trafficState(for: provider)?.inFlight == 1 }
+            let queued = Task { try await net.perform(TestRequest<Answer>(provider, "/hold?ms=10&tag=queued", timeout: TestTimeout.seconds(30))) }
+            await waitUntil { net.trafficState(for: provider)?.queued == 1 }
+            queued.cancel()
+            let result = await queued.result
+            guard case .failure(let error) = result, case .cancelled(let context)? = error as? NetworkError else {
+                Issue.record("expected .cancelled, got \(result)")
+                return
+            }
+            #expect(context.reason?.contains("waited for a place under its origin's limit of 1") == true)
+            // The blocker is still on the wire: the cancel did not wait for a place.
+            #expect(net.trafficState(for: provider) == TrafficState(limit: 1, inFlight: 1, queued: 0))
+            _ = try await blocker.value
+            let stats = try await server.stats()
+            #expect(stats.order == ["blocker"])
+        }
+    }
+
+    @Test("2,000 requests queued behind one, cancelled at once: all throw .cancelled, the queue is empty, none is sent")
+    func manyCancelledAtOnce() async throws {
+        try await withTrafficServer { server in
+            let net = makeManager()
+            net.maximumRequestsPerOrigin = 1
+            let provider = server.provider()
+            let blocker = Task { try await net.perform(TestRequest<Answer>(provider, "/hold?ms=20000&tag=blocker", timeout: TestTimeout.seconds(60))) }
+            await waitUntil { net.trafficState(for: provider)?.inFlight == 1 }
+            let cancelled = Protected(0)
+            let group = Task {
+                await withTaskGroup(of: Void.self) { group in
+                    for _ in 0..<2000 {
+                        group.addTask {
+                            do throws(NetworkError) {
+                                _ = try await net.perform(TestRequest<Answer>(provider, "/hold?ms=10&tag=queued"))
+                            } catch {
+                                if case .cancelled = error { cancelled.withLock { $0 += 1 } }
+                            }
+                        }
+                    }
+                }
+            }
+            #expect(await waitUntil(limit: .seconds(60)) { net.trafficState(for: provider)?.queued == 2000 } != nil)
+            let started = ContinuousClock.now
+            group.cancel()
+            await group.value
+            let took = started.duration(to: .now)
+            #expect(cancelled.withLock { $0 } == 2000)
+            #expect(net.trafficState(for: provider) == TrafficState(limit: 1, inFlight: 1, queued: 0))
+            #expect(took < .seconds(5), "cancelling 2,000 queued requests took \(took)")
+            blocker.cancel()
+            _ = await blocker.result
+            let stats = try await server.stats()
+            #expect(stats.order == ["blocker"])
+        }
+    }
+
+    @Test("The slow origin's queue does not hold back another origin: a request to it is answered while the slow one's queue waits")
+    func originsAreApart() async throws {
+        try await withTrafficServer { slow in
+            try await withTrafficServer { fast in
+                let net = makeManager()
+                net.maximumRequestsPerOrigin = 1
+                let slowProvider = slow.provider()
+                let queue = Task { try await sendAtOnce(10, "/hold?ms=400", to: slowProvider, net: net) }
+                await waitUntil { net.trafficState(for: slowProvider)?.queued == 9 }
+                let answer = try await net.perform(TestRequest<Answer>(fast.provider(), "/hold?ms=10"))
+                #expect(answer.inFlight == 1)
+                // Answered while most of the slow origin's requests still wait.
+                #expect((net.trafficState(for: slowProvider)?.queued ?? 0) >= 5)
+                queue.cancel()
+                _ = await queue.result
+            }
+        }
+    }
+
+    @Test("The time a request waited is its metrics' queueTime, the log line's 'queued', and the limit is in its metrics")
+    func queueTimeIsReported() async throws {
+        try await withTrafficServer { server in
+            let log = LogCollector()
+            let net = makeManager(log: log)
+            net.maximumRequestsPerOrigin = 1
+            let provider = server.provider()
+            let responses = try await withThrowingTaskGroup(of: HTTPResponse.self) { group in
+                for _ in 0..<2 {
+                    group.addTask { try await net.performWithResponse(TestRequest<Answer>(provider, "/hold?ms=300")).response }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let times = responses.compactMap { $0.metrics?.queueTime }.sorted()
+            #expect(times.count == 2)
+            #expect(times.first == .zero)
+            #expect((times.last ?? .zero) >= .milliseconds(100), "the second waited \(times.last ?? .zero)")
+            #expect(responses.allSatisfy { $0.metrics?.originLimit == 1 })
+            #expect(log.text.components(separatedBy: "queued ").count == 2, "one line says queued:\n\(log.text)")
+        }
+    }
+
+    @Test("Without a limit nothing is queued and the metrics say so")
+    func offByDefault() async throws {
+        try await withTrafficServer { server in
+            let net = makeManager()
+            #expect(net.maximumRequestsPerOrigin == nil)
+            let response = try await net.performWithResponse(TestRequest<Answer>(server.provider(), "/hold?ms=1")).response
+            #expect(response.metrics?.queueTime == .zero)
+            #expect(response.metrics?.originLimit == nil)
+            #expect(net.trafficState(for: server.provider()) == nil)
+        }
+    }
+
+    @Test("A limit of 0, a negative one or an adaptive one with a minimum of 0 fails the request, saying what to set")
+    func badLimits() async throws {
+        try await withTrafficServer { server in
+            let net = makeManager()
+            for limit: OriginLimit in [0, -4, .adaptive(minimum: 0, maximum: 10, initial: 5), .adaptive(minimum: 5, maximum: 2, initial: 3)] {
+                net.maximumRequestsPerOrigin = limit
+                await #expect { _ = try await net.perform(TestRequest<Answer>(server.provider(), "/hold?ms=1")) } throws: { error in
+                    guard case .invalidRequest(let context) = error as? NetworkError else { return false }
+                    let text = (error as? NetworkError)?.errorDescription ?? ""
+                    return context.reason?.contains("maximumRequestsPerOrigin") == true && text.contains("1 or more")
+                }
+            }
+            let stats = try await server.stats()
+            #expect(stats.requests == 0)
+        }
+    }
+
+    @Test("A limit of 1,000,000 is accepted: 50 requests at once, none waits")
+    func hugeLimit() async throws {
+        try await withTrafficServer { server in
+            let net = makeManager()
+            net.maximumRequestsPerOrigin = .fixed(1_000_000)
+            let responses = try await withThrowingTaskGroup(of: HTTPResponse.self) { group in
+                for _ in 0..<50 {
+                    group.addTask { try await net.performWithResponse(TestRequest<Answer>(server.provider(), "/hold?ms=20")).response }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(responses.count == 50)
+            #expect(responses.allSatisfy { $0.metrics?.queueTime == .zero && $0.metrics?.originLimit == 1_000_000 })
+        }
+    }
+
+    @Test("Mocked requests are never held: a limit of 0 does not fail them")
+    func mocksAreNotLimited() async throws {
+        let net = makeManager(mocks: URL(fileURLWithPath: "/nonexistent-mock-directory"))
+        net.maximumRequestsPerOrigin = 0
+        net.mocks.register(.get, "/hold", .data(Data(#"{"tag": "mock", "inFlight": 0}"#.utf8)))
+        let answer = try await net.perform(TestRequest<Answer>(TestProvider(host: "127.0.0.1", httpScheme: .http, port: 9), "/hold"))
+        #expect(answer.tag == "mock")
+    }
+
+    @Test("An adaptive limit falls when the server slows down as it is loaded, and the server never sees more than the limit")
+    func adaptiveFallsUnderLoad() async throws {
+        try await withTrafficServer { server in
+            let net = makeManager()
+            net.maximumRequestsPerOrigin = .adaptive(minimum: 1, maximum: 20, initial: 20)
+            let provider = server.provider()
+            // The usual latency first, one at a time.
+            for _ in 0..<15 { _ = try await net.perform(TestRequest<Answer>(provider, "/load?ms=10")) }
+            #expect(net.trafficState(for: provider)?.limit == 20)
+            _ = try await sendAtOnce(150, "/load?ms=10", to: provider, net: net)
+            let state = try #require(net.trafficState(for: provider))
+            #expect(state.limit < 20, "the limit stayed at \(state.limit)")
+            #expect(state.inFlight == 0 && state.queued == 0)
+            #expect(try await server.stats().peak <= 20)
+        }
+    }
+}
