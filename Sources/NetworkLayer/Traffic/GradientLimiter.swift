@@ -6,7 +6,8 @@ import Foundation
 /// For each answered request: `gradient = clamp(tolerance × long / latest, 0.5, 1)`, then
 /// `limit ← limit × (1 − smoothing) + (limit × gradient + √limit) × smoothing`, within the bounds.
 /// What must stay true: the limit never leaves `minimum…maximum`; it falls by at most half per
-/// sample (an outlier cannot shed everything); it does not grow while fewer than half of it are
+/// sample (an outlier cannot shed everything), so that under the worst latency it settles at 4
+/// (`limit / 2 = √limit`) or the minimum; it does not grow while fewer than half of it are
 /// in flight (an idle client learns nothing about the origin's capacity); a latest latency far
 /// below the long-run one pulls the long-run average down, so that a recovered origin regains
 /// its limit.

@@ -12,7 +12,7 @@ struct GradientLimiterTests {
         #expect(limiter.limit == 50)
     }
 
-    @Test("A latency that rises to many times the usual lowers the limit, to its minimum at worst")
+    @Test("A latency that rises to many times the usual lowers the limit, at worst to 4 or its minimum")
     func risingLatencyLowersLimit() {
         var limiter = GradientLimiter(minimum: 2, maximum: 100, initial: 40)
         for _ in 0..<50 { limiter.sample(latency: .milliseconds(20), inFlight: 40) }
@@ -24,8 +24,28 @@ struct GradientLimiterTests {
             previous = limit
         }
         #expect(previous < before / 2, "\(previous) from \(before)")
-        for _ in 0..<200 { limiter.sample(latency: .seconds(5), inFlight: 100) }
-        #expect(limiter.limit == 2)
+        // Latency that keeps climbing: the limit ends where half of it is its queue allowance
+        // (limit / 2 = √limit, 4), never below its minimum.
+        var latency = 1.0
+        for _ in 0..<60 {
+            latency *= 1.6
+            limiter.sample(latency: .seconds(latency), inFlight: 100)
+        }
+        #expect(limiter.limit == 4)
+        var bounded = GradientLimiter(minimum: 6, maximum: 100, initial: 40)
+        for step in 1...60 { bounded.sample(latency: .seconds(pow(1.6, Double(step))), inFlight: 100) }
+        #expect(bounded.limit == 6)
+    }
+
+    @Test("A higher latency that lasts becomes the usual one: the limit falls, then grows again (Gradient2's long-run average)")
+    func sustainedLatencyBecomesTheUsual() {
+        var limiter = GradientLimiter(minimum: 1, maximum: 100, initial: 40)
+        for _ in 0..<50 { limiter.sample(latency: .milliseconds(20), inFlight: 40) }
+        for _ in 0..<10 { limiter.sample(latency: .milliseconds(200), inFlight: 40) }
+        let fallen = limiter.limit
+        for _ in 0..<400 { limiter.sample(latency: .milliseconds(200), inFlight: limiter.limit) }
+        #expect(fallen < 40)
+        #expect(limiter.limit > fallen)
     }
 
     @Test("One sample lowers the limit by at most half")
