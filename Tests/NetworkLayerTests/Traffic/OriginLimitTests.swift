@@ -242,10 +242,23 @@ struct OriginLimitTests {
             let provider = server.provider()
             // The usual latency first, one at a time.
             for _ in 0..<15 { _ = try await net.perform(TestRequest<Answer>(provider, "/load?ms=10")) }
-            #expect(net.trafficState(for: provider)?.limit == 20)
-            _ = try await sendAtOnce(150, "/load?ms=10", to: provider, net: net)
+            // One at a time never raises it (a loaded machine's jitter may have lowered it a little).
+            let before = try #require(net.trafficState(for: provider)?.limit)
+            #expect(before <= 20)
+            let done = Protected(false)
+            let burst = Task {
+                defer { done.withLock { $0 = true } }
+                return try await sendAtOnce(150, "/load?ms=10", to: provider, net: net)
+            }
+            // Gradient2 learns a lasting latency as the usual one: the fall is seen during the burst.
+            var lowest = before
+            while !done.withLock({ $0 }) {
+                lowest = min(lowest, net.trafficState(for: provider)?.limit ?? before)
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            #expect(try await burst.value.count == 150)
+            #expect(lowest <= before / 2, "the limit went from \(before) to \(lowest) at the lowest")
             let state = try #require(net.trafficState(for: provider))
-            #expect(state.limit < 20, "the limit stayed at \(state.limit)")
             #expect(state.inFlight == 0 && state.queued == 0)
             #expect(try await server.stats().peak <= 20)
         }
