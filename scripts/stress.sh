@@ -30,6 +30,16 @@ coalesce=$("$runner" coalesce --requests 10000 | tail -1); echo "$coalesce"
 [[ $(field "$coalesce" ok) == True ]] && status=ok || status=FAILED
 record "coalescing" "$status" "$(field "$coalesce" completedExactlyOnce)/10000 completed exactly once ($(field "$coalesce" succeeded) ok, $(field "$coalesce" cancelled) cancelled, $(field "$coalesce" otherErrors) other errors); $(field "$coalesce" transfers) transfers for $(field "$coalesce" rounds) rounds; cancel→completion max $(field "$coalesce" cancelLatencyMsMax) ms; fds $(field "$coalesce" fdsBefore)→$(field "$coalesce" fdsAfter), threads $(field "$coalesce" threadsBefore)→$(field "$coalesce" threadsAfter); peak RSS $(field "$coalesce" peakRSSMB) MB"
 
+echo "== queue: 10,000 requests, 500 at a time, under a per-origin limit of 8, every other one cancelled (mostly while queued)"
+queue=$("$runner" queue --requests 10000 --limit 8 --in-flight 500 | tail -1); echo "$queue"
+[[ $(field "$queue" ok) == True ]] && status=ok || status=FAILED
+record "per-origin queue" "$status" "$(field "$queue" completedExactlyOnce)/10000 completed exactly once ($(field "$queue" succeeded) ok, $(field "$queue" cancelledWhileQueued) cancelled while queued, $(field "$queue" cancelledOnTheWire) on the wire, $(field "$queue" otherErrors) other errors); server peak $(field "$queue" peakInFlight) in flight (limit 8); cancel→completion p99 $(field "$queue" cancelLatencyMsP99) ms, max $(field "$queue" cancelLatencyMsMax) ms; fds $(field "$queue" fdsBefore)→$(field "$queue" fdsAfter), threads $(field "$queue" threadsBefore)→$(field "$queue" threadsAfter); peak RSS $(field "$queue" peakRSSMB) MB"
+
+echo "== adaptive: a healthy origin's latency while a slow one is loaded, without a limit and with .adaptive"
+adaptive=$("$runner" adaptive --seconds 10 | tail -1); echo "$adaptive"
+[[ $(field "$adaptive" ok) == True ]] && status=ok || status=FAILED
+record "adaptive limit" "$status" "healthy p50/p99 $(field "$adaptive" unlimitedHealthyP50Ms)/$(field "$adaptive" unlimitedHealthyP99Ms) ms unlimited (slow origin peak $(field "$adaptive" unlimitedSlowPeakInFlight) in flight), $(field "$adaptive" adaptiveHealthyP50Ms)/$(field "$adaptive" adaptiveHealthyP99Ms) ms adaptive (peak $(field "$adaptive" adaptiveSlowPeakInFlight), limit at the end $(field "$adaptive" adaptiveFinalLimit))"
+
 echo "== leak check: 1,000 requests under valgrind"
 if command -v valgrind >/dev/null; then
     log=$(mktemp)

@@ -2,6 +2,8 @@
 //
 //   NetworkLayerStress soak [--requests 10000] [--in-flight 500] [--cancel-ratio 0.1]
 //   NetworkLayerStress cancel [--requests 10000]
+//   NetworkLayerStress queue [--requests 10000] [--limit 8] [--in-flight 500]
+//   NetworkLayerStress adaptive [--seconds 10]
 //   NetworkLayerStress leak [--requests 1000] [--port N]   (run under valgrind by make stress,
 //                                                           with a server it started: --port)
 //
@@ -342,8 +344,15 @@ case "leak":
     summary = runBlocking { await leakRun(server: server, requests: Int(requests)) }
 case "coalesce":
     summary = runBlocking { await coalesce(server: server, requests: Int(requests)) }
+case "queue":
+    let limit = Int(option("--limit", 8))
+    let outstanding = Int(option("--in-flight", 500))
+    summary = runBlocking { await queueRun(requests: Int(requests), limit: limit, outstanding: outstanding) }
+case "adaptive":
+    let seconds = option("--seconds", 10)
+    summary = runBlocking { await adaptiveRun(seconds: seconds) }
 default:
-    FileHandle.standardError.write(Data("usage: NetworkLayerStress soak|cancel|leak|coalesce [--requests N]\n".utf8))
+    FileHandle.standardError.write(Data("usage: NetworkLayerStress soak|cancel|leak|coalesce|queue|adaptive [--requests N]\n".utf8))
     exit(2)
 }
 let json = summary.keys.sorted().map { key -> String in
