@@ -17,24 +17,32 @@ struct LimitStep: CallStep {
         if let problem = limit.problem { throw .invalidRequest(.init(request: request.redactedDescription, reason: problem)) }
         // A URL libcurl cannot read has no origin to count: the wire reports it.
         guard let origin = Origin(request.url) else { return try await rest.proceed(exchange, sending: &hop) }
+        var sent = exchange
         let waited: Duration
-        switch await traffic.admit(to: origin, limit: limit, priority: priority) {
+        switch await traffic.admit(to: origin, limit: limit, priority: priority, patience: exchange.call.remainingTime) {
         case .immediate: waited = .zero
-        case .granted(let time): waited = time
+        case .granted(let time):
+            waited = time
+            // The wait is part of the request's timeout.
+            sent.request = request.limited(to: exchange.call.remainingTime)
         case .cancelled:
             throw .cancelled(.init(request: request.redactedDescription,
                                    reason: "it was cancelled while it waited for a place under its origin's limit of \(limit)"))
+        case .timedOut(let time):
+            throw .timeOut(.init(request: request.redactedDescription,
+                                 reason: "it waited \(time.seconds.compactText) s for a place under its origin's limit of \(limit) "
+                                     + "and its timeout passed; raise the limit or the timeout, or send fewer requests at once"))
         }
-        let sent = ContinuousClock.now
+        let start = ContinuousClock.now
         do throws(NetworkError) {
-            var response = try await rest.proceed(exchange, sending: &hop)
-            let state = traffic.release(origin, latency: sent.duration(to: .now))
+            var response = try await rest.proceed(sent, sending: &hop)
+            let state = traffic.release(origin, latency: start.duration(to: .now))
             response.metrics?.queueTime = waited
             response.metrics?.originLimit = state
             return response
         } catch {
             // A timeout says the origin is slow; other failures say nothing of its latency.
-            if case .timeOut = error { traffic.release(origin, latency: sent.duration(to: .now)) } else { traffic.release(origin, latency: nil) }
+            if case .timeOut = error { traffic.release(origin, latency: start.duration(to: .now)) } else { traffic.release(origin, latency: nil) }
             throw error
         }
     }

@@ -28,7 +28,7 @@ public struct OriginLimit: Sendable, Hashable, ExpressibleByIntegerLiteral, Cust
 
     /// A limit that follows the origin's latency between `minimum` and `maximum`, starting at
     /// `initial`: it falls when responses slow down as more are in flight, and rises while they
-    /// do not (a gradient limiter, as Netflix's concurrency-limits). Read it with
+    /// do not (a gradient limiter, after Netflix's concurrency-limits). Read it with
     /// ``NetworkManager/trafficState(for:)``.
     public static func adaptive(minimum: Int = 1, maximum: Int = 200, initial: Int = 20) -> OriginLimit {
         OriginLimit(kind: .adaptive(minimum: minimum, maximum: maximum, initial: initial))

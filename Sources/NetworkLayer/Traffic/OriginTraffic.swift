@@ -16,11 +16,17 @@ final class OriginTraffic: Sendable {
         case immediate
         case granted(waited: Duration)
         case cancelled
+        /// `patience` passed first.
+        case timedOut(waited: Duration)
     }
 
-    /// Takes a place at `origin`, waiting in its queue when all are taken. A cancelled task leaves
-    /// the queue at once with ``Admission/cancelled``.
-    nonisolated(nonsending) func admit(to origin: Origin, limit: OriginLimit, priority: RequestPriority) async -> Admission {
+    /// How a waiter left the queue.
+    enum Exit: Sendable { case granted, cancelled, timedOut }
+
+    /// Takes a place at `origin`, waiting in its queue when all are taken, at most `patience`
+    /// seconds. A cancelled task leaves the queue at once with ``Admission/cancelled``.
+    nonisolated(nonsending) func admit(to origin: Origin, limit: OriginLimit, priority: RequestPriority,
+                                       patience: TimeInterval = .infinity) async -> Admission {
         let (ticket, granted) = registry.withLock { registry -> (UInt64, [Waiter]) in
             registry.nextTicket &+= 1
             let ticket = registry.nextTicket
@@ -28,28 +34,52 @@ final class OriginTraffic: Sendable {
             let took = registry.origins[origin, default: Queue(limit)].takeIfFree(limit: limit, granting: &granted)
             return (took ? 0 : ticket, granted)
         }
-        for waiter in granted { waiter.continuation.resume(returning: true) }
+        Self.resume(granted)
         if ticket == 0 { return .immediate }
         let started = ContinuousClock.now
-        let admitted = await withTaskCancellationHandler {
-            await withUnsafeContinuation { (continuation: UnsafeContinuation<Bool, Never>) in
-                let now: Bool? = registry.withLock { registry in
+        let exit = await withTaskCancellationHandler {
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Exit, Never>) in
+                let timer = patience.isFinite && patience < 1e9 ? DispatchWorkItem { [self] in leave(origin, ticket, .timedOut) } : nil
+                let now: Exit? = registry.withLock { registry in
                     // Cancelled before it was queued: its handler found nothing to remove.
-                    if Task.isCancelled { return false }
-                    return registry.origins[origin, default: Queue(limit)]
-                        .enqueue(Waiter(continuation: continuation, priority: priority.value), ticket: ticket) ? true : nil
+                    if Task.isCancelled { return .cancelled }
+                    let waiter = Waiter(continuation: continuation, priority: priority.value, timer: timer)
+                    return registry.origins[origin, default: Queue(limit)].enqueue(waiter, ticket: ticket) ? .granted : nil
                 }
-                if let now { continuation.resume(returning: now) }
+                if let now {
+                    continuation.resume(returning: now)
+                } else if let timer {
+                    DispatchQueue.global().asyncAfter(deadline: .now() + max(0, patience), execute: timer)
+                }
             }
         } onCancel: {
-            let waiter = registry.withLock { registry in
-                let waiter = registry.origins[origin]?.remove(ticket)
-                registry.forgetIfIdle(origin)
-                return waiter
-            }
-            waiter?.continuation.resume(returning: false)
+            leave(origin, ticket, .cancelled)
         }
-        return admitted ? .granted(waited: started.duration(to: .now)) : .cancelled
+        let waited = started.duration(to: .now)
+        switch exit {
+        case .granted: return .granted(waited: waited)
+        case .cancelled: return .cancelled
+        case .timedOut: return .timedOut(waited: waited)
+        }
+    }
+
+    /// Takes the waiter of `ticket` out of the queue, if it is still there, and resumes it with `exit`.
+    private func leave(_ origin: Origin, _ ticket: UInt64, _ exit: Exit) {
+        let waiter = registry.withLock { registry in
+            let waiter = registry.origins[origin]?.remove(ticket)
+            registry.forgetIfIdle(origin)
+            return waiter
+        }
+        guard let waiter else { return }
+        waiter.timer?.cancel()
+        waiter.continuation.resume(returning: exit)
+    }
+
+    private static func resume(_ granted: [Waiter]) {
+        for waiter in granted {
+            waiter.timer?.cancel()
+            waiter.continuation.resume(returning: .granted)
+        }
     }
 
     /// Gives a place back; `latency` (from the place taken to the response's head) teaches an
@@ -62,7 +92,7 @@ final class OriginTraffic: Sendable {
             registry.forgetIfIdle(origin)
             return limit
         }
-        for waiter in granted { waiter.continuation.resume(returning: true) }
+        Self.resume(granted)
         return limit
     }
 
@@ -74,8 +104,10 @@ final class OriginTraffic: Sendable {
     }
 
     struct Waiter {
-        let continuation: UnsafeContinuation<Bool, Never>
+        let continuation: UnsafeContinuation<Exit, Never>
         let priority: Int
+        /// Takes it out when its patience runs out; cancelled once it leaves otherwise.
+        let timer: DispatchWorkItem?
     }
 
     struct Registry {

@@ -37,15 +37,15 @@ struct GradientLimiterTests {
         #expect(bounded.limit == 6)
     }
 
-    @Test("A higher latency that lasts becomes the usual one: the limit falls, then grows again (Gradient2's long-run average)")
-    func sustainedLatencyBecomesTheUsual() {
+    @Test("A higher latency that lasts keeps the limit down for thousands of samples, then is learnt as the origin's own")
+    func lastingLatencyIsLearntSlowly() {
         var limiter = GradientLimiter(minimum: 1, maximum: 100, initial: 40)
         for _ in 0..<50 { limiter.sample(latency: .milliseconds(20), inFlight: 40) }
-        for _ in 0..<10 { limiter.sample(latency: .milliseconds(200), inFlight: 40) }
-        let fallen = limiter.limit
-        for _ in 0..<400 { limiter.sample(latency: .milliseconds(200), inFlight: limiter.limit) }
-        #expect(fallen < 40)
-        #expect(limiter.limit > fallen)
+        for _ in 0..<2_000 { limiter.sample(latency: .milliseconds(200), inFlight: 40) }
+        let held = limiter.limit
+        #expect(held == 4)
+        for _ in 0..<30_000 { limiter.sample(latency: .milliseconds(200), inFlight: limiter.limit) }
+        #expect(limiter.limit == 100, "\(limiter.limit) once the origin's slower latency is its usual")
     }
 
     @Test("One sample lowers the limit by at most half")

@@ -102,6 +102,30 @@ struct OriginLimitTests {
         }
     }
 
+    @Test("A request whose timeout passes while it waits fails with .timeOut saying why, and leaves the queue")
+    func timeoutWhileQueued() async throws {
+        try await withTrafficServer { server in
+            let net = makeManager()
+            net.maximumRequestsPerOrigin = 1
+            let provider = server.provider()
+            let blocker = Task { try await net.perform(TestRequest<Answer>(provider, "/hold?ms=3000&tag=blocker", timeout: TestTimeout.seconds(30))) }
+            await waitUntil { net.trafficState(for: provider)?.inFlight == 1 }
+            let error = await #expect(throws: NetworkError.self) {
+                try await net.perform(TestRequest<Answer>(provider, "/hold?ms=10&tag=late", timeout: 0.3))
+            }
+            guard case .timeOut(let context)? = error else {
+                Issue.record("expected .timeOut, got \(String(describing: error))")
+                return
+            }
+            #expect(context.reason?.contains("for a place under its origin's limit of 1") == true)
+            #expect(context.reason?.contains("raise the limit or the timeout") == true)
+            #expect(net.trafficState(for: provider) == TrafficState(limit: 1, inFlight: 1, queued: 0))
+            _ = try await blocker.value
+            let stats = try await server.stats()
+            #expect(stats.order == ["blocker"])
+        }
+    }
+
     @Test("2,000 requests queued behind one, cancelled at once: all throw .cancelled, the queue is empty, none is sent")
     func manyCancelledAtOnce() async throws {
         try await withTrafficServer { server in
@@ -250,7 +274,6 @@ struct OriginLimitTests {
                 defer { done.withLock { $0 = true } }
                 return try await sendAtOnce(150, "/load?ms=10", to: provider, net: net)
             }
-            // Gradient2 learns a lasting latency as the usual one: the fall is seen during the burst.
             var lowest = before
             while !done.withLock({ $0 }) {
                 lowest = min(lowest, net.trafficState(for: provider)?.limit ?? before)
