@@ -24,6 +24,7 @@ func trafficServer() throws -> LoopbackServer {
 }
 
 func serverPeak(_ manager: NetworkManager, _ port: Int) async -> Int {
+    manager.isVerbose = false
     let data = try? await manager.perform(Hold(port, "/stats"))
     return (data.flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }?["peak"] as? Int) ?? -1
 }

@@ -204,6 +204,23 @@ struct OriginLimitTests {
         }
     }
 
+    @Test("A streamed body gives its place back when its head arrives: with a limit of 1, a request goes while the stream is still open")
+    func streamsDoNotHoldTheirPlace() async throws {
+        let server = try await TestServer.shared()
+        let net = makeManager()
+        net.maximumRequestsPerOrigin = 1
+        let stream = try await net.perform(StreamRequest<ByteStream>(server.provider(), "/slow-bytes/200000?chunk=1000&interval=0.05"))
+        var iterator = stream.makeAsyncIterator()
+        let first = try await iterator.next()
+        #expect((first?.count ?? 0) > 0)
+        #expect(net.trafficState(for: server.provider())?.inFlight == 0)
+        let echoed = try await net.performWithResponse(TestRequest<JSONValue>(server.provider(), "/echo"))
+        #expect(echoed.response.metrics?.queueTime == .zero)
+        // The stream is still far from its end (200 chunks, 50 ms apart).
+        let next = try await iterator.next()
+        #expect((next?.count ?? 0) > 0)
+    }
+
     @Test("Without a limit nothing is queued and the metrics say so")
     func offByDefault() async throws {
         try await withTrafficServer { server in
