@@ -4,9 +4,10 @@ import Foundation
 import MetricsTestKit
 import NetworkLayerObservability
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
-@Suite("Observability: queue metrics")
+@Suite("Observability: queue metrics", .sharing)
 struct QueueMetricsTests {
     @Test("Under a limit of 1, the request that waited records http.client.queue.duration, and each the origin's limit as a gauge")
     func queueDurationAndLimit() async throws {

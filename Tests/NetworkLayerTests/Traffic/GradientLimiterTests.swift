@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// The adaptive limit's arithmetic, on made-up latencies: no server, no clock.
-@Suite("Gradient limiter")
+@Suite("Gradient limiter", .sharing)
 struct GradientLimiterTests {
     @Test("A steady latency with the limit in use raises the limit to its maximum, never past it")
     func steadyRisesToMaximum() {

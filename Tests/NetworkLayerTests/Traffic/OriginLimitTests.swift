@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// A provider with its own limit.
@@ -23,7 +24,7 @@ private func sendAtOnce(_ count: Int, _ path: String, to provider: any ServicePr
     }
 }
 
-@Suite("Requests per origin")
+@Suite("Requests per origin", .sharing)
 struct OriginLimitTests {
     @Test("A limit of 3: 30 requests at once all succeed and the server never has more than 3 in flight")
     func fixedLimitHolds() async throws {
@@ -126,7 +127,7 @@ struct OriginLimitTests {
         }
     }
 
-    @Test("2,000 requests queued behind one, cancelled at once: all throw .cancelled, the queue is empty, none is sent")
+    @Test("2,000 requests queued behind one, cancelled at once: all throw .cancelled, the queue is empty, none is sent", .measuring)
     func manyCancelledAtOnce() async throws {
         try await withTrafficServer { server in
             let net = makeManager()

@@ -1,13 +1,14 @@
 import Foundation
 import Testing
+import TestScheduling
 @testable import NetworkLayer
 
 /// The per-origin queue itself, without a server: waiters admitted and cancelled by the hundred thousand.
-@Suite("Origin queue")
+@Suite("Origin queue", .sharing)
 struct OriginQueueTests {
     let origin = Origin(URL(string: "http://queue.test:8080/")!)!
 
-    @Test("100,000 waiters cancelled at once all leave with .cancelled, quickly, and the queue is empty afterwards")
+    @Test("100,000 waiters cancelled at once all leave with .cancelled, quickly, and the queue is empty afterwards", .measuring)
     func hundredThousandCancelled() async throws {
         let traffic = OriginTraffic()
         let origin = self.origin
