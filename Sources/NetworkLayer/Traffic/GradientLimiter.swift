@@ -3,9 +3,9 @@ import Foundation
 /// An adaptive limit, a gradient limiter after Netflix's concurrency-limits: the origin's latency
 /// without load over the latest latency says whether requests queue at the origin.
 ///
-/// For each answered request: `gradient = clamp(tolerance × noLoad / latest, 0.5, 1)`, then
+/// For each answered request: `gradient = clamp(tolerance × noLoadLatency / latest, 0.5, 1)`, then
 /// `limit ← limit × (1 − smoothing) + (limit × gradient + √limit) × smoothing`, within the bounds.
-/// `noLoad` is the lowest latency seen, let rise by `drift` per sample so that an origin that
+/// ``noLoadLatency`` is the lowest latency seen, let rise by `drift` per sample so that an origin that
 /// became slower for good is learnt, slowly: a lasting overload must not pass for the usual.
 /// What must stay true: the limit never leaves `minimum…maximum`; it falls by at most half per
 /// sample (an outlier cannot shed everything), so that under the worst latency it settles at 4
