@@ -17,10 +17,10 @@ final class Hold: BaseRequest<Data> {
     }
 }
 
-/// Tests/Servers/traffic_server.py, which counts requests in flight.
-func trafficServer() throws -> LoopbackServer {
+/// Tests/Servers/concurrency_server.py, which counts requests in flight.
+func concurrencyServer() throws -> LoopbackServer {
     try LoopbackServer(script: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Servers/traffic_server.py").path)
+        .appendingPathComponent("Servers/concurrency_server.py").path)
 }
 
 func serverPeak(_ manager: NetworkManager, _ port: Int) async -> Int {
@@ -35,7 +35,7 @@ func serverPeak(_ manager: NetworkManager, _ port: Int) async -> Int {
 /// cancelled on the wire (their place is free at once, their server may still be at work);
 /// descriptors and threads come back.
 func queueRun(requests: Int, limit: Int, outstanding: Int) async -> [String: any Sendable] {
-    guard let server = try? trafficServer() else { return ["mode": "queue", "ok": false] }
+    guard let server = try? concurrencyServer() else { return ["mode": "queue", "ok": false] }
     defer { server.stop() }
     let manager = NetworkManager()
     manager.isVerbose = false
@@ -97,7 +97,7 @@ func queueRun(requests: Int, limit: Int, outstanding: Int) async -> [String: any
 /// its limit stays where its latency stops improving. Reported, not judged: the run fails only if
 /// a request fails.
 func adaptiveRun(seconds: Double) async -> [String: any Sendable] {
-    guard let slow = try? trafficServer(), let healthy = try? trafficServer() else { return ["mode": "adaptive", "ok": false] }
+    guard let slow = try? concurrencyServer(), let healthy = try? concurrencyServer() else { return ["mode": "adaptive", "ok": false] }
     defer { slow.stop(); healthy.stop() }
     var summary: [String: any Sendable] = ["mode": "adaptive", "seconds": seconds]
     var failures = 0

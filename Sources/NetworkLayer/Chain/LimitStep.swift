@@ -7,7 +7,7 @@ import Foundation
 /// which counts a call until its body ends, is known to do so); the connections beneath are
 /// libcurl's ``ConnectionLimits``. Never for a mocked call.
 struct LimitStep: CallStep {
-    let traffic: OriginTraffic
+    let queues: OriginQueues
     let limit: OriginLimit
     let priority: RequestPriority
 
@@ -19,7 +19,7 @@ struct LimitStep: CallStep {
         guard let origin = Origin(request.url) else { return try await rest.proceed(exchange, sending: &hop) }
         var sent = exchange
         let waited: Duration
-        switch await traffic.admit(to: origin, limit: limit, priority: priority, patience: exchange.call.remainingTime) {
+        switch await queues.admit(to: origin, limit: limit, priority: priority, patience: exchange.call.remainingTime) {
         case .immediate: waited = .zero
         case .granted(let time):
             waited = time
@@ -36,13 +36,13 @@ struct LimitStep: CallStep {
         let start = ContinuousClock.now
         do throws(NetworkError) {
             var response = try await rest.proceed(sent, sending: &hop)
-            let state = traffic.release(origin, latency: start.duration(to: .now))
+            let state = queues.release(origin, latency: start.duration(to: .now))
             response.metrics?.queueTime = waited
             response.metrics?.originLimit = state
             return response
         } catch {
             // A timeout says the origin is slow; other failures say nothing of its latency.
-            if case .timeOut = error { traffic.release(origin, latency: start.duration(to: .now)) } else { traffic.release(origin, latency: nil) }
+            if case .timeOut = error { queues.release(origin, latency: start.duration(to: .now)) } else { queues.release(origin, latency: nil) }
             throw error
         }
     }

@@ -43,7 +43,7 @@ struct Settings: Sendable {
         var maximumRequestsPerOrigin: OriginLimit?
         /// The queues of ``maximumRequestsPerOrigin`` and of providers' limits: one per manager,
         /// kept across changes of its settings.
-        var originTraffic = OriginTraffic()
+        var originQueues = OriginQueues()
     }
 
     /// Never mutated: a change makes a new one, so a request's copy never sees a later change.

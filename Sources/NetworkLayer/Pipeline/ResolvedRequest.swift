@@ -292,7 +292,7 @@ extension BaseRequest {
                 ? WebSocketSettings(protocols: webSocketProtocols, options: webSocketOptions ?? provider.webSocketOptions ?? settings.webSocketOptions)
                 : nil,
             originLimit: isMocked ? nil : (provider.maximumRequestsPerOrigin ?? settings.maximumRequestsPerOrigin).map {
-                LimitStep(traffic: settings.originTraffic, limit: $0, priority: priority)
+                LimitStep(queues: settings.originQueues, limit: $0, priority: priority)
             })
     }
 }

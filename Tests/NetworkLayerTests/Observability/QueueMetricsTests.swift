@@ -11,14 +11,14 @@ import TestScheduling
 struct QueueMetricsTests {
     @Test("Under a limit of 1, the request that waited records http.client.queue.duration, and each the origin's limit as a gauge")
     func queueDurationAndLimit() async throws {
-        try await withTrafficServer { server in
+        try await withConcurrencyServer { server in
             let metrics = TestMetrics()
             let net = makeManager()
             net.middlewares = [MetricsMiddleware(factory: metrics)]
             net.maximumRequestsPerOrigin = 1
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<2 {
-                    group.addTask { _ = try await net.perform(TestRequest<TrafficServer.Answer>(server.provider(), "/hold?ms=200&token=hunter2")) }
+                    group.addTask { _ = try await net.perform(TestRequest<ConcurrencyServer.Answer>(server.provider(), "/hold?ms=200&token=hunter2")) }
                 }
                 try await group.waitForAll()
             }
@@ -35,11 +35,11 @@ struct QueueMetricsTests {
 
     @Test("Without a limit neither is recorded")
     func noneWithoutLimit() async throws {
-        try await withTrafficServer { server in
+        try await withConcurrencyServer { server in
             let metrics = TestMetrics()
             let net = makeManager()
             net.middlewares = [MetricsMiddleware(factory: metrics)]
-            _ = try await net.perform(TestRequest<TrafficServer.Answer>(server.provider(), "/hold?ms=1"))
+            _ = try await net.perform(TestRequest<ConcurrencyServer.Answer>(server.provider(), "/hold?ms=1"))
             #expect(metrics.recorders(label: "http.client.queue.duration").flatMap(\.values).isEmpty)
             #expect(metrics.recorders(label: "http.client.origin.limit").flatMap(\.values).isEmpty)
         }

@@ -12,7 +12,7 @@ private struct LimitedProvider: ServiceProvider {
     func createHTTPHeaders() -> [String: String] { [:] }
 }
 
-private typealias Answer = TrafficServer.Answer
+private typealias Answer = ConcurrencyServer.Answer
 
 /// Sends `count` requests for `path` at once and returns their answers.
 private func sendAtOnce(_ count: Int, _ path: String, to provider: any ServiceProvider, net: NetworkManager) async throws -> [Answer] {
@@ -28,7 +28,7 @@ private func sendAtOnce(_ count: Int, _ path: String, to provider: any ServicePr
 struct OriginLimitTests {
     @Test("A limit of 3: 30 requests at once all succeed and the server never has more than 3 in flight")
     func fixedLimitHolds() async throws {
-        try await withTrafficServer { server in
+        try await withConcurrencyServer { server in
             let net = makeManager()
             net.maximumRequestsPerOrigin = 3
             let answers = try await sendAtOnce(30, "/hold?ms=50", to: server.provider(), net: net)
@@ -42,7 +42,7 @@ struct OriginLimitTests {
 
     @Test("A provider's limit wins over the manager's: 2 for it, none for the manager")
     func providerLimitWins() async throws {
-        try await withTrafficServer { server in
+        try await withConcurrencyServer { server in
             let net = makeManager()
             let provider = LimitedProvider(port: server.port, maximumRequestsPerOrigin: .fixed(2))
             _ = try await sendAtOnce(20, "/hold?ms=50", to: provider, net: net)
@@ -53,7 +53,7 @@ struct OriginLimitTests {
 
     @Test("With a limit of 1, queued high-priority requests go before low ones queued earlier; FIFO within a priority")
     func priorities() async throws {
-        try await withTrafficServer { server in
+        try await withConcurrencyServer { server in
             let net = makeManager()
             net.maximumRequestsPerOrigin = 1
             let provider = server.provider()
@@ -80,7 +80,7 @@ struct OriginLimitTests {
 
     @Test("A request cancelled while queued throws .cancelled at once, leaves the queue and never reaches the server")
     func cancelWhileQueued() async throws {
-        try await withTrafficServer { server in
+        try await withConcurrencyServer { server in
             let net = makeManager()
             net.maximumRequestsPerOrigin = 1
             let provider = server.provider()
@@ -105,7 +105,7 @@ struct OriginLimitTests {
 
     @Test("A request whose timeout passes while it waits fails with .timeOut saying why, and leaves the queue")
     func timeoutWhileQueued() async throws {
-        try await withTrafficServer { server in
+        try await withConcurrencyServer { server in
             let net = makeManager()
             net.maximumRequestsPerOrigin = 1
             let provider = server.provider()
@@ -129,7 +129,7 @@ struct OriginLimitTests {
 
     @Test("2,000 requests queued behind one, cancelled at once: all throw .cancelled, the queue is empty, none is sent", .measuring)
     func manyCancelledAtOnce() async throws {
-        try await withTrafficServer { server in
+        try await withConcurrencyServer { server in
             let net = makeManager()
             net.maximumRequestsPerOrigin = 1
             let provider = server.provider()
@@ -166,8 +166,8 @@ struct OriginLimitTests {
 
     @Test("The slow origin's queue does not hold back another origin: a request to it is answered while the slow one's queue waits")
     func originsAreApart() async throws {
-        try await withTrafficServer { slow in
-            try await withTrafficServer { fast in
+        try await withConcurrencyServer { slow in
+            try await withConcurrencyServer { fast in
                 let net = makeManager()
                 net.maximumRequestsPerOrigin = 1
                 let slowProvider = slow.provider()
@@ -185,7 +185,7 @@ struct OriginLimitTests {
 
     @Test("The time a request waited is its metrics' queueTime, the log line's 'queued', and the limit is in its metrics")
     func queueTimeIsReported() async throws {
-        try await withTrafficServer { server in
+        try await withConcurrencyServer { server in
             let log = LogCollector()
             let net = makeManager(log: log)
             net.maximumRequestsPerOrigin = 1
@@ -224,7 +224,7 @@ struct OriginLimitTests {
 
     @Test("Without a limit nothing is queued and the metrics say so")
     func offByDefault() async throws {
-        try await withTrafficServer { server in
+        try await withConcurrencyServer { server in
             let net = makeManager()
             #expect(net.maximumRequestsPerOrigin == nil)
             let response = try await net.performWithResponse(TestRequest<Answer>(server.provider(), "/hold?ms=1")).response
@@ -236,7 +236,7 @@ struct OriginLimitTests {
 
     @Test("A limit of 0, a negative one or an adaptive one with a minimum of 0 fails the request, saying what to set")
     func badLimits() async throws {
-        try await withTrafficServer { server in
+        try await withConcurrencyServer { server in
             let net = makeManager()
             for limit: OriginLimit in [0, -4, .adaptive(minimum: 0, maximum: 10, initial: 5), .adaptive(minimum: 5, maximum: 2, initial: 3)] {
                 net.maximumRequestsPerOrigin = limit
@@ -253,7 +253,7 @@ struct OriginLimitTests {
 
     @Test("A limit of 1,000,000 is accepted: 50 requests at once, none waits")
     func hugeLimit() async throws {
-        try await withTrafficServer { server in
+        try await withConcurrencyServer { server in
             let net = makeManager()
             net.maximumRequestsPerOrigin = .fixed(1_000_000)
             let responses = try await withThrowingTaskGroup(of: HTTPResponse.self) { group in
@@ -278,7 +278,7 @@ struct OriginLimitTests {
 
     @Test("An adaptive limit falls when the server slows down as it is loaded, and the server never sees more than the limit")
     func adaptiveFallsUnderLoad() async throws {
-        try await withTrafficServer { server in
+        try await withConcurrencyServer { server in
             let net = makeManager()
             net.maximumRequestsPerOrigin = .adaptive(minimum: 1, maximum: 20, initial: 20)
             let provider = server.provider()

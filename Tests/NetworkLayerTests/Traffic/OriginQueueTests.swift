@@ -10,7 +10,7 @@ struct OriginQueueTests {
 
     @Test("100,000 waiters cancelled at once all leave with .cancelled, quickly, and the queue is empty afterwards", .measuring)
     func hundredThousandCancelled() async throws {
-        let traffic = OriginTraffic()
+        let traffic = OriginQueues()
         let origin = self.origin
         #expect(await traffic.admit(to: origin, limit: 1, priority: .normal).isImmediate)
         let cancelled = Protected(0)
@@ -39,7 +39,7 @@ struct OriginQueueTests {
 
     @Test("A place given back goes to the oldest of the highest priority, and a raised limit lets waiters in at once")
     func grantsInOrder() async throws {
-        let traffic = OriginTraffic()
+        let traffic = OriginQueues()
         let origin = self.origin
         #expect(await traffic.admit(to: origin, limit: 1, priority: .normal).isImmediate)
         let order = Protected<[String]>([])
@@ -67,7 +67,7 @@ struct OriginQueueTests {
     }
 }
 
-extension OriginTraffic.Admission {
+extension OriginQueues.Admission {
     var isImmediate: Bool {
         if case .immediate = self { return true }
         return false

@@ -2,7 +2,7 @@
 """Loopback HTTP/1.1 server that counts requests in flight, for the per-origin limit tests of
 issue 53 (Python 3 standard library only).
 
-    python3 traffic_server.py [--port 0]
+    python3 concurrency_server.py [--port 0]
 
 Same launch contract as test_server.py (server_support): 127.0.0.1, one ``PORT <n>`` line, stops
 on SIGTERM/SIGINT or at EOF on stdin. A request counts as in flight from when its head is read

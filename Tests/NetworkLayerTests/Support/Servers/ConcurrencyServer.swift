@@ -1,10 +1,10 @@
 import Foundation
 @testable import NetworkLayer
 
-/// `Tests/Servers/traffic_server.py`: an HTTP/1.1 server on 127.0.0.1 that counts the requests in
+/// `Tests/Servers/concurrency_server.py`: an HTTP/1.1 server on 127.0.0.1 that counts the requests in
 /// flight (now and at the peak) and the order they arrived in. Its numbers are read with the `curl`
 /// program, so that reading them never takes a place under the library's limits.
-final class TrafficServer: StoppableServer {
+final class ConcurrencyServer: StoppableServer {
     private let server: ServerProcess
     var port: Int { server.port }
 
@@ -23,8 +23,8 @@ final class TrafficServer: StoppableServer {
 
     /// Starts the server and waits until it listens. Blocks: call it off the cooperative pool.
     init() throws {
-        server = try ServerProcess(python: ["-S", testsDirectory.appendingPathComponent("Servers/traffic_server.py").path],
-                                   name: "traffic_server.py")
+        server = try ServerProcess(python: ["-S", testsDirectory.appendingPathComponent("Servers/concurrency_server.py").path],
+                                   name: "concurrency_server.py")
     }
 
     func stop() {
@@ -43,6 +43,6 @@ final class TrafficServer: StoppableServer {
 }
 
 /// Runs `body` with a fresh traffic server, stopped afterwards whatever happens.
-func withTrafficServer<T>(_ body: (TrafficServer) async throws -> T) async throws -> T {
-    try await withServer({ try TrafficServer() }, body)
+func withConcurrencyServer<T>(_ body: (ConcurrencyServer) async throws -> T) async throws -> T {
+    try await withServer({ try ConcurrencyServer() }, body)
 }

@@ -8,7 +8,7 @@ import Foundation
 /// queue at once); continuations are resumed outside the lock. An origin with nothing in flight
 /// or queued is forgotten, an adaptive one only once many origins are known, so that the registry
 /// stays bounded while a learned limit survives an idle moment.
-final class OriginTraffic: Sendable {
+final class OriginQueues: Sendable {
     private let registry = Protected(Registry())
 
     enum Admission: Sendable {
