@@ -19,20 +19,21 @@ enum WireStep: CallStep {
 extension CallChain {
     /// The chain of `resolved`, from its first step: only the steps it uses (see ``CallChain``).
     /// A live request without middlewares or a cache shares one chain with every other.
-    init(for resolved: ResolvedRequest, mocks: MockRegistry) {
-        self.init(steps: Self.steps(for: resolved, mocks: mocks), position: 0)
+    init(for resolved: ResolvedRequest, mocks: MockRegistry, traffic: OriginTraffic? = nil) {
+        self.init(steps: Self.steps(for: resolved, mocks: mocks, traffic: traffic), position: 0)
     }
 
     private static let bare = Steps([FollowUpStep(), WireStep.curl(CurlTransport())], followUp: 0, wire: .curl(CurlTransport()))
 
-    private static func steps(for resolved: ResolvedRequest, mocks: MockRegistry) -> Steps {
+    private static func steps(for resolved: ResolvedRequest, mocks: MockRegistry, traffic: OriginTraffic?) -> Steps {
         let middlewares = resolved.middlewares, networkMiddlewares = resolved.networkMiddlewares
         if let directory = resolved.mockResponsesDirectory {
             let wire = WireStep.mocks(MockTransport(store: MockStore(directory: directory, usage: mocks.usage), registry: mocks))
             return middlewares.isEmpty ? Steps([FollowUpStep(), wire], followUp: 0, wire: wire)
                 : Steps([MiddlewareStep(middlewares: middlewares), FollowUpStep(), wire], followUp: 1, wire: wire)
         }
-        guard !middlewares.isEmpty || resolved.cache != nil || !networkMiddlewares.isEmpty || resolved.authentication?.sigV4 != nil else {
+        guard !middlewares.isEmpty || resolved.cache != nil || !networkMiddlewares.isEmpty || resolved.authentication?.sigV4 != nil
+            || resolved.circuitBreaker != nil || resolved.hedging != nil else {
             return bare
         }
         var steps: [any CallStep] = []
@@ -40,6 +41,10 @@ extension CallChain {
         let followUp = steps.count
         steps.append(FollowUpStep())
         if let caching = resolved.cache { steps.append(CacheStep(caching: caching)) }
+        if let traffic {
+            if let hedging = resolved.hedging { steps.append(HedgingStep(hedging: hedging, traffic: traffic)) }
+            if let breaker = resolved.circuitBreaker { steps.append(BreakerStep(breaker: breaker, traffic: traffic)) }
+        }
         if let signer = resolved.authentication?.sigV4 { steps.append(SigningStep(signer: signer)) }
         // Observers come with middlewares, and may watch the wire.
         if !networkMiddlewares.isEmpty || !middlewares.isEmpty { steps.append(NetworkStep(middlewares: networkMiddlewares)) }

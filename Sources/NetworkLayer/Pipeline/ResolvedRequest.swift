@@ -76,6 +76,10 @@ final class ResolvedRequest: Sendable {
     let signatures = Protected<[String]>([])
     /// For a ``WebSocket`` request: the subprotocols offered and the options; `nil` otherwise.
     let webSocket: WebSocketSettings?
+    /// The provider's circuit breaker; `nil` without one, and in mock mode.
+    let circuitBreaker: CircuitBreaker?
+    /// ``BaseRequest/hedging`` for a live `GET` or `HEAD` without a body, stream or download; else `nil`.
+    let hedging: Hedging?
 
     /// A provider's `scheme://host[:port][/basePath]`, as it declared them (checked when a URL is built).
     struct Location: Sendable {
@@ -110,7 +114,7 @@ final class ResolvedRequest: Sendable {
          mockedResponseFilename: String?, mockResponsesDirectory: URL?, mockRecordingDirectory: URL?, log: NetworkLog?,
          cache: RequestCaching? = nil, bodyCompression: BodyCompression? = nil, reconnectPolicy: ReconnectPolicy? = nil,
          operationID: String? = nil, resumeData: ResumeData? = nil, traffic: RecordedTraffic? = nil,
-         webSocket: WebSocketSettings? = nil) {
+         webSocket: WebSocketSettings? = nil, circuitBreaker: CircuitBreaker? = nil, hedging: Hedging? = nil) {
         self.requestClass = requestClass
         self.provider = provider
         self.location = location
@@ -149,6 +153,8 @@ final class ResolvedRequest: Sendable {
         self.cache = cache
         self.reconnectPolicy = reconnectPolicy
         self.webSocket = webSocket
+        self.circuitBreaker = circuitBreaker
+        self.hedging = hedging
     }
 
     /// The endpoint as written, or the full URL's text: what names the request before its URL exists.
@@ -286,6 +292,9 @@ extension BaseRequest {
             traffic: isMocked || !settings.recordsTraffic ? nil : settings.recordedTraffic,
             webSocket: streamKind == .webSocket
                 ? WebSocketSettings(protocols: webSocketProtocols, options: webSocketOptions ?? provider.webSocketOptions ?? settings.webSocketOptions)
-                : nil)
+                : nil,
+            circuitBreaker: isMocked ? nil : provider.circuitBreaker,
+            hedging: hedging.flatMap { isMocked || streamKind != nil || downloadDestination != nil || body != nil
+                || (httpMethod != .get && httpMethod != .head) ? nil : $0 })
     }
 }
