@@ -136,6 +136,6 @@ struct LatencySamples {
         guard samples.count >= HedgeDelay.minimumSamples else { return nil }
         let sorted = samples.sorted()
         let fraction = percentile.isNaN ? 1 : min(max(percentile, 0), 100) / 100
-        return sorted[min(Int((Double(sorted.count - 1) * fraction).rounded(.up)), sorted.count - 1)]
+        return sorted[min(Int((Double(sorted.count - 1) * fraction).rounded(.down)), sorted.count - 1)]
     }
 }
