@@ -6,13 +6,13 @@
 It listens on 127.0.0.1 (a port the kernel picks), prints ``PORT <n>``, and exits at
 SIGTERM/SIGINT or when its stdin reaches EOF. HTTP/1.1, keep-alive, a thread per connection.
 
-  /control?mode=ok|fail|slow[&retry_after=<text>][&delay=<seconds>]
+  /control?mode=ok|fail|slow|slow-fail[&retry_after=<text>][&delay=<seconds>]
                  sets what /work answers (not counted)
   /stats         200 {"requests": r, "cancelled": c}: requests counted, and slow answers whose
                  client closed the connection before they were sent (not counted)
   /reset         sets the counters to zero (not counted)
   /work          mode ok: 200 {"ok": true}; fail: 503, with Retry-After when set; slow: the
-                 same 200 after `delay` seconds
+                 same 200 after `delay` seconds; slow-fail: 503 after `delay` seconds
   /status?code=<n>  that status with {"ok": false}
   /hedge?every=<n>&delay=<seconds>
                  200 {"ok": true}; the n-th, 2n-th… request to /hedge waits `delay` seconds first,
@@ -90,7 +90,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if url.path == "/work":
             with lock:
                 mode, retry_after, delay = state["mode"], state["retry_after"], state["delay"]
-            if mode == "fail":
+            if mode in ("fail", "slow-fail"):
+                if mode == "slow-fail":
+                    time.sleep(delay)
                 headers = [("Retry-After", retry_after)] if retry_after is not None else []
                 return self.answer(503, {"ok": False}, headers)
             if mode == "slow":

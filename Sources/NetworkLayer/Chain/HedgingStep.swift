@@ -1,8 +1,8 @@
 import Foundation
 
 /// ``BaseRequest/hedging``: when a hop has no answer after the delay, another copy goes down the
-/// rest of the chain; the first response wins and the others are cancelled. A failure waits for
-/// the copies still running; the last failure is the hop's.
+/// rest of the chain; the first response wins and the others are cancelled. A failure or a 5xx
+/// waits for the copies still running; the last one is the hop's.
 struct HedgingStep: CallStep {
     let hedging: Hedging
     let traffic: OriginTraffic
@@ -56,7 +56,7 @@ struct HedgingStep: CallStep {
                     sent += 1
                     running += 1
                     if sent <= extras { wait() }
-                case .outcome(.response(let response), let inner, let took):
+                case .outcome(.response(let response), let inner, let took) where response.statusCode < 500 || running == 1:
                     group.cancelAll()
                     // The losers' time so far is a lower bound of what they would have taken.
                     var samples = [took]

@@ -80,12 +80,13 @@ struct HedgingTests {
         try await withTrafficServer { server in
             let net = makeManager()
             let provider = server.provider(breaker: CircuitBreaker(failureThreshold: 2, openFor: .seconds(30)))
-            try await server.set("fail")
-            // A fixed delay of zero: the copy goes out at once, and both fail.
+            // Each answer is a 503 after 0.5 s: the copy goes out, and both fail.
+            try await server.set("slow-fail", delay: 0.5)
             let request = TestRequest<Data>(provider, "/work", timeout: 10)
-            request.hedging = .after(.duration(.zero))
+            request.hedging = .after(.duration(.milliseconds(50)))
             #expect(await networkError { try await net.perform(request) }?.statusCode == 503)
             guard case .open = net.circuitState(for: provider) else { Issue.record("not open"); return }
+            #expect(try await server.stats().requests == 2)
         }
     }
 }
