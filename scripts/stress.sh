@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The long part of the reliability suite (`make stress`): a soak, a cancellation storm, a leak
-# check under valgrind, and the test suite under ThreadSanitizer and AddressSanitizer. Prints a
-# summary table; exits non-zero if any part failed.
+# The long part of the reliability suite (`make stress`): a soak, a cancellation storm, the circuit
+# breaker and hedged reads, a leak check under valgrind, and the test suite under ThreadSanitizer
+# and AddressSanitizer. Prints a summary table; exits non-zero if any part failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,6 +29,16 @@ echo "== coalescing: 10,000 identical GETs in rounds of 100, every other one can
 coalesce=$("$runner" coalesce --requests 10000 | tail -1); echo "$coalesce"
 [[ $(field "$coalesce" ok) == True ]] && status=ok || status=FAILED
 record "coalescing" "$status" "$(field "$coalesce" completedExactlyOnce)/10000 completed exactly once ($(field "$coalesce" succeeded) ok, $(field "$coalesce" cancelled) cancelled, $(field "$coalesce" otherErrors) other errors); $(field "$coalesce" transfers) transfers for $(field "$coalesce" rounds) rounds; cancel→completion max $(field "$coalesce" cancelLatencyMsMax) ms; fds $(field "$coalesce" fdsBefore)→$(field "$coalesce" fdsAfter), threads $(field "$coalesce" threadsBefore)→$(field "$coalesce" threadsAfter); peak RSS $(field "$coalesce" peakRSSMB) MB"
+
+echo "== circuit breaker: a server slow, then failing, then recovered; 10,000 requests during the outage"
+breaker=$("$runner" breaker --requests 10000 | tail -1); echo "$breaker"
+[[ $(field "$breaker" ok) == True ]] && status=ok || status=FAILED
+record "circuit breaker" "$status" "opened after $(field "$breaker" openedAfter) failures; $(field "$breaker" failedFast)/10000 failed at once (p50 $(field "$breaker" failMsP50) ms, p99 $(field "$breaker" failMsP99) ms, max $(field "$breaker" failMsMax) ms); the server saw $(field "$breaker" serverSawDuringOutage) of them ($(field "$breaker" probes) probes let through); recovered in $(field "$breaker" recoveryMs) ms"
+
+echo "== hedged reads: 2,000 GETs, 20 at a time, 5% of answers taking 1 s, without then with .percentile(95)"
+hedge=$("$runner" hedge --requests 2000 | tail -1); echo "$hedge"
+[[ $(field "$hedge" ok) == True ]] && status=ok || status=FAILED
+record "hedged reads" "$status" "p50/p99 without $(field "$hedge" plainMsP50)/$(field "$hedge" plainMsP99) ms, with $(field "$hedge" hedgedMsP50)/$(field "$hedge" hedgedMsP99) ms (max $(field "$hedge" hedgedMsMax) ms); $(field "$hedge" hedgedServerRequests) requests sent for 2000"
 
 echo "== leak check: 1,000 requests under valgrind"
 if command -v valgrind >/dev/null; then

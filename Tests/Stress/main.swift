@@ -2,6 +2,8 @@
 //
 //   NetworkLayerStress soak [--requests 10000] [--in-flight 500] [--cancel-ratio 0.1]
 //   NetworkLayerStress cancel [--requests 10000]
+//   NetworkLayerStress breaker [--requests 10000]   (Tests/Servers/traffic_server.py: slow, failing, recovered)
+//   NetworkLayerStress hedge [--requests 2000]      (the same server, 5 % of answers taking 1 s)
 //   NetworkLayerStress leak [--requests 1000] [--port N]   (run under valgrind by make stress,
 //                                                           with a server it started: --port)
 //
@@ -342,8 +344,12 @@ case "leak":
     summary = runBlocking { await leakRun(server: server, requests: Int(requests)) }
 case "coalesce":
     summary = runBlocking { await coalesce(server: server, requests: Int(requests)) }
+case "breaker":
+    summary = runBlocking { await breakerRun(requests: Int(requests)) }
+case "hedge":
+    summary = runBlocking { await hedgeRun(requests: Int(option("--requests", 2000))) }
 default:
-    FileHandle.standardError.write(Data("usage: NetworkLayerStress soak|cancel|leak|coalesce [--requests N]\n".utf8))
+    FileHandle.standardError.write(Data("usage: NetworkLayerStress soak|cancel|leak|coalesce|breaker|hedge [--requests N]\n".utf8))
     exit(2)
 }
 let json = summary.keys.sorted().map { key -> String in

@@ -117,10 +117,13 @@ final class OriginTraffic: Sendable {
     }
 }
 
-/// The last answer times of one origin, oldest overwritten first.
+/// The last answer times of one origin, oldest overwritten first. A percentile is sorted out
+/// again only after ``refresh`` new samples: every hedged request reads it, under the lock.
 struct LatencySamples {
     private var samples: [Duration] = []
     private var next = 0
+    private var cached: (percentile: Double, value: Duration, added: Int)?
+    static let refresh = 16
 
     mutating func add(_ sample: Duration) {
         if samples.count < HedgeDelay.sampleCapacity {
@@ -129,13 +132,17 @@ struct LatencySamples {
             samples[next] = sample
             next = (next + 1) % HedgeDelay.sampleCapacity
         }
+        cached?.added += 1
     }
 
     /// The `percentile` (clamped to 0 … 100) of the samples; `nil` with fewer than the minimum.
-    func percentile(_ percentile: Double) -> Duration? {
+    mutating func percentile(_ percentile: Double) -> Duration? {
         guard samples.count >= HedgeDelay.minimumSamples else { return nil }
+        if let cached, cached.percentile == percentile, cached.added < Self.refresh { return cached.value }
         let sorted = samples.sorted()
         let fraction = percentile.isNaN ? 1 : min(max(percentile, 0), 100) / 100
-        return sorted[min(Int((Double(sorted.count - 1) * fraction).rounded(.down)), sorted.count - 1)]
+        let value = sorted[min(Int((Double(sorted.count - 1) * fraction).rounded(.down)), sorted.count - 1)]
+        cached = (percentile, value, 0)
+        return value
     }
 }
