@@ -36,8 +36,8 @@ extension NetworkError {
     static func circuitOpen(_ request: PreparedRequest, origin: Origin, until: Date) -> NetworkError {
         let left = max(until.timeIntervalSinceNow, 0)
         var context = Context(request: request.redactedDescription,
-                              reason: "the circuit breaker for \(origin) is open: nothing was sent; it lets a request "
-                                  + "through in \(left.compactText) s")
+                              reason: "the circuit breaker for \(origin) is open after its server kept failing; "
+                                  + "it lets a request through in \(left.compactText) s")
         context.circuitOpenUntil = until
         return .circuitOpen(context)
     }

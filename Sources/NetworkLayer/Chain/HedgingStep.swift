@@ -90,6 +90,7 @@ struct HedgingStep: CallStep {
     private func record(_ samples: [Duration], for origin: Origin) {
         guard case .percentile = hedging.delay else { return }
         traffic.latencies.withLock { latencies in
+            if latencies[origin] == nil, latencies.count >= OriginTraffic.maximumOrigins { latencies.removeAll() }
             for sample in samples { latencies[origin, default: LatencySamples()].add(sample) }
         }
     }

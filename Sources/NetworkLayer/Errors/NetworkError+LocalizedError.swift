@@ -28,7 +28,7 @@ extension NetworkError: LocalizedError {
         case .apiError(let context):
             summary = (context.statusCode ?? 0) >= 500 ? "The server reported an error." : "The server refused the request."
         case .validation: summary = "The response was refused by its validation."
-        case .circuitOpen: summary = "The request was not sent: its server has been failing."
+        case .circuitOpen: summary = "The request was not sent."
         }
         guard let context else { return summary }
         var text = summary

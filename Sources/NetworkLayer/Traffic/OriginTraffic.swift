@@ -5,6 +5,8 @@ import Foundation
 final class OriginTraffic: Sendable {
     let circuits = Protected<[Origin: Circuit]>([:])
     let latencies = Protected<[Origin: LatencySamples]>([:])
+    /// Origins remembered, each map apart; beyond it closed circuits and all samples are forgotten.
+    static let maximumOrigins = 1024
 
     /// One origin's circuit.
     struct Circuit {
@@ -63,6 +65,9 @@ final class OriginTraffic: Sendable {
         let answered = failed || Self.isAnswer(outcome)
         let now = ContinuousClock.now
         return circuits.withLock { circuits -> CircuitBreaker.StateChange? in
+            if circuits[origin] == nil, circuits.count >= Self.maximumOrigins {
+                circuits = circuits.filter { if case .closed = $0.value.phase { false } else { true } }
+            }
             var circuit = circuits[origin] ?? Circuit()
             defer { circuits[origin] = circuit }
             switch (circuit.phase, admission) {

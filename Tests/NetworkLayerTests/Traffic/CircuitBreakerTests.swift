@@ -29,6 +29,10 @@ struct CircuitBreakerTests {
                 #expect(left > 20 && left <= 30)
                 #expect(context.reason?.contains("http://127.0.0.1:\(server.port)") == true)
             }
+            let error = await networkError { try await net.perform(Self.work(server, breaker)) }
+            #expect(error?.errorDescription?.hasPrefix("The request was not sent: the circuit breaker for http://127.0.0.1:\(server.port) is open") == true,
+                    "\(String(describing: error?.errorDescription))")
+            #expect(error?.recoverySuggestion?.contains("circuitOpenUntil") == true)
             #expect(try await server.stats().requests == 3)
             guard case .open = net.circuitState(for: server.provider()) else { Issue.record("not open"); return }
             #expect(log.text.contains("circuit breaker for http://127.0.0.1:\(server.port): closed → open"))
