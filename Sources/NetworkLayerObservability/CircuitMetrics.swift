@@ -12,7 +12,7 @@ import NetworkLayer
 public enum CircuitMetrics {
     public static let label = "http.client.circuit.transitions"
 
-    /// A handler for ``CircuitBreaker/onStateChange`` that counts each change, with the factory
+    /// A handler for `CircuitBreaker.onStateChange` that counts each change, with the factory
     /// bootstrapped in `MetricsSystem` or `factory`.
     public static func counting(factory: (any MetricsFactory)? = nil) -> @Sendable (CircuitBreaker.StateChange) -> Void {
         { change in
