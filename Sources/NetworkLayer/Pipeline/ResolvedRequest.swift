@@ -221,6 +221,8 @@ extension BaseRequest {
     /// | response cache | | | `cache` | `.none` |
     /// | cache policy | `cachePolicy` | `cachePolicy` | | `.useProtocol` |
     /// | authorized responses on disk | | `cachesAuthorizedResponsesOnDisk` | | `false` (memory only) |
+    /// | circuit breaker (live only) | | `circuitBreaker` | | none |
+    /// | hedging (live `GET`/`HEAD` without body, stream or download) | `hedging` | | | none |
     /// | WebSocket options | `webSocketOptions` | `webSocketOptions` | `webSocketOptions` | ``WebSocketOptions/init(maximumMessageSize:compression:pingInterval:closeTimeout:maximumFrameSize:)`` |
     ///
     /// The cache is left out (`nil`) in mock mode; streams, downloads and uploads streamed from a
