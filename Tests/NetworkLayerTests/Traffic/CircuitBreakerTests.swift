@@ -49,7 +49,7 @@ struct CircuitBreakerTests {
             try await server.set("fail")
             for _ in 0..<2 { _ = await networkError { try await net.perform(Self.work(server, breaker)) } }
             // The probes answer slowly, so that every request below arrives while they run.
-            try await server.set("slow", delay: 1)
+            try await server.set("slow", delay: 2)
             try await Task.sleep(for: .milliseconds(400))
             let outcomes = await withTaskGroup(of: String.self) { group in
                 for _ in 0..<10 {
@@ -82,7 +82,8 @@ struct CircuitBreakerTests {
             try await Task.sleep(for: .milliseconds(300))
             let probe = await networkError { try await net.perform(Self.work(server, breaker)) }
             #expect(probe?.statusCode == 503)
-            #expect(await networkError { try await net.perform(Self.work(server, breaker)) }?.code == "circuitOpen")
+            // Read, not asked with a request: on a loaded machine the new open time may be over by then.
+            guard case .open = net.circuitState(for: server.provider()) else { Issue.record("not open again"); return }
             #expect(try await server.stats().requests == 2)
         }
     }

@@ -80,8 +80,8 @@ struct HedgingTests {
         try await withTrafficServer { server in
             let net = makeManager()
             let provider = server.provider(breaker: CircuitBreaker(failureThreshold: 2, openFor: .seconds(30)))
-            // Each answer is a 503 after 0.5 s: the copy goes out, and both fail.
-            try await server.set("slow-fail", delay: 0.5)
+            // Each answer is a 503 after 1 s: the copy goes out, and both fail.
+            try await server.set("slow-fail", delay: 1)
             let request = TestRequest<Data>(provider, "/work", timeout: 10)
             request.hedging = .after(.duration(.milliseconds(50)))
             #expect(await networkError { try await net.perform(request) }?.statusCode == 503)
