@@ -23,6 +23,7 @@ SIGTERM/SIGINT or when its stdin reaches EOF. HTTP/1.1, keep-alive, a thread per
 import http.server
 import json
 import select
+import socket
 import threading
 import time
 from urllib.parse import parse_qs, urlsplit
@@ -63,7 +64,6 @@ class Handler(http.server.BaseHTTPRequestHandler):
             readable, _, _ = select.select([self.connection], [], [], left)
             if readable:
                 try:
-                    import socket
                     if self.connection.recv(1, socket.MSG_PEEK) == b"":
                         return True
                 except OSError:
