@@ -2,7 +2,7 @@
 //
 //   NetworkLayerStress soak [--requests 10000] [--in-flight 500] [--cancel-ratio 0.1]
 //   NetworkLayerStress cancel [--requests 10000]
-//   NetworkLayerStress breaker [--requests 10000]   (Tests/Servers/traffic_server.py: slow, failing, recovered)
+//   NetworkLayerStress breaker [--requests 10000]   (Tests/Servers/outage_server.py: slow, failing, recovered)
 //   NetworkLayerStress hedge [--requests 2000]      (the same server, 5 % of answers taking 1 s)
 //   NetworkLayerStress leak [--requests 1000] [--port N]   (run under valgrind by make stress,
 //                                                           with a server it started: --port)

@@ -4,13 +4,13 @@ import Foundation
 /// while it is open, and counts its outcome in it.
 struct BreakerStep: CallStep {
     let breaker: CircuitBreaker
-    let traffic: OriginTraffic
+    let health: OriginHealth
 
     nonisolated(nonsending) func run(_ exchange: Exchange, rest: CallChain,
                                      sending hop: inout PreparedRequest?) async throws(NetworkError) -> HTTPResponse {
         let request = exchange.request
         guard let origin = Origin(request.url) else { return try await rest.proceed(exchange, sending: &hop) }
-        let (admission, change) = traffic.admit(origin, under: breaker)
+        let (admission, change) = health.admit(origin, under: breaker)
         report(change, of: request)
         if case .refused(let until) = admission {
             throw .circuitOpen(request, origin: origin, until: until)
@@ -21,7 +21,7 @@ struct BreakerStep: CallStep {
         } catch {
             outcome = .failure(error)
         }
-        report(traffic.record(outcome, of: admission, to: origin, under: breaker), of: request)
+        report(health.record(outcome, of: admission, to: origin, under: breaker), of: request)
         return try outcome.get()
     }
 

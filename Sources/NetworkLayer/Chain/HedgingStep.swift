@@ -5,7 +5,7 @@ import Foundation
 /// waits for the copies still running; the last one is the hop's.
 struct HedgingStep: CallStep {
     let hedging: Hedging
-    let traffic: OriginTraffic
+    let health: OriginHealth
 
     private enum Event: Sendable {
         case delayElapsed
@@ -83,14 +83,14 @@ struct HedgingStep: CallStep {
     private func delay(for origin: Origin) -> Duration? {
         switch hedging.delay {
         case .duration(let duration): RetryPolicy.clamped(duration)
-        case .percentile(let percentile): traffic.latencies.withLock { $0[origin]?.percentile(percentile) }
+        case .percentile(let percentile): health.latencies.withLock { $0[origin]?.percentile(percentile) }
         }
     }
 
     private func record(_ samples: [Duration], for origin: Origin) {
         guard case .percentile = hedging.delay else { return }
-        traffic.latencies.withLock { latencies in
-            if latencies[origin] == nil, latencies.count >= OriginTraffic.maximumOrigins { latencies.removeAll() }
+        health.latencies.withLock { latencies in
+            if latencies[origin] == nil, latencies.count >= OriginHealth.maximumOrigins { latencies.removeAll() }
             for sample in samples { latencies[origin, default: LatencySamples()].add(sample) }
         }
     }

@@ -8,6 +8,6 @@ extension NetworkManager {
         guard let url = URL(string: "\(provider.httpScheme.rawValue)://\(provider.host)\(port)/"), let origin = Origin(url) else {
             return .closed
         }
-        return traffic.state(of: origin)
+        return health.state(of: origin)
     }
 }

@@ -11,7 +11,7 @@ import TestScheduling
 struct CircuitMetricsTests {
     @Test("Each change of a circuit's state counts once, by origin and new state")
     func transitionsAreCounted() async throws {
-        try await withTrafficServer { server in
+        try await withOutageServer { server in
             let metrics = TestMetrics()
             let net = makeManager()
             let breaker = CircuitBreaker(failureThreshold: 1, openFor: .milliseconds(100), onStateChange: CircuitMetrics.counting(factory: metrics))

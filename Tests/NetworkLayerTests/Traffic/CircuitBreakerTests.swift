@@ -7,13 +7,13 @@ import TestScheduling
 /// sends nothing while open, lets its probes through after the open time, and closes on success.
 @Suite("Circuit breaker", .sharing)
 struct CircuitBreakerTests {
-    static func work(_ server: TrafficServer, _ breaker: CircuitBreaker) -> TestRequest<Data> {
+    static func work(_ server: OutageServer, _ breaker: CircuitBreaker) -> TestRequest<Data> {
         TestRequest<Data>(server.provider(breaker: breaker), "/work", timeout: 10)
     }
 
     @Test("Failures in a row open it: calls then fail at once with circuitOpen, and the server sees none")
     func opensAndSendsNothing() async throws {
-        try await withTrafficServer { server in
+        try await withOutageServer { server in
             let log = LogCollector()
             let net = makeManager(log: log)
             let breaker = CircuitBreaker(failureThreshold: 3, openFor: .seconds(30))
@@ -41,7 +41,7 @@ struct CircuitBreakerTests {
 
     @Test("After the open time exactly halfOpenProbes requests reach the server; a success closes it")
     func halfOpenProbes() async throws {
-        try await withTrafficServer { server in
+        try await withOutageServer { server in
             let net = makeManager()
             let changes = Protected<[String]>([])
             let breaker = CircuitBreaker(failureThreshold: 2, openFor: .milliseconds(200), halfOpenProbes: 2,
@@ -74,7 +74,7 @@ struct CircuitBreakerTests {
 
     @Test("A probe that fails opens it again")
     func failedProbeReopens() async throws {
-        try await withTrafficServer { server in
+        try await withOutageServer { server in
             let net = makeManager()
             let breaker = CircuitBreaker(failureThreshold: 1, openFor: .milliseconds(100))
             try await server.set("fail")
@@ -90,7 +90,7 @@ struct CircuitBreakerTests {
 
     @Test("Retry-After keeps it open longer; one of years is capped at retryAfterCeiling")
     func retryAfterExtendsAndIsCapped() async throws {
-        try await withTrafficServer { server in
+        try await withOutageServer { server in
             for (retryAfter, expected) in [("120", 120.0), ("999999999999", CircuitBreaker.retryAfterCeiling.seconds)] {
                 let net = makeManager()
                 let breaker = CircuitBreaker(failureThreshold: 1, openFor: .seconds(1))
@@ -105,7 +105,7 @@ struct CircuitBreakerTests {
 
     @Test("A 4xx is not a failure: the circuit stays closed")
     func clientErrorsDoNotOpen() async throws {
-        try await withTrafficServer { server in
+        try await withOutageServer { server in
             let net = makeManager()
             let provider = server.provider(breaker: CircuitBreaker(failureThreshold: 2))
             for _ in 0..<5 {
@@ -128,7 +128,7 @@ struct CircuitBreakerTests {
 
     @Test("circuitOpen is not retried, by the retry policy or by an interceptor")
     func circuitOpenIsNotRetried() async throws {
-        try await withTrafficServer { server in
+        try await withOutageServer { server in
             let net = makeManager()
             let interceptor = RetryEverything()
             let breaker = CircuitBreaker(failureThreshold: 2, openFor: .seconds(30))
@@ -147,7 +147,7 @@ struct CircuitBreakerTests {
     func mocksAreNotSubject() async throws {
         let net = makeManager(mocks: FileManager.default.temporaryDirectory)
         net.mocks.register(.get, "/work", .status(503))
-        let provider = TrafficProvider(port: 1, circuitBreaker: CircuitBreaker(failureThreshold: 1))
+        let provider = OutageProvider(port: 1, circuitBreaker: CircuitBreaker(failureThreshold: 1))
         for _ in 0..<3 {
             #expect(await networkError { try await net.perform(TestRequest<Data>(provider, "/work")) }?.code == "apiError")
         }

@@ -7,7 +7,7 @@ import TestScheduling
 /// delay, the first answer wins, and the server sees the slow one's connection closed.
 @Suite("Hedged reads", .sharing)
 struct HedgingTests {
-    static func hedge(_ server: TrafficServer, every: Int, delay: Double, hedging: Hedging?,
+    static func hedge(_ server: OutageServer, every: Int, delay: Double, hedging: Hedging?,
                       method: HTTPMethod = .get) -> TestRequest<Data> {
         let request = TestRequest<Data>(server.provider(), "/hedge?every=\(every)&delay=\(delay)", method: method, timeout: 20)
         request.hedging = hedging
@@ -15,7 +15,7 @@ struct HedgingTests {
     }
 
     /// Polls the server until `condition` holds of its counts (at most 10 s).
-    static func stats(of server: TrafficServer, until condition: (TrafficServer.Stats) -> Bool) async throws -> TrafficServer.Stats {
+    static func stats(of server: OutageServer, until condition: (OutageServer.Stats) -> Bool) async throws -> OutageServer.Stats {
         var stats = try await server.stats()
         for _ in 0..<100 where !condition(stats) {
             try await Task.sleep(for: .milliseconds(100))
@@ -26,7 +26,7 @@ struct HedgingTests {
 
     @Test("A slow answer is hedged: the copy answers, and the slow transfer is cancelled")
     func slowAnswerIsHedged() async throws {
-        try await withTrafficServer { server in
+        try await withOutageServer { server in
             let net = makeManager()
             let hedging = Hedging.after(.duration(.milliseconds(100)))
             // The third request waits 60 s: only the copy can answer it within the timeout.
@@ -41,7 +41,7 @@ struct HedgingTests {
 
     @Test("Against a fast server no copy is sent")
     func fastServerGetsNoHedge() async throws {
-        try await withTrafficServer { server in
+        try await withOutageServer { server in
             let net = makeManager()
             for _ in 0..<10 {
                 _ = try await net.perform(Self.hedge(server, every: 1000, delay: 0, hedging: .after(.duration(.seconds(5)))))
@@ -52,7 +52,7 @@ struct HedgingTests {
 
     @Test("A percentile hedges only once the origin has answered minimumSamples times")
     func percentileWaitsForSamples() async throws {
-        try await withTrafficServer { server in
+        try await withOutageServer { server in
             let net = makeManager()
             let count = HedgeDelay.minimumSamples - 1
             // Every 6th answer is slow (0.3 s), and nothing is known yet: none is hedged.
@@ -65,7 +65,7 @@ struct HedgingTests {
 
     @Test("Once the origin is known, an answer slower than its percentile is hedged")
     func percentileHedgesTheSlowOne() async throws {
-        try await withTrafficServer { server in
+        try await withOutageServer { server in
             let net = makeManager()
             // 24 fast answers, then one that waits 60 s: only the copy can answer it within the timeout.
             for _ in 0..<25 {
@@ -80,7 +80,7 @@ struct HedgingTests {
 
     @Test("A POST is not hedged")
     func postIsNotHedged() async throws {
-        try await withTrafficServer { server in
+        try await withOutageServer { server in
             let net = makeManager()
             _ = try await net.perform(Self.hedge(server, every: 1, delay: 0.5, hedging: .after(.duration(.milliseconds(50))),
                                                  method: .post))
@@ -92,7 +92,7 @@ struct HedgingTests {
 
     @Test("Each copy counts in the provider's circuit breaker")
     func copiesCountInTheBreaker() async throws {
-        try await withTrafficServer { server in
+        try await withOutageServer { server in
             let net = makeManager()
             let provider = server.provider(breaker: CircuitBreaker(failureThreshold: 2, openFor: .seconds(30)))
             // Each answer is a 503 after 1 s: the copy goes out, and both fail.

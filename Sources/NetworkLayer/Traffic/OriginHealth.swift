@@ -1,8 +1,8 @@
 import Foundation
 
-/// A manager's traffic state per origin: its circuits and its recent answer times. Touched only
+/// A manager's health per origin: its circuits and its recent answer times. Touched only
 /// by requests whose provider has a breaker or that hedge.
-final class OriginTraffic: Sendable {
+final class OriginHealth: Sendable {
     let circuits = Protected<[Origin: Circuit]>([:])
     let latencies = Protected<[Origin: LatencySamples]>([:])
     /// Origins remembered, each map apart; beyond it closed circuits and all samples are forgotten.

@@ -1,9 +1,9 @@
 import Foundation
 import NetworkLayer
 
-// `breaker` and `hedge`: the circuit breaker and hedged reads against Tests/Servers/traffic_server.py.
+// `breaker` and `hedge`: the circuit breaker and hedged reads against Tests/Servers/outage_server.py.
 
-struct TrafficProvider: ServiceProvider {
+struct OutageProvider: ServiceProvider {
     let port: Int?
     var circuitBreaker: CircuitBreaker?
     var host: String { "127.0.0.1" }
@@ -12,10 +12,10 @@ struct TrafficProvider: ServiceProvider {
 
 func trafficServer() throws -> LoopbackServer {
     try LoopbackServer(script: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Servers/traffic_server.py").path)
+        .appendingPathComponent("Servers/outage_server.py").path)
 }
 
-func get(_ manager: NetworkManager, _ provider: TrafficProvider, _ endpoint: String, hedging: Hedging? = nil,
+func get(_ manager: NetworkManager, _ provider: OutageProvider, _ endpoint: String, hedging: Hedging? = nil,
          timeout: TimeInterval = 10) async -> Result<Data, NetworkError> {
     let request = BaseRequest<Data>(serviceProvider: provider, endpoint: endpoint)
     request.timeout = timeout
@@ -30,7 +30,7 @@ func get(_ manager: NetworkManager, _ provider: TrafficProvider, _ endpoint: Str
 func serverRequests(_ port: Int) async -> Int {
     let control = NetworkManager()
     control.isVerbose = false
-    guard case .success(let data) = await get(control, TrafficProvider(port: port), "/stats"),
+    guard case .success(let data) = await get(control, OutageProvider(port: port), "/stats"),
           let stats = try? JSONSerialization.jsonObject(with: data) as? [String: Int] else { return -1 }
     return stats["requests"] ?? -1
 }
@@ -38,7 +38,7 @@ func serverRequests(_ port: Int) async -> Int {
 func setMode(_ port: Int, _ query: String) async {
     let control = NetworkManager()
     control.isVerbose = false
-    _ = await get(control, TrafficProvider(port: port), "/control?\(query)")
+    _ = await get(control, OutageProvider(port: port), "/control?\(query)")
 }
 
 /// A server that turns slow, then fails, then recovers. During the outage `requests` calls, 100
@@ -51,7 +51,7 @@ func breakerRun(requests: Int) async -> [String: any Sendable] {
     let breaker = CircuitBreaker(failureThreshold: 5, openFor: openFor, halfOpenProbes: 1, onStateChange: { change in
         if change.to == .halfOpen { probes.withLock { $0 += 1 } }
     })
-    let provider = TrafficProvider(port: server.port, circuitBreaker: breaker)
+    let provider = OutageProvider(port: server.port, circuitBreaker: breaker)
     let manager = NetworkManager()
     manager.isVerbose = false
     await setMode(server.port, "mode=slow&delay=0.05")
@@ -102,7 +102,7 @@ func breakerRun(requests: Int) async -> [String: any Sendable] {
 func hedgeRun(requests: Int) async -> [String: any Sendable] {
     guard let server = try? trafficServer() else { return ["mode": "hedge", "ok": false, "error": "no server"] }
     defer { server.stop() }
-    let provider = TrafficProvider(port: server.port)
+    let provider = OutageProvider(port: server.port)
     func run(_ hedging: Hedging?) async -> [Duration] {
         let manager = NetworkManager()
         manager.isVerbose = false

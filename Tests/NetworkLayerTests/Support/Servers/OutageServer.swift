@@ -2,15 +2,15 @@ import Foundation
 import Testing
 @testable import NetworkLayer
 
-/// `Tests/Servers/traffic_server.py`: a server told to answer, fail or be slow, counting the
+/// `Tests/Servers/outage_server.py`: a server told to answer, fail or be slow, counting the
 /// requests it sees and the slow answers whose client hung up. Exits when its stdin closes.
-final class TrafficServer: StoppableServer {
+final class OutageServer: StoppableServer {
     private let server: ServerProcess
 
     /// Starts the server and waits for its `PORT` line. Blocks: call it off the cooperative pool.
-    static func start() throws -> TrafficServer {
-        TrafficServer(server: try ServerProcess(python: ["-S", testsDirectory.appendingPathComponent("Servers/traffic_server.py").path],
-                                                name: "traffic_server.py"))
+    static func start() throws -> OutageServer {
+        OutageServer(server: try ServerProcess(python: ["-S", testsDirectory.appendingPathComponent("Servers/outage_server.py").path],
+                                                name: "outage_server.py"))
     }
 
     private init(server: ServerProcess) { self.server = server }
@@ -20,8 +20,8 @@ final class TrafficServer: StoppableServer {
     func stop() { server.stop() }
 
     /// A provider for this server, with `breaker`.
-    func provider(breaker: CircuitBreaker? = nil) -> TrafficProvider {
-        TrafficProvider(port: port, circuitBreaker: breaker)
+    func provider(breaker: CircuitBreaker? = nil) -> OutageProvider {
+        OutageProvider(port: port, circuitBreaker: breaker)
     }
 
     struct Stats: Decodable, Sendable {
@@ -48,13 +48,13 @@ final class TrafficServer: StoppableServer {
     }()
 }
 
-struct TrafficProvider: ServiceProvider {
+struct OutageProvider: ServiceProvider {
     var host: String { "127.0.0.1" }
     var httpScheme: HTTPScheme { .http }
     var port: Int?
     var circuitBreaker: CircuitBreaker?
 }
 
-func withTrafficServer<T>(_ body: (TrafficServer) async throws -> T) async throws -> T {
-    try await withServer({ try TrafficServer.start() }, body)
+func withOutageServer<T>(_ body: (OutageServer) async throws -> T) async throws -> T {
+    try await withServer({ try OutageServer.start() }, body)
 }

@@ -16,7 +16,7 @@ struct GuardedBackend: ServiceProvider {
     }
 }
 
-func checkTrafficAPI() async {
+func checkCircuitAPI() async {
     var breaker = CircuitBreaker()
     breaker.failureThreshold = 3
     breaker.openFor = .seconds(10)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A server that turns slow, fails and recovers, for the circuit breaker and hedging tests.
 
-    python3 traffic_server.py
+    python3 outage_server.py
 
 It listens on 127.0.0.1 (a port the kernel picks), prints ``PORT <n>``, and exits at
 SIGTERM/SIGINT or when its stdin reaches EOF. HTTP/1.1, keep-alive, a thread per connection.
