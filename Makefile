@@ -158,7 +158,7 @@ asan: deps
 test-poll: deps
 	@scripts/test-poll.sh
 
-## stress: soak, cancellation storm, valgrind leak check, thread and address sanitizers; prints a summary table
+## stress: soak, cancellation storm, circuit breaker, hedged reads, valgrind leak check, thread and address sanitizers; prints a summary table
 stress:
 	@scripts/deps.sh stress
 	@scripts/stress.sh

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The long part of the reliability suite (`make stress`): a soak, a cancellation storm, a leak
-# check under valgrind, and the test suite under ThreadSanitizer and AddressSanitizer. Prints a
-# summary table; exits non-zero if any part failed.
+# The long part of the reliability suite (`make stress`): a soak, a cancellation storm, the circuit
+# breaker and hedged reads, a leak check under valgrind, and the test suite under ThreadSanitizer
+# and AddressSanitizer. Prints a summary table; exits non-zero if any part failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,6 +39,16 @@ echo "== adaptive: a healthy origin's latency while a slow one is loaded, withou
 adaptive=$("$runner" adaptive --seconds 10 | tail -1); echo "$adaptive"
 [[ $(field "$adaptive" ok) == True ]] && status=ok || status=FAILED
 record "adaptive limit" "$status" "healthy p50/p99 $(field "$adaptive" unlimitedHealthyP50Ms)/$(field "$adaptive" unlimitedHealthyP99Ms) ms unlimited (slow origin peak $(field "$adaptive" unlimitedSlowPeakInFlight) in flight), $(field "$adaptive" adaptiveHealthyP50Ms)/$(field "$adaptive" adaptiveHealthyP99Ms) ms adaptive (peak $(field "$adaptive" adaptiveSlowPeakInFlight), limit at the end $(field "$adaptive" adaptiveFinalLimit))"
+
+echo "== circuit breaker: a server slow, then failing, then recovered; 10,000 requests during the outage"
+breaker=$("$runner" breaker --requests 10000 | tail -1); echo "$breaker"
+[[ $(field "$breaker" ok) == True ]] && status=ok || status=FAILED
+record "circuit breaker" "$status" "opened after $(field "$breaker" openedAfter) failures; $(field "$breaker" failedFast)/10000 failed at once (p50 $(field "$breaker" failMsP50) ms, p99 $(field "$breaker" failMsP99) ms, max $(field "$breaker" failMsMax) ms); the server saw $(field "$breaker" serverSawDuringOutage) of them ($(field "$breaker" probes) probes let through); recovered in $(field "$breaker" recoveryMs) ms"
+
+echo "== hedged reads: 2,000 GETs, 20 at a time, 5% of answers taking 1 s, without then with .percentile(95)"
+hedge=$("$runner" hedge --requests 2000 | tail -1); echo "$hedge"
+[[ $(field "$hedge" ok) == True ]] && status=ok || status=FAILED
+record "hedged reads" "$status" "p50/p99 without $(field "$hedge" plainMsP50)/$(field "$hedge" plainMsP99) ms, with $(field "$hedge" hedgedMsP50)/$(field "$hedge" hedgedMsP99) ms (max $(field "$hedge" hedgedMsMax) ms); $(field "$hedge" hedgedServerRequests) requests sent for 2000"
 
 echo "== leak check: 1,000 requests under valgrind"
 if command -v valgrind >/dev/null; then

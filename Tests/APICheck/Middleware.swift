@@ -76,5 +76,7 @@ func checkMiddlewareAPI() {
     Net.middlewares = [TracingMiddleware(tracer: NoOpTracer()), MetricsMiddleware(factory: NOOPMetricsHandler.instance)]
     let logger = Logger(label: "network")
     Net.logEntryHandler = SwiftLogBridge(logger: logger).handle
+    let counted = CircuitBreaker(onStateChange: CircuitMetrics.counting())
+    print(counted.failureThreshold, CircuitMetrics.label, CircuitBreaker(onStateChange: CircuitMetrics.counting(factory: NOOPMetricsHandler.instance)).halfOpenProbes)
     #endif
 }

@@ -100,6 +100,7 @@ func describe(_ error: NetworkError) -> String {
     case .cancelled: "cancelled"
     case .mockNotFound(let filename): filename
     case .invalidRequest, .transport, .apiError, .validation: error.context?.reason ?? ""
+    case .circuitOpen(let context): "\(context.circuitOpenUntil ?? Date())"
     }
 }
 let thrown: [NetworkError] = [.generic(code: 500), .reachability, .timeOut, .invalidCertificate, .serialization, .notFound,
@@ -772,6 +773,7 @@ checkMiddlewareAPI()
 try await checkOpenAPIAPI()
 checkFirstUserAPI()
 try await checkStreamsAPI()
+await checkCircuitAPI()
 try await checkViewsAPI()
 try await checkWebSocketAPI()
 checkHostileServerAPI()

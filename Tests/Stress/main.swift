@@ -4,6 +4,8 @@
 //   NetworkLayerStress cancel [--requests 10000]
 //   NetworkLayerStress queue [--requests 10000] [--limit 8] [--in-flight 500]
 //   NetworkLayerStress adaptive [--seconds 10]
+//   NetworkLayerStress breaker [--requests 10000]   (Tests/Servers/outage_server.py: slow, failing, recovered)
+//   NetworkLayerStress hedge [--requests 2000]      (the same server, 5 % of answers taking 1 s)
 //   NetworkLayerStress leak [--requests 1000] [--port N]   (run under valgrind by make stress,
 //                                                           with a server it started: --port)
 //
@@ -351,8 +353,12 @@ case "queue":
 case "adaptive":
     let seconds = option("--seconds", 10)
     summary = runBlocking { await adaptiveRun(seconds: seconds) }
+case "breaker":
+    summary = runBlocking { await breakerRun(requests: Int(requests)) }
+case "hedge":
+    summary = runBlocking { await hedgeRun(requests: Int(option("--requests", 2000))) }
 default:
-    FileHandle.standardError.write(Data("usage: NetworkLayerStress soak|cancel|leak|coalesce|queue|adaptive [--requests N]\n".utf8))
+    FileHandle.standardError.write(Data("usage: NetworkLayerStress soak|cancel|leak|coalesce|queue|adaptive|breaker|hedge [--requests N]\n".utf8))
     exit(2)
 }
 let json = summary.keys.sorted().map { key -> String in

@@ -36,6 +36,8 @@ extension FollowUpStep {
         let interceptors = resolved.interceptors
         let provider = hop.isAtProviderOrigin ? interceptors.provider : []
         guard !interceptors.request.isEmpty || !provider.isEmpty || !interceptors.manager.isEmpty else { return nil }
+        // An open circuit refuses every attempt until it closes: retrying would only spin.
+        if case .failure(.circuitOpen) = outcome { return nil }
         let chain = interceptors.request + provider + interceptors.manager
         let sent = attempt.outgoing()
         for interceptor in chain {

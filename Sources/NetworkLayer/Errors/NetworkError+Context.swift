@@ -41,6 +41,10 @@ extension NetworkError {
         /// it as ``NetworkError/reachabilityReason``); `nil` for other errors and when unknown.
         public var reachabilityReason: NetworkError.ReachabilityReason?
 
+        /// For a ``NetworkError/circuitOpen(_:)`` error, when the circuit lets a request through
+        /// again (now, while half-open probes are under way); `nil` for other errors.
+        public var circuitOpenUntil: Date?
+
         /// Whether an ``NetworkError/invalidCertificate(_:)`` is about this client's own (mTLS) certificate.
         var concernsClientCertificate = false
         /// Whether an ``NetworkError/unauthorizedAccess(_:)`` is a challenge no credentials can answer.
@@ -87,7 +91,7 @@ extension NetworkError {
         switch self {
         case .reachability(let c), .timeOut(let c), .invalidCertificate(let c), .serialization(let c),
              .notFound(let c), .unauthorizedAccess(let c), .cancelled(let c), .invalidRequest(let c),
-             .transport(let c), .apiError(let c), .validation(let c):
+             .transport(let c), .apiError(let c), .validation(let c), .circuitOpen(let c):
             return c
         case .generic, .customUser, .mockNotFound:
             return nil
@@ -140,6 +144,7 @@ extension NetworkError {
         case .transport(let c): return .transport(updated(c))
         case .apiError(let c): return .apiError(updated(c))
         case .validation(let c): return .validation(updated(c))
+        case .circuitOpen(let c): return .circuitOpen(updated(c))
         case .generic, .customUser, .mockNotFound: return self
         }
     }
@@ -153,6 +158,7 @@ extension NetworkError.Context: CustomReflectable {
         if let reason { children.append(("reason", reason)) }
         if let statusCode { children.append(("statusCode", statusCode)) }
         if let reachabilityReason { children.append(("reachabilityReason", reachabilityReason)) }
+        if let circuitOpenUntil { children.append(("circuitOpenUntil", circuitOpenUntil)) }
         if let underlyingError { children.append(("underlyingError", underlyingError)) }
         if let serverError { children.append(("serverError", type(of: serverError))) }
         if let response { children.append(("response", response)) }

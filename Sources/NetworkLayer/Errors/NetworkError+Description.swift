@@ -19,6 +19,7 @@ extension NetworkError: CustomStringConvertible, CustomDebugStringConvertible {
         case .transport: "transport"
         case .apiError: "apiError"
         case .validation: "validation"
+        case .circuitOpen: "circuitOpen"
         }
     }
 
@@ -92,6 +93,7 @@ extension NetworkError.Context {
         if let reason { parts.append(("reason", String(reflecting: reason))) }
         if let statusCode { parts.append(("statusCode", String(statusCode))) }
         if let reachabilityReason { parts.append(("reachabilityReason", ".\(reachabilityReason.rawValue)")) }
+        if let circuitOpenUntil { parts.append(("circuitOpenUntil", String(reflecting: circuitOpenUntil))) }
         if let underlyingError { parts.append(("underlyingError", String(reflecting: underlyingError))) }
         // By its type: a server's body can quote a request's secret back.
         if let serverError { parts.append(("serverError", String(describing: type(of: serverError)))) }

@@ -28,6 +28,7 @@ extension NetworkError: LocalizedError {
         case .apiError(let context):
             summary = (context.statusCode ?? 0) >= 500 ? "The server reported an error." : "The server refused the request."
         case .validation: summary = "The response was refused by its validation."
+        case .circuitOpen: summary = "The request was not sent."
         }
         guard let context else { return summary }
         var text = summary
@@ -89,6 +90,9 @@ extension NetworkError: LocalizedError {
             return "Read the server's message; the request may need different values."
         case .validation:
             return "Check the rule that refused the response: the error it threw is underlyingError, the response context.response."
+        case .circuitOpen:
+            return "Try again after context.circuitOpenUntil, or show that the service is unavailable; "
+                + "the circuit breaker closes when a request succeeds."
         }
     }
 

@@ -40,6 +40,9 @@ public enum NetworkError: Error, Sendable {
     /// The request's `validator` or the provider's `parseAndValidate` threw a foreign error:
     /// ``underlyingError`` (`error.underlyingError as? MyError`), refusing ``Context/response``.
     case validation(Context)
+    /// The provider's ``CircuitBreaker`` is open for the request's origin: nothing was sent.
+    /// ``Context/circuitOpenUntil`` says when it lets a request through again. Not retried.
+    case circuitOpen(Context)
 
 
     public static var reachability: NetworkError { .reachability(Context()) }
@@ -50,4 +53,5 @@ public enum NetworkError: Error, Sendable {
     public static var unauthorizedAccess: NetworkError { .unauthorizedAccess(Context()) }
     public static var cancelled: NetworkError { .cancelled(Context()) }
     public static var transport: NetworkError { .transport(Context()) }
+    public static var circuitOpen: NetworkError { .circuitOpen(Context()) }
 }

@@ -18,6 +18,9 @@ public final class NetworkManager: Sendable {
     /// Where this manager's pinning reports go.
     let pinningMonitor = PinningMonitor()
 
+    /// Circuits and answer times per origin, for breakers and hedging.
+    let health = OriginHealth()
+
     /// Creates a manager with its own settings. All managers share one libcurl engine and its connections.
     public init() {}
 
@@ -88,7 +91,7 @@ public final class NetworkManager: Sendable {
     func execute<Response: Decodable & Sendable>(_ resolved: ResolvedRequest, parser: (@Sendable (HTTPResponse) throws -> Response)?)
         async throws(NetworkError) -> (value: Response, response: HTTPResponse)
     {
-        let call = Call(resolved, chain: CallChain(for: resolved, mocks: mocks))
+        let call = Call(resolved, chain: CallChain(for: resolved, mocks: mocks, health: health))
         var sent: PreparedRequest?
         defer { resolved.progress?.finish?() }
         do throws(NetworkError) {
@@ -107,7 +110,7 @@ public final class NetworkManager: Sendable {
     public func curlCommand<Response>(for request: BaseRequest<Response>, redactingSecrets: Bool = true,
                                       isolation: isolated (any Actor)? = #isolation) async throws(NetworkError) -> String {
         let resolved = request.resolved(with: settings.withLock { $0 })
-        let attempt = try await Call(resolved, chain: CallChain(for: resolved, mocks: mocks)).firstAttempt()
+        let attempt = try await Call(resolved, chain: CallChain(for: resolved, mocks: mocks, health: health)).firstAttempt()
         return CurlCommand.render(TransferPlan(attempt), redactingSecrets: redactingSecrets)
     }
 }

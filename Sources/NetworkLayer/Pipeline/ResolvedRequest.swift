@@ -78,6 +78,10 @@ final class ResolvedRequest: Sendable {
     let signatures = Protected<[String]>([])
     /// For a ``WebSocket`` request: the subprotocols offered and the options; `nil` otherwise.
     let webSocket: WebSocketSettings?
+    /// The provider's circuit breaker; `nil` without one, and in mock mode.
+    let circuitBreaker: CircuitBreaker?
+    /// ``BaseRequest/hedging`` for a live `GET` or `HEAD` without a body, stream or download; else `nil`.
+    let hedging: Hedging?
 
     /// A provider's `scheme://host[:port][/basePath]`, as it declared them (checked when a URL is built).
     struct Location: Sendable {
@@ -112,7 +116,8 @@ final class ResolvedRequest: Sendable {
          mockedResponseFilename: String?, mockResponsesDirectory: URL?, mockRecordingDirectory: URL?, log: NetworkLog?,
          cache: RequestCaching? = nil, bodyCompression: BodyCompression? = nil, reconnectPolicy: ReconnectPolicy? = nil,
          operationID: String? = nil, resumeData: ResumeData? = nil, traffic: RecordedTraffic? = nil,
-         webSocket: WebSocketSettings? = nil, originLimit: LimitStep? = nil) {
+         webSocket: WebSocketSettings? = nil, originLimit: LimitStep? = nil, circuitBreaker: CircuitBreaker? = nil,
+         hedging: Hedging? = nil) {
         self.requestClass = requestClass
         self.provider = provider
         self.location = location
@@ -152,6 +157,8 @@ final class ResolvedRequest: Sendable {
         self.reconnectPolicy = reconnectPolicy
         self.webSocket = webSocket
         self.originLimit = originLimit
+        self.circuitBreaker = circuitBreaker
+        self.hedging = hedging
     }
 
     /// The endpoint as written, or the full URL's text: what names the request before its URL exists.
@@ -218,6 +225,8 @@ extension BaseRequest {
     /// | response cache | | | `cache` | `.none` |
     /// | cache policy | `cachePolicy` | `cachePolicy` | | `.useProtocol` |
     /// | authorized responses on disk | | `cachesAuthorizedResponsesOnDisk` | | `false` (memory only) |
+    /// | circuit breaker (live only) | | `circuitBreaker` | | none |
+    /// | hedging (live `GET`/`HEAD` without body, stream or download) | `hedging` | | | none |
     /// | requests in flight per origin | `priority` (its place in the queue) | `maximumRequestsPerOrigin` | `maximumRequestsPerOrigin` | no limit |
     /// | WebSocket options | `webSocketOptions` | `webSocketOptions` | `webSocketOptions` | ``WebSocketOptions/init(maximumMessageSize:compression:pingInterval:closeTimeout:maximumFrameSize:)`` |
     ///
@@ -293,6 +302,9 @@ extension BaseRequest {
                 : nil,
             originLimit: isMocked ? nil : (provider.maximumRequestsPerOrigin ?? settings.maximumRequestsPerOrigin).map {
                 LimitStep(queues: settings.originQueues, limit: $0, priority: priority)
-            })
+            },
+            circuitBreaker: isMocked ? nil : provider.circuitBreaker,
+            hedging: hedging.flatMap { isMocked || streamKind != nil || downloadDestination != nil || body != nil
+                || (httpMethod != .get && httpMethod != .head) ? nil : $0 })
     }
 }

@@ -101,6 +101,9 @@ public protocol ServiceProvider: Sendable {
     /// TLS rules for this origin in place of the manager's; the manager's pins are checked on top.
     var tls: TLSOptions? { get }
 
+    /// Fails requests at once while this backend keeps failing (``CircuitBreaker``). Default `nil`.
+    var circuitBreaker: CircuitBreaker? { get }
+
     // BEGIN settings table (scripts/settings.py writes this region from Manager/Settings.toml)
     /// The HTTP version.
     var httpVersion: HTTPVersion? { get }
@@ -170,6 +173,7 @@ extension ServiceProvider {
     public var cachePolicy: CachePolicy? { nil }
     public var cachesAuthorizedResponsesOnDisk: Bool { false }
     public var tls: TLSOptions? { nil }
+    public var circuitBreaker: CircuitBreaker? { nil }
 }
 
 private let sharedJSONDecoder = JSONDecoder()

@@ -165,6 +165,10 @@ open class BaseRequest<Response: Decodable & Sendable> {
     /// ``ServiceProvider/cachePolicy``, else ``CachePolicy/useProtocol`` (RFC 9111). No effect without a cache.
     @exclusivity(unchecked) public var cachePolicy: CachePolicy?
 
+    /// Sends another copy when the answer is slow (``Hedging``): for a `GET` or `HEAD` without a
+    /// body, stream or download, ignored on others. Default `nil`: never.
+    @exclusivity(unchecked) public var hedging: Hedging?
+
     /// Turns the response into the value instead of the provider's `parseAndValidate`, for a body
     /// that is not JSON. The status is validated first; what it throws reaches the caller as the
     /// `underlyingError` of ``NetworkError/serialization(_:)`` (a `NetworkError` as it is).

@@ -14,12 +14,12 @@ struct ErrorCodeTests {
             .generic(code: 500), .reachability(context), .timeOut(context), .invalidCertificate(context), .serialization(context),
             .notFound(context), .unauthorizedAccess(context), .customUser(description: "User deleted", code: 666),
             .cancelled(context), .mockNotFound(filename: "a.json"), .invalidRequest(context), .transport(context),
-            .apiError(context), .validation(context),
+            .apiError(context), .validation(context), .circuitOpen(context),
         ]
         for error in errors {
             switch error {
             case .generic, .reachability, .timeOut, .invalidCertificate, .serialization, .notFound, .unauthorizedAccess,
-                 .customUser, .cancelled, .mockNotFound, .invalidRequest, .transport, .apiError, .validation:
+                 .customUser, .cancelled, .mockNotFound, .invalidRequest, .transport, .apiError, .validation, .circuitOpen:
                 break
             }
         }
