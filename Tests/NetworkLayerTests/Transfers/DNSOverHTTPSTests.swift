@@ -78,17 +78,19 @@ struct DNSOverHTTPSTests {
         }
     }
 
-    @Test("The origin's pins do not apply to the resolver: a pinned https origin is reached through a resolver with another key, and still refused under other pins")
+    @Test("The origin's pins do not apply to the resolver, even one whose certificate names the origin too: a pinned https origin is reached through a resolver with another key, and still refused under other pins")
     func pinsApplyToTheOriginOnly() async throws {
         let certificates = try await TrustmeCertificates(names: ["doh-test.invalid"])
+        // The resolver's certificate names the origin as well (one gateway serving both, say).
+        let resolver = try await TrustmeCertificates(names: ["127.0.0.1", "doh-test.invalid"])
         let bundle = try temporaryDirectory().appendingPathComponent("both.pem")
-        try (try Data(contentsOf: certificates.authority) + Data(contentsOf: testCABundle)).write(to: bundle)
+        try (try Data(contentsOf: certificates.authority) + Data(contentsOf: resolver.authority)).write(to: bundle)
         let (status, output) = try await runShell("openssl x509 -in '\(certificates.chain.path)' -pubkey -noout | openssl pkey -pubin -outform der "
                                                   + "| openssl dgst -sha256 -binary | base64")
         #expect(status == 0)
         let originPin = "sha256/" + String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         try await withTestServer(["--tls-cert", certificates.chain.path, "--tls-key", certificates.key.path], tls: true) { server in
-            try await withDoHServer { doh in
+            try await withDoHServer(chain: resolver.chain, key: resolver.key) { doh in
                 let net = makeManager()
                 net.customCABundle = bundle
                 net.dnsOverHTTPS = doh.url()

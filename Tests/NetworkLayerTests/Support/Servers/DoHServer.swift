@@ -9,12 +9,11 @@ final class DoHServer: StoppableServer {
     private let events: URL
     var port: Int { server.port }
 
-    static func start(chain: String = "localhost-chain.pem", key: String = "localhost.key") throws -> DoHServer {
+    static func start(chain: URL, key: URL) throws -> DoHServer {
         let events = FileManager.default.temporaryDirectory.appendingPathComponent("doh-events-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: events.path, contents: nil)
         let server = try ServerProcess(python: ["-S", testsDirectory.appendingPathComponent("Servers/doh_server.py").path,
-                                                "--cert", certificatesDirectory.appendingPathComponent(chain).path,
-                                                "--key", certificatesDirectory.appendingPathComponent(key).path,
+                                                "--cert", chain.path, "--key", key.path,
                                                 "--events", events.path],
                                        name: "doh_server.py")
         return DoHServer(server: server, events: events)
@@ -46,5 +45,10 @@ final class DoHServer: StoppableServer {
 
 func withDoHServer<T>(chain: String = "localhost-chain.pem", key: String = "localhost.key",
                       _ body: (DoHServer) async throws -> T) async throws -> T {
+    try await withDoHServer(chain: certificatesDirectory.appendingPathComponent(chain),
+                            key: certificatesDirectory.appendingPathComponent(key), body)
+}
+
+func withDoHServer<T>(chain: URL, key: URL, _ body: (DoHServer) async throws -> T) async throws -> T {
     try await withServer({ try DoHServer.start(chain: chain, key: key) }, body)
 }
