@@ -12,7 +12,7 @@ The path picks how it answers, so that one server serves every case:
     /pointer-loop       a CNAME whose name is a compression pointer to itself
     /cname-only         a CNAME and no address
     /huge               a 10 MB body
-    /hang               reads the query and never answers
+    /hang               reads the query and never answers (the events file says when the client goes)
     /fuzz/<seed>/<n>    answer n of a seeded sequence of mutated answers (see mutate)
 
 Every query is written to the events file as ``<path> <type> <name>``. A fuzz answer is never one
@@ -28,7 +28,6 @@ import random
 import ssl
 import struct
 import threading
-import time
 
 import server_support
 
@@ -190,8 +189,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         with events_lock, open(options.events, "a") as events:
             events.write(f"{path} {qtype} {name}\n")
-        if path == "/hang":
-            time.sleep(120)
+        if path == "/hang":  # until the client goes, which the events file then says
+            self.connection.settimeout(120)
+            try:
+                while self.connection.recv(1):
+                    pass
+            except (OSError, ssl.SSLError):
+                pass
+            with events_lock, open(options.events, "a") as events:
+                events.write(f"{path} {qtype} {name} closed\n")
             return
         if path == "/huge":
             self.send_response(200)
