@@ -217,8 +217,10 @@ final class CurlTransfer: @unchecked Sendable {
         } else {
             if handle.hasBaseline { handle.reset() }
             try configureEveryOption(plan, context: context)
-            // A handle holding a resolve list is reset before reuse (see its resolveList).
-            let keepsOptions = isPlain && options.table.resolve.isEmpty
+            // Resolving otherwise, the handle is reset before reuse: the reset clears CURLOPT_RESOLVE
+            // (see its resolveList) and ends the DNS over HTTPS lookups of a transfer removed before
+            // they finished, which libcurl 7.88 leaves running in the multi handle until then.
+            let keepsOptions = isPlain && options.table.resolvesByDefault
             handle.baseline = keepsOptions ? Baseline(options, isHTTPS: isHTTPS, streams: streams, clientIdentity: identity) : nil
         }
         try handle.set(CURLOPT_URL, request.urlText)  // the text, not `url` (parsing it costs ~3 k instructions)
