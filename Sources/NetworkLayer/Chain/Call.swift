@@ -51,7 +51,7 @@ struct Call {
     }
 
     /// The log's note on where a request really connects: a host override's or a resolve entry's
-    /// address, or a pinned host reached over a Unix socket without TLS.
+    /// address, the DNS over HTTPS resolver, or a pinned host reached over a Unix socket without TLS.
     private static func logRouting(of request: PreparedRequest, to log: NetworkLog) {
         let options = request.resolved.options
         if let overrides = options.hostOverrides, let host = request.url.host,
@@ -66,6 +66,9 @@ struct Call {
             // Checked when the request was prepared: a host name and IP addresses.
             log.note("\(entry.host):\(port) resolves to \(entry.addresses.joined(separator: ", ")) (a resolve entry); "
                      + "TLS, pins and cookies go by \(entry.host)", of: request)
+        }
+        if let resolver = options.table.dnsOverHTTPS, let host = request.url.host {
+            log.note("\(host) resolves through the DNS over HTTPS resolver \(CurlErrorMapping.origin(of: resolver))", of: request)
         }
         if options.unixSocketPath != nil, let note = TransferPlan(request).options.unpinnedSocketNote(for: request) {
             log.note(note, of: request)

@@ -236,12 +236,17 @@ enum CurlErrorMapping {
 }
 
 extension CurlErrorMapping {
-    /// A name the DNS over HTTPS resolver did not resolve, or not in time. Only the resolver's
-    /// origin is named: its path or query may hold an account's token.
+    /// How a DNS over HTTPS resolver is named: its origin only, as its path or query may hold an
+    /// account's token.
+    static func origin(of resolver: URL) -> String {
+        "https://" + (resolver.host ?? "") + (resolver.port.map { ":\($0)" } ?? "")
+    }
+
+    /// A name the DNS over HTTPS resolver did not resolve, or not in time.
     static func dnsOverHTTPSFailure(_ code: CURLcode, resolver: URL, connected: Bool, message: String, request: PreparedRequest,
                                     context: (String) -> NetworkError.Context) -> NetworkError? {
         let host = request.url.host ?? "the host"
-        let origin = "https://" + (resolver.host ?? "") + (resolver.port.map { ":\($0)" } ?? "")
+        let origin = origin(of: resolver)
         switch code {
         case CURLE_COULDNT_RESOLVE_HOST:
             return .unreachable(context("\(host) could not be resolved through the DNS over HTTPS resolver \(origin): the resolver "

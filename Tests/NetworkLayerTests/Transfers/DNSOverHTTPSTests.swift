@@ -18,12 +18,15 @@ struct DNSOverHTTPSTests {
     func throughTheManagersResolver() async throws {
         let server = try await TestServer.shared()
         try await withDoHServer { doh in
-            let net = makeManager()
+            let log = LogCollector()
+            let net = makeManager(log: log)
             net.customCABundle = testCABundle
             net.dnsOverHTTPS = doh.url()
             let provider = DoHProvider(port: server.port)
             let echo = try await net.perform(TestRequest<Echo>(provider, "/echo"))
             #expect(echo.path == "/echo")
+            #expect(log.text.contains("doh-test.invalid resolves through the DNS over HTTPS resolver https://127.0.0.1:\(doh.port)"),
+                    "\(log.text)")
             #expect(doh.queries().contains("/dns-query 1 doh-test.invalid"), "\(doh.queries())")
 
             // Without the resolver the name does not resolve: the resolver is what found it.
