@@ -115,6 +115,27 @@ struct DNSOverHTTPSTests {
         }
     }
 
+    @Test("A provider's serverTrust callback decides on the origin's chain only, not on the resolver's (whose certificate names the origin too)")
+    func trustCallbackSeesTheOriginOnly() async throws {
+        let certificates = try await TrustmeCertificates(names: ["doh-test.invalid"])
+        let resolver = try await TrustmeCertificates(names: ["127.0.0.1", "doh-test.invalid"])
+        let bundle = try temporaryDirectory().appendingPathComponent("both.pem")
+        try (try Data(contentsOf: certificates.authority) + Data(contentsOf: resolver.authority)).write(to: bundle)
+        try await withTestServer(["--tls-cert", certificates.chain.path, "--tls-key", certificates.key.path], tls: true) { server in
+            try await withDoHServer(chain: resolver.chain, key: resolver.key) { doh in
+                let leaves = Protected<Set<Data>>([])
+                let tls = TLSOptions(trustedCertificates: bundle) { chain in
+                    if let leaf = chain.first { leaves.withLock { _ = $0.insert(leaf) } }
+                    return .accept
+                }
+                let provider = DoHProvider(httpScheme: .https, port: server.port, dnsOverHTTPS: doh.url(), tls: tls)
+                _ = try await makeManager().perform(TestRequest<Echo>(provider, "/echo"))
+                #expect(doh.queries().contains("/dns-query 1 doh-test.invalid"), "\(doh.queries())")
+                #expect(leaves.withLock { $0.count } == 1, "the callback saw the origin's leaf, and no other")
+            }
+        }
+    }
+
     @Test("A resolver URL that is not https, has credentials or no host fails with invalidRequest before sending, the password never shown",
           arguments: ["http://127.0.0.1/dns-query", "https://user:hunter2@127.0.0.1/dns-query", "https:///dns-query", "ftp://dns.example/"])
     func badResolverURL(_ text: String) async throws {
