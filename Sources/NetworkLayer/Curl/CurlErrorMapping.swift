@@ -239,7 +239,8 @@ extension CurlErrorMapping {
     /// How a DNS over HTTPS resolver is named: its origin only, as its path or query may hold an
     /// account's token.
     static func origin(of resolver: URL) -> String {
-        "https://" + (resolver.host ?? "") + (resolver.port.map { ":\($0)" } ?? "")
+        let host = resolver.host ?? ""
+        return "https://" + (host.contains(":") ? "[\(host)]" : host) + (resolver.port.map { ":\($0)" } ?? "")
     }
 
     /// A name the DNS over HTTPS resolver did not resolve, or not in time.

@@ -15,7 +15,7 @@ extension CurlTransfer {
         if let name = connecting.networkInterface { try handle.set(CURLOPT_INTERFACE, name) }
         if let resolver = connecting.dnsOverHTTPS {
             // The resolver's lookups inherit the CA file and the SSL_CTX callback (which checks no
-            // pins on them: requirePins); verification stays on whatever the origin's TLS says.
+            // pins on them: requirePins); their verification is always on, as the origin's is.
             try handle.set(CURLOPT_DOH_URL, resolver.absoluteString)
             try handle.set(CURLOPT_DOH_SSL_VERIFYPEER, true)
             try handle.set(CURLOPT_DOH_SSL_VERIFYHOST, 2)
