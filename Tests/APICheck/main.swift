@@ -770,6 +770,7 @@ try await checkCachingAPI(cachesDirectory: URL(fileURLWithPath: NSTemporaryDirec
 checkServerSideAPI(destination: URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("archive.tar"))
 configureLinuxService()
 checkMiddlewareAPI()
+checkIssue53DNSAPI()
 try await checkOpenAPIAPI()
 checkFirstUserAPI()
 try await checkStreamsAPI()

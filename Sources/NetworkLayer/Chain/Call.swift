@@ -50,8 +50,8 @@ struct Call {
         }
     }
 
-    /// The log's note on where a request really connects: a host override's address, or a pinned
-    /// host reached over a Unix socket without TLS.
+    /// The log's note on where a request really connects: a host override's or a resolve entry's
+    /// address, the DNS over HTTPS resolver, or a pinned host reached over a Unix socket without TLS.
     private static func logRouting(of request: PreparedRequest, to log: NetworkLog) {
         let options = request.resolved.options
         if let overrides = options.hostOverrides, let host = request.url.host,
@@ -59,6 +59,16 @@ struct Call {
             // The override's own name (checked when set: letters, digits, '-', '.', or an IPv6 address in brackets).
             log.note("\(target.host):\(port) connects to \(target.targetHost):\(target.targetPort) (a host override); "
                      + "TLS, pins and cookies go by \(target.host)", of: request)
+        }
+        if !options.table.resolve.isEmpty, let host = request.url.host,
+           case let port = request.url.port ?? (request.url.scheme == "https" ? 443 : 80),
+           let entry = options.table.resolve.first(where: { $0.port == port && $0.host.lowercased() == host.lowercased() }) {
+            // Checked when the request was prepared: a host name and IP addresses.
+            log.note("\(entry.host):\(port) resolves to \(entry.addresses.joined(separator: ", ")) (a resolve entry); "
+                     + "TLS, pins and cookies go by \(entry.host)", of: request)
+        }
+        if let resolver = options.table.dnsOverHTTPS, let host = request.url.host {
+            log.note("\(host) resolves through the DNS over HTTPS resolver \(CurlErrorMapping.origin(of: resolver))", of: request)
         }
         if options.unixSocketPath != nil, let note = TransferPlan(request).options.unpinnedSocketNote(for: request) {
             log.note(note, of: request)

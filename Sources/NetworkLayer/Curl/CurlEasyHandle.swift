@@ -17,6 +17,10 @@ final class CurlEasyHandle: @unchecked Sendable {
     let requestsSent: UnsafeMutablePointer<CLong>
     /// The header libcurl points to past the last transfer, quarantined (CurlEasyHandle+HeaderQuarantine.swift).
     var quarantinedHeader: UnsafeMutableRawPointer?
+    /// The `CURLOPT_RESOLVE` list last set, which libcurl reads at each transfer's start: held until
+    /// another replaces it. A transfer that sets one leaves no baseline, so the handle is reset
+    /// (the option cleared) before it is reused.
+    var resolveList: CurlHeaderList?
 
     init() throws(NetworkError) {
         try CurlGlobal.initialise()

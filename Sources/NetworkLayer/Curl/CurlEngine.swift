@@ -79,6 +79,8 @@ final class CurlEngine: @unchecked Sendable {
     @exclusivity(unchecked) private var newestPinGeneration = 0
     /// The trust callbacks of the newest transfers that had one: their connection caches are kept.
     private var recentTrustCallbacks: [Int] = []
+    /// Likewise the newest ways of resolving names other than libcurl's default.
+    private var recentResolvings: [ConnectionCacheKey.Resolving] = []
     /// Raised by ``closeIdleConnections()``: later transfers get fresh caches, and the old ones
     /// close their connections as soon as no transfer uses them.
     @exclusivity(unchecked) private var epoch = 0
@@ -563,8 +565,14 @@ final class CurlEngine: @unchecked Sendable {
             recentTrustCallbacks.append(serverTrust)
             if recentTrustCallbacks.count > 8 { recentTrustCallbacks.removeFirst() }
         }
+        let resolving = ConnectionCacheKey.Resolving(transfer.options.table)
+        if let resolving, !recentResolvings.contains(resolving) {
+            // Entries made anew for each request must not keep a cache each: the newest few stay.
+            recentResolvings.append(resolving)
+            if recentResolvings.count > 8 { recentResolvings.removeFirst() }
+        }
         let key = ConnectionCacheKey(pinGeneration: pinGeneration, epoch: epoch, clientIdentity: transfer.clientIdentity?.number ?? 0,
-                                     serverTrust: serverTrust)
+                                     serverTrust: serverTrust, resolving: resolving)
         if let jar = transfer.options.cookieJar {
             // The manager's cookie store: its share holds the cookies and this key's connections.
             let share = try jar.share(for: key)
@@ -610,6 +618,7 @@ final class CurlEngine: @unchecked Sendable {
     private func isCurrent(_ key: ConnectionCacheKey) -> Bool {
         key.epoch == epoch && (key.pinGeneration == 0 || key.pinGeneration == newestPinGeneration)
             && (key.serverTrust == 0 || recentTrustCallbacks.contains(key.serverTrust))
+            && (key.resolving.map { recentResolvings.contains($0) } ?? true)
     }
 
     /// Frees the caches no transfer uses and none will get, closing their connections.

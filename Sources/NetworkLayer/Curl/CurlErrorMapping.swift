@@ -40,6 +40,8 @@ enum CurlErrorMapping {
         var foldAfterStatusLine = false
         var tls: TLSOptions?
         var networkInterface: String?
+        /// The DNS over HTTPS resolver names were resolved with, if any.
+        var dnsOverHTTPS: URL?
     }
 
     /// The error for a transfer that ended with `code` (or, whatever the code, with a malformed
@@ -103,6 +105,10 @@ enum CurlErrorMapping {
         if code == CURLE_INTERFACE_FAILED, let name = facts.networkInterface {
             return .unreachable(context("the network interface \"\(HeaderFields.printable(name))\" could not be used: "
                                          + "no such interface or address on this machine"), .other)
+        }
+        if let resolver = facts.dnsOverHTTPS, let failure = dnsOverHTTPSFailure(code, resolver: resolver, connected: facts.connected,
+                                                                                 message: message, request: request, context: context) {
+            return failure
         }
         switch code {
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
@@ -226,5 +232,36 @@ enum CurlErrorMapping {
     /// The error for a download that could not be written to its file, for the system's `reason`.
     static func diskWriteFailure(_ reason: String, request: PreparedRequest) -> NetworkError {
         .transport(.init(request: request.redactedDescription, reason: diskWriteFailurePrefix + reason))
+    }
+}
+
+extension CurlErrorMapping {
+    /// How a DNS over HTTPS resolver is named: its origin only, as its path or query may hold an
+    /// account's token.
+    static func origin(of resolver: URL) -> String {
+        let host = resolver.host ?? ""
+        return "https://" + (host.contains(":") ? "[\(host)]" : host) + (resolver.port.map { ":\($0)" } ?? "")
+    }
+
+    /// A name the DNS over HTTPS resolver did not resolve, or not in time.
+    static func dnsOverHTTPSFailure(_ code: CURLcode, resolver: URL, connected: Bool, message: String, request: PreparedRequest,
+                                    context: (String) -> NetworkError.Context) -> NetworkError? {
+        let host = request.url.host ?? "the host"
+        let origin = origin(of: resolver)
+        switch code {
+        case CURLE_COULDNT_RESOLVE_HOST:
+            return .unreachable(context("\(host) could not be resolved through the DNS over HTTPS resolver \(origin): the resolver "
+                                        + "could not be reached, its certificate is not trusted (the provider's CA bundle, else the "
+                                        + "manager's customCABundle), or it answered no usable address; check dnsOverHTTPS"), .hostNotFound)
+        case CURLE_OUT_OF_MEMORY where !connected:
+            // libcurl 7.88 reports an answer it decoded without an address (a CNAME alone) so.
+            return .unreachable(context("the DNS over HTTPS resolver \(origin) answered no address for \(host): "
+                                        + "\(host) could not be resolved through it; check dnsOverHTTPS"), .hostNotFound)
+        case CURLE_OPERATION_TIMEDOUT where message.contains("Resolving"):
+            return .timeOut(context("the DNS over HTTPS resolver \(origin) did not resolve \(host) within the timeout of "
+                                    + "\(request.resolved.timeout.compactText) s; check that it answers, or set another dnsOverHTTPS"))
+        default:
+            return nil
+        }
     }
 }

@@ -13,12 +13,24 @@ extension CurlTransfer {
         if let seconds = connecting.dnsCacheSeconds { try handle.set(CURLOPT_DNS_CACHE_TIMEOUT, seconds) }
         if let milliseconds = connecting.happyEyeballsMilliseconds { try handle.set(CURLOPT_HAPPY_EYEBALLS_TIMEOUT_MS, milliseconds) }
         if let name = connecting.networkInterface { try handle.set(CURLOPT_INTERFACE, name) }
+        if let resolver = connecting.dnsOverHTTPS {
+            // The resolver's lookups inherit the CA file and the SSL_CTX callback (which checks no
+            // pins on them: requirePins); their verification is always on, as the origin's is.
+            try handle.set(CURLOPT_DOH_URL, resolver.absoluteString)
+            try handle.set(CURLOPT_DOH_SSL_VERIFYPEER, true)
+            try handle.set(CURLOPT_DOH_SSL_VERIFYHOST, 2)
+        }
+        if !connecting.resolve.isEmpty {
+            let list = try CurlHeaderList(lines: connecting.resolveLines)
+            try handle.set(CURLOPT_RESOLVE, headers: list)
+            handle.resolveList = list
+        }
     }
 }
 
 extension CurlCommand {
-    /// `-4` or `-6`, `--happy-eyeballs-timeout-ms` and `--interface` (curl has no flag for the
-    /// DNS cache's timeout: a command resolves once).
+    /// `-4` or `-6`, `--happy-eyeballs-timeout-ms`, `--interface`, `--doh-url` and `--resolve` (curl
+    /// has no flag for the DNS cache's timeout: a command resolves once).
     static func connectingArguments(_ connecting: Settings.Table) -> [String] {
         guard !connecting.connectsByDefault else { return [] }
         var parts: [String] = []
@@ -29,6 +41,8 @@ extension CurlCommand {
         }
         if let milliseconds = connecting.happyEyeballsMilliseconds { parts += ["--happy-eyeballs-timeout-ms", String(milliseconds)] }
         if let name = connecting.networkInterface { parts += ["--interface", quote(name)] }
+        if let resolver = connecting.dnsOverHTTPS { parts += ["--doh-url", quote(resolver.absoluteString)] }
+        for line in connecting.resolveLines { parts += ["--resolve", quote(line)] }
         return parts
     }
 }

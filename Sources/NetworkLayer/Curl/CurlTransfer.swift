@@ -217,7 +217,11 @@ final class CurlTransfer: @unchecked Sendable {
         } else {
             if handle.hasBaseline { handle.reset() }
             try configureEveryOption(plan, context: context)
-            handle.baseline = isPlain ? Baseline(options, isHTTPS: isHTTPS, streams: streams, clientIdentity: identity) : nil
+            // Resolving otherwise, the handle is reset before reuse: the reset clears CURLOPT_RESOLVE
+            // (see its resolveList) and ends the DNS over HTTPS lookups of a transfer removed before
+            // they finished, which libcurl 7.88 leaves running in the multi handle until then.
+            let keepsOptions = isPlain && options.table.resolvesByDefault
+            handle.baseline = keepsOptions ? Baseline(options, isHTTPS: isHTTPS, streams: streams, clientIdentity: identity) : nil
         }
         try handle.set(CURLOPT_URL, request.urlText)  // the text, not `url` (parsing it costs ~3 k instructions)
         try handle.set(CURLOPT_WRITEDATA, pointer: context)
@@ -511,8 +515,10 @@ final class CurlTransfer: @unchecked Sendable {
     /// Installs the pin verifier on a new connection's SSL_CTX when its host is pinned or the TLS
     /// options have a trust callback. Enforced rules' pins refuse a mismatch; when none is
     /// enforced, the report-only (or expired) rules' pins are only compared, for the reports.
-    fileprivate func requirePins(on sslContext: UnsafeMutableRawPointer) -> CURLcode {
-        guard let pinCheck else { return CURLE_OK }
+    /// A handshake of another handle (a DNS over HTTPS lookup libcurl makes for this transfer, which
+    /// inherits the callback) is the resolver's: the origin's pins and trust callback are not its.
+    fileprivate func requirePins(on sslContext: UnsafeMutableRawPointer, for curl: UnsafeMutableRawPointer?) -> CURLcode {
+        guard let pinCheck, curl == handle.raw else { return CURLE_OK }
         // After a redirect the effective URL is the one this connection is for.
         let host = handle.string(CURLINFO_EFFECTIVE_URL).flatMap { URL(string: $0)?.host } ?? request.url.host ?? ""
         let now = Date()
@@ -641,6 +647,9 @@ final class CurlTransfer: @unchecked Sendable {
         if code == CURLE_WRITE_ERROR, downloadFile != nil {
             facts.diskWriteFailure = String(cString: strerror(diskWriteErrno))
         }
+        if code == CURLE_OUT_OF_MEMORY {
+            facts.connected = handle.offset(CURLINFO_CONNECT_TIME_T) != 0
+        }
         if code == CURLE_OPERATION_TIMEDOUT {
             facts.connected = handle.offset(CURLINFO_CONNECT_TIME_T) != 0
             facts.connectTimeout = options.connectTimeout
@@ -650,6 +659,7 @@ final class CurlTransfer: @unchecked Sendable {
         facts.presentedClientCertificate = clientIdentity != nil
         facts.tls = options.tls
         facts.networkInterface = options.table.networkInterface
+        facts.dnsOverHTTPS = options.table.dnsOverHTTPS
         facts.receivedNothing = (handle.long(CURLINFO_HEADER_SIZE) ?? 0) == 0
         return facts
     }
@@ -700,9 +710,9 @@ private let curlAfterPins: nl_pin_hook = { context, chain, allowed in
     return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().afterPins(chain: chain, allowed: allowed != 0) ? 1 : 0
 }
 
-private let curlRequirePins: curl_ssl_ctx_callback = { _, sslContext, context in
+private let curlRequirePins: curl_ssl_ctx_callback = { curl, sslContext, context in
     guard let sslContext, let context else { return CURLE_SSL_ENGINE_INITFAILED }
-    return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().requirePins(on: sslContext)
+    return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().requirePins(on: sslContext, for: curl)
 }
 
 private let curlReceiveHeader: curl_write_callback = { data, size, count, context in

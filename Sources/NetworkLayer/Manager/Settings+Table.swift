@@ -16,6 +16,8 @@ extension Settings {
         var maximumResponseSize: Int?
         var decompressionLimit: DecompressionLimit = .standard
         var sendsPathAsIs: Bool = false
+        var dnsOverHTTPS: URL?
+        var resolve: [ResolveEntry] = []
     }
 }
 
@@ -32,6 +34,8 @@ extension Settings.Table {
         maximumResponseSize = request.maximumResponseSize ?? manager.maximumResponseSize
         decompressionLimit = request.decompressionLimit ?? manager.decompressionLimit
         sendsPathAsIs = request.sendsPathAsIs ?? provider.sendsPathAsIs ?? manager.sendsPathAsIs
+        dnsOverHTTPS = provider.dnsOverHTTPS ?? manager.dnsOverHTTPS
+        resolve = provider.resolve ?? manager.resolve
     }
 }
 
@@ -100,6 +104,24 @@ extension NetworkManager {
         get { settings.withLock { $0.table.sendsPathAsIs } }
         set { settings.withLock { $0.table.sendsPathAsIs = newValue } }
     }
+
+    /// The DNS over HTTPS resolver (RFC 8484) host names are resolved with, an `https` URL without
+    /// credentials (curl's `--doh-url`); `nil` (the default): the system's resolver. The resolver is
+    /// verified like the origin: the provider's CA bundle, else ``NetworkManager/customCABundle``;
+    /// the origin's pins and `serverTrust` callback do not apply to it. A failure is
+    /// ``NetworkError/reachability(_:)`` naming the resolver; another URL: ``NetworkError/invalidRequest(_:)``.
+    public var dnsOverHTTPS: URL? {
+        get { settings.withLock { $0.table.dnsOverHTTPS } }
+        set { settings.withLock { $0.table.dnsOverHTTPS = newValue } }
+    }
+
+    /// Addresses given for names, used instead of resolving them (curl's `--resolve`): unlike a host
+    /// override, the connection goes to the name's port, and TLS, pins and cookies keep the name. Default
+    /// none. A bad entry: ``NetworkError/invalidRequest(_:)``.
+    public var resolve: [ResolveEntry] {
+        get { settings.withLock { $0.table.resolve } }
+        set { settings.withLock { $0.table.resolve = newValue } }
+    }
 }
 
 extension ServiceProvider {
@@ -111,4 +133,6 @@ extension ServiceProvider {
     public var happyEyeballsTimeout: Duration? { nil }
     public var networkInterface: String? { nil }
     public var sendsPathAsIs: Bool? { nil }
+    public var dnsOverHTTPS: URL? { nil }
+    public var resolve: [ResolveEntry]? { nil }
 }

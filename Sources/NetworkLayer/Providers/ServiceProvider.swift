@@ -128,6 +128,12 @@ public protocol ServiceProvider: Sendable {
 
     /// Whether this backend's paths are sent as given, `.` and `..` segments kept.
     var sendsPathAsIs: Bool? { get }
+
+    /// The DNS over HTTPS resolver for this backend's host names.
+    var dnsOverHTTPS: URL? { get }
+
+    /// Addresses given for this backend's names, used instead of resolving them.
+    var resolve: [ResolveEntry]? { get }
     // END settings table
 }
 

@@ -61,7 +61,8 @@ struct BaselineCoverageTests {
         // The table is compared whole: a change to any of its settings, the last one included.
         let tables = [Settings.Table(keepAlive: nil), Settings.Table(proxy: .none), Settings.Table(ipFamily: .ipv6Only),
                       Settings.Table(dnsCacheTimeout: .seconds(1)), Settings.Table(happyEyeballsTimeout: .seconds(1)),
-                      Settings.Table(networkInterface: "lo")]
+                      Settings.Table(networkInterface: "lo"), Settings.Table(dnsOverHTTPS: URL(string: "https://127.0.0.1/dns-query")),
+                      Settings.Table(resolve: [ResolveEntry(host: "a.test", port: 80, addresses: ["127.0.0.1"])])]
         for table in tables {
             #expect(!baseline.matches(TransferOptions(table: table), isHTTPS: true, streams: false, clientIdentity: 0), "\(table) still matched")
         }

@@ -18,6 +18,7 @@ struct CopyAsCurlReplayTests {
         ("POST bytes", .tcp), ("POST multipart", .tcp), ("PUT file", .tcp), ("custom and secret headers", .tcp),
         ("basic", .tcp), ("bearer", .tcp), ("compressed response", .tcp), ("through a proxy", .proxy),
         ("over a Unix socket", .unixSocket), ("HTTPS over HTTP/2", .tls), ("path as is", .tcp),
+        ("a resolve entry", .tcp),
     ]
 
     /// The request of case `name` on `provider`; it reads what the server received from the
@@ -26,6 +27,10 @@ struct CopyAsCurlReplayTests {
         var provider = provider
         if name == "basic" { provider.authentication = .basic(username: "ada", password: "s3cret pass") }
         if name == "bearer" { provider.authentication = .bearer("tok-123") }
+        if name == "a resolve entry", let port = provider.port {
+            provider.host = "replay.invalid"
+            provider.resolve = [ResolveEntry(host: "replay.invalid", port: port, addresses: ["127.0.0.1"])]
+        }
         if name == "custom and secret headers" {
             provider.headers = ["X-Client": "replay", "X-Tenant-Key": "tenant-secret"]
             provider.secretHeaderNames = ["X-Tenant-Key"]

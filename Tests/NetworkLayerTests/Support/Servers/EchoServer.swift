@@ -86,6 +86,7 @@ struct EchoProvider: ServiceProvider {
     var secretHeaderNames: Set<String>
     var proxy: ProxyConfiguration?
     var unixSocketPath: String?
+    var resolve: [ResolveEntry]?
 
     func createHTTPHeaders() -> [String: String] { headers }
 }
