@@ -93,6 +93,10 @@ final class CurlTransfer: @unchecked Sendable {
     let timeoutMilliseconds: Int
     /// When the engine ends the transfer if libcurl has not (under ``ConnectionLimits`` only). Engine thread.
     var timeoutDeadline: ContinuousClock.Instant?
+    /// The call's events, when someone listens (CurlTransfer+Events.swift); `nil` sets no callback.
+    let events: CallEvents?
+    /// When the transfer was made, at or before libcurl's start: its phases' times count from it.
+    let eventStart: ContinuousClock.Instant?
 
     /// Configures `handle` as `plan` says. Throws if libcurl refuses an option.
     init(plan: TransferPlan, handle: CurlEasyHandle, download: PendingDownload? = nil) throws(NetworkError) {
@@ -110,6 +114,8 @@ final class CurlTransfer: @unchecked Sendable {
         decompressionLimit = options.table.decompressionLimit
         progress = request.resolved.progress
         if progress != nil { lastProgressReport = .now }
+        events = request.resolved.events
+        eventStart = events == nil ? nil : .now
         idleTimeout = plan.idleSeconds == nil ? nil : plan.options.idleTimeout.map { Duration.milliseconds(Int64(($0 * 1000).rounded(.up))) }
         timeoutMilliseconds = plan.timeoutMilliseconds
         headerList = try plan.curlHeaderList()
@@ -196,10 +202,10 @@ final class CurlTransfer: @unchecked Sendable {
     /// How many transfers kept the options a pooled handle had (the tests check the reuse happens).
     static let keptConfigurations = Atomic<Int>(0)
 
-    /// A GET without a body, progress, pins or a challenge, read whole or streamed: what a pooled
+    /// A GET without a body, progress, pins, a challenge or events, read whole or streamed: what a pooled
     /// handle can run on the options the last such transfer left, when its ``Baseline`` matches.
     private var isPlain: Bool {
-        request.method == .get && request.body == nil && progress == nil && pinning == nil && challenge == nil
+        request.method == .get && request.body == nil && progress == nil && pinning == nil && challenge == nil && events == nil
     }
 
     private func configure(_ plan: TransferPlan) throws(NetworkError) {
@@ -244,6 +250,8 @@ final class CurlTransfer: @unchecked Sendable {
             try handle.set(CURLOPT_LOW_SPEED_LIMIT, 1)
             try handle.set(CURLOPT_LOW_SPEED_TIME, seconds)
             try configureIdleTimeout(sendsBody: plan.body != nil, context: context)
+        } else if events != nil {
+            try configureEvents(context: context)
         } else {
             try handle.armRequestCount()
         }
@@ -427,6 +435,7 @@ final class CurlTransfer: @unchecked Sendable {
             if headerBlock.isContentEncoded, stream == nil, isFinalResponse { passUndecodableBodyThrough() }
             if download != nil, !downloadHeadersComplete() { return false }
             if challenge != nil, !challengeHeadersComplete() { return false }
+            if events != nil { emitHeadersReceived() }
             return endOfHeaderBlock()
         case .malformed(let reason):
             malformedResponse = reason
@@ -472,7 +481,7 @@ final class CurlTransfer: @unchecked Sendable {
     }()
 
     /// Whether the header block just ended is the final response's, not an interim (1xx) one's.
-    private var isFinalResponse: Bool { (handle.long(CURLINFO_RESPONSE_CODE) ?? 200) >= 200 }
+    var isFinalResponse: Bool { (handle.long(CURLINFO_RESPONSE_CODE) ?? 200) >= 200 }
 
     /// The end of a download's header block: the validator is recorded for a later resume; a resumed
     /// attempt checks for 206 from the offset or 200 (the file starts over). `false` stops the transfer.
@@ -578,6 +587,7 @@ final class CurlTransfer: @unchecked Sendable {
         // The response owns the body: the transfer (alive until the engine lets go) keeps none of it.
         var delivered = Data()
         swap(&delivered, &body)
+        if let events { events.emit(.responseBodyEnd(bytes: bytesReceived)) }
         return .success(response(body: delivered, metrics: metrics))
     }
 
@@ -586,7 +596,9 @@ final class CurlTransfer: @unchecked Sendable {
     func streamFailure(for code: CURLcode) -> NetworkError? {
         if let failure = failure(for: code) { return failure }
         if progress != nil { reportLastProgress(metrics()) }
-        return proxyAuthenticationFailure(status: handle.long(CURLINFO_RESPONSE_CODE) ?? 0)
+        let failure = proxyAuthenticationFailure(status: handle.long(CURLINFO_RESPONSE_CODE) ?? 0)
+        if let events, failure == nil { events.emit(.responseBodyEnd(bytes: bytesReceived)) }
+        return failure
     }
 
     /// Why the transfer that ended with `code` failed, or `nil` when it did not.

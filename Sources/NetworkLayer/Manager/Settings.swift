@@ -40,6 +40,8 @@ struct Settings: Sendable {
         /// The manager's recorded traffic, kept whether or not it records now.
         var recordedTraffic = RecordedTraffic()
         var webSocketOptions = WebSocketOptions()
+        /// The manager's event subscriptions while it has one, else `nil` (``CallEventHub``).
+        var eventHub: CallEventHub?
     }
 
     /// Never mutated: a change makes a new one, so a request's copy never sees a later change.

@@ -1,0 +1,48 @@
+internal import CNetworkLayerCurl
+import Foundation
+
+// The call's events from libcurl, for a transfer made while someone listens (``CallEvents``):
+// such a transfer is never plain, so the handle is reset before the next one takes it, and a
+// request nobody listens to runs without these callbacks. Engine thread.
+extension CurlTransfer {
+    /// The request-start callback alone (the idle timeout's sets it too, and the events ride on it).
+    func configureEvents(context: UnsafeMutableRawPointer) throws(NetworkError) {
+        try handle.setPrerequestCallback(curlRequestStarts)
+        try handle.set(CURLOPT_PREREQDATA, pointer: context)
+    }
+
+    /// The connection is ready and the request goes now: a new connection's DNS, connect and TLS
+    /// phases at the times libcurl measured (offsets from the transfer's start, so never later
+    /// than now), then the connection, then the request handed to it.
+    @inline(never)
+    func emitConnectionEvents() {
+        guard let events, let eventStart else { return }
+        let now = ContinuousClock.now
+        func at(_ info: CURLINFO) -> ContinuousClock.Instant {
+            min(eventStart + .microseconds(max(handle.offset(info) ?? 0, 0)), now)
+        }
+        // libcurl counts the connections this transfer opened: none when it reused one.
+        let reused = (handle.long(CURLINFO_NUM_CONNECTS) ?? 0) == 0
+        if !reused {
+            let lookedUp = at(CURLINFO_NAMELOOKUP_TIME_T), connected = at(CURLINFO_CONNECT_TIME_T)
+            events.emit(.dnsStart, at: eventStart)
+            events.emit(.dnsEnd, at: lookedUp)
+            events.emit(.connectStart, at: lookedUp)
+            events.emit(.connectEnd, at: connected)
+            // Zero on a plain connection (libcurl sets at least 1 µs after a handshake).
+            if (handle.offset(CURLINFO_APPCONNECT_TIME_T) ?? 0) > 0 {
+                events.emit(.tlsStart, at: connected)
+                events.emit(.tlsEnd, at: max(at(CURLINFO_APPCONNECT_TIME_T), connected))
+            }
+        }
+        events.emit(.connectionAcquired(reused: reused), at: now)
+        events.emit(.requestHeadersSent, at: now)
+    }
+
+    /// The end of a header block: the final response's head (an interim 1xx is not one).
+    @inline(never)
+    func emitHeadersReceived() {
+        guard let events, isFinalResponse else { return }
+        events.emit(.responseHeadersReceived(status: handle.long(CURLINFO_RESPONSE_CODE) ?? 0))
+    }
+}
