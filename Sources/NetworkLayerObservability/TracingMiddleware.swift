@@ -114,6 +114,8 @@ private final class SpanObserver<T: Tracer>: RequestObserver {
     let span: T.Span
     let tracer: T
     private let resendCount = Atomic(0)
+    /// One reading of both clocks, which every event's time is converted through.
+    private let anchor = (time: ContinuousClock.now, wall: DefaultTracerClock.now.nanosecondsSinceEpoch)
 
     init(span: T.Span, tracer: T) {
         self.span = span
@@ -134,7 +136,8 @@ private final class SpanObserver<T: Tracer>: RequestObserver {
         ]))
     }
 
-    /// The event at its own time: the tracer's clock now, less how long ago it happened.
+    /// The event at its own time, on the tracer's clock through one anchor: the order of the
+    /// call's monotonic times is kept.
     func receive(_ event: CallEvent) {
         var attributes: SpanAttributes = [:]
         switch event.kind {
@@ -144,10 +147,9 @@ private final class SpanObserver<T: Tracer>: RequestObserver {
         case .callFailed(let error): attributes["error.type"] = HTTPConventions.errorType(error)
         default: break
         }
-        let ago = max(ContinuousClock.now - event.time, .zero).components
-        let nanoseconds = UInt64(ago.seconds) &* 1_000_000_000 &+ UInt64(ago.attoseconds / 1_000_000_000)
-        let now = DefaultTracerClock.now.nanosecondsSinceEpoch
-        let instant = DefaultTracerClock.Timestamp(nanosecondsSinceEpoch: now - min(nanoseconds, now))
+        let offset = (event.time - anchor.time).components
+        let nanoseconds = Int64(anchor.wall) &+ offset.seconds &* 1_000_000_000 &+ offset.attoseconds / 1_000_000_000
+        let instant = DefaultTracerClock.Timestamp(nanosecondsSinceEpoch: UInt64(max(nanoseconds, 0)))
         span.addEvent(SpanEvent(name: event.kind.name, at: instant, attributes: attributes))
     }
 
