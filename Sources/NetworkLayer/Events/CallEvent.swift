@@ -1,6 +1,6 @@
 import Foundation
 
-/// One step of a call as it happens, OkHttp's `EventListener` events: its start, the connection's
+/// One step of a call as it happens, OkHttp's EventListener events: its start, the connection's
 /// phases, the response's head and body, its end.
 ///
 /// Register for them with ``NetworkManager/addEventHandler(bufferLimit:_:)`` or
