@@ -1,14 +1,14 @@
 internal import CNetworkLayerCurl
 import Foundation
 
-// The call's events from libcurl, for a transfer made while someone listens (``CallEvents``):
-// such a transfer is never plain, so the handle is reset before the next one takes it, and a
-// request nobody listens to runs without these callbacks. Engine thread.
+// The call's events from libcurl, for a transfer made while someone listens (``CallEvents``).
+// Its callback is part of a pooled handle's baseline, so a transfer nobody listens to never keeps
+// it: the handle is reset first. Engine thread.
 extension CurlTransfer {
-    /// The request-start callback alone (the idle timeout's sets it too, and the events ride on it).
-    func configureEvents(context: UnsafeMutableRawPointer) throws(NetworkError) {
+    /// The request-start callback alone (the idle timeout's sets it too, and the events ride on
+    /// it); `configure` points it at each transfer.
+    func configureEvents() throws(NetworkError) {
         try handle.setPrerequestCallback(curlRequestStarts)
-        try handle.set(CURLOPT_PREREQDATA, pointer: context)
     }
 
     /// The connection is ready and the request goes now: a new connection's DNS, connect and TLS

@@ -162,6 +162,8 @@ final class CurlTransfer: @unchecked Sendable {
         /// A stream's options: its receive buffer size, and no `CURLOPT_ACCEPT_ENCODING` (a plain
         /// GET decodes its body).
         var streams: Bool
+        /// The request-start callback of the call's events, whose context each transfer sets.
+        var events: Bool
         var unixSocketPath: String?
         var usesCookies: Bool
         var connectTimeout: TimeInterval?
@@ -175,10 +177,11 @@ final class CurlTransfer: @unchecked Sendable {
         var tls: TLSOptions?
         var table: Settings.Table
 
-        init(_ options: TransferOptions, isHTTPS: Bool, streams: Bool, clientIdentity: Int) {
+        init(_ options: TransferOptions, isHTTPS: Bool, streams: Bool, events: Bool, clientIdentity: Int) {
             customCABundle = options.customCABundle
             self.isHTTPS = isHTTPS
             self.streams = streams
+            self.events = events
             unixSocketPath = options.unixSocketPath
             usesCookies = options.cookieJar != nil
             connectTimeout = options.connectTimeout
@@ -190,8 +193,8 @@ final class CurlTransfer: @unchecked Sendable {
         }
 
         /// Whether `options` over `isHTTPS` make this baseline, without building one per transfer.
-        func matches(_ options: TransferOptions, isHTTPS: Bool, streams: Bool, clientIdentity: Int) -> Bool {
-            self.isHTTPS == isHTTPS && self.streams == streams && customCABundle == options.customCABundle
+        func matches(_ options: TransferOptions, isHTTPS: Bool, streams: Bool, events: Bool, clientIdentity: Int) -> Bool {
+            self.isHTTPS == isHTTPS && self.streams == streams && self.events == events && customCABundle == options.customCABundle
                 && unixSocketPath == options.unixSocketPath && usesCookies == (options.cookieJar != nil)
                 && connectTimeout == options.connectTimeout && idleTimeout == options.idleTimeout
                 && hostOverrides === options.hostOverrides && self.clientIdentity == clientIdentity
@@ -202,10 +205,10 @@ final class CurlTransfer: @unchecked Sendable {
     /// How many transfers kept the options a pooled handle had (the tests check the reuse happens).
     static let keptConfigurations = Atomic<Int>(0)
 
-    /// A GET without a body, progress, pins, a challenge or events, read whole or streamed: what a pooled
+    /// A GET without a body, progress, pins or a challenge, read whole or streamed: what a pooled
     /// handle can run on the options the last such transfer left, when its ``Baseline`` matches.
     private var isPlain: Bool {
-        request.method == .get && request.body == nil && progress == nil && pinning == nil && challenge == nil && events == nil
+        request.method == .get && request.body == nil && progress == nil && pinning == nil && challenge == nil
     }
 
     private func configure(_ plan: TransferPlan) throws(NetworkError) {
@@ -215,15 +218,15 @@ final class CurlTransfer: @unchecked Sendable {
         let isHTTPS = plan.isHTTPS
         let identity = clientIdentity?.number ?? 0
         handle.requestsSent.pointee = 0
-        let streams = stream != nil
-        if isPlain, handle.keepsBaseline(options, isHTTPS: isHTTPS, streams: streams, clientIdentity: identity) {
+        let streams = stream != nil, evented = events != nil
+        if isPlain, handle.keepsBaseline(options, isHTTPS: isHTTPS, streams: streams, events: evented, clientIdentity: identity) {
             handle.clearErrorBuffer()
             if streams { startStreamClock() }
             Self.keptConfigurations.add(1, ordering: .relaxed)
         } else {
             if handle.hasBaseline { handle.reset() }
             try configureEveryOption(plan, context: context)
-            handle.baseline = isPlain ? Baseline(options, isHTTPS: isHTTPS, streams: streams, clientIdentity: identity) : nil
+            handle.baseline = isPlain ? Baseline(options, isHTTPS: isHTTPS, streams: streams, events: evented, clientIdentity: identity) : nil
         }
         try handle.set(CURLOPT_URL, request.urlText)  // the text, not `url` (parsing it costs ~3 k instructions)
         try handle.set(CURLOPT_WRITEDATA, pointer: context)
@@ -231,7 +234,7 @@ final class CurlTransfer: @unchecked Sendable {
         try handle.set(CURLOPT_HTTPHEADER, headers: headerList)
         // A stream's timeout is the engine's (streamDeadline): it bounds the silence, not the whole body.
         try handle.set(CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
-        if idleTimeout != nil { try handle.set(CURLOPT_PREREQDATA, pointer: context) }
+        if idleTimeout != nil || evented { try handle.set(CURLOPT_PREREQDATA, pointer: context) }
     }
 
     private func configureEveryOption(_ plan: TransferPlan, context: UnsafeMutableRawPointer) throws(NetworkError) {
@@ -251,7 +254,7 @@ final class CurlTransfer: @unchecked Sendable {
             try handle.set(CURLOPT_LOW_SPEED_TIME, seconds)
             try configureIdleTimeout(sendsBody: plan.body != nil, context: context)
         } else if events != nil {
-            try configureEvents(context: context)
+            try configureEvents()
         } else {
             try handle.armRequestCount()
         }

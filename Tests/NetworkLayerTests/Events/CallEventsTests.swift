@@ -47,19 +47,21 @@ struct CallEventsTests {
         }
     }
 
-    @Test("A refused connection ends the call with callFailed, carrying the error")
+    @Test("A refused connection ends the call with callFailed, carrying the error with the request's secrets redacted")
     func refusedConnectionFails() async throws {
         let net = makeManager()
         let collector = EventCollector()
         let subscription = net.addEventHandler { collector.append($0) }
         defer { subscription.cancel() }
         let provider = TestProvider(host: "127.0.0.1", httpScheme: .http, port: try closedPort())
-        await #expect(throws: NetworkError.self) { try await net.perform(TestRequest<Echo>(provider, "/echo")) }
+        await #expect(throws: NetworkError.self) { try await net.perform(TestRequest<Echo>(provider, "/echo?api_key=hunter2")) }
         let id = try #require(await collector.waitForEnds().first)
         let events = collector.of(id)
         #expect(events.first?.kind.name == "callStart")
         guard case .callFailed(let error)? = events.last?.kind else { Issue.record("\(events.map(\.kind.name))"); return }
         guard case .reachability = error else { Issue.record("\(error)"); return }
+        let texts = "\(error) \(error.errorDescription ?? "") \(error.context?.request ?? "")"
+        #expect(!texts.contains("hunter2") && texts.contains("api_key=<redacted>"), "\(texts)")
     }
 
     @Test("The events carry the requestID of the call's log entries")

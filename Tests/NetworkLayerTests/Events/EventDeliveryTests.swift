@@ -69,8 +69,8 @@ struct EventDeliveryTests {
         _ = stream
     }
 
-    @Test("A transfer with events is not plain: the handle it used is reset before a request without events takes it")
-    func eventedTransferIsNotPlain() throws {
+    @Test("A handle a transfer with events configured is reset before a transfer without events takes it")
+    func eventedBaselineIsNotKept() throws {
         let net = makeManager()
         let subscription = net.addEventHandler { _ in }
         defer { subscription.cancel() }
@@ -78,6 +78,8 @@ struct EventDeliveryTests {
         let prepared = try request.resolved(with: net.settings.withLock { $0 }).prepare(providerHeaders: [:], credentials: nil)
         let transfer = try CurlTransfer(plan: TransferPlan(prepared), handle: try CurlEasyHandle())
         #expect(transfer.events != nil)
-        #expect(transfer.handle.baseline == nil && transfer.handle.mustResetBeforeReuse)
+        #expect(transfer.handle.baseline?.events == true)
+        #expect(!transfer.handle.keepsBaseline(transfer.options, isHTTPS: false, streams: false, events: false, clientIdentity: 0))
+        #expect(transfer.handle.keepsBaseline(transfer.options, isHTTPS: false, streams: false, events: true, clientIdentity: 0))
     }
 }
