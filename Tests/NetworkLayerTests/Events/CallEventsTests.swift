@@ -97,6 +97,29 @@ struct CallEventsTests {
         #expect(net.settings.withLock { $0.eventHub } == nil)
     }
 
+    @Test("A stream's responseBodyEnd comes when its body ends (the call may have ended with its head), with every byte it had")
+    func streamBodyEndsAfterTheCall() async throws {
+        try await withSSEServer { server in
+            let net = makeManager()
+            let collector = EventCollector()
+            let subscription = net.addEventHandler { collector.append($0) }
+            defer { subscription.cancel() }
+            let stream = try await net.perform(StreamRequest<ByteStream>(server.provider(), "/bytes?size=100000&chunk=8192"))
+            var total = 0
+            for try await chunk in stream { total += chunk.count }
+            let id = try #require(await collector.waitForEnds().first)
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !collector.of(id).contains(where: { $0.kind.name == "responseBodyEnd" }), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let names = collector.of(id).map(\.kind.name)
+            let head = try #require(names.firstIndex(of: "responseHeadersReceived"), "\(names)")
+            #expect(names.firstIndex(of: "responseBodyEnd").map { $0 > head } == true, "\(names)")
+            #expect(collector.of(id).contains { if case .responseBodyEnd(bytes: 100_000) = $0.kind { true } else { false } })
+            #expect(total == 100_000)
+        }
+    }
+
     @Test("A mocked call, which reaches no connection, emits only callStart and callEnd")
     func mockedCall() async throws {
         let net = makeManager(mocks: fixtureMocks)
