@@ -23,20 +23,17 @@ extension CurlTransfer {
         }
         // libcurl counts the connections this transfer opened: none when it reused one.
         let reused = (handle.long(CURLINFO_NUM_CONNECTS) ?? 0) == 0
+        var burst: [(CallEvent.Kind, ContinuousClock.Instant)] = []
         if !reused {
             let lookedUp = at(CURLINFO_NAMELOOKUP_TIME_T), connected = at(CURLINFO_CONNECT_TIME_T)
-            events.emit(.dnsStart, at: eventStart)
-            events.emit(.dnsEnd, at: lookedUp)
-            events.emit(.connectStart, at: lookedUp)
-            events.emit(.connectEnd, at: connected)
+            burst = [(.dnsStart, eventStart), (.dnsEnd, lookedUp), (.connectStart, lookedUp), (.connectEnd, connected)]
             // Zero on a plain connection (libcurl sets at least 1 µs after a handshake).
             if (handle.offset(CURLINFO_APPCONNECT_TIME_T) ?? 0) > 0 {
-                events.emit(.tlsStart, at: connected)
-                events.emit(.tlsEnd, at: max(at(CURLINFO_APPCONNECT_TIME_T), connected))
+                burst += [(.tlsStart, connected), (.tlsEnd, max(at(CURLINFO_APPCONNECT_TIME_T), connected))]
             }
         }
-        events.emit(.connectionAcquired(reused: reused), at: now)
-        events.emit(.requestHeadersSent, at: now)
+        burst += [(.connectionAcquired(reused: reused), now), (.requestHeadersSent, now)]
+        events.emit(burst)
     }
 
     /// The end of a header block: the final response's head (an interim 1xx is not one).

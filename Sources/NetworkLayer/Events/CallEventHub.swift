@@ -14,7 +14,7 @@ final class CallEventHub: Sendable {
 
     var droppedEvents: Int { dropped.load(ordering: .relaxed) }
 
-    func countDrop() { dropped.add(1, ordering: .relaxed) }
+    func countDrops(_ count: Int) { dropped.add(count, ordering: .relaxed) }
 
     func add(_ subscription: EventSubscription) {
         // Both locks, in this order everywhere: a request resolved after this returns sees the hub.
@@ -32,8 +32,8 @@ final class CallEventHub: Sendable {
         }
     }
 
-    func publish(_ event: CallEvent) {
-        for subscription in subscriptions.withLock({ $0 }) { subscription.offer(event) }
+    func publish(_ events: some Collection<CallEvent>) {
+        for subscription in subscriptions.withLock({ $0 }) { subscription.offer(events) }
     }
 }
 
@@ -55,9 +55,18 @@ final class CallEvents: Sendable {
     /// Emits `kind` at `time`. Observers are called here, on the emitting thread (for the
     /// connection's phases, libcurl's): a ``RequestObserver`` keeps its methods quick.
     func emit(_ kind: CallEvent.Kind, at time: ContinuousClock.Instant = .now) {
-        let event = CallEvent(requestID: requestID, kind: kind, time: time)
-        hub?.publish(event)
-        for observer in observers.withLock({ $0 }) { observer.receive(event) }
+        emit(CollectionOfOne((kind, time)))
+    }
+
+    /// Emits a burst, in order, as one hand-off to each subscription.
+    func emit(_ burst: some Collection<(CallEvent.Kind, ContinuousClock.Instant)>) {
+        let events = burst.lazy.map { CallEvent(requestID: self.requestID, kind: $0.0, time: $0.1) }
+        hub?.publish(events)
+        let observers = observers.withLock { $0 }
+        guard !observers.isEmpty else { return }
+        for event in events {
+            for observer in observers { observer.receive(event) }
+        }
     }
 
     /// The observers of the middlewares around the wire, for the events from now on.

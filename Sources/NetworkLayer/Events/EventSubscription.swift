@@ -69,27 +69,30 @@ public final class EventSubscription: Sendable {
         if case .stream(let continuation) = delivery { continuation.finish() }
     }
 
-    /// Takes `event` for delivery, or counts it dropped. Never waits for the handler.
-    func offer(_ event: CallEvent) {
+    /// Takes `events` for delivery (a burst wakes the handler's queue once), or counts those the
+    /// buffer has no room for dropped. Never waits for the handler.
+    func offer(_ events: some Collection<CallEvent>) {
         switch delivery {
         case .stream(let continuation):
-            if case .dropped = continuation.yield(event) { countDrop() }
-        case .handler(_, let queue):
-            let mustStart = pending.withLock { state -> Bool? in
-                guard !state.isCancelled else { return false }
-                guard state.count < limit else { return nil }
-                state.events.append(event)
-                defer { state.isDraining = true }
-                return !state.isDraining
+            for event in events {
+                if case .dropped = continuation.yield(event) { countDrops(1) }
             }
-            guard let mustStart else { return countDrop() }
+        case .handler(_, let queue):
+            let (mustStart, drops) = pending.withLock { state -> (Bool, Int) in
+                guard !state.isCancelled else { return (false, 0) }
+                let room = max(limit - state.count, 0)
+                state.events.append(contentsOf: events.prefix(room))
+                defer { if room > 0 { state.isDraining = true } }
+                return (room > 0 && !state.isDraining, max(events.count - room, 0))
+            }
+            if drops > 0 { countDrops(drops) }
             if mustStart { queue.async { self.drain() } }
         }
     }
 
-    private func countDrop() {
-        dropped.add(1, ordering: .relaxed)
-        hub?.countDrop()
+    private func countDrops(_ count: Int) {
+        dropped.add(count, ordering: .relaxed)
+        hub?.countDrops(count)
     }
 
     /// On the subscription's queue: delivers what waits, one at a time (the one the handler holds
