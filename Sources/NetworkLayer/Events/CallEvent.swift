@@ -24,8 +24,8 @@ public struct CallEvent: Sendable {
 
     /// What happened. A call emits `callStart`, then for each hop on the wire the connection's
     /// phases, then `callEnd` or `callFailed`. A reused connection has no DNS, connect or TLS
-    /// events; a plain `http` one no TLS events. A mocked call, which reaches no connection,
-    /// emits only `callStart` and `callEnd` or `callFailed`.
+    /// events; a plain `http` one no TLS events. A mocked call or an answer from the cache, which
+    /// reach no connection, emit only `callStart` and `callEnd` or `callFailed`.
     public enum Kind: Sendable {
         /// The call starts, before its first attempt is prepared.
         case callStart
@@ -45,7 +45,7 @@ public struct CallEvent: Sendable {
         case responseHeadersReceived(status: Int)
         /// The hop's body arrived whole: `bytes` as delivered (decoded). For a stream, when it ends.
         case responseBodyEnd(bytes: Int64)
-        /// The call returned its response.
+        /// The call returned its response (a stream's: its head, before `responseBodyEnd`).
         case callEnd
         /// The call failed with this error, its texts scrubbed of the request's secrets.
         case callFailed(NetworkError)
