@@ -26,7 +26,10 @@ extension CurlTransfer {
         var burst: [(CallEvent.Kind, ContinuousClock.Instant)] = []
         if !reused {
             let lookedUp = at(CURLINFO_NAMELOOKUP_TIME_T), connected = at(CURLINFO_CONNECT_TIME_T)
-            burst = [(.dnsStart, eventStart), (.dnsEnd, lookedUp), (.connectStart, lookedUp), (.connectEnd, connected)]
+            // A request sent again on a new connection (the kept one had died): its lookup started
+            // after the first request's events, at a time libcurl does not keep.
+            let started = handle.requestsSent.pointee > 1 ? lookedUp : eventStart
+            burst = [(.dnsStart, started), (.dnsEnd, lookedUp), (.connectStart, lookedUp), (.connectEnd, connected)]
             // Zero on a plain connection (libcurl sets at least 1 µs after a handshake).
             if (handle.offset(CURLINFO_APPCONNECT_TIME_T) ?? 0) > 0 {
                 burst += [(.tlsStart, connected), (.tlsEnd, max(at(CURLINFO_APPCONNECT_TIME_T), connected))]

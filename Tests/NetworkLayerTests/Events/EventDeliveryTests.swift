@@ -59,7 +59,10 @@ struct EventDeliveryTests {
     func onlyWhileSubscribed() async throws {
         let net = makeManager()
         let request = TestRequest<Echo>(TestProvider(host: "127.0.0.1", httpScheme: .http, port: 9), "/echo")
-        #expect(request.resolved(with: net.settings.withLock { $0 }).events == nil)
+        let quiet = request.resolved(with: net.settings.withLock { $0 })
+        #expect(quiet.events == nil)
+        let transfer = try CurlTransfer(plan: TransferPlan(try quiet.prepare(providerHeaders: [:], credentials: nil)), handle: try CurlEasyHandle())
+        #expect(transfer.events == nil && transfer.handle.baseline?.events == false)
         let subscription = net.addEventHandler { _ in }
         let stream = net.events()
         let resolved = request.resolved(with: net.settings.withLock { $0 })
