@@ -12,7 +12,9 @@ import Tracing
 /// on a failure (the ``NetworkError`` case, or the status of a 4xx or 5xx, which also mark the
 /// span as an error). A mocked call carries `networklayer.mocked`, an answer of the response cache
 /// `networklayer.cache.status`, a request naming its operation (``OutgoingRequest/operationID``)
-/// `networklayer.operation.id`. Each retry and redirect is an event on the span.
+/// `networklayer.operation.id`. Each retry and redirect is an event on the span, and so is each
+/// ``CallEvent`` of the call's hops on the wire, named as its kind, at its time
+/// (`network.connection.reused` on `connectionAcquired`).
 ///
 /// The span's context is injected (W3C `traceparent`/`tracestate` with an OpenTelemetry tracer)
 /// into every request that goes on the wire: each attempt and each hop of a redirect. For a
@@ -47,6 +49,9 @@ public struct TracingMiddleware: RequestMiddleware {
         if type(of: InstrumentationSystem.instrument) == NoOpInstrument.self { return false }
         return !Self.isNoOp(InstrumentationSystem.tracer)
     }
+
+    /// `true`: the span gets the call's connection events.
+    public var observesCallEvents: Bool { true }
 
     private static func isNoOp(_ tracer: any Tracer) -> Bool {
         type(of: tracer) == NoOpTracer.self
@@ -109,6 +114,8 @@ private final class SpanObserver<T: Tracer>: RequestObserver {
     let span: T.Span
     let tracer: T
     private let resendCount = Atomic(0)
+    /// One reading of both clocks, which every event's time is converted through.
+    private let anchor = (time: ContinuousClock.now, wall: DefaultTracerClock.now.nanosecondsSinceEpoch)
 
     init(span: T.Span, tracer: T) {
         self.span = span
@@ -127,6 +134,23 @@ private final class SpanObserver<T: Tracer>: RequestObserver {
             "http.response.status_code": .int64(Int64(redirect.statusCode)),
             "server.address": .string(redirect.to.host ?? ""),
         ]))
+    }
+
+    /// The event at its own time, on the tracer's clock through one anchor: the order of the
+    /// call's monotonic times is kept.
+    func receive(_ event: CallEvent) {
+        var attributes: SpanAttributes = [:]
+        switch event.kind {
+        case .connectionAcquired(let reused): attributes["network.connection.reused"] = reused
+        case .responseHeadersReceived(let status): attributes["http.response.status_code"] = status
+        case .responseBodyEnd(let bytes): attributes["http.response.body.size"] = Int(bytes)
+        case .callFailed(let error): attributes["error.type"] = HTTPConventions.errorType(error)
+        default: break
+        }
+        let offset = (event.time - anchor.time).components
+        let nanoseconds = Int64(anchor.wall) &+ offset.seconds &* 1_000_000_000 &+ offset.attoseconds / 1_000_000_000
+        let instant = DefaultTracerClock.Timestamp(nanosecondsSinceEpoch: UInt64(max(nanoseconds, 0)))
+        span.addEvent(SpanEvent(name: event.kind.name, at: instant, attributes: attributes))
     }
 
     func willRetry(after outcome: RequestOutcome, attempt: Int, delay: Duration) {

@@ -18,8 +18,11 @@ struct LimitStep: CallStep {
         // A URL libcurl cannot read has no origin to count: the wire reports it.
         guard let origin = Origin(request.url) else { return try await rest.proceed(exchange, sending: &hop) }
         var sent = exchange
-        let waited: Duration
-        switch await queues.admit(to: origin, limit: limit, priority: priority, patience: exchange.call.remainingTime) {
+        let waited: Duration, asked = ContinuousClock.now
+        let admission = await queues.admit(to: origin, limit: limit, priority: priority, patience: exchange.call.remainingTime)
+        // A hop that waited reports `queued` at the time it asked, once its wait is over.
+        if case .immediate = admission {} else { exchange.call.resolved.events?.emit(.queued, at: asked) }
+        switch admission {
         case .immediate: waited = .zero
         case .granted(let time):
             waited = time

@@ -8,6 +8,7 @@ struct NetworkStep: CallStep {
 
     nonisolated(nonsending) func run(_ exchange: Exchange, rest: CallChain,
                                      sending hop: inout PreparedRequest?) async throws(NetworkError) -> HTTPResponse {
+        if let events = exchange.call.resolved.events, !exchange.observers.isEmpty { events.observe(exchange.observers) }
         let watching = exchange.observers.isEmpty ? [] : exchange.observers.filter(\.watchesRequestsOnTheWire)
         guard !watching.isEmpty || !middlewares.isEmpty else { return try await rest.proceed(exchange, sending: &hop) }
         var observed = exchange.request

@@ -60,8 +60,8 @@ final class CurlEasyHandle: @unchecked Sendable {
     @exclusivity(unchecked) private(set) var hasBaseline = false
 
     /// Whether the options were set by a plain transfer with this baseline, compared in place.
-    func keepsBaseline(_ options: TransferOptions, isHTTPS: Bool, streams: Bool, clientIdentity: Int) -> Bool {
-        hasBaseline && baseline?.matches(options, isHTTPS: isHTTPS, streams: streams, clientIdentity: clientIdentity) == true
+    func keepsBaseline(_ options: TransferOptions, isHTTPS: Bool, streams: Bool, events: Bool, clientIdentity: Int) -> Bool {
+        hasBaseline && baseline?.matches(options, isHTTPS: isHTTPS, streams: streams, events: events, clientIdentity: clientIdentity) == true
     }
     /// The `CURLOPT_MAXAGE_CONN` this handle has, `nil` for libcurl's default (118 s). Engine thread.
     private var maximumConnectionAge: Int?

@@ -16,9 +16,10 @@ extension CurlTransfer {
     }
 
     /// The request has a connection and is about to be sent: silence counts from now.
-    fileprivate func requestStarts() {
+    func requestStarts() {
         handle.requestsSent.pointee += 1
         restartIdleTimeout()
+        if events != nil { emitConnectionEvents() }
     }
 
     /// The failure of a transfer the engine ended at its timeout: one that waited for a free
@@ -35,7 +36,7 @@ extension CurlTransfer {
     }
 }
 
-private let curlRequestStarts: curl_prereq_callback = { context, _, _, _, _ in
+let curlRequestStarts: curl_prereq_callback = { context, _, _, _, _ in
     guard let context else { return Int32(CURL_PREREQFUNC_OK) }
     Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().requestStarts()
     return Int32(CURL_PREREQFUNC_OK)

@@ -93,6 +93,10 @@ final class CurlTransfer: @unchecked Sendable {
     let timeoutMilliseconds: Int
     /// When the engine ends the transfer if libcurl has not (under ``ConnectionLimits`` only). Engine thread.
     var timeoutDeadline: ContinuousClock.Instant?
+    /// The call's events, when someone listens (CurlTransfer+Events.swift); `nil` sets no callback.
+    let events: CallEvents?
+    /// When the transfer was made, at or before libcurl's start: its phases' times count from it.
+    let eventStart: ContinuousClock.Instant?
 
     /// Configures `handle` as `plan` says. Throws if libcurl refuses an option.
     init(plan: TransferPlan, handle: CurlEasyHandle, download: PendingDownload? = nil) throws(NetworkError) {
@@ -110,6 +114,8 @@ final class CurlTransfer: @unchecked Sendable {
         decompressionLimit = options.table.decompressionLimit
         progress = request.resolved.progress
         if progress != nil { lastProgressReport = .now }
+        events = request.resolved.events
+        eventStart = events == nil ? nil : .now
         idleTimeout = plan.idleSeconds == nil ? nil : plan.options.idleTimeout.map { Duration.milliseconds(Int64(($0 * 1000).rounded(.up))) }
         timeoutMilliseconds = plan.timeoutMilliseconds
         headerList = try plan.curlHeaderList()
@@ -156,6 +162,8 @@ final class CurlTransfer: @unchecked Sendable {
         /// A stream's options: its receive buffer size, and no `CURLOPT_ACCEPT_ENCODING` (a plain
         /// GET decodes its body).
         var streams: Bool
+        /// The request-start callback of the call's events, whose context each transfer sets.
+        var events: Bool
         var unixSocketPath: String?
         var usesCookies: Bool
         var connectTimeout: TimeInterval?
@@ -169,10 +177,11 @@ final class CurlTransfer: @unchecked Sendable {
         var tls: TLSOptions?
         var table: Settings.Table
 
-        init(_ options: TransferOptions, isHTTPS: Bool, streams: Bool, clientIdentity: Int) {
+        init(_ options: TransferOptions, isHTTPS: Bool, streams: Bool, events: Bool, clientIdentity: Int) {
             customCABundle = options.customCABundle
             self.isHTTPS = isHTTPS
             self.streams = streams
+            self.events = events
             unixSocketPath = options.unixSocketPath
             usesCookies = options.cookieJar != nil
             connectTimeout = options.connectTimeout
@@ -184,8 +193,8 @@ final class CurlTransfer: @unchecked Sendable {
         }
 
         /// Whether `options` over `isHTTPS` make this baseline, without building one per transfer.
-        func matches(_ options: TransferOptions, isHTTPS: Bool, streams: Bool, clientIdentity: Int) -> Bool {
-            self.isHTTPS == isHTTPS && self.streams == streams && customCABundle == options.customCABundle
+        func matches(_ options: TransferOptions, isHTTPS: Bool, streams: Bool, events: Bool, clientIdentity: Int) -> Bool {
+            self.isHTTPS == isHTTPS && self.streams == streams && self.events == events && customCABundle == options.customCABundle
                 && unixSocketPath == options.unixSocketPath && usesCookies == (options.cookieJar != nil)
                 && connectTimeout == options.connectTimeout && idleTimeout == options.idleTimeout
                 && hostOverrides === options.hostOverrides && self.clientIdentity == clientIdentity
@@ -209,8 +218,8 @@ final class CurlTransfer: @unchecked Sendable {
         let isHTTPS = plan.isHTTPS
         let identity = clientIdentity?.number ?? 0
         handle.requestsSent.pointee = 0
-        let streams = stream != nil
-        if isPlain, handle.keepsBaseline(options, isHTTPS: isHTTPS, streams: streams, clientIdentity: identity) {
+        let streams = stream != nil, evented = events != nil
+        if isPlain, handle.keepsBaseline(options, isHTTPS: isHTTPS, streams: streams, events: evented, clientIdentity: identity) {
             handle.clearErrorBuffer()
             if streams { startStreamClock() }
             Self.keptConfigurations.add(1, ordering: .relaxed)
@@ -221,7 +230,7 @@ final class CurlTransfer: @unchecked Sendable {
             // (see its resolveList) and ends the DNS over HTTPS lookups of a transfer removed before
             // they finished, which libcurl 7.88 leaves running in the multi handle until then.
             let keepsOptions = isPlain && options.table.resolvesByDefault
-            handle.baseline = keepsOptions ? Baseline(options, isHTTPS: isHTTPS, streams: streams, clientIdentity: identity) : nil
+            handle.baseline = keepsOptions ? Baseline(options, isHTTPS: isHTTPS, streams: streams, events: evented, clientIdentity: identity) : nil
         }
         try handle.set(CURLOPT_URL, request.urlText)  // the text, not `url` (parsing it costs ~3 k instructions)
         try handle.set(CURLOPT_WRITEDATA, pointer: context)
@@ -229,7 +238,7 @@ final class CurlTransfer: @unchecked Sendable {
         try handle.set(CURLOPT_HTTPHEADER, headers: headerList)
         // A stream's timeout is the engine's (streamDeadline): it bounds the silence, not the whole body.
         try handle.set(CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
-        if idleTimeout != nil { try handle.set(CURLOPT_PREREQDATA, pointer: context) }
+        if idleTimeout != nil || evented { try handle.set(CURLOPT_PREREQDATA, pointer: context) }
     }
 
     private func configureEveryOption(_ plan: TransferPlan, context: UnsafeMutableRawPointer) throws(NetworkError) {
@@ -248,6 +257,8 @@ final class CurlTransfer: @unchecked Sendable {
             try handle.set(CURLOPT_LOW_SPEED_LIMIT, 1)
             try handle.set(CURLOPT_LOW_SPEED_TIME, seconds)
             try configureIdleTimeout(sendsBody: plan.body != nil, context: context)
+        } else if events != nil {
+            try configureEvents()
         } else {
             try handle.armRequestCount()
         }
@@ -431,6 +442,7 @@ final class CurlTransfer: @unchecked Sendable {
             if headerBlock.isContentEncoded, stream == nil, isFinalResponse { passUndecodableBodyThrough() }
             if download != nil, !downloadHeadersComplete() { return false }
             if challenge != nil, !challengeHeadersComplete() { return false }
+            if events != nil { emitHeadersReceived() }
             return endOfHeaderBlock()
         case .malformed(let reason):
             malformedResponse = reason
@@ -476,7 +488,7 @@ final class CurlTransfer: @unchecked Sendable {
     }()
 
     /// Whether the header block just ended is the final response's, not an interim (1xx) one's.
-    private var isFinalResponse: Bool { (handle.long(CURLINFO_RESPONSE_CODE) ?? 200) >= 200 }
+    var isFinalResponse: Bool { (handle.long(CURLINFO_RESPONSE_CODE) ?? 200) >= 200 }
 
     /// The end of a download's header block: the validator is recorded for a later resume; a resumed
     /// attempt checks for 206 from the offset or 200 (the file starts over). `false` stops the transfer.
@@ -584,6 +596,7 @@ final class CurlTransfer: @unchecked Sendable {
         // The response owns the body: the transfer (alive until the engine lets go) keeps none of it.
         var delivered = Data()
         swap(&delivered, &body)
+        if let events { events.emit(.responseBodyEnd(bytes: bytesReceived)) }
         return .success(response(body: delivered, metrics: metrics))
     }
 
@@ -592,7 +605,9 @@ final class CurlTransfer: @unchecked Sendable {
     func streamFailure(for code: CURLcode) -> NetworkError? {
         if let failure = failure(for: code) { return failure }
         if progress != nil { reportLastProgress(metrics()) }
-        return proxyAuthenticationFailure(status: handle.long(CURLINFO_RESPONSE_CODE) ?? 0)
+        let failure = proxyAuthenticationFailure(status: handle.long(CURLINFO_RESPONSE_CODE) ?? 0)
+        if let events, failure == nil { events.emit(.responseBodyEnd(bytes: bytesReceived)) }
+        return failure
     }
 
     /// Why the transfer that ended with `code` failed, or `nil` when it did not.

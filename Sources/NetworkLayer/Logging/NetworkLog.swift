@@ -21,10 +21,14 @@ struct NetworkLog: Sendable {
     /// Bodies larger than this are not parsed as JSON for pretty-printing.
     static let prettyPrintLimit = 256 * 1024
     private static let nextID = Atomic<Int>(1)
+    private static let logsCreated = Atomic<Int>(0)
 
     /// How many request logs were ever created: the tests check that a request with logging off
     /// creates none (so it formats nothing).
-    static var created: Int { nextID.load(ordering: .relaxed) - 1 }
+    static var created: Int { logsCreated.load(ordering: .relaxed) }
+
+    /// A request id for a call without a log (its events'), from the log's own sequence.
+    static func takeID() -> Int { nextID.add(1, ordering: .relaxed).oldValue }
 
     let id: Int
     let redactor: Redactor
@@ -45,7 +49,8 @@ struct NetworkLog: Sendable {
 
     init(redactor: Redactor, mocked: Bool, sink: (@Sendable (String) -> Void)?,
          entrySink: (@Sendable (NetworkLogEntry) -> Void)? = nil, operationID: String? = nil) {
-        id = Self.nextID.add(1, ordering: .relaxed).oldValue
+        id = Self.takeID()
+        Self.logsCreated.add(1, ordering: .relaxed)
         self.redactor = redactor
         self.mocked = mocked
         self.sink = sink

@@ -10,7 +10,10 @@ public final class NetworkManager: Sendable {
     /// The manager every request goes through.
     public static let shared = NetworkManager()
 
-    let settings = Protected(Settings())
+    let settings: Protected<Settings>
+
+    /// The subscriptions to this manager's ``CallEvent``s (NetworkManager+Events.swift).
+    let eventHub: CallEventHub
 
     /// The mocks this manager answers from in code, and the requests it answered in mock mode.
     public let mocks = MockRegistry()
@@ -22,7 +25,11 @@ public final class NetworkManager: Sendable {
     let health = OriginHealth()
 
     /// Creates a manager with its own settings. All managers share one libcurl engine and its connections.
-    public init() {}
+    public init() {
+        let settings = Protected(Settings())
+        self.settings = settings
+        eventHub = CallEventHub(settings: settings)
+    }
 
     // MARK: - Performing requests
 
@@ -94,13 +101,18 @@ public final class NetworkManager: Sendable {
         let call = Call(resolved, chain: CallChain(for: resolved, mocks: mocks, health: health))
         var sent: PreparedRequest?
         defer { resolved.progress?.finish?() }
+        let events = resolved.events
+        events?.emit(.callStart, at: call.started)
         do throws(NetworkError) {
             if Task.isCancelled { throw .cancelled(.init(request: resolved.describeUnprepared(), reason: "it was cancelled before it started")) }
-            return try await call.value(parser: parser, sending: &sent)
+            let value = try await call.value(parser: parser, sending: &sent)
+            events?.emit(.callEnd)
+            return value
         } catch {
             let error = sent.map { error.describingRequest($0.redactedDescription).redactingSecrets($0.redactor.secretValues(of: $0)) }
                 ?? error.describingRequest(resolved.describeUnprepared())
             resolved.log?.failure(error, of: sent, resolved: resolved, elapsed: call.started.duration(to: .now))
+            events?.emit(.callFailed(error))
             throw error
         }
     }

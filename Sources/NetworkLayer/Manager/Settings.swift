@@ -44,6 +44,8 @@ struct Settings: Sendable {
         /// The queues of ``maximumRequestsPerOrigin`` and of providers' limits: one per manager,
         /// kept across changes of its settings.
         var originQueues = OriginQueues()
+        /// The manager's event subscriptions while it has one, else `nil` (``CallEventHub``).
+        var eventHub: CallEventHub?
     }
 
     /// Never mutated: a change makes a new one, so a request's copy never sees a later change.

@@ -10,10 +10,16 @@ public protocol RequestMiddleware: Sendable {
 
     /// Whether the middleware takes part in a call about to start, read once per call. Default `true`.
     var isActive: Bool { get }
+
+    /// Whether its observers get the call's ``CallEvent``s (``RequestObserver/receive(_:)``), read
+    /// once per call. Default `false`: a call whose middlewares all say `false`, on a manager
+    /// without event subscriptions, builds no event.
+    var observesCallEvents: Bool { get }
 }
 
 extension RequestMiddleware {
     public var isActive: Bool { true }
+    public var observesCallEvents: Bool { false }
 }
 
 /// The rest of a call after a middleware; call it as a function, once, several times, or not at all.
@@ -54,6 +60,11 @@ public protocol RequestObserver: Sendable {
 
     /// Whether ``willSend(_:)`` is to be called (`false` saves building each request). Default `true`.
     var watchesRequestsOnTheWire: Bool { get }
+
+    /// An event of the call's hops on the wire, from the connection's phases to the body's end,
+    /// when the middleware ``RequestMiddleware/observesCallEvents``. Called on the thread where it
+    /// happens (libcurl's for the connection): it must return at once.
+    func receive(_ event: CallEvent)
 }
 
 extension RequestObserver {
@@ -61,4 +72,5 @@ extension RequestObserver {
     public func willSend(_ request: inout OutgoingRequest) {}
     public func didRedirect(_ redirect: Redirect) {}
     public func willRetry(after outcome: RequestOutcome, attempt: Int, delay: Duration) {}
+    public func receive(_ event: CallEvent) {}
 }

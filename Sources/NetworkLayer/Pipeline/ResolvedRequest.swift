@@ -71,6 +71,8 @@ final class ResolvedRequest: Sendable {
     let mockResponsesDirectory: URL?
     let mockRecordingDirectory: URL?
     let log: NetworkLog?
+    /// Its events, under the log's id; `nil` when nobody listens (``CallEvents``).
+    let events: CallEvents?
     /// How it uses the manager's response cache; `nil` without one, and in mock mode.
     let cache: RequestCaching?
     /// The SigV4 signatures made for its attempts: secrets no header of the request holds, which
@@ -117,7 +119,7 @@ final class ResolvedRequest: Sendable {
          cache: RequestCaching? = nil, bodyCompression: BodyCompression? = nil, reconnectPolicy: ReconnectPolicy? = nil,
          operationID: String? = nil, resumeData: ResumeData? = nil, traffic: RecordedTraffic? = nil,
          webSocket: WebSocketSettings? = nil, originLimit: LimitStep? = nil, circuitBreaker: CircuitBreaker? = nil,
-         hedging: Hedging? = nil) {
+         hedging: Hedging? = nil, events: CallEvents? = nil) {
         self.requestClass = requestClass
         self.provider = provider
         self.location = location
@@ -159,6 +161,7 @@ final class ResolvedRequest: Sendable {
         self.originLimit = originLimit
         self.circuitBreaker = circuitBreaker
         self.hedging = hedging
+        self.events = events
     }
 
     /// The endpoint as written, or the full URL's text: what names the request before its URL exists.
@@ -245,6 +248,12 @@ extension BaseRequest {
             tls: provider.tls,
             table: Settings.Table(request: self, provider: provider, manager: settings.table))
         let streamKind = StreamKind(for: Response.self)
+        let chosen = Self.middlewares(manager: settings.middlewares, provider: provider.middlewares, request: middlewares)
+        let log = NetworkLog(settings: settings, mocked: isMocked, operationID: operationID)
+        var events: CallEvents?
+        if settings.eventHub != nil || (!chosen.isEmpty && chosen.contains(where: \.observesCallEvents)) {
+            events = CallEvents(requestID: log?.id ?? NetworkLog.takeID(), hub: settings.eventHub)
+        }
         return ResolvedRequest(
             requestClass: type(of: self),
             provider: provider,
@@ -266,7 +275,7 @@ extension BaseRequest {
             retryPolicy: retryPolicy ?? provider.retryPolicy,
             redirectPolicy: redirectPolicy ?? provider.redirectPolicy ?? settings.redirectPolicy,
             interceptors: ResolvedRequest.Interceptors(manager: settings.interceptors, provider: provider.interceptors, request: interceptors),
-            middlewares: Self.middlewares(manager: settings.middlewares, provider: provider.middlewares, request: middlewares),
+            middlewares: chosen,
             networkMiddlewares: Self.active(settings.networkMiddlewares),
             options: options,
             expectations: ResponseExpectations(
@@ -286,7 +295,7 @@ extension BaseRequest {
             mockedResponseFilename: mockedResponseFilename,
             mockResponsesDirectory: isMocked ? settings.mockResponsesDirectory : nil,
             mockRecordingDirectory: isMocked ? nil : settings.mockRecordingDirectory,
-            log: NetworkLog(settings: settings, mocked: isMocked, operationID: operationID),
+            log: log,
             cache: isMocked ? nil : settings.responseCacheStore.map { store in
                 RequestCaching(store: store, policy: cachePolicy ?? provider.cachePolicy ?? .useProtocol,
                                storesAuthorizedResponsesOnDisk: provider.cachesAuthorizedResponsesOnDisk,
@@ -305,6 +314,7 @@ extension BaseRequest {
             },
             circuitBreaker: isMocked ? nil : provider.circuitBreaker,
             hedging: hedging.flatMap { isMocked || streamKind != nil || downloadDestination != nil || body != nil
-                || (httpMethod != .get && httpMethod != .head) ? nil : $0 })
+                || (httpMethod != .get && httpMethod != .head) ? nil : $0 },
+            events: events)
     }
 }

@@ -19,6 +19,7 @@ extension ResolvedRequest {
             middlewares: middlewares, networkMiddlewares: networkMiddlewares, options: options, expectations: expectations, validator: validator, streamKind: streamKind,
             downloadDestination: downloadDestination, resumesDownloads: resumesDownloads, progress: nil, isMocked: isMocked,
             mockedResponseFilename: mockedResponseFilename, mockResponsesDirectory: mockResponsesDirectory,
-            mockRecordingDirectory: mockRecordingDirectory, log: log, cache: cache, bodyCompression: bodyCompression, reconnectPolicy: reconnectPolicy)
+            mockRecordingDirectory: mockRecordingDirectory, log: log, cache: cache, bodyCompression: bodyCompression, reconnectPolicy: reconnectPolicy,
+            events: events)
     }
 }

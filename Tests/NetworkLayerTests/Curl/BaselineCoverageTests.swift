@@ -21,7 +21,7 @@ struct BaselineCoverageTests {
     @Test("Every stored field of TransferOptions is compared by the baseline, or is set per transfer")
     func everyFieldIsDecided() {
         let options = TransferOptions()
-        let baseline = CurlTransfer.Baseline(options, isHTTPS: false, streams: false, clientIdentity: 0)
+        let baseline = CurlTransfer.Baseline(options, isHTTPS: false, streams: false, events: false, clientIdentity: 0)
         let optionFields = Mirror(reflecting: options).children.compactMap(\.label)
         let baselineFields = Set(Mirror(reflecting: baseline).children.compactMap(\.label))
         #expect(optionFields.count >= 11, "Mirror found \(optionFields.count) fields: the check would check nothing")
@@ -40,11 +40,12 @@ struct BaselineCoverageTests {
     @Test("A baseline matches the options it was made from, and no longer when any compared field differs")
     func matchesComparesEveryHeldField() throws {
         let options = TransferOptions()
-        let baseline = CurlTransfer.Baseline(options, isHTTPS: true, streams: false, clientIdentity: 0)
-        #expect(baseline.matches(options, isHTTPS: true, streams: false, clientIdentity: 0))
-        #expect(!baseline.matches(options, isHTTPS: false, streams: false, clientIdentity: 0))
-        #expect(!baseline.matches(options, isHTTPS: true, streams: false, clientIdentity: 7))
-        #expect(!baseline.matches(options, isHTTPS: true, streams: true, clientIdentity: 0), "a stream kept a plain GET's options")
+        let baseline = CurlTransfer.Baseline(options, isHTTPS: true, streams: false, events: false, clientIdentity: 0)
+        #expect(baseline.matches(options, isHTTPS: true, streams: false, events: false, clientIdentity: 0))
+        #expect(!baseline.matches(options, isHTTPS: false, streams: false, events: false, clientIdentity: 0))
+        #expect(!baseline.matches(options, isHTTPS: true, streams: false, events: false, clientIdentity: 7))
+        #expect(!baseline.matches(options, isHTTPS: true, streams: true, events: false, clientIdentity: 0), "a stream kept a plain GET's options")
+        #expect(!baseline.matches(options, isHTTPS: true, streams: false, events: true, clientIdentity: 0), "a call's events kept a plain GET's options")
         let different: [String: TransferOptions] = [
             "customCABundle": TransferOptions(customCABundle: URL(fileURLWithPath: "/tmp/ca.pem")),
             "connectTimeout": TransferOptions(connectTimeout: 3),
@@ -56,7 +57,7 @@ struct BaselineCoverageTests {
             "table": TransferOptions(table: Settings.Table(httpVersion: .http1_1)),
         ]
         for (field, options) in different {
-            #expect(!baseline.matches(options, isHTTPS: true, streams: false, clientIdentity: 0), "a different \(field) still matched")
+            #expect(!baseline.matches(options, isHTTPS: true, streams: false, events: false, clientIdentity: 0), "a different \(field) still matched")
         }
         // The table is compared whole: a change to any of its settings, the last one included.
         let tables = [Settings.Table(keepAlive: nil), Settings.Table(proxy: .none), Settings.Table(ipFamily: .ipv6Only),
@@ -64,7 +65,7 @@ struct BaselineCoverageTests {
                       Settings.Table(networkInterface: "lo"), Settings.Table(dnsOverHTTPS: URL(string: "https://127.0.0.1/dns-query")),
                       Settings.Table(resolve: [ResolveEntry(host: "a.test", port: 80, addresses: ["127.0.0.1"])])]
         for table in tables {
-            #expect(!baseline.matches(TransferOptions(table: table), isHTTPS: true, streams: false, clientIdentity: 0), "\(table) still matched")
+            #expect(!baseline.matches(TransferOptions(table: table), isHTTPS: true, streams: false, events: false, clientIdentity: 0), "\(table) still matched")
         }
         let compared = Set(different.keys).union(["clientCertificate"])
         let held = Set(Mirror(reflecting: TransferOptions()).children.compactMap(\.label)).subtracting(Self.perTransfer.keys)

@@ -123,7 +123,7 @@ struct TracingMiddlewareTests {
             #expect(tracer.finishedSpans.count == 1)
             let span = try #require(tracer.finishedSpans.first)
             #expect(span.int("http.request.resend_count") == 1)
-            #expect(span.events.map(\.name) == ["retry"])
+            #expect(span.events.map(\.name).filter { $0 == "retry" || $0 == "redirect" } == ["retry"])
             #expect(wire.values.count == 2)
             #expect(wire.values.allSatisfy { $0[InMemoryTracer.spanIDKey] == span.spanID })
         }
@@ -135,10 +135,32 @@ struct TracingMiddlewareTests {
         let tracer = InMemoryTracer()
         let echo = try await tracedManager(tracer).perform(TestRequest<Echo>(server.provider(), "/redirect/1"))
         let span = try #require(tracer.finishedSpans.first)
-        #expect(span.events.map(\.name) == ["redirect", "redirect"])
+        #expect(span.events.map(\.name).filter { $0 == "retry" || $0 == "redirect" } == ["redirect", "redirect"])
         #expect(span.int("http.request.resend_count") == 2)
         #expect(echo.header(InMemoryTracer.spanIDKey) == span.spanID)
         #expect(tracer.performedContextInjections.count == 3)
+    }
+
+    @Test("The span has the call's connection events in order, at non-decreasing times; the next call's says its connection was reused")
+    func connectionEvents() async throws {
+        try await withTestServer { server in
+            let tracer = InMemoryTracer()
+            let net = tracedManager(tracer)
+            _ = try await net.perform(TestRequest<Echo>(server.provider(), "/echo"))
+            _ = try await net.perform(TestRequest<Echo>(server.provider(), "/echo"))
+            #expect(net.settings.withLock { $0.eventHub } == nil)  // the span's own events: no manager subscription
+            let spans = tracer.finishedSpans
+            try #require(spans.count == 2)
+            #expect(spans[0].events.map(\.name) == ["dnsStart", "dnsEnd", "connectStart", "connectEnd", "connectionAcquired",
+                                                     "requestHeadersSent", "responseHeadersReceived", "responseBodyEnd"])
+            let times = spans[0].events.map(\.nanosecondsSinceEpoch)
+            #expect(times == times.sorted())
+            #expect(spans[0].startInstant.nanosecondsSinceEpoch <= times[0] + 1_000_000)  // within the two clocks' readings
+            let acquired = spans.map { $0.events.first { $0.name == "connectionAcquired" }?.attributes["network.connection.reused"] }
+            #expect(acquired.map { $0?.toSpanAttribute() } == [.bool(false), .bool(true)])
+            let received = spans[0].events.first { $0.name == "responseHeadersReceived" }
+            #expect(received?.attributes["http.response.status_code"]?.toSpanAttribute() == .int64(200))
+        }
     }
 
     @Test("A stream's span ends with the stream's body, not its head")
