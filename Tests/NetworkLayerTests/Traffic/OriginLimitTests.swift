@@ -51,6 +51,30 @@ struct OriginLimitTests {
         }
     }
 
+    @Test("A hop that waits for a place reports queued, at the time it asked, before its connection's events; one that does not wait reports none")
+    func queuedEvent() async throws {
+        try await withConcurrencyServer { server in
+            let net = makeManager()
+            net.maximumRequestsPerOrigin = 1
+            let collector = EventCollector()
+            let subscription = net.addEventHandler { collector.append($0) }
+            defer { subscription.cancel() }
+            let provider = server.provider()
+            async let blocker: Answer = net.perform(TestRequest<Answer>(provider, "/hold?ms=300", timeout: TestTimeout.seconds(30)))
+            await waitUntil { net.trafficState(for: provider)?.inFlight == 1 }
+            _ = try await net.perform(TestRequest<Answer>(provider, "/hold?ms=1", timeout: TestTimeout.seconds(30)))
+            _ = try await blocker
+            let ends = await collector.waitForEnds(2)
+            #expect(ends.count == 2)
+            let names = ends.map { id in collector.of(id).map(\.kind.name) }
+            #expect(names.filter { $0.contains("queued") }.count == 1, "\(names)")
+            let waited = collector.of(ends.first { id in collector.of(id).contains { $0.kind.name == "queued" } } ?? -1)
+            let kinds = waited.map(\.kind.name)
+            #expect(kinds.first == "callStart" && kinds.dropFirst().first == "queued", "\(kinds)")
+            #expect(zip(waited, waited.dropFirst()).allSatisfy { $0.time <= $1.time }, "times out of order: \(kinds)")
+        }
+    }
+
     @Test("With a limit of 1, queued high-priority requests go before low ones queued earlier; FIFO within a priority")
     func priorities() async throws {
         try await withConcurrencyServer { server in
