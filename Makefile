@@ -158,10 +158,12 @@ asan: deps
 test-poll: deps
 	@scripts/test-poll.sh
 
-## stress: soak, cancellation storm, circuit breaker, hedged reads, valgrind leak check, thread and address sanitizers; prints a summary table
+## stress: soak, cancellation storm, per-origin queue, adaptive limit, circuit breaker, hedged reads, valgrind leak check,
+##         thread and address sanitizers; prints a summary table. MODE=traffic: only the queue, the limit, the breaker, hedging
+MODE ?= all
 stress:
 	@scripts/deps.sh stress
-	@scripts/stress.sh
+	@scripts/stress.sh $(MODE)
 
 clean:
 	rm -rf .build .build-demo .build-examples .build-fuzz .build-release-probe .build-conformance .build-instructions .build-poll

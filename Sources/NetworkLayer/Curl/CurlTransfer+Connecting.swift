@@ -30,8 +30,9 @@ extension CurlTransfer {
 
 extension CurlCommand {
     /// `-4` or `-6`, `--happy-eyeballs-timeout-ms`, `--interface`, `--doh-url` and `--resolve` (curl
-    /// has no flag for the DNS cache's timeout: a command resolves once).
-    static func connectingArguments(_ connecting: Settings.Table) -> [String] {
+    /// has no flag for the DNS cache's timeout: a command resolves once). Redacting, a resolver's
+    /// path other than `/dns-query` and its query are hidden: services put account tokens there.
+    static func connectingArguments(_ connecting: Settings.Table, redactingSecrets: Bool) -> [String] {
         guard !connecting.connectsByDefault else { return [] }
         var parts: [String] = []
         switch connecting.ipFamily {
@@ -41,8 +42,18 @@ extension CurlCommand {
         }
         if let milliseconds = connecting.happyEyeballsMilliseconds { parts += ["--happy-eyeballs-timeout-ms", String(milliseconds)] }
         if let name = connecting.networkInterface { parts += ["--interface", quote(name)] }
-        if let resolver = connecting.dnsOverHTTPS { parts += ["--doh-url", quote(resolver.absoluteString)] }
+        if let resolver = connecting.dnsOverHTTPS { parts += ["--doh-url", quote(redactingSecrets ? shown(resolver) : resolver.absoluteString)] }
         for line in connecting.resolveLines { parts += ["--resolve", quote(line)] }
         return parts
+    }
+
+    /// The resolver's origin, then its path only when it is the standard one.
+    private static func shown(_ resolver: URL) -> String {
+        guard let components = URLComponents(url: resolver, resolvingAgainstBaseURL: false),
+              components.percentEncodedPath == "/dns-query" || components.percentEncodedPath.isEmpty,
+              components.percentEncodedQuery == nil else {
+            return CurlErrorMapping.origin(of: resolver) + "/" + Redactor.placeholder
+        }
+        return resolver.absoluteString
     }
 }

@@ -64,7 +64,7 @@ enum CurlCommand {
         if let milliseconds = plan.connectTimeoutMilliseconds { parts += ["--connect-timeout", (Double(milliseconds) / 1000).compactText] }
         if let seconds = plan.idleSeconds { parts += ["--speed-limit", "1", "--speed-time", String(seconds)] }
         for entry in plan.options.hostOverrides?.entries ?? [] { parts += ["--connect-to", quote(entry.line)] }
-        parts += connectingArguments(plan.options.table)
+        parts += connectingArguments(plan.options.table, redactingSecrets: redactingSecrets)
         if let seconds = plan.streamSilenceSeconds {
             // A stream's timeout bounds a silence: less than 1 byte per second for that many seconds.
             parts += ["--speed-limit", "1", "--speed-time", String(seconds)]

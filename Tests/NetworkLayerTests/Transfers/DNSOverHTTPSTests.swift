@@ -43,6 +43,22 @@ struct DNSOverHTTPSTests {
         }
     }
 
+    @Test("Copy-as-curl and the log hide a resolver's path and query (an account's token) unless it is /dns-query; unredacted, the command keeps them")
+    func resolverTokenRedacted() async throws {
+        let token = "tok3n-7f2a9c"
+        let log = LogCollector()
+        let net = makeManager(log: log)
+        // Port 9 (discard) on loopback refuses at once: the lookup fails without waiting.
+        let provider = DoHProvider(port: 9, dnsOverHTTPS: URL(string: "https://127.0.0.1:9/\(token)?client=\(token)"))
+        let command = try await net.curlCommand(for: TestRequest<Echo>(provider, "/echo"))
+        #expect(command.contains("--doh-url 'https://127.0.0.1:9/<redacted>'"), "\(command)")
+        #expect(!command.contains(token), "\(command)")
+        let plain = try await net.curlCommand(for: TestRequest<Echo>(provider, "/echo"), redactingSecrets: false)
+        #expect(plain.contains("--doh-url 'https://127.0.0.1:9/\(token)?client=\(token)'"), "\(plain)")
+        _ = await FaultOutcome { () throws(NetworkError) in try await net.perform(TestRequest<Echo>(provider, "/echo", timeout: 2)) }
+        #expect(!log.text.isEmpty && !log.text.contains(token), "\(log.text)")
+    }
+
     @Test("A provider's resolver is used in place of the manager's, and a provider without one uses the manager's")
     func providersResolverWins() async throws {
         let server = try await TestServer.shared()
