@@ -35,9 +35,10 @@ struct BreakerStep: CallStep {
 extension NetworkError {
     static func circuitOpen(_ request: PreparedRequest, origin: Origin, until: Date) -> NetworkError {
         let left = max(until.timeIntervalSinceNow, 0)
+        // Half-open, the probes decide when the rest may go: there is no time to give.
+        let when = left > 0 ? "it lets a request through in \(left.compactText) s" : "its probes are trying the server; try again shortly"
         var context = Context(request: request.redactedDescription,
-                              reason: "the circuit breaker for \(origin) is open after its server kept failing; "
-                                  + "it lets a request through in \(left.compactText) s")
+                              reason: "the circuit breaker for \(origin) is open after its server kept failing; \(when)")
         context.circuitOpenUntil = until
         return .circuitOpen(context)
     }
