@@ -51,6 +51,20 @@ struct OriginLimitTests {
         }
     }
 
+    @Test("A hedge takes a place under the limit like any hop: with a limit of 1 the copy waits in the queue, and the server never has 2 in flight")
+    func hedgesCountAgainstTheLimit() async throws {
+        try await withConcurrencyServer { server in
+            let net = makeManager()
+            net.maximumRequestsPerOrigin = 1
+            let request = TestRequest<Answer>(server.provider(), "/hold?ms=400", timeout: TestTimeout.seconds(30))
+            request.hedging = .after(.duration(.milliseconds(50)))
+            _ = try await net.perform(request)
+            let stats = try await server.stats()
+            #expect(stats.peak == 1, "\(stats.peak) requests were in flight at once")
+            #expect(stats.requests == 1, "the copy, cancelled while it waited, never reached the server: \(stats.requests)")
+        }
+    }
+
     @Test("A hop that waits for a place reports queued, at the time it asked, before its connection's events; one that does not wait reports none")
     func queuedEvent() async throws {
         try await withConcurrencyServer { server in
