@@ -3,7 +3,7 @@ internal import CNetworkLayerCurl
 /// libcurl's process-wide initialisation, done once, before NetworkLayer's first handle of any kind.
 ///
 /// What must stay true: every way into libcurl that can initialise it (an easy handle, a share,
-/// the engine's multi handle) calls ``initialise()`` first. libcurl takes its allocation functions
+/// the engine's multi handle, a parsed URL) calls ``initialise()`` first. libcurl takes its allocation functions
 /// only from the call that initialises it, and `curl_easy_init` initialises it, with the C
 /// library's, when nothing did before: a cookie store or a WebSocket created before the first
 /// request would otherwise leave the engine without the receive-buffer cache (buffer_cache.c)

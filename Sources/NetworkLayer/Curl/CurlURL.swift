@@ -13,8 +13,11 @@ final class CurlURL {
     /// Any scheme is accepted here (`file:`, `ftp:`), so that the caller can say which it
     /// refuses; only the parsing is libcurl's.
     init?(_ text: String, relativeTo base: String? = nil) {
-        // A C string ends at NUL: libcurl would read only the part before it.
-        guard !text.utf8.contains(0), !(base?.utf8.contains(0) ?? false), let handle = curl_url() else { return nil }
+        // A C string ends at NUL: libcurl would read only the part before it. libcurl allocates
+        // the handle with the functions its initialisation installs: it must come first (a step
+        // before the wire parses an origin before the process's first transfer).
+        guard !text.utf8.contains(0), !(base?.utf8.contains(0) ?? false), (try? CurlGlobal.initialise()) != nil,
+              let handle = curl_url() else { return nil }
         let flags = UInt32(CURLU_NON_SUPPORT_SCHEME)
         guard base.map({ curl_url_set(handle, CURLUPART_URL, $0, flags) == CURLUE_OK }) ?? true,
               curl_url_set(handle, CURLUPART_URL, text, flags) == CURLUE_OK
