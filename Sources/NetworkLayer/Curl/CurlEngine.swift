@@ -539,8 +539,8 @@ final class CurlEngine: @unchecked Sendable {
             // before the reader can see its end, or its head if that came in this round too: a
             // reader then takes such a body whole at once (``ByteStream/takeArrivedBody()``). A
             // stream that ends before its headers were complete delivers what it has.
+            let head = transfer.takeHead()  // read from the handle before detaching can reset it
             detachCache(from: transfer)
-            let head = transfer.takeHead()
             recycle(transfer.handle, after: transfer)
             stream.finish(nil)
             head?()
@@ -596,6 +596,10 @@ final class CurlEngine: @unchecked Sendable {
     }
 
     private func detachCache(from transfer: CurlTransfer) {
+        // A transfer removed before its DNS over HTTPS lookups ended leaves them in the multi
+        // handle, holding its share (libcurl 7.88's probes inherit it): a share released then
+        // cannot be cleaned up and leaks with its connections. A reset ends the lookups.
+        let looksUp = transfer.options.table.dnsOverHTTPS != nil
         if let share = transfer.cookieShare {
             if idleSeconds != nil { pruner.detached(share) }
             if let file = transfer.options.cookieJar?.file {
@@ -603,12 +607,14 @@ final class CurlEngine: @unchecked Sendable {
                 try? CookieJar.flush(transfer.handle, to: file)
             }
             try? transfer.handle.set(CURLOPT_SHARE, pointer: nil)
+            if looksUp { transfer.handle.reset() }
             transfer.cookieShare = nil
             return
         }
         guard let key = transfer.cacheKey, let index = caches.firstIndex(where: { $0.key == key }) else { return }
         transfer.cacheKey = nil
         try? transfer.handle.set(CURLOPT_SHARE, pointer: nil)
+        if looksUp { transfer.handle.reset() }
         if idleSeconds != nil { pruner.detached(caches[index].cache) }
         caches[index].users -= 1
         if caches[index].users == 0 && !isCurrent(key) { caches.remove(at: index) }
