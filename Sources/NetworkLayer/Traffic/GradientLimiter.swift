@@ -23,10 +23,14 @@ struct GradientLimiter: Sendable, Equatable {
     static let drift = 0.0001
 
     init(minimum: Int, maximum: Int, initial: Int) {
-        self.minimum = Double(max(1, minimum))
-        self.maximum = Double(max(max(1, minimum), maximum))
+        // Bounded where a Double still holds every whole number, so that `limit` converts back.
+        self.minimum = min(Double(max(1, minimum)), Self.ceiling)
+        self.maximum = min(Double(max(max(1, minimum), maximum)), Self.ceiling)
         estimate = min(self.maximum, max(self.minimum, Double(initial)))
     }
+
+    /// 2⁵²: a caller's `Int.max` as Double is 2⁶³, which no `Int` holds.
+    static let ceiling = 4_503_599_627_370_496.0
 
     /// The limit as a count of requests.
     var limit: Int { Int(estimate) }

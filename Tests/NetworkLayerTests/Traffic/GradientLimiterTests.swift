@@ -6,6 +6,18 @@ import TestScheduling
 /// The adaptive limit's arithmetic, on made-up latencies: no server, no clock.
 @Suite("Gradient limiter", .sharing)
 struct GradientLimiterTests {
+    @Test("Bounds of Int.max, and a latency of zero or of years, give a whole limit instead of a trap")
+    func extremeBoundsDoNotTrap() {
+        var limiter = GradientLimiter(minimum: .max, maximum: .max, initial: .max)
+        #expect(limiter.limit > 1_000_000)
+        limiter.sample(latency: .zero, inFlight: .max)
+        limiter.sample(latency: .seconds(Int64.max), inFlight: 0)
+        #expect(limiter.limit > 1_000_000)
+        var wide = GradientLimiter(minimum: 1, maximum: .max, initial: .max)
+        for _ in 0..<50 { wide.sample(latency: .seconds(60), inFlight: wide.limit) }
+        #expect(wide.limit >= 1)
+    }
+
     @Test("A steady latency with the limit in use raises the limit to its maximum, never past it")
     func steadyRisesToMaximum() {
         var limiter = GradientLimiter(minimum: 1, maximum: 50, initial: 10)
