@@ -131,13 +131,17 @@ final class JSONShape {
             }
         }
 
-        /// After a member or element: `true` at the closing byte, `false` after a comma.
+        /// After a member or element: `true` at the closing byte, `false` after a comma. One comma
+        /// before the closing byte is read as the end: Foundation's JSONDecoder, which decodes the
+        /// mock, reads `[1,]` and `{"a":1,}`, so the drift check must too.
         mutating func endOfList(_ closing: UInt8) throws(Failure) -> Bool {
             skipSpace()
             guard index < bytes.count else { throw invalid("the body ends inside an object or array") }
             if bytes[index] == closing { index += 1; return true }
             guard bytes[index] == UInt8(ascii: ",") else { throw invalid("',' was expected") }
             index += 1
+            skipSpace()
+            if index < bytes.count, bytes[index] == closing { index += 1; return true }
             return false
         }
 

@@ -16,6 +16,18 @@ struct DriftReportFindingsTests {
         try FuzzTargets.named("drift-report")?.check(FuzzInputs.regression("drift-report", "nul-after-a-number"))
     }
 
+    @Test("A trailing comma before ']' or '}' is read as Foundation's JSONDecoder reads it; two commas, or a comma alone, are not JSON")
+    func trailingComma() throws {
+        for (body, kinds) in [("[[[1]],]", JSONShape.Kinds.array), ("{\"a\": 1 , }", .object), ("[1,\n]", .array)] {
+            guard case .success(let shape) = JSONShape.read(Data(body.utf8)) else { Issue.record("\(body) was refused"); continue }
+            #expect(shape.kinds == kinds, "\(body)")
+        }
+        for body in ["[1,,]", "[,]", "{,}", "[1,"] {
+            guard case .failure = JSONShape.read(Data(body.utf8)) else { Issue.record("\(body) was read as a shape"); continue }
+        }
+        try FuzzTargets.named("drift-report")?.check(FuzzInputs.regression("drift-report", "trailing-comma-in-an-array"))
+    }
+
     @Test("A shape 64 levels deep is read; 65 levels is refused, naming where")
     func depthLimit() throws {
         let deep = { (levels: Int) in Data((String(repeating: "[", count: levels) + String(repeating: "]", count: levels)).utf8) }
