@@ -67,7 +67,8 @@ def generated(entries):
     out += ["    }\n}\n\n",
             "extension Settings.Table {\n",
             "    /// Each setting from the first level that has it: the request, the provider, the manager.\n",
-            "    init<Response>(request: BaseRequest<Response>, provider: any ServiceProvider, manager: Settings.Table) {\n"]
+            "    init<Response, Provider: ServiceProvider>(request: BaseRequest<Response>, provider: Provider,\n"
+            "                                            manager: Settings.Table) {\n"]
     for entry in entries:
         name = entry["name"]
         chain = " ?? ".join(f"{level}.{name}" for level in LEVELS if level in entry["levels"])

@@ -23,7 +23,8 @@ extension Settings {
 
 extension Settings.Table {
     /// Each setting from the first level that has it: the request, the provider, the manager.
-    init<Response>(request: BaseRequest<Response>, provider: any ServiceProvider, manager: Settings.Table) {
+    init<Response, Provider: ServiceProvider>(request: BaseRequest<Response>, provider: Provider,
+                                            manager: Settings.Table) {
         httpVersion = provider.httpVersion ?? manager.httpVersion
         keepAlive = provider.keepAlive ?? manager.keepAlive
         proxy = provider.proxy ?? manager.proxy

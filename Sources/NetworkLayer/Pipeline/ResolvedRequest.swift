@@ -238,6 +238,15 @@ extension BaseRequest {
     final func resolved(with settings: Settings = Settings(), resumingFrom resumeData: ResumeData? = nil,
                         sentTo otherProvider: (any ServiceProvider)? = nil) -> ResolvedRequest {
         let provider = otherProvider ?? serviceProvider  // read once: each read of the property is a checked access and a copy
+        return resolved(with: settings, resumingFrom: resumeData, provider: provider, opened: provider)
+    }
+
+    /// ``resolved(with:resumingFrom:sentTo:)`` with the provider's existential opened once (`opened`):
+    /// its values are read through its witness table directly, not projected out of the box at each read.
+    /// `provider` is the same value, boxed as the resolved request keeps it (boxing `opened` again could allocate).
+    private final func resolved<Provider: ServiceProvider>(with settings: Settings, resumingFrom resumeData: ResumeData?,
+                                                           provider boxed: any ServiceProvider,
+                                                           opened provider: Provider) -> ResolvedRequest {
         let isMocked = provider.areMocksEnabled ?? settings.areMocksEnabled
         let timeouts = provider.timeouts
         let options = settings.transferOptions(
@@ -256,7 +265,7 @@ extension BaseRequest {
         }
         return ResolvedRequest(
             requestClass: type(of: self),
-            provider: provider,
+            provider: boxed,
             location: ResolvedRequest.Location(scheme: provider.httpScheme, host: provider.host, port: provider.portNumber,
                                                basePath: provider.basePath),
             method: httpMethod,
@@ -281,7 +290,7 @@ extension BaseRequest {
             expectations: ResponseExpectations(
                 // A WebSocket's handshake succeeds with 101 only (RFC 6455 §4.1).
                 acceptableStatuses: streamKind == .webSocket ? StatusCodes(101..<102)
-                    : StatusCodes.resolved(request: acceptableStatuses, requestRange: acceptableStatusCodes, provider: provider),
+                    : StatusCodes.resolved(request: acceptableStatuses, requestRange: acceptableStatusCodes, provider: boxed),
                 decoder: jsonDecoder ?? provider.jsonDecoder,
                 keyPath: keyPath,
                 errorBodyType: errorBodyType ?? provider.errorBodyType,
