@@ -102,8 +102,14 @@ struct ResponseHeaderBlock {
         fieldStart = bytes.count
         bytes.append(contentsOf: kept)
         bytes.append(UInt8(ascii: "\n"))
-        if Self.isEncodingLine(kept) { isContentEncoded = true }
-        guard let length = Self.contentLength(kept) else { return .accepted }
+        // Both names start with "content-" and are longer than 15 bytes with their colon; the byte
+        // after the dash tells them apart, so other lines skip both checks.
+        guard kept.count > Self.contentLengthName.utf8CodeUnitCount, Self.startsWithContentDash(kept) else { return .accepted }
+        if kept[8] | 0x20 == UInt8(ascii: "e") {
+            if Self.isEncodingLine(kept) { isContentEncoded = true }
+            return .accepted
+        }
+        guard kept[8] | 0x20 == UInt8(ascii: "l"), let length = Self.contentLength(kept) else { return .accepted }
         // RFC 9112 section 6.3: differing Content-Length values make the framing unknowable.
         if let announced = announcedLength, announced != length {
             return .malformed("it carries two different Content-Length headers (\(announced) and \(length))")
@@ -205,6 +211,15 @@ struct ResponseHeaderBlock {
             guard lowered == expected[index] else { return false }
         }
         return true
+    }
+
+    /// Whether `line` starts with "content-", the letters in any case: one 8-byte comparison with the
+    /// case bit (0x20) set on the letters' bytes, which is exact because `byte | 0x20` equals a
+    /// lowercase letter only when the byte is that letter in either case; the dash is compared as is.
+    private static func startsWithContentDash(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard line.count >= 8, let base = line.baseAddress else { return false }
+        let word = UnsafeRawPointer(base).loadUnaligned(as: UInt64.self)
+        return word | UInt64(littleEndian: 0x0020_2020_2020_2020) == UInt64(littleEndian: 0x2D74_6E65_746E_6F63)
     }
 
     private static let contentEncodingName: StaticString = "content-encoding:"
