@@ -21,6 +21,12 @@ What it does, in order:
 Options: --pairs N (scenario 2), --no-build, --record [--reason TEXT] (write this measurement as the budget),
 --profile FILE (scenario 2's median pair by library and by function, per request, then callgrind_annotate's
 own output), --keep (the temporary directory: fixtures, nginx's log, the callgrind files).
+
+--steps [NAME ...] (default: every name bench-networklayer's `--step` accepts) measures, instead of the
+table and the budget, scenarios 1 and 2 (the median of --pairs pairs) with no step on and then with each
+built-in step on alone, and prints each one's instructions per request, its difference from none and its
+ratio to the C client (issue 49: every step says its cost when on). Hedges reach nginx as requests of
+their own: they are counted there and shown; the figure includes them.
 """
 
 import argparse
@@ -85,6 +91,7 @@ def stripped(binaries: dict, work: Path) -> dict:
 class Count:
     instructions: int
     out: Path          # the callgrind file
+    extra: int = 0     # requests nginx served beyond those asked for (hedges, with --step hedging)
 
 
 class Runner:
@@ -94,9 +101,9 @@ class Runner:
         self.seconds = 0.0     # under callgrind, in all
 
     def count(self, client: str, requests: int, concurrency: int = 1, events: bool = False,
-              borrowed: bool = False) -> Count:
-        """One run of `client` under callgrind (with `borrowed`, its events read as views); exits when a
-        response failed its check."""
+              borrowed: bool = False, steps: tuple = ()) -> Count:
+        """One run of `client` under callgrind (with `borrowed`, its events read as views; with `steps`,
+        those of bench-networklayer's `--step`s on); exits when a response failed its check."""
         self.runs += 1
         out = self.work / f"callgrind-{self.runs:02d}-{client}-{'events' if events else f'{requests}x{concurrency}'}.out"
         command = [str(self.binaries[client]), "--requests", str(requests), "--concurrency", str(concurrency)]
@@ -106,6 +113,8 @@ class Runner:
                         "--expect-data", str(self.fixtures.event_data_bytes)] + (["--borrowed"] if borrowed else [])
         else:
             command += ["--url", self.nginx.url("/small.json"), "--expect-bytes", str(self.fixtures.sizes["small"])]
+        for step in steps:
+            command += ["--step", step]
         served_before = self.nginx.counters()[1]
         # In this process's session, not one of its own (as run.py's runs): CI stops the session while a
         # test that measures runs (NETWORKLAYER_PAUSE_WHILE_MEASURING), the client with it.
@@ -121,13 +130,15 @@ class Runner:
         line = next((l for l in output.splitlines() if l.startswith("{")), None)
         result = json.loads(line) if line else {}
         total = re.search(r"^totals: (\d+)$", out.read_text(), re.MULTILINE) if out.exists() else None
-        if status != 0 or result.get("ok") != requests or served != requests or not total:
+        hedged = "hedging" in steps and served > requests      # a hedge is a request nginx serves
+        if status != 0 or result.get("ok") != requests or (served != requests and not hedged) or not total:
             sys.exit(f"{' '.join(command)} under callgrind: exit {status}, {result.get('ok', 0)} of {requests} "
                      f"requests ok, nginx served {served}\n" + "\n".join(errors.strip().splitlines()[-8:]))
         what = f"100,000 events{' (views)' * borrowed}" if events else f"{requests:,} request{'s' * (requests != 1)}, {concurrency} in flight"
         log(f"  {client:<13} {what:<30}"
-            f" {int(total.group(1)):>15,} instructions")
-        return Count(int(total.group(1)), out)
+            f" {int(total.group(1)):>15,} instructions" + "".join(f" --step {step}" for step in steps)
+            + (f", {served - requests} hedge(s) served" if hedged else ""))
+        return Count(int(total.group(1)), out, served - requests)
 
 
 @dataclass
@@ -137,9 +148,9 @@ class Pair:
     per: float         # instructions per request (or per event)
 
 
-def per_request(runner: Runner, client: str, concurrency: int) -> Pair:
-    small = runner.count(client, SMALL, concurrency)
-    large = runner.count(client, LARGE, concurrency)
+def per_request(runner: Runner, client: str, concurrency: int, steps: tuple = ()) -> Pair:
+    small = runner.count(client, SMALL, concurrency, steps=steps)
+    large = runner.count(client, LARGE, concurrency, steps=steps)
     return Pair(small, large, (large.instructions - small.instructions) / (LARGE - SMALL))
 
 
@@ -338,6 +349,46 @@ def profile(pair: Pair, c_pair: Pair, path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# Each built-in step's cost when on (--steps)
+
+
+STEP_NAMES = ["limit", "adaptive", "breaker", "hedging", "events", "middleware", "network-middleware", "retry",
+              "log", "log-entries", "sigv4"]     # Options.stepNames in Benchmarks/Sources/BenchSupport/Options.swift
+
+
+def measure_steps(runner: Runner, names: list, pairs: int) -> None:
+    """Scenarios 1 and 2 with no step on, then with each of `names` on alone; prints the table."""
+    log("the C client, scenarios 1 and 2")
+    c1 = per_request(runner, "curl", 1).per
+    c2 = median_pair([per_request(runner, "curl", 32) for _ in range(pairs)]).per
+    measured = {}
+    for name in [None] + names:
+        steps = (name,) if name else ()
+        log(f"{'no step' if name is None else f'--step {name}'}: scenario 1, then scenario 2 ({pairs} pair(s))")
+        one = per_request(runner, "networklayer", 1, steps)
+        two = [per_request(runner, "networklayer", 32, steps) for _ in range(pairs)]
+        hedges = sum(p.small.extra + p.large.extra for p in [one] + two)
+        measured[name] = (one.per, median_pair(two).per, hedges, (SMALL + LARGE) * (1 + pairs))
+    off1, off2, _, _ = measured[None]
+    print()
+    print(f"Each built-in step on alone, instructions per request counted by callgrind, at {commit()} "
+          f"({datetime.date.today()}); scenario 2 the median of {pairs} pair(s):")
+    print()
+    print("| step | 1. sequential | Δ off | × C | 2. 32 concurrent | Δ off | × C |")
+    print("|---|--:|--:|--:|--:|--:|--:|")
+    for name, (one, two, hedges, requests) in measured.items():
+        title = "none (off)" if name is None else f"`{name}`"
+        if hedges:
+            title += f" ({hedges:,} hedges in {requests:,} requests)"
+        delta = lambda value, off: "" if name is None else f"{value - off:+,.0f}"
+        print(f"| {title} | {one:,.0f} | {delta(one, off1)} | {one / c1:.2f}× | {two:,.0f} | {delta(two, off2)} | "
+              f"{two / c2:.2f}× |")
+    print(f"| C libcurl-multi | {c1:,.0f} | | | {c2:,.0f} | | |")
+    print()
+    print(f"{runner.runs} runs under callgrind, {runner.seconds:.0f} s in all")
+
+
+# ---------------------------------------------------------------------------------------------
 # The budget
 
 
@@ -402,9 +453,14 @@ def main() -> int:
     parser.add_argument("--reason", default="", help="with --record: why the budget moves (needed to raise it)")
     parser.add_argument("--profile", metavar="FILE", help="write scenario 2's profile per request to FILE")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    parser.add_argument("--steps", nargs="*", metavar="NAME", choices=STEP_NAMES,
+                        help="instead of the budget check: scenarios 1 and 2 with each built-in step on "
+                             f"(default all: {' '.join(STEP_NAMES)})")
     args = parser.parse_args()
     if args.pairs < 1:
         parser.error("--pairs is at least 1")
+    if args.steps is not None and (args.record or args.profile):
+        parser.error("--steps measures no budget and writes no profile")
     for tool in ("valgrind", "nginx", "objcopy", "callgrind_annotate"):
         if not shutil.which(tool):
             sys.exit(f"{tool} is missing: `scripts/deps.sh instructions` installs it")
@@ -424,6 +480,9 @@ def main() -> int:
         nginx = bench.Nginx(work, work / "www")
         nginx.start()
         runner = Runner(binaries, nginx, fixtures, work)
+        if args.steps is not None:
+            measure_steps(runner, args.steps or STEP_NAMES, args.pairs)
+            return 0
         log("scenario 1, sequential small GETs")
         s1 = {client: per_request(runner, client, 1) for client in CLIENTS}
         log(f"scenario 2, 32 concurrent small GETs, {args.pairs} pair(s) per client")

@@ -28,6 +28,12 @@
 // `--observe` needs NetworkLayerObservability, which only the trait Observability builds: Benchmarks'
 // manifest turns it on and defines `BENCH_OBSERVE`; `make instructions` builds these sources in
 // Benchmarks/InstructionClient, with no trait, where `--observe` is refused.
+//
+// `--step NAME` (repeatable) switches one built-in step on for every request, as the README and the
+// DocC articles show it, so that `make instructions INSTRUCTIONS_ARGS="--steps"` can say what each costs
+// when on. A limit is set above any concurrency the runner uses, so nothing waits: what is measured is
+// its bookkeeping. Nothing fails against nginx, so `retry` and `breaker` never act. Hedges may be sent:
+// nginx's request count, which the runner reads, shows how many.
 import BenchSupport
 import Foundation
 import NetworkLayer
@@ -41,6 +47,16 @@ struct BenchServer: ServiceProvider {
     let host: String
     let httpScheme: HTTPScheme
     let port: Int?
+    var retryPolicy: RetryPolicy?
+    var circuitBreaker: CircuitBreaker?
+    var authentication: Authentication?
+}
+
+/// `--step middleware` and `network-middleware`: a middleware that only passes the call on.
+struct PassThroughMiddleware: RequestMiddleware {
+    func intercept(_ request: OutgoingRequest, next: RequestMiddlewareNext) async throws(NetworkError) -> HTTPResponse {
+        try await next(request)
+    }
 }
 
 /// The same server, for the decoding scenario: the default validation and decoding, plus the body
@@ -78,6 +94,7 @@ final class RawBodyRequest: BaseRequest<Data> {
     init(server: BenchServer, path: String) {
         super.init(serviceProvider: server, endpoint: path)
         timeout = 300
+        hedging = requestHedging
     }
 }
 
@@ -87,6 +104,7 @@ final class SmallObjectRequest: BaseRequest<SmallObject> {
     init(server: BenchServer, path: String) {
         super.init(serviceProvider: server, endpoint: path)
         timeout = 300
+        hedging = requestHedging
     }
 }
 
@@ -120,18 +138,38 @@ final class ItemsRequest: BaseRequest<[Item]> {
     init(server: CountingBenchServer, path: String) {
         super.init(serviceProvider: server, endpoint: path)
         timeout = 300
+        hedging = requestHedging
     }
 }
 
 let options = Options.parse()
+/// `--step hedging`, for the requests that read a whole body.
+let requestHedging: Hedging? = options.steps.contains("hedging") ? .after(.percentile(95), maximumExtra: 1) : nil
 guard let url = URLComponents(string: options.url), let host = url.host,
       let scheme = url.scheme.flatMap(HTTPScheme.init(rawValue:)) else {
     fatalError("not an http(s) URL: \(options.url)")
 }
-let server = BenchServer(host: host, httpScheme: scheme, port: url.port)
+let server = BenchServer(
+    host: host, httpScheme: scheme, port: url.port,
+    retryPolicy: options.steps.contains("retry") ? RetryPolicy() : nil,
+    circuitBreaker: options.steps.contains("breaker") ? CircuitBreaker() : nil,
+    authentication: options.steps.contains("sigv4")
+        ? .awsSigV4(accessKeyID: "AKIDEXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+                    region: "us-east-1", service: "s3") : nil)
 let path = url.percentEncodedPath + (url.percentEncodedQuery.map { "?\($0)" } ?? "")
 
 Net.isVerbose = false
+if options.steps.contains("limit") { Net.maximumRequestsPerOrigin = .fixed(64) }
+if options.steps.contains("adaptive") { Net.maximumRequestsPerOrigin = .adaptive(minimum: 64, maximum: 200, initial: 64) }
+if options.steps.contains("middleware") { Net.middlewares = [PassThroughMiddleware()] }
+if options.steps.contains("network-middleware") { Net.networkMiddlewares = [PassThroughMiddleware()] }
+if options.steps.contains("log") {
+    Net.isVerbose = true
+    Net.logHandler = { _ in }
+}
+if options.steps.contains("log-entries") { Net.logEntryHandler = { _ in } }
+/// Kept for the whole run: a cancelled (released) subscription would stop the events.
+let eventSubscription = options.steps.contains("events") ? Net.addEventHandler { _ in } : nil
 if let cacert = options.cacert { Net.customCABundle = URL(fileURLWithPath: cacert) }
 // The library's engine (its libcurl thread, `curl_global_init`, the multi handle) starts before the
 // clock, as the C client makes its multi and easy handles and AsyncHTTPClient and URLSession their

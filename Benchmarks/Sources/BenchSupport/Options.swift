@@ -27,6 +27,8 @@ import Glibc
 ///     --cache KIND         NetworkLayer only: a response cache, `memory` or `disk` (scenario 8); one request
 ///                          primes it before the clock starts, and every timed request must be a hit
 ///     --transport KIND     bench-openapi only: the generated client's transport, `networklayer`, `ahc` or `urlsession`
+///     --step NAME          NetworkLayer only, repeatable: one built-in step on for every request (``Options/stepNames``),
+///                          set up as a user would; `make instructions INSTRUCTIONS_ARGS="--steps"` measures each
 public struct Options: Sendable {
     public var url = ""
     public var requests = 1
@@ -47,6 +49,11 @@ public struct Options: Sendable {
     public var expectData: Int?
     public var cache: String?
     public var transport = "networklayer"
+    public var steps: Set<String> = []
+
+    /// What `--step` accepts (bench-networklayer's main.swift switches each on).
+    public static let stepNames = ["limit", "adaptive", "breaker", "hedging", "events", "middleware",
+                                   "network-middleware", "retry", "log", "log-entries", "sigv4"]
 
     /// Parses `CommandLine.arguments`; prints the usage and exits with status 2 when they are wrong.
     public static func parse(_ arguments: [String] = CommandLine.arguments) -> Options {
@@ -87,6 +94,10 @@ public struct Options: Sendable {
                 if !["networklayer", "ahc", "urlsession"].contains(options.transport) {
                     usage("--transport is networklayer, ahc or urlsession")
                 }
+            case "--step":
+                let name = value(flag)
+                if !stepNames.contains(name) { usage("--step is one of \(stepNames.joined(separator: ", "))") }
+                options.steps.insert(name)
             default: usage("unknown argument \(flag)")
             }
         }
@@ -101,7 +112,7 @@ public struct Options: Sendable {
             usage: \(CommandLine.arguments.first ?? "bench") --url URL [--requests N] [--concurrency C] [--decode]
                    [--decode-object] [--output FILE] [--stream] [--events] [--borrowed] [--cacert FILE] [--http2] [--label NAME]
                    [--expect-bytes N] [--expect-items N] [--expect-data N] [--cache memory|disk]
-                   [--transport networklayer|ahc|urlsession]
+                   [--transport networklayer|ahc|urlsession] [--step NAME]...
 
             """
         printError(text)
