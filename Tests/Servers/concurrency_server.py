@@ -9,7 +9,9 @@ on SIGTERM/SIGINT or at EOF on stdin. A request counts as in flight from when it
 until its response is written. Endpoints (any method):
 
   /hold?ms=<n>&tag=<t>   records t in the order requests arrived, answers after n ms (default
-                         100, at most 60000): {"tag": t, "inFlight": <in flight then>}
+                         100, at most 60000): {"tag": t, "inFlight": <in flight then>}; with
+                         &until=released, answers at /release or after n ms, whichever is first
+  /release               lets every /hold waiting with until=released answer (until /stats/reset)
   /load?ms=<n>           answers after n ms times the requests in flight (a server that slows
                          down as it is loaded): {"inFlight": <in flight then>}
   /stats                 {"inFlight", "peak", "requests", "order": [tags in order of arrival]}
@@ -31,12 +33,14 @@ class Counts:
     def __init__(self):
         self.lock = threading.Lock()
         self.in_flight = 0
+        self.released = threading.Event()
         self.reset()
 
     def reset(self):
         self.peak = self.in_flight
         self.requests = 0
         self.order = []
+        self.released.clear()
 
     def snapshot(self):
         return {"inFlight": self.in_flight, "peak": self.peak, "requests": self.requests, "order": list(self.order)}
@@ -78,6 +82,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     counts.reset()
             self.send_json(200, snapshot)
             return
+        if path == "/release":
+            counts.released.set()
+            self.send_json(200, {})
+            return
         if path not in ("/hold", "/load"):
             self.send_json(404, {"error": "not found"})
             return
@@ -92,7 +100,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             milliseconds = max(0, min(60000, int(items.get("ms") or 100)))
             if path == "/load":
                 milliseconds *= now
-            time.sleep(milliseconds / 1000)
+            if items.get("until") == "released":
+                counts.released.wait(milliseconds / 1000)
+            else:
+                time.sleep(milliseconds / 1000)
         finally:
             with counts.lock:
                 counts.in_flight -= 1

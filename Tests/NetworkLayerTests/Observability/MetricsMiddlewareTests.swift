@@ -80,16 +80,22 @@ struct MetricsMiddlewareTests {
         #expect(duration >= 0.15)
         #expect(metrics.recorders(label: "http.client.response.body.size").first?.lastValue == 3000)
 
+        // The stream's call is measured (its duration recorded) an instant before its active meter
+        // goes back to 0: seen at 1 then, the wait below would cancel the next call before it began.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !metrics.meters(label: "http.client.active_requests").allSatisfy({ $0.lastValue == 0 }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         let task = Task { try await net.perform(TestRequest<JSONValue>(server.provider(), "/delay/3")) }
         // Cancelled once the middleware measures the call: a task cancelled before its call began
         // (a slow machine, a sanitizer) ends before any middleware sees it, and is measured by none.
-        let deadline = ContinuousClock.now + .seconds(10)
         while !metrics.meters(label: "http.client.active_requests").contains(where: { $0.lastValue == 1 }), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
         task.cancel()
         _ = await task.result
-        #expect(metrics.dimensions(of: "http.client.request.duration").contains { $0["error.type"] == "cancelled" })
+        let dimensions = metrics.dimensions(of: "http.client.request.duration")
+        #expect(dimensions.contains { $0["error.type"] == "cancelled" }, "\(dimensions)")
 
         let mocks = try MockDirectory()
         defer { mocks.remove() }

@@ -46,10 +46,11 @@ struct StreamLoggingTests {
         try await withSSEServer { server in
             let entries = LogEntryCollector()
             let net = makeManager(entries: entries)
-            // Ticks 300 ms apart: the log counts the events parsed from what arrived, and ticks
-            // 10 ms apart could bring the third in the same read as the second (seen in a CI run,
-            // once reads were batched per engine round).
-            for try await event in try await net.perform(StreamRequest<EventStream>(server.provider(), "/sse/forever?interval=300")) {
+            // Ticks 1.5 s apart: the log counts the events parsed from what arrived, so the loop
+            // must leave before the third arrives. 10 ms apart brought it in the same read as the
+            // second (a CI run, once reads were batched per engine round); 300 ms apart, before the
+            // loop's task ran again (ThreadSanitizer on a loaded machine: 679 ms).
+            for try await event in try await net.perform(StreamRequest<EventStream>(server.provider(), "/sse/forever?interval=1500")) {
                 if event.id == "2" { break }
             }
             let cancelled = try #require(entries.all.first { $0.phase == .streamEnded && $0.level >= .info })

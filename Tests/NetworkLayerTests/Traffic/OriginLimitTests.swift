@@ -58,10 +58,17 @@ struct OriginLimitTests {
             net.maximumRequestsPerOrigin = 1
             let request = TestRequest<Answer>(server.provider(), "/hold?ms=400", timeout: TestTimeout.seconds(30))
             request.hedging = .after(.duration(.milliseconds(50)))
-            _ = try await net.perform(request)
+            let provider = server.provider()
+            let call = Task { try await net.perform(request) }
+            let queued = await waitUntil { net.trafficState(for: provider)?.queued == 1 }
+            _ = try await call.value
+            #expect(queued != nil, "the copy never waited in the queue")
             let stats = try await server.stats()
             #expect(stats.peak == 1, "\(stats.peak) requests were in flight at once")
-            #expect(stats.requests == 1, "the copy, cancelled while it waited, never reached the server: \(stats.requests)")
+            // The first copy gives its place back at its response's head, and the winner stops the
+            // other at its body's end: on a loaded machine the queued copy may reach the server in
+            // between, never beside it (seen under ThreadSanitizer with the cores busy).
+            #expect(stats.requests <= 2, "\(stats.requests)")
         }
     }
 
@@ -96,23 +103,27 @@ struct OriginLimitTests {
             net.maximumRequestsPerOrigin = 1
             let provider = server.provider()
             try await withThrowingTaskGroup(of: Void.self) { group in
-                func send(_ tag: String, _ priority: RequestPriority, ms: Int = 10, queuedBefore: Int) async {
-                    let request = TestRequest<Answer>(provider, "/hold?ms=\(ms)&tag=\(tag)", timeout: TestTimeout.seconds(30))
+                func send(_ tag: String, _ priority: RequestPriority, query: String = "ms=10", queuedBefore: Int) async {
+                    let request = TestRequest<Answer>(provider, "/hold?\(query)&tag=\(tag)", timeout: TestTimeout.seconds(30))
                     request.priority = priority
                     group.addTask { _ = try await net.perform(request) }
                     // Each is queued before the next is sent: arrival order is what the test says.
                     await waitUntil { (net.trafficState(for: provider).map { $0.inFlight + $0.queued } ?? 0) > queuedBefore }
                 }
-                await send("blocker", .normal, ms: 500, queuedBefore: 0)
+                // The blocker holds the one place until all six wait: a timed hold ran out under
+                // ThreadSanitizer on a loaded machine before the last was queued.
+                await send("blocker", .normal, query: "ms=30000&until=released", queuedBefore: 0)
                 await send("low1", .low, queuedBefore: 1)
                 await send("low2", .low, queuedBefore: 2)
                 await send("normal1", .normal, queuedBefore: 3)
                 await send("high1", .high, queuedBefore: 4)
                 await send("high2", .high, queuedBefore: 5)
                 await send("low3", .low, queuedBefore: 6)
+                try await server.release()
                 try await group.waitForAll()
             }
-            #expect(try await server.stats().order == ["blocker", "high1", "high2", "normal1", "low1", "low2", "low3"])
+            let order = try await server.stats().order
+            #expect(order == ["blocker", "high1", "high2", "normal1", "low1", "low2", "low3"], "\(order)")
         }
     }
 

@@ -40,6 +40,12 @@ final class ConcurrencyServer: StoppableServer {
         guard status == 0 else { throw TestServerError(description: "curl /stats failed with \(status)") }
         return try JSONDecoder().decode(Stats.self, from: output)
     }
+
+    /// Lets every `/hold?until=released` answer now.
+    func release() async throws {
+        let (status, _) = try await runShell("curl -s --max-time 5 http://127.0.0.1:\(port)/release")
+        guard status == 0 else { throw TestServerError(description: "curl /release failed with \(status)") }
+    }
 }
 
 /// Runs `body` with a fresh traffic server, stopped afterwards whatever happens.
