@@ -46,10 +46,9 @@ struct StreamLoggingTests {
         try await withSSEServer { server in
             let entries = LogEntryCollector()
             let net = makeManager(entries: entries)
-            // Ticks 1.5 s apart: the log counts the events parsed from what arrived, so the loop
-            // must leave before the third arrives. 10 ms apart brought it in the same read as the
-            // second (a CI run, once reads were batched per engine round); 300 ms apart, before the
-            // loop's task ran again (ThreadSanitizer on a loaded machine: 679 ms).
+            // The log counts the events parsed from what arrived, so the loop must leave before the
+            // third arrives: ticks 1.5 s apart leave a slow machine (a sanitizer, busy cores) time to
+            // run the loop's task, and never come in one read.
             for try await event in try await net.perform(StreamRequest<EventStream>(server.provider(), "/sse/forever?interval=1500")) {
                 if event.id == "2" { break }
             }

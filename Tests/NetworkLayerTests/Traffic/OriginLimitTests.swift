@@ -67,7 +67,7 @@ struct OriginLimitTests {
             #expect(stats.peak == 1, "\(stats.peak) requests were in flight at once")
             // The first copy gives its place back at its response's head, and the winner stops the
             // other at its body's end: on a loaded machine the queued copy may reach the server in
-            // between, never beside it (seen under ThreadSanitizer with the cores busy).
+            // between, never beside it.
             #expect(stats.requests <= 2, "\(stats.requests)")
         }
     }
@@ -110,8 +110,7 @@ struct OriginLimitTests {
                     // Each is queued before the next is sent: arrival order is what the test says.
                     await waitUntil { (net.trafficState(for: provider).map { $0.inFlight + $0.queued } ?? 0) > queuedBefore }
                 }
-                // The blocker holds the one place until all six wait: a timed hold ran out under
-                // ThreadSanitizer on a loaded machine before the last was queued.
+                // The blocker holds the one place until all six wait, however slowly they are queued.
                 await send("blocker", .normal, query: "ms=30000&until=released", queuedBefore: 0)
                 await send("low1", .low, queuedBefore: 1)
                 await send("low2", .low, queuedBefore: 2)
