@@ -10,7 +10,7 @@ import Synchronization
 /// timer is due. The thread is also
 /// ``NetworkManager/engineExecutor``: each round first runs the jobs of tasks that prefer it, so a
 /// task resumed by a completion starts its next transfer in the same round.
-// @unchecked Sendable: `multi`, `loop` and `active` are used only by the engine thread (created in
+// @unchecked Sendable: `multi`, `loop` and `activeCount` are used only by the engine thread (created in
 // init, before the thread starts). Other threads reach the engine only through `inbox` and `pool`
 // (both behind a `Protected` lock) and `nl_event_loop_wake`, a write to an eventfd or a pipe.
 final class CurlEngine: @unchecked Sendable {
@@ -64,8 +64,10 @@ final class CurlEngine: @unchecked Sendable {
     // @exclusivity(unchecked) on the engine thread's own state below: only that thread touches it,
     // never reentrantly (what it saves per request: Benchmarks/RESULTS.md, "Speed tricks, measured").
 
-    /// Transfers libcurl is working on, by easy handle. Engine thread only.
-    @exclusivity(unchecked) private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    /// How many transfers libcurl is working on. Each is found from its easy handle through
+    /// `CURLOPT_PRIVATE`, which holds the engine's reference to it while it is in the multi handle
+    /// (set in `add`, cleared and released in `removeFromMulti`): no lookup by handle. Engine thread only.
+    @exclusivity(unchecked) private var activeCount = 0
     /// Transfers with a deadline the engine keeps: streams and idle timeouts (their silence), and
     /// under connection limits every one with a timeout (libcurl does not time a transfer waiting for
     /// a free connection). Engine thread only.
@@ -296,11 +298,11 @@ final class CurlEngine: @unchecked Sendable {
                 releaseUnusedCaches()
             }
             for transfer in work.started { add(transfer) }
-            for transfer in work.cancelled where active[transfer.handle.raw] === transfer {
+            for transfer in work.cancelled where transfer.isActive {
                 finish(transfer, with: .failure(.cancelled(.init(request: transfer.request.redactedDescription,
                                                                  reason: "it was cancelled while running"))))
             }
-            for transfer in work.resumed where active[transfer.handle.raw] === transfer { unpause(transfer) }
+            for transfer in work.resumed where transfer.isActive { unpause(transfer) }
             // Adding and resuming set libcurl's timer to now: the new transfers go out this round.
             nl_event_loop_run_timers(loop)
             collectFinished()
@@ -325,7 +327,7 @@ final class CurlEngine: @unchecked Sendable {
             return 1000
         }
         let pruning = pruner.isIdle ? 1000 : pruner.prune(idleSeconds: idleSeconds, multi: multi)
-        guard active.isEmpty else {
+        guard activeCount == 0 else {
             idleSince = nil
             return pruning
         }
@@ -346,7 +348,7 @@ final class CurlEngine: @unchecked Sendable {
     /// once no transfer has run for ``keptBuffersLinger``: a process that stops streaming gives
     /// their memory back. Returns how long the engine may sleep (ms) before it looks again.
     private func releaseKeptBuffersWhenQuiet() -> Int32 {
-        guard active.isEmpty else {
+        guard activeCount == 0 else {
             quietSince = nil
             return 1000
         }
@@ -362,7 +364,7 @@ final class CurlEngine: @unchecked Sendable {
         if peakActive >= Self.burstTransfers {
             // What a burst of transfers (10,000 cancelled at once) freed stays in the C library's
             // arenas, hundreds of megabytes, until it is handed back.
-            active = [:]  // its storage too: a dictionary keeps its capacity
+            watched = [:]  // its storage too: a dictionary keeps its capacity
             nl_trim_heap()
         }
         peakActive = 0
@@ -406,8 +408,10 @@ final class CurlEngine: @unchecked Sendable {
                 reason: "libcurl could not start the transfer (\(message))"))))
             return
         }
-        active[transfer.handle.raw] = transfer
-        if active.count > peakActive { peakActive = active.count }
+        transfer.isActive = true
+        activeCount += 1
+        _ = nl_easy_setopt_pointer(transfer.handle.raw, CURLOPT_PRIVATE, Unmanaged.passRetained(transfer).toOpaque())
+        if activeCount > peakActive { peakActive = activeCount }
         let hasDeadline = limitsConnections && transfer.stream == nil && transfer.timeoutMilliseconds > 0
         if hasDeadline { setTimeoutDeadline(of: transfer) }
         if transfer.stream != nil || transfer.idleTimeout != nil || hasDeadline {
@@ -488,7 +492,9 @@ final class CurlEngine: @unchecked Sendable {
         while let message = curl_multi_info_read(multi, &queued) {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
             if pruner.finish(easy, multi: multi) { continue }
-            guard let transfer = active[easy] else { continue }
+            var context: UnsafeMutableRawPointer?
+            guard nl_easy_getinfo_pointer(easy, CURLINFO_PRIVATE, &context) == CURLE_OK, let context else { continue }
+            let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
             let code = message.pointee.data.result
             guard transfer.stream != nil else {
                 finish(transfer, with: transfer.result(for: code))
@@ -507,9 +513,14 @@ final class CurlEngine: @unchecked Sendable {
     }
 
     private func removeFromMulti(_ transfer: CurlTransfer) {
-        active[transfer.handle.raw] = nil
         if !watched.isEmpty { watched[transfer.handle.raw] = nil }
-        _ = curl_multi_remove_handle(multi, transfer.handle.raw)  // fails only for a handle not added
+        guard transfer.isActive else { return }
+        _ = curl_multi_remove_handle(multi, transfer.handle.raw)
+        transfer.isActive = false
+        activeCount -= 1
+        // A pooled handle must not keep pointing at a transfer that may be gone.
+        _ = nl_easy_setopt_pointer(transfer.handle.raw, CURLOPT_PRIVATE, nil)
+        Unmanaged.passUnretained(transfer).release()  // the reference `add` took; the caller holds its own
     }
 
     private func complete(_ transfer: CurlTransfer, with result: consuming Result<HTTPResponse, NetworkError>) {

@@ -93,6 +93,9 @@ final class CurlTransfer: @unchecked Sendable {
     let timeoutMilliseconds: Int
     /// When the engine ends the transfer if libcurl has not (under ``ConnectionLimits`` only). Engine thread.
     var timeoutDeadline: ContinuousClock.Instant?
+    /// Whether the transfer is in the engine's multi handle, which then holds a reference to it as
+    /// the handle's `CURLOPT_PRIVATE` (CurlEngine's `add` and `removeFromMulti`). Engine thread.
+    var isActive = false
     /// The call's events, when someone listens (CurlTransfer+Events.swift); `nil` sets no callback.
     let events: CallEvents?
     /// When the transfer was made, at or before libcurl's start: its phases' times count from it.
