@@ -317,7 +317,7 @@ final class CurlEngine: @unchecked Sendable {
         }
     }
 
-    /// Closes the connections unused for ``ConnectionLimits/idleTimeout``. Returns how long the
+    /// Closes the connections unused for ``ConnectionLimits/idleConnectionTimeout``. Returns how long the
     /// engine may sleep (ms) before it looks again.
     private func closeIdleConnectionsWhenDue() -> Int32 {
         guard let idleSeconds else {
