@@ -12,8 +12,8 @@ struct Signer: RequestInterceptor {
         request.method = .put
         request.setQueryItem("X-Signature", sig, secret: true)
         request.setBody(Data("{}".utf8), contentType: "application/json")
-        request.attemptTimeout = .seconds(5)
-        _ = request.attemptTimeout < .seconds(1)
+        request.timeout = .seconds(5)
+        _ = request.timeout < .seconds(1)
         request.addHeader("Accept", "text/html")
         _ = request.values(forHeader: "Accept")
     }

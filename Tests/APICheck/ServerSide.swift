@@ -38,14 +38,14 @@ func checkServerSideAPI(destination: URL) {
     let versions: [HTTPVersion] = [.automatic, .http1_1, .http2PriorKnowledge]
     let limits: ConnectionLimits = .unlimited
     var timeouts = Timeouts()
-    timeouts.connectTimeout = .milliseconds(1500)
-    timeouts.requestTimeout = nil
-    timeouts.idleTimeout = .seconds(10)
+    timeouts.connect = .milliseconds(1500)
+    timeouts.request = nil
+    timeouts.idle = .seconds(10)
     let request = ArchiveDownload(to: destination)
     request.requestTimeout = .seconds(120)
     let shortLimits = ConnectionLimits(perHost: 4)
-    print(versions.count, limits.perHost ?? 0, limits.total ?? 0, limits.idleConnectionTimeout ?? .zero, timeouts.connectTimeout ?? .zero,
-          timeouts.requestTimeout ?? Timeouts.defaultRequestTimeout, timeouts.idleTimeout ?? .zero, Net.timeouts, Net.connectionLimits,
+    print(versions.count, limits.perHost ?? 0, limits.total ?? 0, limits.idleTimeout ?? .zero, timeouts.connect ?? .zero,
+          timeouts.request ?? Timeouts.defaultRequest, timeouts.idle ?? .zero, Net.timeouts, Net.connectionLimits,
           Timeouts(connect: nil, request: .milliseconds(3)), ConnectionLimits(idleTimeout: nil), shortLimits, request.requestTimeout,
           Net.hostOverrides, TimedBank().timeouts ?? timeouts, TimedBank().httpVersion ?? .automatic,
           request.resumesDownloads, request.httpMethod.rawValue)
@@ -85,18 +85,10 @@ func configureLinuxService() {
     print(LinuxService.ItemsRequest().endpoint)
 }
 
-// The TimeInterval spellings 3.0.0 deprecates (issue 49): still compiled, in a deprecated function
-// so that warnings as errors let them through.
+// BaseRequest.timeout, released in 2.0.0 in seconds, deprecated by 3.0.0 (issue 49): still compiled,
+// in a deprecated function so that warnings as errors let it through.
 @available(*, deprecated)
-func checkDeprecatedTimeIntervalAPI(request: BaseRequest<EmptyResponse>, outgoing: inout OutgoingRequest) {
-    var timeouts = Timeouts(connect: 5, request: 60, idle: 20)
-    timeouts.connect = 2
-    timeouts.request = .infinity
-    timeouts.idle = nil
-    var limits = ConnectionLimits(perHost: 8, total: 64, idleTimeout: 90)
-    limits.idleTimeout = 30
+func checkDeprecatedTimeIntervalAPI(request: BaseRequest<EmptyResponse>) {
     request.timeout = 120
-    outgoing.timeout = 5
-    print(timeouts.connect ?? 0, timeouts.request ?? 0, timeouts.idle ?? 0, Timeouts.defaultRequest, limits.idleTimeout ?? 0,
-          request.timeout, outgoing.timeout)
+    print(request.timeout)
 }

@@ -1,7 +1,7 @@
 internal import CNetworkLayerCurl
 import Foundation
 
-// The idle timeout (``Timeouts/idleTimeout``) of a complete response, and the timeout of a transfer that
+// The idle timeout (``Timeouts/idle``) of a complete response, and the timeout of a transfer that
 // waits for a connection under ``ConnectionLimits``. Engine thread, but for `configureIdleTimeout`.
 extension CurlTransfer {
     /// The callbacks the idle timeout needs: the request's start (`CURLOPT_PREREQFUNCTION`: a

@@ -83,7 +83,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// each chunk; `nil` while the stream is paused because its consumer is behind. Engine thread,
     /// from submission on, never reentrantly: unchecked like the callbacks' state above.
     @exclusivity(unchecked) var streamDeadline: ContinuousClock.Instant?
-    /// How long a complete response may send nothing (``Timeouts/idleTimeout``): armed once the request has
+    /// How long a complete response may send nothing (``Timeouts/idle``): armed once the request has
     /// a connection and is about to be sent, moved on by every piece received or sent. `nil`
     /// without an idle timeout, and for a stream (whose silence its timeout bounds).
     let idleTimeout: Duration?

@@ -1,7 +1,7 @@
 internal import CNetworkLayerCurl
 import Foundation
 
-/// Closes the connections no transfer used for the idle time (``ConnectionLimits/idleConnectionTimeout``)
+/// Closes the connections no transfer used for the idle time (``ConnectionLimits/idleTimeout``)
 /// while other transfers keep running. Engine thread only.
 ///
 /// libcurl closes a connection older than `CURLOPT_MAXAGE_CONN` only when a transfer looks in

@@ -8,35 +8,14 @@ public struct ConnectionLimits: Sendable, Equatable {
     public var total: Int?
     /// How long an unused kept-alive connection stays open, counted in whole seconds (rounded up).
     /// `nil`: libcurl's 118 s.
-    public var idleConnectionTimeout: Duration?
+    public var idleTimeout: Duration?
 
     public init(perHost: Int? = nil, total: Int? = nil, idleTimeout: Duration? = nil) {
         self.perHost = perHost
         self.total = total
-        idleConnectionTimeout = idleTimeout
+        self.idleTimeout = idleTimeout
     }
 
     /// libcurl's own behaviour: no limit.
     public static let unlimited = ConnectionLimits()
-}
-
-extension ConnectionLimits {
-    // No default for `idleTimeout`, and disfavoured: `ConnectionLimits(perHost: 4)` and
-    // `ConnectionLimits(idleTimeout: nil)` take the Duration initializer.
-    @available(*, deprecated, message: "pass a Duration: ConnectionLimits(perHost: 4, idleTimeout: .seconds(30))")
-    @_disfavoredOverload
-    public init(perHost: Int? = nil, total: Int? = nil, idleTimeout: TimeInterval?) {
-        self.init(perHost: perHost, total: total, idleTimeout: Self.duration(idleTimeout))
-    }
-
-    @available(*, deprecated, renamed: "idleConnectionTimeout", message: "a Duration: idleConnectionTimeout = .seconds(30)")
-    public var idleTimeout: TimeInterval? {
-        get { idleConnectionTimeout?.seconds }
-        set { idleConnectionTimeout = Self.duration(newValue) }
-    }
-
-    /// NaN was libcurl's default, as `nil` is.
-    private static func duration(_ seconds: TimeInterval?) -> Duration? {
-        seconds.flatMap { $0.isNaN ? nil : Duration(clampingSeconds: $0) }
-    }
 }

@@ -58,18 +58,12 @@ public struct OutgoingRequest: Sendable {
 
     /// How long this attempt may take: what is left of the request's timeout. Setting a longer one
     /// has no effect beyond the request's own timeout; zero or negative fails the request.
-    public var attemptTimeout: Duration {
+    public var timeout: Duration {
         get { Duration(clampingSeconds: attemptSeconds) }
         set { attemptSeconds = newValue.seconds }
     }
 
-    @available(*, deprecated, renamed: "attemptTimeout", message: "a Duration: attemptTimeout = .seconds(5)")
-    public var timeout: TimeInterval {
-        get { attemptSeconds }
-        set { attemptSeconds = newValue }
-    }
-
-    /// ``attemptTimeout`` in seconds, as the prepared request keeps it.
+    /// ``timeout`` in seconds, as the prepared request keeps it.
     private(set) var attemptSeconds: TimeInterval {
         didSet { isModified = true }
     }

@@ -13,9 +13,9 @@ final class TransferOptions: Sendable {
     let pinning: PinningConfiguration?
     /// Why pins cannot be checked in this process, or `nil` (see ``TLSBackendCheck``).
     let tlsBackendProblem: String?
-    /// Until the connection is up (``Timeouts/connectTimeout``), or `nil` for libcurl's default.
+    /// Until the connection is up (``Timeouts/connect``), or `nil` for libcurl's default.
     let connectTimeout: TimeInterval?
-    /// How long a response may send nothing (``Timeouts/idleTimeout``), or `nil`.
+    /// How long a response may send nothing (``Timeouts/idle``), or `nil`.
     let idleTimeout: TimeInterval?
     /// The manager's host overrides, or `nil` when it has none.
     let hostOverrides: HostOverrides?

@@ -22,9 +22,9 @@ open class BaseRequest<Response: Decodable & Sendable> {
 
     /// How long the whole request may take, every attempt and redirect included; beyond 10⁹ s
     /// (`.seconds(Int64.max)`, say) means no limit; zero and negative fail with
-    /// ``NetworkError/invalidRequest(_:)``. Wins over ``Timeouts/requestTimeout``; unset, reads 60 s.
+    /// ``NetworkError/invalidRequest(_:)``. Wins over ``Timeouts/request``; unset, reads 60 s.
     public var requestTimeout: Duration {
-        get { explicitTimeout ?? Timeouts.defaultRequestTimeout }
+        get { explicitTimeout ?? Timeouts.defaultRequest }
         set { explicitTimeout = newValue }
     }
 

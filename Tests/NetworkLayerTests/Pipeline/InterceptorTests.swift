@@ -212,7 +212,7 @@ struct InterceptorTests {
                 case "method": outgoing.method = HTTPMethod(rawValue: "GET /x HTTP/1.1\r\n")
                 case "scheme": outgoing.url = URL(string: "file:///etc/passwd")!
                 case "streamedBody": outgoing.setBody(Data("other".utf8))
-                default: outgoing.attemptTimeout = .zero
+                default: outgoing.timeout = .zero
                 }
             }]
             let outcome = await FaultOutcome { () throws(NetworkError) in try await makeManager().perform(request) }
