@@ -35,7 +35,7 @@ final class ChatCompletionStream: BaseRequest<EventStream> {
         super.init(serviceProvider: provider, endpoint: "/v1/chat/completions")
         httpMethod = .post
         body = .json(ChatRequest(model: model, messages: [.init(role: "user", content: prompt)], stream: true))
-        // `timeout` (default 60 s) bounds, for a stream, the wait for the headers and then each silence
+        // `requestTimeout` (default 60 s) bounds, for a stream, the wait for the headers and then each silence
         // between two chunks, never the whole answer: a long answer is not cut. The program's
         // --timeout is a deadline for the whole answer, of its own (main.swift).
         // In mock mode: MockResponses/ChatCompletionStream.sse, paced by ChatCompletionStream.meta.json.

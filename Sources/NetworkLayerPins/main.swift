@@ -163,7 +163,7 @@ func run() async throws(Failure) -> Int32 {
     case .server(let url):
         let net = NetworkManager()
         net.isVerbose = false
-        net.timeouts = Timeouts(connect: 10, request: 30)
+        net.timeouts = Timeouts(connect: .seconds(10), request: .seconds(30))
         do {
             certificates = try await net.serverCertificates(of: url, trustedCertificates: options.trustedCertificates)
         } catch {

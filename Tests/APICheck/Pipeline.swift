@@ -12,7 +12,8 @@ struct Signer: RequestInterceptor {
         request.method = .put
         request.setQueryItem("X-Signature", sig, secret: true)
         request.setBody(Data("{}".utf8), contentType: "application/json")
-        request.timeout = 5
+        request.timeout = .seconds(5)
+        _ = request.timeout < .seconds(1)
         request.addHeader("Accept", "text/html")
         _ = request.values(forHeader: "Accept")
     }

@@ -8,7 +8,7 @@ import NetworkLayer
 struct TimedBank: ServiceProvider {
     var host: String { "api.bank.example" }
     var httpScheme: HTTPScheme { .https }
-    var timeouts: Timeouts? { Timeouts(connect: 2, request: 30) }               // idle: see below
+    var timeouts: Timeouts? { Timeouts(connect: .seconds(2), request: .seconds(30)) }  // idle: see below
     var httpVersion: HTTPVersion? { .http1_1 }          // .automatic (default), .http1_1, .http2PriorKnowledge
 }
 
@@ -31,16 +31,22 @@ final class ArchiveDownload: BaseRequest<EmptyResponse> {
 }
 
 func checkServerSideAPI(destination: URL) {
-    Net.timeouts = Timeouts(connect: 5, request: 60, idle: 20)      // manager default; request.timeout still wins
-    Net.connectionLimits = ConnectionLimits(perHost: 8, total: 64, idleTimeout: 90)
+    Net.timeouts = Timeouts(connect: .seconds(5), request: .seconds(60), idle: .seconds(20))  // manager default; request.requestTimeout still wins
+    Net.connectionLimits = ConnectionLimits(perHost: 8, total: 64, idleTimeout: .seconds(90))
     Net.hostOverrides = ["api.example.com:443": "10.0.0.7:8443"]     // connect there; TLS, pins, cookies by the name
     Net.httpVersion = .automatic
     let versions: [HTTPVersion] = [.automatic, .http1_1, .http2PriorKnowledge]
     let limits: ConnectionLimits = .unlimited
-    let timeouts = Timeouts()
+    var timeouts = Timeouts()
+    timeouts.connect = .milliseconds(1500)
+    timeouts.request = nil
+    timeouts.idle = .seconds(10)
     let request = ArchiveDownload(to: destination)
-    print(versions.count, limits.perHost ?? 0, limits.total ?? 0, limits.idleTimeout ?? 0, timeouts.connect ?? 0,
-          timeouts.request ?? Timeouts.defaultRequest, timeouts.idle ?? 0, Net.timeouts, Net.connectionLimits,
+    request.requestTimeout = .seconds(120)
+    let shortLimits = ConnectionLimits(perHost: 4)
+    print(versions.count, limits.perHost ?? 0, limits.total ?? 0, limits.idleTimeout ?? .zero, timeouts.connect ?? .zero,
+          timeouts.request ?? Timeouts.defaultRequest, timeouts.idle ?? .zero, Net.timeouts, Net.connectionLimits,
+          Timeouts(connect: nil, request: .milliseconds(3)), ConnectionLimits(idleTimeout: nil), shortLimits, request.requestTimeout,
           Net.hostOverrides, TimedBank().timeouts ?? timeouts, TimedBank().httpVersion ?? .automatic,
           request.resumesDownloads, request.httpMethod.rawValue)
     Net.timeouts = Timeouts()
@@ -77,4 +83,12 @@ func configureLinuxService() {
     // A service's working directory is not its package's: give the mock files an absolute place.
     Net.mockResponsesDirectory = URL(fileURLWithPath: "/srv/inventory/MockResponses", isDirectory: true)
     print(LinuxService.ItemsRequest().endpoint)
+}
+
+// BaseRequest.timeout, released in 2.0.0 in seconds, deprecated by 3.0.0 (issue 49): still compiled,
+// in a deprecated function so that warnings as errors let it through.
+@available(*, deprecated)
+func checkDeprecatedTimeIntervalAPI(request: BaseRequest<EmptyResponse>) {
+    request.timeout = 120
+    print(request.timeout)
 }

@@ -188,7 +188,7 @@ final class CreateItemRequest: BaseRequest<Item> {
         httpMethod = .post
         body = .multipart(MultipartFormData().text("name", name).file("photo", at: photo, mimeType: "image/jpeg"))
         additionalHeaders = ["X-Request-ID": UUID().uuidString]
-        timeout = 30
+        requestTimeout = .seconds(30)
         acceptableStatusCodes = 200..<300
     }
 }
@@ -207,7 +207,7 @@ final class BackupRequest: BaseRequest<DownloadedFile> {
     init(to destination: URL) {
         super.init(serviceProvider: ShopProvider(), endpoint: "/backup.tar")
         downloadDestination = destination
-        timeout = .infinity
+        requestTimeout = .seconds(Int64.max)                            // beyond 10⁹ s: no limit
     }
 }
 
@@ -457,7 +457,7 @@ Net.decompressionLimit = .ratio(500)                     // allow more expansion
 Net.decompressionLimit = .ratio(50, floor: 1 << 20)      // or less, from 1 MiB
 let exportRequest = UploadTicketRequest(ticket: "t")
 exportRequest.decompressionLimit = DecompressionLimit.none   // no guard for one request
-exportRequest.timeout = .infinity
+exportRequest.requestTimeout = .seconds(Int64.max)
 print(Net.decompressionLimit, exportRequest.decompressionLimit?.ratio ?? 0, RetryPolicy.delayCeiling)
 // MARK: - Issue 14: streaming responses (bytes, lines, server-sent events, NDJSON)
 

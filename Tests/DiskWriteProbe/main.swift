@@ -20,7 +20,7 @@ final class FileDownload: BaseRequest<DownloadedFile> {
     init(port: Int, endpoint: String, to destination: URL) {
         super.init(serviceProvider: LoopbackProvider(port: port), endpoint: endpoint)
         downloadDestination = destination
-        timeout = 20  // a hang ends as .timeOut, which the suite refuses
+        requestTimeout = .seconds(20)  // a hang ends as .timeOut, which the suite refuses
     }
 }
 

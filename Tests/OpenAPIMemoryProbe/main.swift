@@ -16,7 +16,7 @@ struct LoopbackProvider: ServiceProvider {
     let port: Int?
     var host: String { "127.0.0.1" }
     var httpScheme: HTTPScheme { .http }
-    var timeouts: Timeouts? { Timeouts(request: 30) }
+    var timeouts: Timeouts? { Timeouts(request: .seconds(30)) }
 }
 
 func peakResidentBytes() -> Int? {

@@ -50,7 +50,7 @@ final class ProbeRequest<Response: Decodable & Sendable>: BaseRequest<Response> 
         httpMethod = method
         self.body = body
         downloadDestination = destination
-        timeout = 120  // a hang ends as .timeOut, which the tests refuse
+        requestTimeout = .seconds(120)  // a hang ends as .timeOut, which the tests refuse
     }
 }
 

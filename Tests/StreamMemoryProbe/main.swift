@@ -19,7 +19,7 @@ final class Download: BaseRequest<ByteStream> {
     init(port: Int, bytes: Int) {
         super.init(serviceProvider: LoopbackProvider(port: port), endpoint: "/bytes")
         params = ["size": bytes, "chunk": 1_048_576]
-        timeout = 30
+        requestTimeout = .seconds(30)
     }
 }
 

@@ -18,7 +18,7 @@ func trafficServer() throws -> LoopbackServer {
 func get(_ manager: NetworkManager, _ provider: OutageProvider, _ endpoint: String, hedging: Hedging? = nil,
          timeout: TimeInterval = 10) async -> Result<Data, NetworkError> {
     let request = BaseRequest<Data>(serviceProvider: provider, endpoint: endpoint)
-    request.timeout = timeout
+    request.requestTimeout = .seconds(timeout)
     request.hedging = hedging
     do throws(NetworkError) {
         return .success(try await manager.perform(request))

@@ -13,7 +13,7 @@ struct LimitedProvider: ServiceProvider {
 final class Hold: BaseRequest<Data> {
     init(_ port: Int, _ endpoint: String, timeout: TimeInterval = 120) {
         super.init(serviceProvider: LimitedProvider(port: port), endpoint: endpoint)
-        self.timeout = timeout
+        requestTimeout = .seconds(timeout)
     }
 }
 

@@ -71,7 +71,7 @@ struct LocalProvider: ServiceProvider {
 final class Fetch: BaseRequest<Data> {
     init(_ port: Int, _ endpoint: String, timeout: TimeInterval = 5) {
         super.init(serviceProvider: LocalProvider(port: port), endpoint: endpoint)
-        self.timeout = timeout
+        requestTimeout = .seconds(timeout)
     }
 }
 

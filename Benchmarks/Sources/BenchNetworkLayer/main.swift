@@ -93,7 +93,7 @@ final class ByteCounter: Sendable {
 final class RawBodyRequest: BaseRequest<Data> {
     init(server: BenchServer, path: String) {
         super.init(serviceProvider: server, endpoint: path)
-        timeout = 300
+        requestTimeout = .seconds(300)
         hedging = requestHedging
     }
 }
@@ -103,7 +103,7 @@ final class RawBodyRequest: BaseRequest<Data> {
 final class SmallObjectRequest: BaseRequest<SmallObject> {
     init(server: BenchServer, path: String) {
         super.init(serviceProvider: server, endpoint: path)
-        timeout = 300
+        requestTimeout = .seconds(300)
         hedging = requestHedging
     }
 }
@@ -113,7 +113,7 @@ final class FileDownloadRequest: BaseRequest<DownloadedFile> {
     init(server: BenchServer, path: String, destination: String) {
         super.init(serviceProvider: server, endpoint: path)
         downloadDestination = URL(fileURLWithPath: destination)
-        timeout = 300
+        requestTimeout = .seconds(300)
     }
 }
 
@@ -121,7 +121,7 @@ final class FileDownloadRequest: BaseRequest<DownloadedFile> {
 final class EventStreamRequest: BaseRequest<EventStream> {
     init(server: BenchServer, path: String) {
         super.init(serviceProvider: server, endpoint: path)
-        timeout = 300
+        requestTimeout = .seconds(300)
     }
 }
 
@@ -129,7 +129,7 @@ final class EventStreamRequest: BaseRequest<EventStream> {
 final class ByteStreamRequest: BaseRequest<ByteStream> {
     init(server: BenchServer, path: String) {
         super.init(serviceProvider: server, endpoint: path)
-        timeout = 300
+        requestTimeout = .seconds(300)
     }
 }
 
@@ -137,7 +137,7 @@ final class ByteStreamRequest: BaseRequest<ByteStream> {
 final class ItemsRequest: BaseRequest<[Item]> {
     init(server: CountingBenchServer, path: String) {
         super.init(serviceProvider: server, endpoint: path)
-        timeout = 300
+        requestTimeout = .seconds(300)
         hedging = requestHedging
     }
 }

@@ -168,7 +168,7 @@ final class CurlEngine: @unchecked Sendable {
         func bounded(_ value: Int?) -> Int { value.map { min(max($0, 1), Int(Int32.max)) } ?? 0 }
         _ = nl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, bounded(limits.perHost))
         _ = nl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, bounded(limits.total))
-        idleSeconds = limits.idleTimeout.flatMap { $0.isNaN ? nil : Int(min(max($0, 0), 1e9).rounded(.up)) }
+        idleSeconds = limits.idleTimeout.map { Int(min(max($0.seconds, 0), 1e9).rounded(.up)) }
         if idleSeconds == nil { pruner.removeAll() }
         self.limits = limits
         limitsConnections = limits.perHost != nil || limits.total != nil

@@ -9,7 +9,7 @@ public enum NetworkError: Error, Sendable {
     case generic(code: Int? = nil)
     /// The host could not be reached: no name resolution, connection refused, network unreachable.
     case reachability(Context)
-    /// The request's `timeout` elapsed, or the server answered 408 or 504.
+    /// The request's `requestTimeout` elapsed, or the server answered 408 or 504.
     case timeOut(Context)
     /// TLS verification failed or the server's keys matched no pin. Nothing was sent.
     case invalidCertificate(Context)

@@ -6,10 +6,11 @@ public struct ConnectionLimits: Sendable, Equatable {
     public var perHost: Int?
     /// The most connections open at once in all. `nil`: no limit.
     public var total: Int?
-    /// How long an unused kept-alive connection stays open, in seconds. `nil`: libcurl's 118 s.
-    public var idleTimeout: TimeInterval?
+    /// How long an unused kept-alive connection stays open, counted in whole seconds (rounded up).
+    /// `nil`: libcurl's 118 s.
+    public var idleTimeout: Duration?
 
-    public init(perHost: Int? = nil, total: Int? = nil, idleTimeout: TimeInterval? = nil) {
+    public init(perHost: Int? = nil, total: Int? = nil, idleTimeout: Duration? = nil) {
         self.perHost = perHost
         self.total = total
         self.idleTimeout = idleTimeout

@@ -115,7 +115,7 @@ extension NetworkManager {
 
 extension NetworkManager {
     /// The default timeouts. Default: none set. A provider's ``ServiceProvider/timeouts`` wins part
-    /// by part; a request's ``BaseRequest/timeout`` wins for the whole request.
+    /// by part; a request's ``BaseRequest/requestTimeout`` wins for the whole request.
     public var timeouts: Timeouts {
         get { settings.withLock { $0.timeouts } }
         set { settings.withLock { $0.timeouts = newValue } }

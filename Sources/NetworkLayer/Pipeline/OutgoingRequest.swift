@@ -56,9 +56,15 @@ public struct OutgoingRequest: Sendable {
     /// The request's ``BaseRequest/operationID``, or `nil` when it names none. Never sent.
     public var operationID: String? { request.resolved.operationID }
 
-    /// How long this attempt may take, in seconds: what is left of the request's timeout.
-    /// Setting a longer one has no effect beyond the request's own timeout.
-    public var timeout: TimeInterval {
+    /// How long this attempt may take: what is left of the request's timeout. Setting a longer one
+    /// has no effect beyond the request's own timeout; zero or negative fails the request.
+    public var timeout: Duration {
+        get { Duration(clampingSeconds: attemptSeconds) }
+        set { attemptSeconds = newValue.seconds }
+    }
+
+    /// ``timeout`` in seconds, as the prepared request keeps it.
+    private(set) var attemptSeconds: TimeInterval {
         didSet { isModified = true }
     }
 
@@ -88,7 +94,7 @@ public struct OutgoingRequest: Sendable {
         case .stream(let upload)?: (body, bodyLength) = (nil, upload.length.map { Int(clamping: $0) })
         case nil: (body, bodyLength) = (nil, 0)
         }
-        timeout = request.timeout
+        attemptSeconds = request.timeout
         isAtProviderOrigin = request.isAtProviderOrigin
     }
 
@@ -300,7 +306,7 @@ public struct OutgoingRequest: Sendable {
             }
         }
         if method != request.method { replayed.method = method }
-        if timeout != request.timeout { replayed.timeout = timeout }
+        if attemptSeconds != request.attemptSeconds { replayed.attemptSeconds = attemptSeconds }
         return replayed
     }
 
@@ -332,7 +338,7 @@ public struct OutgoingRequest: Sendable {
                 return "set a URL with a space or a control character"
             }
         }
-        guard timeout > 0 else { return "set a timeout that is not greater than zero" }
+        guard attemptSeconds > 0 else { return "set a timeout that is not greater than zero" }
         return nil
     }
 }

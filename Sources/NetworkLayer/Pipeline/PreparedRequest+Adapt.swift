@@ -14,7 +14,7 @@ extension PreparedRequest {
         secrets.addLookalikes(headers: outgoing.headerList,
                               query: changedURL.map { $0.query(percentEncoded: true).map { Substring($0) } } ?? URLText.query(of: urlText))
         let adapted = PreparedRequest(method: outgoing.method, urlText: urlText, headers: outgoing.headerList,
-                                      body: changedBody ?? body, timeout: min(outgoing.timeout, timeout), resolved: resolved,
+                                      body: changedBody ?? body, timeout: min(outgoing.attemptSeconds, timeout), resolved: resolved,
                                       secrets: secrets, adaptedHeaderNames: adaptedHeaderNames.union(outgoing.setNames),
                                       redirectedFrom: redirectedFrom, isAtProviderOrigin: outgoing.isAtProviderOrigin)
         if let changedURL { adapted.shareParsedURL(changedURL) } else { adapted.shareParsedURL(of: self) }

@@ -205,7 +205,7 @@ extension BaseRequest {
     ///
     /// | Setting | Request | Provider | Manager | Default |
     /// |---|---|---|---|---|
-    /// | timeout (whole request) | `timeout` | `timeouts.request` | `timeouts.request` | 60 s |
+    /// | timeout (whole request) | `requestTimeout` | `timeouts.request` | `timeouts.request` | 60 s |
     /// | connect and idle timeouts | | `timeouts` | `timeouts` | 300 s to connect, no idle limit |
     /// | each setting of `Manager/Settings.toml` (HTTP version, keepalive, proxy, IP family, DNS cache, Happy Eyeballs, interface, response size, decompression) | its name, if its levels hold the request | its name, if they hold the provider | its name | the table's |
     /// | retry policy | `retryPolicy` | `retryPolicy` | | none |
@@ -250,8 +250,8 @@ extension BaseRequest {
         let isMocked = provider.areMocksEnabled ?? settings.areMocksEnabled
         let timeouts = provider.timeouts
         let options = settings.transferOptions(
-            connectTimeout: timeouts?.connect ?? settings.timeouts.connect,
-            idleTimeout: timeouts?.idle ?? settings.timeouts.idle,
+            connectTimeout: (timeouts?.connect ?? settings.timeouts.connect)?.seconds,
+            idleTimeout: (timeouts?.idle ?? settings.timeouts.idle)?.seconds,
             unixSocketPath: provider.unixSocketPath,
             clientCertificate: provider.clientCertificate,
             tls: provider.tls,
@@ -280,7 +280,7 @@ extension BaseRequest {
             secretNames: Self.secretNames(manager: settings.redactor.names,
                                           provider: (provider.secretHeaderNames, provider.secretQueryItemNames),
                                           request: (secretHeaderNames, secretQueryItemNames)),
-            timeout: explicitTimeout ?? timeouts?.request ?? settings.timeouts.request ?? Timeouts.defaultRequest,
+            timeout: (explicitTimeout ?? timeouts?.request ?? settings.timeouts.request)?.seconds ?? Timeouts.defaultRequestSeconds,
             retryPolicy: retryPolicy ?? provider.retryPolicy,
             redirectPolicy: redirectPolicy ?? provider.redirectPolicy ?? settings.redirectPolicy,
             interceptors: ResolvedRequest.Interceptors(manager: settings.interceptors, provider: provider.interceptors, request: interceptors),

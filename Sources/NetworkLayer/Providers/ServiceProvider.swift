@@ -88,7 +88,7 @@ public protocol ServiceProvider: Sendable {
     /// `true` mocks this backend, `false` keeps it live; `nil` follows the manager.
     var areMocksEnabled: Bool? { get }
 
-    /// Timeouts, part by part over the manager's; a request's ``BaseRequest/timeout`` wins.
+    /// Timeouts, part by part over the manager's; a request's ``BaseRequest/requestTimeout`` wins.
     var timeouts: Timeouts? { get }
 
     /// How requests use the manager's cache; `nil` means ``CachePolicy/useProtocol``.

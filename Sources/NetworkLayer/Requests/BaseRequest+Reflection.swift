@@ -17,7 +17,7 @@ extension BaseRequest: CustomReflectable {
             ("params", params.keys.sorted().map(HeaderFields.printable)),
         ]
         if let body { children.append(("body", body)) }
-        children += [("timeout", timeout), ("serviceProvider", String(describing: type(of: provider)))]
+        children += [("requestTimeout", requestTimeout), ("serviceProvider", String(describing: type(of: provider)))]
         // As `Self`, the subject type is the request's own class (`MyApp.OrdersRequest`), as
         // `print(request)` shows it, not `BaseRequest<Response>`.
         func mirror<Subject>(_: Subject.Type) -> Mirror {

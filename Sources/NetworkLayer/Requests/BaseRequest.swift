@@ -20,15 +20,21 @@ open class BaseRequest<Response: Decodable & Sendable> {
     /// Headers for this request only; they override the provider's of the same name (ignoring case).
     @exclusivity(unchecked) public var additionalHeaders: [String: String] = [:]
 
-    /// How long the whole request may take, in seconds, every attempt and redirect included;
-    /// `.infinity` (or beyond 10⁹ s) means no limit; zero, negative and NaN fail with
+    /// How long the whole request may take, every attempt and redirect included; beyond 10⁹ s
+    /// (`.seconds(Int64.max)`, say) means no limit; zero and negative fail with
     /// ``NetworkError/invalidRequest(_:)``. Wins over ``Timeouts/request``; unset, reads 60 s.
-    public var timeout: TimeInterval {
+    public var requestTimeout: Duration {
         get { explicitTimeout ?? Timeouts.defaultRequest }
         set { explicitTimeout = newValue }
     }
 
-    @exclusivity(unchecked) var explicitTimeout: TimeInterval?
+    @available(*, deprecated, renamed: "requestTimeout", message: "a Duration: requestTimeout = .seconds(30)")
+    public var timeout: TimeInterval {
+        get { requestTimeout.seconds }
+        set { explicitTimeout = Duration(clampingSeconds: newValue) }
+    }
+
+    @exclusivity(unchecked) var explicitTimeout: Duration?
 
     @exclusivity(unchecked) public var httpMethod: HTTPMethod = .get
 

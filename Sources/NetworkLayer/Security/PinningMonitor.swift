@@ -27,7 +27,7 @@ final class PinningMonitor: Sendable {
 
     static let tableLimit = 4_096
     static let maximumPostsInFlight = 4
-    static let postTimeout: TimeInterval = 10
+    static let postTimeout: Duration = .seconds(10)
 
     var expiryWarning: Duration {
         get { state.withLock { $0.expiryWarning } }
@@ -141,7 +141,7 @@ private final class PinningReportRequest: BaseRequest<EmptyResponse> {
         for item in parts?.queryItems ?? [] where params[item.name] == nil { params[item.name] = item.value ?? "" }
         httpMethod = .post
         self.body = .data(body, contentType: "application/json")
-        timeout = PinningMonitor.postTimeout
+        requestTimeout = PinningMonitor.postTimeout
     }
 }
 

@@ -9,7 +9,7 @@ import Foundation
 /// - **Ending**: leaving the loop early, cancelling the reading task, or dropping the stream
 ///   cancels the transfer and releases its connection. A stream is read once.
 /// - **Failures**: a broken connection ends the loop with ``NetworkError/transport(_:)``; a server
-///   silent longer than the request's `timeout` with ``NetworkError/timeOut(_:)`` (the timeout
+///   silent longer than the request's `requestTimeout` with ``NetworkError/timeOut(_:)`` (the timeout
 ///   bounds the silence between two chunks, never the whole stream).
 ///
 /// `Decodable` only so that it can be a `BaseRequest` response type: decoding one throws.

@@ -4,7 +4,7 @@ import Foundation
 /// `EventSource` does. Opt-in, per request: ``BaseRequest/reconnectPolicy``.
 ///
 /// A stream reconnects when its connection breaks, the server is silent past the request's
-/// `timeout`, or the body ends; the new request carries `Last-Event-ID`, and the loop sees only
+/// `requestTimeout`, or the body ends; the new request carries `Last-Event-ID`, and the loop sees only
 /// events. The stream ends instead on `204 No Content` (normally), a status outside 200–299, a
 /// `Content-Type` other than `text/event-stream` (``NetworkError/serialization(_:)``), or after
 /// ``maximumAttempts`` reconnections in a row without an event (the last failure).

@@ -205,8 +205,8 @@ struct HandleReuseTests {
     /// count between transfers: a pooled handle that kept its options failed its sixth such retry.
     /// With an idle timeout, the callback that arms it counts the requests instead of the plain counter.
     @Test("A server that closes each kept-alive connection as the next request arrives is retried every time, however long the pooled handle lives",
-          .measuring, arguments: [nil, 30] as [TimeInterval?])
-    func retriesDoNotAccumulateOnAPooledHandle(idleTimeout: TimeInterval?) async throws {
+          .measuring, arguments: [nil, .seconds(30)] as [Duration?])
+    func retriesDoNotAccumulateOnAPooledHandle(idleTimeout: Duration?) async throws {
         try await withFaultServer { server in
             let net = makeManager()
             net.timeouts = Timeouts(idle: idleTimeout)

@@ -91,7 +91,7 @@ struct ConnectionLimitsTests {
         try await withConnectionServer { server in
             let net = makeManager()
             net.cookieStorage = cookies  // a cookie store keeps its connections in a cache of its own
-            net.connectionLimits = ConnectionLimits(idleTimeout: 2)
+            net.connectionLimits = ConnectionLimits(idleTimeout: .seconds(2))
             defer { net.connectionLimits = .unlimited }
             _ = try await sendAtOnce(3, to: [server.provider()], holding: 200, net: net)
             let ended = ContinuousClock.now
@@ -112,7 +112,7 @@ struct ConnectionLimitsTests {
     func idleTimeoutBesideARunningRequest() async throws {
         try await withConnectionServer { server in
             let net = makeManager()
-            net.connectionLimits = ConnectionLimits(idleTimeout: 2)
+            net.connectionLimits = ConnectionLimits(idleTimeout: .seconds(2))
             defer { net.connectionLimits = .unlimited }
             let provider = server.provider()
             let long = Task { try await net.perform(TestRequest<Held>(provider, "/hold?ms=7000", timeout: 30)) }
@@ -138,7 +138,7 @@ struct ConnectionLimitsTests {
             net.connectionLimits = ConnectionLimits(perHost: 1)
             defer { net.connectionLimits = .unlimited }
             // Each holds its connection 700 ms: under the idle time, but the third waits 1.4 s first.
-            net.timeouts = Timeouts(connect: 0.5, idle: 1)
+            net.timeouts = Timeouts(connect: .seconds(0.5), idle: .seconds(1))
             let held = try await sendAtOnce(3, to: [server.provider()], holding: 700, net: net)
             #expect(held.count == 3)
             #expect(try await server.stats().peak == 1)

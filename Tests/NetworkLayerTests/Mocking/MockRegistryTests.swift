@@ -198,7 +198,7 @@ struct MockRegistryTests {
         let net = mockManager()
         net.mocks.register(.get, "/hostile", response)
         let (error, elapsed) = await measure {
-            await networkError { try await net.perform(TestRequest<Int>(offline, "/hostile", timeout: .infinity)) }
+            await networkError { try await net.perform(TestRequest<Int>(offline, "/hostile", timeout: .seconds(Int64.max))) }
         }
         #expect(error?.caseName == "invalidRequest", "\(String(describing: error))")
         #expect(elapsed < .seconds(5))

@@ -122,7 +122,7 @@ struct MockSidecarTests {
         try mocks.write("Hostile", body: #"{"id": 1, "name": "x"}"#, sidecar: #"{"delay": \#(delay)}"#)
         let (error, elapsed) = await measure {
             await networkError {
-                try await makeManager(mocks: mocks.url).perform(MockedRequest<User>(offline, "/x", mock: "Hostile", timeout: .infinity))
+                try await makeManager(mocks: mocks.url).perform(MockedRequest<User>(offline, "/x", mock: "Hostile", timeout: .seconds(Int64.max)))
             }
         }
         guard case .invalidRequest(let context) = error else { Issue.record("\(delay) gave \(String(describing: error))"); return }
@@ -140,7 +140,7 @@ struct MockSidecarTests {
         let mocks = try MockDirectory()
         defer { mocks.remove() }
         try mocks.write("Fine", body: #"{"id": 1, "name": "x"}"#, sidecar: #"{"delay": \#(delay)}"#)
-        let user = try await makeManager(mocks: mocks.url).perform(MockedRequest<User>(offline, "/x", mock: "Fine", timeout: .infinity))
+        let user = try await makeManager(mocks: mocks.url).perform(MockedRequest<User>(offline, "/x", mock: "Fine", timeout: .seconds(Int64.max)))
         #expect(user.id == 1)
     }
 

@@ -102,7 +102,7 @@ struct NetworkLayerTransportTests {
                 return
             }
             #expect(payload.headerFields[.location]?.hasSuffix("/greet?name=Ada") == true)
-            let late = ScriptedProvider(port: server.port, script: script("slow"), timeouts: Timeouts(request: 0.5))
+            let late = ScriptedProvider(port: server.port, script: script("slow"), timeouts: Timeouts(request: .seconds(0.5)))
             let (error, cause) = try #require(await clientError { try await greet(late) })
             #expect(cause?.caseName == "timeOut", "\(error)")
         }

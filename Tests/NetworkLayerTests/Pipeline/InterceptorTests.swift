@@ -199,7 +199,7 @@ struct InterceptorTests {
         }
     }
 
-    @Test("A header with CR/LF, a URL without a host or not http(s), a method that is not a token, a new body for a streamed one, a NaN timeout: .invalidRequest, nothing sent",
+    @Test("A header with CR/LF, a URL without a host or not http(s), a method that is not a token, a new body for a streamed one, a zero timeout: .invalidRequest, nothing sent",
           arguments: ["header", "url", "method", "scheme", "streamedBody", "timeout"])
     func invalidChanges(change: String) async throws {
         try await withTestServer { server in
@@ -212,7 +212,7 @@ struct InterceptorTests {
                 case "method": outgoing.method = HTTPMethod(rawValue: "GET /x HTTP/1.1\r\n")
                 case "scheme": outgoing.url = URL(string: "file:///etc/passwd")!
                 case "streamedBody": outgoing.setBody(Data("other".utf8))
-                default: outgoing.timeout = .nan
+                default: outgoing.timeout = .zero
                 }
             }]
             let outcome = await FaultOutcome { () throws(NetworkError) in try await makeManager().perform(request) }

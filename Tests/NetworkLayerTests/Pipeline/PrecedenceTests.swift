@@ -44,10 +44,10 @@ struct PrecedenceTests {
         return request.resolved(with: settings)
     }
 
-    @Test("timeout: the request's, else 60 s")
+    @Test("requestTimeout: the request's, else 60 s")
     func timeout() {
         #expect(resolve(SettingProvider()).timeout == TestTimeout.seconds(10))  // TestRequest's own default
-        #expect(resolve(SettingProvider()) { $0.timeout = 3 }.timeout == 3)
+        #expect(resolve(SettingProvider()) { $0.requestTimeout = .seconds(3) }.timeout == 3)
         #expect(BaseRequest<Echo>(serviceProvider: SettingProvider(), endpoint: "/").resolved().timeout == 60)
     }
 
@@ -55,19 +55,19 @@ struct PrecedenceTests {
     func timeouts() {
         // A plain BaseRequest: TestRequest sets its own timeout.
         var settings = Settings()
-        settings.timeouts = Timeouts(connect: 5, request: 50, idle: 20)
+        settings.timeouts = Timeouts(connect: .seconds(5), request: .seconds(50), idle: .seconds(20))
         var provider = SettingProvider()
         var resolved = BaseRequest<Echo>(serviceProvider: provider, endpoint: "/").resolved(with: settings)
         #expect(resolved.options.connectTimeout == 5)
         #expect(resolved.options.idleTimeout == 20)
         #expect(resolved.timeout == 50)
-        provider.timeouts = Timeouts(connect: 2, request: 30)
+        provider.timeouts = Timeouts(connect: .seconds(2), request: .seconds(30))
         let request = BaseRequest<Echo>(serviceProvider: provider, endpoint: "/")
         resolved = request.resolved(with: settings)
         #expect(resolved.options.connectTimeout == 2)
         #expect(resolved.options.idleTimeout == 20)
         #expect(resolved.timeout == 30)
-        request.timeout = 7
+        request.requestTimeout = .seconds(7)
         #expect(request.resolved(with: settings).timeout == 7)
         #expect(BaseRequest<Echo>(serviceProvider: SettingProvider(), endpoint: "/").resolved().timeout == 60)
         #expect(resolve(SettingProvider()).options.connectTimeout == nil)

@@ -80,17 +80,19 @@ extension Reliability {
         }
 
         @Test("A timeout too large to enforce means no limit; a live request with it succeeds",
-              arguments: [1e10, 1e17, 1e300, Double.greatestFiniteMagnitude, .infinity])
-        func hugeTimeouts(timeout: TimeInterval) async throws {
+              arguments: [Duration.seconds(1e10), .seconds(1e17), .seconds(Int64.max), .seconds(1e20),
+                          Duration(secondsComponent: Int64.max, attosecondsComponent: Int64.max)])
+        func hugeTimeouts(timeout: Duration) async throws {
             try await withFaultServer { server in
                 let ok = try await makeManager().perform(TestRequest<FaultOK>(server.provider(), "/ok", timeout: timeout))
                 #expect(ok.ok)
             }
         }
 
-        @Test("A zero, negative or NaN timeout is refused before anything is sent",
-              arguments: [0, -1, -.infinity, .nan, -Double.leastNonzeroMagnitude])
-        func invalidTimeouts(timeout: TimeInterval) async throws {
+        @Test("A zero or negative timeout is refused before anything is sent",
+              arguments: [Duration.zero, .seconds(-1), .seconds(-1e20), .seconds(Int64.min),
+                          Duration(secondsComponent: 0, attosecondsComponent: -1)])
+        func invalidTimeouts(timeout: Duration) async throws {
             try await withFaultServer { server in
                 let error = await networkError {
                     try await makeManager().perform(TestRequest<FaultOK>(server.provider(), "/ok", timeout: timeout))
@@ -102,22 +104,24 @@ extension Reliability {
             }
         }
 
-        @Test("Property: random timeouts (any bit pattern) end in a value, a timeout or a refusal, never a trap")
+        @Test("Property: random timeouts (any seconds and attoseconds) end in a value, a timeout or a refusal, never a trap")
         func randomTimeouts() async throws {
             let seed = UInt64.random(in: 0...UInt64.max)
             var random = SeededRandom(seed: seed)
             try await withFaultServer { server in
                 let net = makeManager()
                 for _ in 0..<40 {
-                    let timeout = Double(bitPattern: random.next())
+                    // Seconds of any magnitude (shifted by 0 … 63 bits), attoseconds of any value (±9.2 s).
+                    let timeout = Duration(secondsComponent: Int64(bitPattern: random.next()) >> (random.next() % 64),
+                                           attosecondsComponent: Int64(bitPattern: random.next()))
                     let request = TestRequest<FaultOK>(server.provider(), "/ok", timeout: timeout)
                     do throws(NetworkError) {
                         _ = try await net.perform(request)
-                        #expect(timeout > 0, "seed \(seed): \(timeout) was accepted")
+                        #expect(timeout > .zero, "seed \(seed): \(timeout) was accepted")
                     } catch .timeOut {
-                        #expect(timeout > 0 && timeout < 1, "seed \(seed): \(timeout) timed out")
+                        #expect(timeout > .zero && timeout < .seconds(1), "seed \(seed): \(timeout) timed out")
                     } catch .invalidRequest {
-                        #expect(!(timeout > 0), "seed \(seed): \(timeout) was refused")
+                        #expect(timeout <= .zero, "seed \(seed): \(timeout) was refused")
                     } catch {
                         Issue.record("seed \(seed): timeout \(timeout) gave \(error)")
                     }

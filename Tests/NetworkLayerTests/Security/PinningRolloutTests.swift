@@ -355,7 +355,7 @@ struct PinningRolloutTests {
                 return .accept
             }
             let net = makeManager()
-            net.timeouts = Timeouts(connect: 1)
+            net.timeouts = Timeouts(connect: .seconds(1))
             let started = ContinuousClock.now
             let error = await networkError { try await net.perform(TestRequest<Echo>(TLSProvider(port: server.port, tls: tls), "/secret")) }
             guard case .invalidCertificate = error else { Issue.record("got \(String(describing: error))"); return }

@@ -17,7 +17,7 @@ struct TimeoutsTests {
     func connect() async throws {
         let blackhole = try BlackholeListener()
         defer { blackhole.close() }
-        let provider = TimedProvider(port: blackhole.port, timeouts: Timeouts(connect: 1))
+        let provider = TimedProvider(port: blackhole.port, timeouts: Timeouts(connect: .seconds(1)))
         let started = ContinuousClock.now
         let outcome = await FaultOutcome { () throws(NetworkError) in
             try await makeManager().perform(TestRequest<Echo>(provider, "/echo", timeout: 30))
@@ -36,7 +36,7 @@ struct TimeoutsTests {
         let log = LogCollector()
         let net = makeManager(log: log)
         let retrying = RetryingProvider(port: blackhole.port, retryPolicy: RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(50)))
-        net.timeouts = Timeouts(connect: 0.5, request: 20)
+        net.timeouts = Timeouts(connect: .seconds(0.5), request: .seconds(20))
         let started = ContinuousClock.now
         let outcome = await FaultOutcome { () throws(NetworkError) in try await net.perform(TestRequest<Echo>(retrying, "/echo", timeout: 20)) }
         let elapsed = started.duration(to: .now)
@@ -51,7 +51,7 @@ struct TimeoutsTests {
         defer { blackhole.close() }
         let server = try await TestServer.shared()
         let net = makeManager()
-        net.timeouts = Timeouts(connect: 1)
+        net.timeouts = Timeouts(connect: .seconds(1))
         let target = "http://127.0.0.1:\(blackhole.port)/echo".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
         let started = ContinuousClock.now
         let outcome = await FaultOutcome { () throws(NetworkError) in
@@ -66,7 +66,7 @@ struct TimeoutsTests {
         let blackhole = try BlackholeListener()
         defer { blackhole.close() }
         let net = makeManager()
-        net.timeouts = Timeouts(connect: 10, request: 1)
+        net.timeouts = Timeouts(connect: .seconds(10), request: .seconds(1))
         let started = ContinuousClock.now
         let outcome = await FaultOutcome { () throws(NetworkError) in
             try await net.perform(BaseRequest<Echo>(serviceProvider: TimedProvider(port: blackhole.port), endpoint: "/echo"))
@@ -81,7 +81,7 @@ struct TimeoutsTests {
     func idle() async throws {
         let server = try await TestServer.shared()
         let net = makeManager()
-        net.timeouts = Timeouts(idle: 1)
+        net.timeouts = Timeouts(idle: .seconds(1))
         let started = ContinuousClock.now
         let outcome = await FaultOutcome { () throws(NetworkError) in
             try await net.perform(TestRequest<Data>(server.provider(), "/slow-bytes/100000?chunk=1000&interval=4", timeout: 30))
@@ -98,7 +98,7 @@ struct TimeoutsTests {
     func slowUpload() async throws {
         let server = try await TestServer.shared()
         let net = makeManager()
-        net.timeouts = Timeouts(idle: 1)
+        net.timeouts = Timeouts(idle: .seconds(1))
         let chunks = PatternChunks(total: 8_000, chunkSize: 1_000, pause: .milliseconds(400))
         let echo = try await net.perform(BodyRequest<Echo>(server.provider(), "/echo", body: .stream(chunks, length: 8_000)))
         #expect(echo.bodyLength == 8_000)
@@ -109,7 +109,7 @@ struct TimeoutsTests {
     func stalledUpload() async throws {
         let server = try await TestServer.shared()
         let net = makeManager()
-        net.timeouts = Timeouts(idle: 1)
+        net.timeouts = Timeouts(idle: .seconds(1))
         let stalled = PatternChunks(total: 2_000, chunkSize: 1_000, pause: .seconds(4))
         let started = ContinuousClock.now
         let outcome = await FaultOutcome { () throws(NetworkError) in
@@ -124,25 +124,26 @@ struct TimeoutsTests {
     func requestTimeoutPrecedence() async throws {
         let server = try await TestServer.shared()
         let net = makeManager()
-        net.timeouts = Timeouts(request: 0.5)
+        net.timeouts = Timeouts(request: .seconds(0.5))
         let slow = "/delay/2"
         let managers = await FaultOutcome { () throws(NetworkError) in
             try await net.perform(BaseRequest<DelayBody>(serviceProvider: server.provider(), endpoint: slow))
         }
         #expect(managers.error?.context?.reason?.contains("timeout of 0.5 s") == true, "\(managers)")
-        let provider = TimedProvider(port: server.port, timeouts: Timeouts(request: 0.7))
+        let provider = TimedProvider(port: server.port, timeouts: Timeouts(request: .seconds(0.7)))
         let providers = await FaultOutcome { () throws(NetworkError) in
             try await net.perform(BaseRequest<DelayBody>(serviceProvider: provider, endpoint: slow))
         }
         #expect(providers.error?.context?.reason?.contains("timeout of 0.7 s") == true, "\(providers)")
         let own = BaseRequest<DelayBody>(serviceProvider: provider, endpoint: slow)
-        own.timeout = 5
+        own.requestTimeout = .seconds(5)
         #expect(try await net.perform(own).delayed == 2)
         #expect(BaseRequest<DelayBody>(serviceProvider: TimedProvider(), endpoint: "/").resolved().timeout == 60)
     }
 
-    @Test("A zero, negative or NaN connect or idle timeout is .invalidRequest before anything is sent",
-          arguments: [Timeouts(connect: 0), Timeouts(connect: -1), Timeouts(idle: .nan), Timeouts(idle: 0)])
+    @Test("A zero or negative connect or idle timeout is .invalidRequest before anything is sent",
+          arguments: [Timeouts(connect: .zero), Timeouts(connect: .seconds(-1)), Timeouts(idle: Duration(secondsComponent: 0, attosecondsComponent: -1)),
+                      Timeouts(idle: .zero)])
     func invalid(timeouts: Timeouts) async throws {
         try await withTestServer { server in
             let net = makeManager()
@@ -158,7 +159,7 @@ struct TimeoutsTests {
     func copyAsCurl() async throws {
         let server = try await TestServer.shared()
         let net = makeManager()
-        net.timeouts = Timeouts(connect: 2.5, idle: 7)
+        net.timeouts = Timeouts(connect: .seconds(2.5), idle: .seconds(7))
         let command = try await net.curlCommand(for: TestRequest<Echo>(server.provider(), "/echo"))
         #expect(command.contains("--connect-timeout 2.5"))
         #expect(command.contains("--speed-limit 1 --speed-time 7"))

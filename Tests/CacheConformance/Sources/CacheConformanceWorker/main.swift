@@ -41,7 +41,7 @@ func handle(_ line: String) async {
     }
     request.acceptableStatusCodes = 0..<1000
     request.redirectPolicy = RedirectPolicy.none
-    request.timeout = 30
+    request.requestTimeout = .seconds(30)
     do {
         let (body, response) = try await Net.performWithResponse(request)
         reply(["id": id, "status": response.statusCode, "headers": response.headerLines.map { [$0.name, $0.value] },

@@ -16,7 +16,7 @@ struct LiveCacheRevalidationTests {
         init(_ server: CacheServer, _ path: String, validator: (@Sendable (HTTPResponse) throws -> Void)? = nil) {
             super.init(serviceProvider: server.provider(), endpoint: path)
             self.validator = validator
-            timeout = 10
+            requestTimeout = .seconds(10)
         }
     }
 

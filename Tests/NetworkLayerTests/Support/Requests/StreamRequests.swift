@@ -7,7 +7,7 @@ final class StreamRequest<Response: Decodable & Sendable>: BaseRequest<Response>
          mock: String? = nil) {
         super.init(serviceProvider: provider, endpoint: endpoint)
         httpMethod = method
-        self.timeout = timeout
+        requestTimeout = .seconds(timeout)
         mockedResponseFilename = mock
     }
 }

@@ -2,25 +2,35 @@ import Foundation
 @testable import NetworkLayer
 
 /// A request for any endpoint of a test server, answering with `Response`.
+/// `timeout` in seconds, or a `Duration` for the values seconds cannot say (`.seconds(Int64.max)`).
 final class TestRequest<Response: Decodable & Sendable>: BaseRequest<Response> {
     init(_ provider: any ServiceProvider, _ endpoint: String, method: HTTPMethod = .get,
-         params: [String: any Sendable] = [:], headers: [String: String] = [:], timeout: TimeInterval = TestTimeout.seconds(10)) {
+         params: [String: any Sendable] = [:], headers: [String: String] = [:], timeout: Duration) {
         super.init(serviceProvider: provider, endpoint: endpoint)
         httpMethod = method
         self.params = params
         additionalHeaders = headers
-        self.timeout = timeout
+        requestTimeout = timeout
+    }
+
+    convenience init(_ provider: any ServiceProvider, _ endpoint: String, method: HTTPMethod = .get,
+                     params: [String: any Sendable] = [:], headers: [String: String] = [:], timeout: TimeInterval = TestTimeout.seconds(10)) {
+        self.init(provider, endpoint, method: method, params: params, headers: headers, timeout: .seconds(timeout))
     }
 }
 
 /// A request naming its mock file.
 final class MockedRequest<Response: Decodable & Sendable>: BaseRequest<Response> {
-    init(_ provider: any ServiceProvider, _ endpoint: String, mock: String?, method: HTTPMethod = .get,
-         timeout: TimeInterval = TestTimeout.seconds(10)) {
+    init(_ provider: any ServiceProvider, _ endpoint: String, mock: String?, method: HTTPMethod = .get, timeout: Duration) {
         super.init(serviceProvider: provider, endpoint: endpoint)
         mockedResponseFilename = mock
         httpMethod = method
-        self.timeout = timeout
+        requestTimeout = timeout
+    }
+
+    convenience init(_ provider: any ServiceProvider, _ endpoint: String, mock: String?, method: HTTPMethod = .get,
+                     timeout: TimeInterval = TestTimeout.seconds(10)) {
+        self.init(provider, endpoint, mock: mock, method: method, timeout: .seconds(timeout))
     }
 }
 
@@ -33,7 +43,7 @@ final class BodyRequest<Response: Decodable & Sendable>: BaseRequest<Response> {
         self.body = body
         self.params = params
         additionalHeaders = headers
-        self.timeout = timeout
+        requestTimeout = .seconds(timeout)
     }
 }
 
@@ -42,7 +52,7 @@ final class DownloadRequest: BaseRequest<DownloadedFile> {
     init(_ provider: any ServiceProvider, _ endpoint: String, to destination: URL, timeout: TimeInterval = TestTimeout.seconds(60)) {
         super.init(serviceProvider: provider, endpoint: endpoint)
         downloadDestination = destination
-        self.timeout = timeout
+        requestTimeout = .seconds(timeout)
     }
 }
 

@@ -111,7 +111,7 @@ final class StreamUploadRequest<Response: Decodable & Sendable>: BaseRequest<Res
         super.init(serviceProvider: provider, endpoint: endpoint)
         httpMethod = method
         self.body = body
-        self.timeout = timeout
+        requestTimeout = .seconds(timeout)
     }
 }
 

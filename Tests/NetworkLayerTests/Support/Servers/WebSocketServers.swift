@@ -130,7 +130,7 @@ final class SocketRequest: BaseRequest<WebSocket> {
         super.init(serviceProvider: provider, endpoint: endpoint)
         webSocketProtocols = protocols
         webSocketOptions = options
-        self.timeout = timeout
+        requestTimeout = .seconds(timeout)
     }
 }
 

@@ -17,7 +17,7 @@ final class CachedText: BaseRequest<String> {
         httpMethod = method
         additionalHeaders = headers
         cachePolicy = policy
-        timeout = TestTimeout.seconds(10)
+        requestTimeout = .seconds(TestTimeout.seconds(10))
         if anyStatus {
             acceptableStatusCodes = 100..<600
             redirectPolicy = RedirectPolicy.none
