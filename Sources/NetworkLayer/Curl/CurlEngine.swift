@@ -666,9 +666,8 @@ protocol EngineDriven: AnyObject {
 // MARK: Engine thread: connections that are not transfers
 
 extension CurlEngine {
-    /// Adds a CONNECT_ONLY transfer: `connected` runs with libcurl's result once it has connected
-    /// (or failed), and the handle stays in the multi handle, which holds its connection, until
-    /// ``release(_:)``.
+    /// Adds a CONNECT_ONLY transfer: `connected` runs with libcurl's result, and the handle stays
+    /// in the multi handle, which holds its connection, until ``release(_:)``.
     func connect(_ transfer: CurlTransfer, connected: @escaping (CURLcode) -> Void) -> CURLMcode {
         let code = curl_multi_add_handle(multi, transfer.handle.raw)
         if code == CURLM_OK { connecting[transfer.handle.raw] = connected }
@@ -681,9 +680,8 @@ extension CurlEngine {
         _ = curl_multi_remove_handle(multi, transfer.handle.raw)  // fails only for a handle not added
     }
 
-    /// Watches `socket`, which libcurl no longer watches, for `owner`: its next readiness for
-    /// what is asked gives `owner` a turn, once; asking for neither keeps it known but quiet.
-    /// `false` when memory ran out.
+    /// Watches `socket`, which libcurl let go of, for `owner`: its next readiness for what is asked
+    /// gives `owner` one turn; neither keeps it quiet. `false` when memory ran out.
     func watch(_ socket: curl_socket_t, reading: Bool, writing: Bool, for owner: any EngineDriven) -> Bool {
         guard nl_event_loop_watch(loop, socket, reading ? 1 : 0, writing ? 1 : 0) == 0 else { return false }
         foreign[socket] = owner

@@ -323,8 +323,7 @@ final class WebSocketConnection: WebSocketChannel, EngineDriven, @unchecked Send
         handshakeTurn()
     }
 
-    /// Writes the request, reads the answer's head (and a failure's body), as far as the socket
-    /// allows; then waits for it, the deadline or a cancellation.
+    /// Writes the request, reads the answer's head (and a failure's body) as far as the socket allows.
     private func handshakeTurn() {
         do throws(NetworkError) {
             if case .readingFailureBody(let head, let body) = stage {
@@ -410,9 +409,7 @@ final class WebSocketConnection: WebSocketChannel, EngineDriven, @unchecked Send
     }
 
     /// Hands the handshake's outcome to the opener; the socket is open on a 101, else the
-    /// connection closes. The outcome (the response, its upgrade) is not kept: the engine holds
-    /// the connection as long as the socket, and holding the upgrade would keep it from closing a
-    /// response nobody took.
+    /// connection closes. Not kept: holding the upgrade would keep a response nobody took open.
     private func opened(_ outcome: Result<HTTPResponse, NetworkError>) {
         let isOpen = if case .success(let response) = outcome, response.webSocket != nil { true } else { false }
         let opener = shared.withLock { shared in
@@ -426,9 +423,8 @@ final class WebSocketConnection: WebSocketChannel, EngineDriven, @unchecked Send
         if isOpen { startExchange() }
     }
 
-    /// The engine lets go of the socket and closes the connection now (libcurl closes a
-    /// CONNECT_ONLY connection whose handle leaves the multi handle), not when the last holder of
-    /// the connection lets go.
+    /// Closes the connection now (libcurl closes a CONNECT_ONLY connection whose handle leaves
+    /// the multi handle), not when the last holder of the connection lets go.
     private func stop() {
         stage = .done
         if socket >= 0 { engine.unwatch(socket) }
@@ -487,8 +483,7 @@ final class WebSocketConnection: WebSocketChannel, EngineDriven, @unchecked Send
         return output
     }
 
-    /// Asks the engine for a turn when the socket is ready, at the deadline, or on a wake-up;
-    /// fails once the deadline passed.
+    /// A turn when the socket is ready, at the deadline, or on a wake-up; fails once it passed.
     private func waitForSocket(writing: Bool, during step: String) throws(NetworkError) {
         guard deadline - .now > .zero else {
             throw .timeOut(.init(request: description, reason: "the request's timeout of \(request.timeout.compactText) s passed while \(step)"))
