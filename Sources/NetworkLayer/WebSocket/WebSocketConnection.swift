@@ -259,7 +259,7 @@ final class WebSocketConnection: WebSocketChannel, EngineDriven, @unchecked Send
 
     // MARK: The engine thread
 
-    /// A turn asked for by ``wake()``.
+    /// A turn asked for through the waker (``WebSocketWaker/wake()``).
     fileprivate func wokenTurn() {
         // An exchange, not a store: it reads the flag the waking task set, and with it what the task queued.
         _ = waker.posted.exchange(false, ordering: .acquiringAndReleasing)
