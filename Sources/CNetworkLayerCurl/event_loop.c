@@ -9,7 +9,9 @@
 // What must stay true: every socket libcurl watches is armed oneshot for what it waits for, and
 // armed again after each event (by on_socket, or by dispatch when libcurl's wish did not change);
 // a socket libcurl stops watching while open is parked, and its events are dropped; an idle engine
-// is woken only by its timer, a wake-up or a watched socket.
+// is woken only by its timer, a wake-up or a watched socket. A socket that is not libcurl's
+// (nl_event_loop_watch) goes through the same states, marked foreign: its events go back to the
+// caller, and libcurl's callbacks leave it alone until the caller unwatches it.
 #ifdef __linux__
 #define _GNU_SOURCE  // pthread_setname_np
 #endif
@@ -50,6 +52,8 @@ enum {
     NL_ARMED = 4,
     NL_WANTS_IN = 8,
     NL_WANTS_OUT = 16,
+    /// Watched for the caller, not for libcurl.
+    NL_FOREIGN = 32,
 };
 
 /// The state byte of `socket`, the table grown to hold it; NULL if memory ran out.
@@ -84,6 +88,8 @@ static int on_socket(CURL *easy, curl_socket_t socket, int what, void *userp, vo
     (void)easy; (void)socketp;
     nl_event_loop *loop = userp;
     unsigned char *state = socket_state(loop, socket);
+    // A connection libcurl let go of (CONNECT_ONLY) whose socket the caller watches now.
+    if (what == CURL_POLL_REMOVE && state && (*state & NL_FOREIGN)) return 0;
     if (what == CURL_POLL_REMOVE) {
         if (state && (*state & NL_IN_SET)) {
             *state = (*state & NL_IN_SET) | (*state & NL_ARMED) | NL_PARKED;
@@ -152,15 +158,16 @@ int nl_event_loop_wait(nl_event_loop *loop, int timeout_ms) {
     return loop->ready;
 }
 
-void nl_event_loop_dispatch(nl_event_loop *loop, int index) {
-    if (index < 0 || index >= loop->ready) return;
+curl_socket_t nl_event_loop_dispatch(nl_event_loop *loop, int index) {
+    if (index < 0 || index >= loop->ready) return CURL_SOCKET_BAD;
     curl_socket_t socket = loop->events[index].socket;
     unsigned char *state = socket_state(loop, socket);
     // The event disarmed the socket. A parked one (an idle connection whose server closed it, most
     // likely) stays so: libcurl finds out when it next takes the connection.
     if (state) {
         *state &= (unsigned char)~NL_ARMED;
-        if (*state & NL_PARKED) return;
+        if (*state & NL_PARKED) return CURL_SOCKET_BAD;
+        if (*state & NL_FOREIGN) return socket;
     }
     int running = 0;
     curl_multi_socket_action(loop->multi, socket, loop->events[index].action, &running);
@@ -170,6 +177,31 @@ void nl_event_loop_dispatch(nl_event_loop *loop, int index) {
     if (state && (*state & NL_IN_SET) && !(*state & (NL_PARKED | NL_ARMED))) {
         arm(loop, socket, state, *state & (NL_WANTS_IN | NL_WANTS_OUT));
     }
+    return CURL_SOCKET_BAD;
+}
+
+int nl_event_loop_watch(nl_event_loop *loop, curl_socket_t socket, int reading, int writing) {
+    // Without its state byte an event could not be told from libcurl's.
+    unsigned char *state = socket_state(loop, socket);
+    if (!state) return -1;
+    unsigned char wants = (reading ? NL_WANTS_IN : 0) | (writing ? NL_WANTS_OUT : 0);
+    if (wants) {
+        arm(loop, socket, state, wants);
+        *state |= NL_FOREIGN;
+    } else if (*state & NL_IN_SET) {
+        // Parked as libcurl's idle sockets are: an event already armed is dropped by dispatch.
+        *state = (*state & (NL_IN_SET | NL_ARMED)) | NL_PARKED | NL_FOREIGN;
+        nl_poller_park(loop->poller, socket);
+    } else {
+        *state = NL_FOREIGN;
+    }
+    return 0;
+}
+
+void nl_event_loop_unwatch(nl_event_loop *loop, curl_socket_t socket) {
+    unsigned char *state = socket_state(loop, socket);
+    if (state) *state = 0;
+    nl_poller_remove(loop->poller, socket);
 }
 
 void nl_name_this_thread(const char *name) {

@@ -95,8 +95,15 @@ void nl_event_loop_run_timers(nl_event_loop *loop);
 /// Waits until a socket is ready, a wake-up came, libcurl's timer is due or `timeout_ms` passed;
 /// returns how many ready sockets nl_event_loop_dispatch may take (0 for the others, or EINTR).
 int nl_event_loop_wait(nl_event_loop *loop, int timeout_ms);
-/// Hands the `index`th ready socket of the last wait to libcurl.
-void nl_event_loop_dispatch(nl_event_loop *loop, int index);
+/// Hands the `index`th ready socket of the last wait to libcurl; returns a watched socket that is
+/// not libcurl's (nl_event_loop_watch) for the caller to handle, else CURL_SOCKET_BAD.
+curl_socket_t nl_event_loop_dispatch(nl_event_loop *loop, int index);
+/// Watches `socket`, which libcurl does not (a WebSocket's once connected), for reading and/or
+/// writing: its next readiness is reported once by nl_event_loop_dispatch; neither: not reported.
+/// Returns -1 when memory ran out (not watched).
+int nl_event_loop_watch(nl_event_loop *loop, curl_socket_t socket, int reading, int writing);
+/// Stops watching `socket` for good; called before it is closed.
+void nl_event_loop_unwatch(nl_event_loop *loop, curl_socket_t socket);
 /// Names the calling thread for `top -H`, debuggers and /proc (at most 15 bytes on Linux).
 void nl_name_this_thread(const char *name);
 

@@ -26,12 +26,15 @@ final class CurlEngine: @unchecked Sendable {
         var limits: ConnectionLimits?
         /// Jobs of tasks on ``NetworkManager/engineExecutor``, run on the engine thread.
         var jobs: [UnownedJob] = []
+        /// Work for the engine thread's own state, from ``perform(_:)``.
+        var calls: [@Sendable () -> Void] = []
         /// Whether a wake-up is already on its way: many submissions need only one. Under the same
         /// lock as the work, so a submission never sees `true` after the engine took the inbox.
         var wakePending = false
 
         var hasWork: Bool {
-            !jobs.isEmpty || !started.isEmpty || !cancelled.isEmpty || !resumed.isEmpty || closeIdleConnections || limits != nil
+            !jobs.isEmpty || !started.isEmpty || !cancelled.isEmpty || !resumed.isEmpty || !calls.isEmpty || closeIdleConnections
+                || limits != nil
         }
 
         /// Records that the engine must look; `true` if the caller must wake it.
@@ -83,6 +86,12 @@ final class CurlEngine: @unchecked Sendable {
     private var recentTrustCallbacks: [Int] = []
     /// Likewise the newest ways of resolving names other than libcurl's default.
     private var recentResolvings: [ConnectionCacheKey.Resolving] = []
+    /// CONNECT_ONLY transfers still connecting, with what runs when libcurl is done. Engine thread only.
+    @exclusivity(unchecked) private var connecting: [UnsafeMutableRawPointer: (CURLcode) -> Void] = [:]
+    /// Sockets watched for others than libcurl, by number, and their owners. Engine thread only.
+    @exclusivity(unchecked) private var foreign: [curl_socket_t: any EngineDriven] = [:]
+    /// When each owner wants its next turn. Engine thread only.
+    @exclusivity(unchecked) private var turns: [ObjectIdentifier: (due: ContinuousClock.Instant, owner: any EngineDriven)] = [:]
     /// Raised by ``closeIdleConnections()``: later transfers get fresh caches, and the old ones
     /// close their connections as soon as no transfer uses them.
     @exclusivity(unchecked) private var epoch = 0
@@ -232,6 +241,11 @@ final class CurlEngine: @unchecked Sendable {
         submit { $0.closeIdleConnections = true }
     }
 
+    /// Runs `call` on the engine thread, in the loop, before this round's I/O.
+    func perform(_ call: @escaping @Sendable () -> Void) {
+        submit { $0.calls.append(call) }
+    }
+
     /// Puts work in the inbox and wakes the engine thread if it may be sleeping. The engine thread
     /// itself neither wakes (the loop looks at the inbox before it sleeps) nor sets `wakePending`
     /// (which would keep other threads from waking it once it sleeps).
@@ -288,6 +302,7 @@ final class CurlEngine: @unchecked Sendable {
                 work.started += more.started
                 work.cancelled += more.cancelled
                 work.resumed += more.resumed
+                work.calls += more.calls
                 work.closeIdleConnections = work.closeIdleConnections || more.closeIdleConnections
                 work.limits = more.limits ?? work.limits
                 if !more.jobs.isEmpty { inbox.withLock { $0.jobs.insert(contentsOf: more.jobs, at: 0) } }
@@ -303,19 +318,23 @@ final class CurlEngine: @unchecked Sendable {
                                                                  reason: "it was cancelled while running"))))
             }
             for transfer in work.resumed where transfer.isActive { unpause(transfer) }
+            for call in work.calls { call() }
             // Adding and resuming set libcurl's timer to now: the new transfers go out this round.
             nl_event_loop_run_timers(loop)
             collectFinished()
             // Finished transfers first: a stream whose head, body and end came in this round reaches
             // its reader whole, with one wake-up.
             if !dueDeliveries.isEmpty { deliverStreamedChunks() }
-            let wait = min(expireDeadlines(), closeIdleConnectionsWhenDue(), releaseKeptBuffersWhenQuiet())
+            let wait = min(expireDeadlines(), runDueTurns(), closeIdleConnectionsWhenDue(), releaseKeptBuffersWhenQuiet())
             // What this thread submitted itself did not wake it.
             if inbox.withLock({ $0.hasWork }) { continue }
             let ready = nl_event_loop_wait(loop, wait)
             // Finished transfers are collected at the top of the loop, once every ready socket was
             // handled: the task threads are woken once per round, not once per transfer.
-            for index in 0..<ready { nl_event_loop_dispatch(loop, index) }
+            for index in 0..<ready {
+                let socket = nl_event_loop_dispatch(loop, index)
+                if socket >= 0, let owner = foreign[socket] { owner.engineTurn() }
+            }
         }
     }
 
@@ -492,6 +511,11 @@ final class CurlEngine: @unchecked Sendable {
         while let message = curl_multi_info_read(multi, &queued) {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
             if pruner.finish(easy, multi: multi) { continue }
+            // A WebSocket's handshake: its handle has no transfer as CURLOPT_PRIVATE.
+            if !connecting.isEmpty, let connected = connecting.removeValue(forKey: easy) {
+                connected(message.pointee.data.result)
+                continue
+            }
             var context: UnsafeMutableRawPointer?
             guard nl_easy_getinfo_pointer(easy, CURLINFO_PRIVATE, &context) == CURLE_OK, let context else { continue }
             let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
@@ -641,5 +665,64 @@ final class CurlEngine: @unchecked Sendable {
     /// Frees the caches no transfer uses and none will get, closing their connections.
     private func releaseUnusedCaches() {
         caches.removeAll { $0.users == 0 && !isCurrent($0.key) }
+    }
+}
+
+/// What the engine thread drives beside libcurl's transfers (a WebSocket once connected): a socket
+/// it watches and a time it keeps. Engine thread only.
+protocol EngineDriven: AnyObject {
+    /// The socket is ready, the time came, or the owner asked for a turn: it looks at its state again.
+    func engineTurn()
+}
+
+// MARK: Engine thread: connections that are not transfers
+
+extension CurlEngine {
+    /// Adds a CONNECT_ONLY transfer: `connected` runs with libcurl's result, and the handle stays
+    /// in the multi handle, which holds its connection, until ``release(_:)``.
+    func connect(_ transfer: CurlTransfer, connected: @escaping (CURLcode) -> Void) -> CURLMcode {
+        let code = curl_multi_add_handle(multi, transfer.handle.raw)
+        if code == CURLM_OK { connecting[transfer.handle.raw] = connected }
+        return code
+    }
+
+    /// Takes a CONNECT_ONLY transfer out of the multi handle, which closes its connection.
+    func release(_ transfer: CurlTransfer) {
+        connecting[transfer.handle.raw] = nil
+        _ = curl_multi_remove_handle(multi, transfer.handle.raw)  // fails only for a handle not added
+    }
+
+    /// Watches `socket`, which libcurl let go of, for `owner`: its next readiness for what is asked
+    /// gives `owner` one turn; neither keeps it quiet. `false` when memory ran out.
+    func watch(_ socket: curl_socket_t, reading: Bool, writing: Bool, for owner: any EngineDriven) -> Bool {
+        guard nl_event_loop_watch(loop, socket, reading ? 1 : 0, writing ? 1 : 0) == 0 else { return false }
+        foreign[socket] = owner
+        return true
+    }
+
+    /// Forgets `socket` before it closes: its number may be libcurl's next.
+    func unwatch(_ socket: curl_socket_t) {
+        guard foreign.removeValue(forKey: socket) != nil else { return }
+        nl_event_loop_unwatch(loop, socket)
+    }
+
+    /// Gives `owner` a turn at `due` (replacing any earlier request); `nil`: none.
+    func schedule(_ owner: any EngineDriven, at due: ContinuousClock.Instant?) {
+        turns[ObjectIdentifier(owner)] = due.map { ($0, owner) }
+    }
+
+    /// Gives the owners whose time came their turn; returns how long the engine may sleep (ms).
+    func runDueTurns() -> Int32 {
+        guard !turns.isEmpty else { return 1000 }
+        var now = ContinuousClock.now
+        let due = turns.filter { $0.value.due <= now }
+        for (key, entry) in due {
+            turns[key] = nil  // a turn is used up; the owner asks for the next one
+            entry.owner.engineTurn()
+        }
+        if !due.isEmpty { now = .now }
+        var next = now + .seconds(1)
+        for entry in turns.values where entry.due < next { next = entry.due }
+        return next <= now ? 0 : Self.milliseconds(next - now)
     }
 }

@@ -1,17 +1,19 @@
 internal import CNetworkLayerCurl
 import Foundation
+import Synchronization
 
-/// A live WebSocket: libcurl connects (`CURLOPT_CONNECT_ONLY`: proxy tunnel, TLS with the pins,
-/// CA bundle and client certificate of any request), then a thread of its own writes the
-/// handshake and moves frames with `curl_easy_send`/`curl_easy_recv`, waiting in
-/// `curl_multi_poll` on the socket and on wake-ups from the tasks that send, read and close.
+/// A live WebSocket, driven by the engine's thread: libcurl connects on the engine's multi handle
+/// (`CURLOPT_CONNECT_ONLY`: proxy tunnel, TLS with the pins, CA bundle and client certificate of
+/// any request), then the engine's event loop watches the socket, and each turn (the socket is
+/// ready, a timer is due, or a task that sends, reads or closes asked for one) writes the
+/// handshake or moves frames with `curl_easy_send`/`curl_easy_recv`.
 ///
-/// Backpressure: the thread stops reading while the inbox is full, and `send` waits while more
+/// Backpressure: a turn stops reading while the inbox is full, and `send` waits while more
 /// than ``outboxCapacity`` bytes are queued and not yet taken by the kernel.
 // @unchecked Sendable: `shared` is behind its lock; `sender` too. Everything else mutable (the
-// easy and multi handles, the decoder, the reader, the pending bytes) is used by the connection's
-// thread alone, from `run()` on; the opener only creates them before the thread starts.
-final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
+// stage, the decoder, the reader, the pending bytes) is used on the engine thread alone, from
+// `begin()` on; the opener only creates them before it hands the connection to the engine.
+final class WebSocketConnection: WebSocketChannel, EngineDriven, @unchecked Sendable {
     /// Bytes of sent messages queued ahead of the kernel before `send` waits.
     static let outboxCapacity = 1 << 20
     /// How long a failing connection waits for its close frame to leave before it closes.
@@ -19,8 +21,11 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
 
     private let request: PreparedRequest
     private let transfer: CurlTransfer
-    private let multi: UnsafeMutableRawPointer
-    private let waker: MultiWaker
+    /// The connection's own cache: libcurl keeps a CONNECT_ONLY connection there, idle to it, and
+    /// would close it to make room, or as too old, in a cache other connections use.
+    private let cache: CurlShare
+    private let engine: CurlEngine
+    private let waker: WebSocketWaker
     private let options: WebSocketOptions
     private let description: String
     let inbox: WebSocketInbox
@@ -59,7 +64,21 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
     }
     private let sender = Protected(Sender())
 
-    // The thread's own.
+    /// Where the engine is with the socket.
+    private enum Stage {
+        case connecting
+        case sendingHandshake
+        case readingHead(received: [UInt8])
+        case readingFailureBody(WebSocketHandshake.Head, body: [UInt8])
+        case exchanging
+        case done
+    }
+
+    // The engine thread's own.
+    private var stage = Stage.connecting
+    /// The handshake's end: the request's timeout from when the engine began.
+    private var deadline = ContinuousClock.now
+    private var buffer: [UInt8] = []
     private var socket: curl_socket_t = -1
     private var decoder = WebSocketFrameDecoder(maximumPayload: 0, allowsCompression: false)
     private var reader = WebSocketMessageReader(maximumMessageSize: 0)
@@ -81,8 +100,9 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
     /// The request's log, once the socket is open.
     private var log: WebSocketLog?
 
-    private init(_ request: PreparedRequest, options: WebSocketOptions) throws(NetworkError) {
+    private init(_ request: PreparedRequest, options: WebSocketOptions, engine: CurlEngine) throws(NetworkError) {
         self.request = request
+        self.engine = engine
         self.options = options
         description = request.redactedDescription
         let handle = try CurlEasyHandle()
@@ -93,18 +113,12 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
         try handle.set(CURLOPT_CONNECT_ONLY, 1)
         try handle.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
         try handle.set(CURLOPT_HTTPPROXYTUNNEL, true)
-        guard let multi = curl_multi_init() else {
-            throw .transport(.init(request: description, reason: "libcurl could not create a multi handle (curl_multi_init failed)"))
-        }
-        self.multi = multi
-        let waker = MultiWaker(multi: multi)
+        cache = try CurlShare()
+        try handle.set(CURLOPT_SHARE, pointer: cache.raw)
+        let waker = WebSocketWaker(engine: engine)
         self.waker = waker
         inbox = WebSocketInbox(onRoom: { waker.wake() })
-    }
-
-    deinit {
-        curl_multi_remove_handle(multi, transfer.handle.raw)
-        curl_multi_cleanup(multi)
+        waker.connection = self
     }
 
     /// Connects, sends the handshake and returns the server's answer: a 101 carrying the open
@@ -112,21 +126,19 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
     /// which the pipeline validates and redirects like any response.
     static func open(_ request: PreparedRequest) async throws(NetworkError) -> HTTPResponse {
         // libcurl's global initialisation runs once, with the engine's: never from two handles at once.
-        _ = try CurlEngine.shared.get()
+        let engine = try CurlEngine.shared.get()
         let options = request.resolved.webSocket?.options ?? WebSocketOptions()
-        let connection = try WebSocketConnection(request, options: options)
+        let connection = try WebSocketConnection(request, options: options, engine: engine)
         let result = await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<HTTPResponse, NetworkError>, Never>) in
                 connection.shared.withLock { $0.opener = continuation }
-                let thread = Thread { connection.run() }
-                thread.name = "NetworkLayer WebSocket"
-                thread.start()
+                engine.perform { connection.begin() }
             }
         } onCancel: {
             connection.shared.withLock { $0.isCancelled = true }
             connection.waker.wake()
         }
-        // The response (and the socket's state in it) crosses from the socket's thread through the
+        // The response (and the socket's state in it) crosses from the engine thread through the
         // concurrency runtime, which ThreadSanitizer cannot see into: the pair states the ordering
         // that resuming the continuation provides (no-ops outside TSan builds).
         nl_tsan_acquire(Unmanaged.passUnretained(connection).toOpaque())
@@ -245,65 +257,61 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
         shared.withLock { $0.closeStatus }
     }
 
-    // MARK: The thread
+    // MARK: The engine thread
 
-    private func run() {
-        guard startSocket() else { return }
-        exchange()
+    /// A turn asked for through the waker (``WebSocketWaker/wake()``).
+    fileprivate func wokenTurn() {
+        // An exchange, not a store: it reads the flag the waking task set, and with it what the task queued.
+        _ = waker.posted.exchange(false, ordering: .acquiringAndReleasing)
+        engineTurn()
     }
 
-    /// Connects, sends the handshake and hands its outcome to the opener: whether the socket is
-    /// open. The outcome (the response, its upgrade) is not kept: the thread runs as long as the
-    /// socket, and holding the upgrade would keep it from closing a response nobody took.
-    private func startSocket() -> Bool {
-        let deadline = ContinuousClock.now + .seconds(max(0, min(request.timeout, PreparedRequest.timeoutCeiling)))
-        let outcome: Result<HTTPResponse, NetworkError>
-        do throws(NetworkError) {
-            try connect()
-            outcome = .success(try handshake(until: deadline))
-        } catch {
-            outcome = .failure(error)
-        }
-        let opener = shared.withLock { shared in
-            defer { shared.opener = nil }
-            if case .success(let response) = outcome, response.webSocket != nil { shared.phase = .open } else { shared.phase = .closed }
-            return shared.opener
-        }
-        nl_tsan_release(Unmanaged.passUnretained(self).toOpaque())
-        opener?.resume(returning: outcome)
-        if case .success(let response) = outcome, response.webSocket != nil { return true }
-        return false
-    }
-
-    /// libcurl's part: resolve, connect, tunnel, TLS. Throws what any request would.
-    private func connect() throws(NetworkError) {
-        let added = curl_multi_add_handle(multi, transfer.handle.raw)
-        guard added == CURLM_OK else {
-            throw .transport(.init(request: description, reason: "libcurl refused the WebSocket's transfer (CURLMcode \(added.rawValue))"))
-        }
-        while true {
-            var running: Int32 = 0
-            curl_multi_perform(multi, &running)
-            var left: Int32 = 0
-            while let message = curl_multi_info_read(multi, &left) {
-                guard message.pointee.msg == CURLMSG_DONE else { continue }
-                let code = message.pointee.data.result
-                if code == CURLE_OK { return }
-                if case .failure(let error) = transfer.result(for: code) { throw error }
-                throw .transport(.init(request: description, reason: "libcurl could not connect (CURLcode \(code.rawValue))"))
-            }
+    func engineTurn() {
+        switch stage {
+        case .connecting:
             if shared.withLock({ $0.isCancelled }) {
-                throw .cancelled(.init(request: description, reason: "the WebSocket was cancelled while it connected"))
+                opened(.failure(.cancelled(.init(request: description, reason: "the WebSocket was cancelled while it connected"))))
             }
-            curl_multi_poll(multi, nil, 0, 1000, nil)
+        case .sendingHandshake, .readingHead, .readingFailureBody:
+            handshakeTurn()
+        case .exchanging:
+            exchangeTurn()
+        case .done:
+            return
         }
     }
 
-    /// Writes the request, reads the answer's head (and a failure's body).
-    private func handshake(until deadline: ContinuousClock.Instant) throws(NetworkError) -> HTTPResponse {
+    /// Starts connecting on the engine's multi handle; the handshake's deadline runs from here.
+    private func begin() {
+        deadline = ContinuousClock.now + .seconds(max(0, min(request.timeout, PreparedRequest.timeoutCeiling)))
+        if shared.withLock({ $0.isCancelled }) {
+            opened(.failure(.cancelled(.init(request: description, reason: "the WebSocket was cancelled while it connected"))))
+            return
+        }
+        let added = engine.connect(transfer) { [self] code in connected(code) }
+        guard added == CURLM_OK else {
+            opened(.failure(.transport(.init(request: description, reason: "libcurl refused the WebSocket's transfer (CURLMcode \(added.rawValue))"))))
+            return
+        }
+    }
+
+    /// libcurl's part is done (resolve, connect, tunnel, TLS): the handshake starts, or the
+    /// opener gets what any request would.
+    private func connected(_ code: CURLcode) {
+        guard code == CURLE_OK else {
+            let error: NetworkError
+            if case .failure(let failure) = transfer.result(for: code) {
+                error = failure
+            } else {
+                error = .transport(.init(request: description, reason: "libcurl could not connect (CURLcode \(code.rawValue))"))
+            }
+            opened(.failure(error))
+            return
+        }
         var active: curl_socket_t = -1
         guard nl_easy_getinfo_socket(transfer.handle.raw, CURLINFO_ACTIVESOCKET, &active) == CURLE_OK, active >= 0 else {
-            throw .transport(.init(request: description, reason: "libcurl connected but has no socket for the WebSocket"))
+            opened(.failure(.transport(.init(request: description, reason: "libcurl connected but has no socket for the WebSocket"))))
+            return
         }
         socket = active
         let plan = TransferPlan(request)
@@ -311,28 +319,55 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
         if let cookie = cookieHeader(plan) { lines.append(("Cookie", cookie)) }
         pending = WebSocketHandshake.requestBytes(url: request.urlText, lines: lines)
         pendingOffset = 0
-        while pendingOffset < pending.count {
-            try waitForSocket(writing: true, until: deadline, during: "sending the handshake")
-            guard try writePending() else { continue }
-        }
-        pending = []
-        pendingOffset = 0
-        var received: [UInt8] = []
-        var headEnd: Int?
-        while headEnd == nil {
-            guard received.count <= 64 << 10 else {
-                throw .transport(.init(request: description, reason: "the server's handshake answer has more than 64 KB of headers"))
+        stage = .sendingHandshake
+        handshakeTurn()
+    }
+
+    /// Writes the request, reads the answer's head (and a failure's body) as far as the socket allows.
+    private func handshakeTurn() {
+        do throws(NetworkError) {
+            if case .readingFailureBody(let head, let body) = stage {
+                readFailureBody(head, body: body)
+                return
             }
-            guard try read(into: &received) else {
+            if shared.withLock({ $0.isCancelled }) {
+                throw .cancelled(.init(request: description, reason: "the WebSocket was cancelled during its handshake"))
+            }
+            if case .sendingHandshake = stage {
+                guard try writePending() else {
+                    try waitForSocket(writing: true, during: "sending the handshake")
+                    return
+                }
+                pending = []
+                pendingOffset = 0
+                stage = .readingHead(received: [])
+            }
+            guard case .readingHead(var received) = stage else { return }
+            stage = .readingHead(received: [])
+            var headEnd: Int?
+            while headEnd == nil {
+                guard received.count <= 64 << 10 else {
+                    throw .transport(.init(request: description, reason: "the server's handshake answer has more than 64 KB of headers"))
+                }
+                guard try read(into: &received) else {
+                    if let end = received.firstRange(of: [13, 10, 13, 10]) { headEnd = end.upperBound; break }
+                    throw .transport(.init(request: description, reason: received.isEmpty
+                        ? "the server closed the connection without answering the WebSocket handshake"
+                        : "the server closed the connection in the middle of its handshake answer"))
+                }
                 if let end = received.firstRange(of: [13, 10, 13, 10]) { headEnd = end.upperBound; break }
-                throw .transport(.init(request: description, reason: received.isEmpty
-                    ? "the server closed the connection without answering the WebSocket handshake"
-                    : "the server closed the connection in the middle of its handshake answer"))
+                stage = .readingHead(received: received)
+                try waitForSocket(writing: false, during: "waiting for the handshake's answer")
+                return
             }
-            if let end = received.firstRange(of: [13, 10, 13, 10]) { headEnd = end.upperBound; break }
-            try waitForSocket(writing: false, until: deadline, during: "waiting for the handshake's answer")
+            try headArrived(received, end: headEnd ?? received.count)
+        } catch {
+            opened(.failure(error))
         }
-        let end = headEnd ?? received.count
+    }
+
+    /// Checks the server's answer: a 101 opens the socket; any other status reads its body first.
+    private func headArrived(_ received: [UInt8], end: Int) throws(NetworkError) {
         let head: WebSocketHandshake.Head
         switch WebSocketHandshake.parseHead(received[..<end]) {
         case .success(let parsed): head = parsed
@@ -341,11 +376,8 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
         let headers = ResponseHeaders(fields: head.fields)
         let leftover = Array(received[end...])
         guard head.status == 101 else {
-            let body = try failureBody(head, received: leftover, until: deadline)
-            let location = (300..<400).contains(head.status) ? head.values("Location").first.flatMap {
-                URL(string: $0, relativeTo: request.url)?.absoluteString } : nil
-            return HTTPResponse(statusCode: head.status, headers: headers, body: body, isMocked: false, origin: request.origin,
-                                expectations: request.resolved.expectations, metrics: transfer.metrics(), redirectLocation: location)
+            readFailureBody(head, body: leftover)
+            return
         }
         let key = request.headers.value(for: "Sec-WebSocket-Key") ?? ""
         let offered = request.headers.value(for: "Sec-WebSocket-Protocol")?.split(separator: ",")
@@ -373,21 +405,37 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
                                     expectations: request.resolved.expectations, metrics: transfer.metrics())
         log = request.resolved.log.map { WebSocketLog($0, request: request) }
         response.webSocket = WebSocketUpgrade(channel: self, subprotocol: agreement.subprotocol, isCompressed: inflater != nil, log: log)
-        return response
+        opened(.success(response))
     }
 
-    /// The `Cookie` header from the manager's cookie store, when the request has none of its own.
-    private func cookieHeader(_ plan: TransferPlan) -> String? {
-        guard let jar = plan.options.cookieJar, let lines = try? jar.lines() else { return nil }
-        let now = Date()
-        let cookies = lines.compactMap(Cookie.init(netscapeLine:)).filter { $0.applies(to: request.url, at: now) }
-        guard !cookies.isEmpty else { return nil }
-        return cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
+    /// Hands the handshake's outcome to the opener; the socket is open on a 101, else the
+    /// connection closes. Not kept: holding the upgrade would keep a response nobody took open.
+    private func opened(_ outcome: Result<HTTPResponse, NetworkError>) {
+        let isOpen = if case .success(let response) = outcome, response.webSocket != nil { true } else { false }
+        let opener = shared.withLock { shared in
+            defer { shared.opener = nil }
+            shared.phase = isOpen ? .open : .closed
+            return shared.opener
+        }
+        if !isOpen { stop() }
+        nl_tsan_release(Unmanaged.passUnretained(self).toOpaque())
+        opener?.resume(returning: outcome)
+        if isOpen { startExchange() }
     }
 
-    /// The body of a failing answer, up to 64 KB: by its `Content-Length`, chunked, or until the
-    /// server closes; whatever arrived when the deadline passes.
-    private func failureBody(_ head: WebSocketHandshake.Head, received: [UInt8], until deadline: ContinuousClock.Instant) throws(NetworkError) -> Data {
+    /// Closes the connection now (libcurl closes a CONNECT_ONLY connection whose handle leaves
+    /// the multi handle), not when the last holder of the connection lets go.
+    private func stop() {
+        stage = .done
+        if socket >= 0 { engine.unwatch(socket) }
+        engine.schedule(self, at: nil)
+        engine.release(transfer)
+        try? transfer.handle.set(CURLOPT_SHARE, pointer: nil)
+    }
+
+    /// Reads the body of a failing answer, up to 64 KB: by its `Content-Length`, chunked, or
+    /// until the server closes; whatever arrived when the deadline passes or the opener cancels.
+    private func readFailureBody(_ head: WebSocketHandshake.Head, body received: [UInt8]) {
         let limit = HTTPResponse.errorBodyLimit
         let length = head.values("Content-Length").first.flatMap { Int($0) }
         let chunked = head.values("Transfer-Encoding").contains { $0.lowercased().contains("chunked") }
@@ -398,14 +446,27 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
             if chunked { return body.firstRange(of: Array("0\r\n\r\n".utf8)) != nil }
             return false
         }
-        while !complete(), ContinuousClock.now < deadline {
-            guard (try? read(into: &body)) == true else { break }
-            if complete() { break }
-            guard (try? waitForSocket(writing: false, until: deadline, during: "")) != nil else { break }
+        if !complete(), ContinuousClock.now < deadline, (try? read(into: &body)) == true, !complete(),
+           !shared.withLock({ $0.isCancelled }), (try? waitForSocket(writing: false, during: "")) != nil {
+            stage = .readingFailureBody(head, body: body)
+            return
         }
         if chunked { body = Self.dechunked(body) }
         if let length { body = Array(body.prefix(length)) }
-        return Data(body.prefix(limit))
+        let location = (300..<400).contains(head.status) ? head.values("Location").first.flatMap {
+            URL(string: $0, relativeTo: request.url)?.absoluteString } : nil
+        opened(.success(HTTPResponse(statusCode: head.status, headers: ResponseHeaders(fields: head.fields), body: Data(body.prefix(limit)),
+                                     isMocked: false, origin: request.origin, expectations: request.resolved.expectations,
+                                     metrics: transfer.metrics(), redirectLocation: location)))
+    }
+
+    /// The `Cookie` header from the manager's cookie store, when the request has none of its own.
+    private func cookieHeader(_ plan: TransferPlan) -> String? {
+        guard let jar = plan.options.cookieJar, let lines = try? jar.lines() else { return nil }
+        let now = Date()
+        let cookies = lines.compactMap(Cookie.init(netscapeLine:)).filter { $0.applies(to: request.url, at: now) }
+        guard !cookies.isEmpty else { return nil }
+        return cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
     }
 
     /// The data of a chunked body, as far as it is well formed.
@@ -422,16 +483,18 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
         return output
     }
 
-    /// Waits until the socket is ready (or a wake-up), failing at `deadline` or on cancellation.
-    private func waitForSocket(writing: Bool, until deadline: ContinuousClock.Instant, during step: String) throws(NetworkError) {
-        let remaining = deadline - .now
-        guard remaining > .zero else {
+    /// A turn when the socket is ready, at the deadline, or on a wake-up; fails once it passed.
+    private func waitForSocket(writing: Bool, during step: String) throws(NetworkError) {
+        guard deadline - .now > .zero else {
             throw .timeOut(.init(request: description, reason: "the request's timeout of \(request.timeout.compactText) s passed while \(step)"))
         }
-        var wait = curl_waitfd(fd: socket, events: Int16(writing ? CURL_WAIT_POLLOUT : CURL_WAIT_POLLIN), revents: 0)
-        curl_multi_poll(multi, &wait, 1, Int32(min(1000, max(1, remaining.milliseconds))), nil)
-        if shared.withLock({ $0.isCancelled }) {
-            throw .cancelled(.init(request: description, reason: "the WebSocket was cancelled during its handshake"))
+        try watch(reading: !writing, writing: writing)
+        engine.schedule(self, at: deadline)
+    }
+
+    private func watch(reading: Bool, writing: Bool) throws(NetworkError) {
+        guard engine.watch(socket, reading: reading, writing: writing, for: self) else {
+            throw .transport(.init(request: description, reason: "the engine could not watch the WebSocket's socket (out of memory)"))
         }
     }
 
@@ -468,29 +531,38 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
         .transport(.init(request: description, reason: "the WebSocket connection broke: \(transfer.handle.message(for: code))"))
     }
 
-    // MARK: Frames both ways (the thread)
+    // MARK: Frames both ways (the engine thread)
 
-    /// Moves frames until the socket closes.
-    private func exchange() {
+    /// Starts moving frames, one turn at a time, until the socket closes.
+    private func startExchange() {
+        stage = .exchanging
         if let interval = options.pingInterval, interval > .zero { nextPing = .now + interval }
-        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        buffer = [UInt8](repeating: 0, count: 64 << 10)
         // Frames that came with the handshake's answer (a server that greets, or closes, at once).
-        var done = processFrames() == true
-        while !done {
-            do throws(NetworkError) {
-                done = try step(&buffer)
-            } catch {
-                fail(error, code: .abnormalClosure, sendsClose: false)
-                done = true
-            }
+        if processFrames() == true {
+            end()
+        } else {
+            exchangeTurn()
         }
-        finishClosing()
-        // Closes the connection now (libcurl closes a CONNECT_ONLY connection whose handle leaves
-        // the multi handle), not when the last holder of the socket lets go.
-        curl_multi_remove_handle(multi, transfer.handle.raw)
     }
 
-    /// One round: wake-ups and requests, writing, reading, timers. `true` when the socket is done.
+    private func exchangeTurn() {
+        let done: Bool
+        do throws(NetworkError) {
+            done = try step(&buffer)
+        } catch {
+            fail(error, code: .abnormalClosure, sendsClose: false)
+            done = true
+        }
+        if done { end() }
+    }
+
+    private func end() {
+        finishClosing()
+        stop()
+    }
+
+    /// One turn: requests, writing, reading, timers, then what to wait for. `true` when the socket is done.
     private func step(_ buffer: inout [UInt8]) throws(NetworkError) -> Bool {
         if pendingOffset >= pending.count { refillPending() }
         if pendingOffset < pending.count {
@@ -526,20 +598,13 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
                 nextPing = now + (options.pingInterval ?? .seconds(30))
             }
         }
-        // Wait.
-        var events = Int16(0)
-        if reading { events |= Int16(CURL_WAIT_POLLIN) }
-        if pendingOffset < pending.count { events |= Int16(CURL_WAIT_POLLOUT) }
+        // The next turn: the socket ready, a timer, or a wake-up.
+        try watch(reading: reading, writing: pendingOffset < pending.count)
         var timeout = Duration.seconds(1)
         if let nextPing { timeout = min(timeout, nextPing - now) }
         if case .closing(let deadline) = shared.withLock({ $0.phase }) { timeout = min(timeout, deadline - now) }
         if mayHaveBufferedInput, reading { timeout = .zero }
-        var wait = curl_waitfd(fd: socket, events: events, revents: 0)
-        if events == 0 {
-            curl_multi_poll(multi, nil, 0, Int32(max(0, timeout.milliseconds)), nil)
-        } else {
-            curl_multi_poll(multi, &wait, 1, Int32(max(0, timeout.milliseconds)), nil)
-        }
+        engine.schedule(self, at: now + max(timeout, .zero))
         return false
     }
 
@@ -759,22 +824,21 @@ final class WebSocketConnection: WebSocketChannel, @unchecked Sendable {
     }
 }
 
-/// Wakes the connection's thread from `curl_multi_poll`.
-// @unchecked Sendable: curl_multi_wakeup is the one libcurl call documented as safe from any
-// thread, and the multi handle outlives every holder of this (the connection owns both).
-struct MultiWaker: @unchecked Sendable {
-    let multi: UnsafeMutableRawPointer
+/// Asks the engine for a turn of its connection from any thread: one turn posted at a time, as a
+/// turn takes whatever was queued before it.
+// @unchecked Sendable: `connection` is set once, in the connection's init, before the waker is
+// shared; `posted` is atomic and `engine` immutable.
+final class WebSocketWaker: @unchecked Sendable {
+    let engine: CurlEngine
+    let posted = Atomic<Bool>(false)
+    weak var connection: WebSocketConnection?
+
+    init(engine: CurlEngine) {
+        self.engine = engine
+    }
 
     func wake() {
-        curl_multi_wakeup(multi)
-    }
-}
-
-extension Duration {
-    /// Whole milliseconds, rounded up, within `Int`.
-    fileprivate var milliseconds: Int {
-        let (seconds, attoseconds) = components
-        let total = Double(seconds) * 1000 + Double(attoseconds) / 1e15
-        return Int(min(Double(Int32.max), max(0, total.rounded(.up))))
+        guard let connection, !posted.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        engine.perform { connection.wokenTurn() }
     }
 }

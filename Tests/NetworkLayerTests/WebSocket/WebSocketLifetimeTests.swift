@@ -28,6 +28,34 @@ struct WebSocketLifetimeTests {
         }
     }
 
+    @Test("Open sockets add no thread to the process: the engine's thread drives them all")
+    func openSocketsAddNoThreads() async throws {
+        try await withWebSocketServer { server in
+            let net = makeManager()
+            // What starts once per process (the engine, the runtime's threads) starts before counting.
+            let warmUp = try await net.perform(SocketRequest(server.provider(), "/echo"))
+            try await warmUp.send(.text("warm-up"))
+            var warmUpMessages = warmUp.makeAsyncIterator()
+            _ = try await warmUpMessages.next()
+            try await warmUp.close()
+            try await Task.sleep(for: .milliseconds(50))
+            let before = ProcessCounts.threads
+            var open: [WebSocket] = []
+            for index in 0..<Self.sockets {
+                let socket = try await net.perform(SocketRequest(server.provider(), "/echo"))
+                try await socket.send(.text("hello \(index)"))
+                var messages = socket.makeAsyncIterator()
+                #expect(try await messages.next() == .text("hello \(index)"))
+                open.append(socket)
+            }
+            let during = ProcessCounts.threads
+            for socket in open { try await socket.close() }
+            // A thread per socket would add `sockets`; the runtime may add one or two of its own.
+            #expect(during - before < Self.sockets, "threads: \(before) before, \(during) with \(Self.sockets) sockets open")
+            #expect(during - before <= 2, "threads: \(before) before, \(during) with \(Self.sockets) sockets open")
+        }
+    }
+
     /// Opens ``sockets`` sockets to `/echo`, runs `use` on each and drops it; then the process's
     /// threads and descriptors must come back to what they were within two seconds, and the
     /// server must have received 1001 from each.
