@@ -67,9 +67,8 @@ final class CurlEngine: @unchecked Sendable {
     // @exclusivity(unchecked) on the engine thread's own state below: only that thread touches it,
     // never reentrantly (what it saves per request: Benchmarks/RESULTS.md, "Speed tricks, measured").
 
-    /// How many transfers libcurl is working on. Each is found from its easy handle through
-    /// `CURLOPT_PRIVATE`, which holds the engine's reference to it while it is in the multi handle
-    /// (set in `add`, cleared and released in `removeFromMulti`): no lookup by handle. Engine thread only.
+    /// How many transfers libcurl is working on; each easy handle's `CURLOPT_PRIVATE` holds the
+    /// engine's reference to its transfer meanwhile (`add`, `removeFromMulti`). Engine thread only.
     @exclusivity(unchecked) private var activeCount = 0
     /// Transfers with a deadline the engine keeps: streams and idle timeouts (their silence), and
     /// under connection limits every one with a timeout (libcurl does not time a transfer waiting for
