@@ -155,6 +155,18 @@ struct TimeoutsTests {
         }
     }
 
+    @Test("A connect or idle timeout too large to enforce means no limit: the request succeeds, nothing traps",
+          arguments: [Duration.seconds(1e10), .seconds(Int64.max), .seconds(1e20),
+                      Duration(secondsComponent: Int64.max, attosecondsComponent: Int64.max)])
+    func huge(timeout: Duration) async throws {
+        try await withTestServer { server in
+            let net = makeManager()
+            net.timeouts = Timeouts(connect: timeout, idle: timeout)
+            let echo = try await net.perform(TestRequest<Echo>(server.provider(), "/echo"))
+            #expect(echo.path == "/echo")
+        }
+    }
+
     @Test("Copy-as-curl carries the connect and idle timeouts")
     func copyAsCurl() async throws {
         let server = try await TestServer.shared()
