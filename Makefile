@@ -145,7 +145,8 @@ instructions:
 cache-conformance:
 	@SWIFT="$(SWIFT)" Tests/CacheConformance/run.sh $(CACHE_TESTS)
 
-## tsan: the whole test suite under ThreadSanitizer (CI runs it: a data race fails a submission)
+## tsan: the whole test suite under ThreadSanitizer (CI runs it: a data race fails a submission);
+##       EVENT_LOOP=poll builds and runs it on the poll() event loop (in .build-thread-poll), as CI does
 tsan: deps
 	@scripts/sanitize.sh thread
 
@@ -154,7 +155,8 @@ asan: deps
 	@scripts/sanitize.sh address
 
 ## test-poll: the engine's and the streaming tests on the poll() event loop that systems without epoll get, built with
-##            -DNL_EVENT_LOOP_POLL in .build-poll (scripts/test-poll.sh; CI runs it)
+##            -DNL_EVENT_LOOP_POLL in .build-poll (scripts/test-poll.sh); CI runs the whole suite on it instead,
+##            under ThreadSanitizer (make tsan EVENT_LOOP=poll)
 .PHONY: test-poll
 test-poll: deps
 	@scripts/test-poll.sh
@@ -167,7 +169,7 @@ stress:
 	@scripts/stress.sh $(MODE)
 
 clean:
-	rm -rf .build .build-demo .build-examples .build-fuzz .build-release-probe .build-conformance .build-instructions .build-poll
+	rm -rf .build .build-*
 
 ## settings: write the Swift of the settings table (Sources/NetworkLayer/Manager/Settings.toml) with scripts/settings.py
 .PHONY: settings

@@ -9,6 +9,16 @@ cd "$(dirname "$0")/.."
 sanitizer=${1:?usage: scripts/sanitize.sh thread|address [--build-only]}
 SWIFT=${SWIFT:-swift}
 scratch=.build-$sanitizer
+# EVENT_LOOP=poll builds the suite on the portable poll() event loop (-DNL_EVENT_LOOP_POLL, in
+# .build-<sanitizer>-poll) and runs it with NETWORKLAYER_EVENT_LOOP=poll, which "The event loop is
+# the one the build asked for" checks. CI runs ThreadSanitizer so: the whole suite on poll(), in
+# place of a third build of the suite for `make test-poll`'s subset.
+define=()
+if [[ ${EVENT_LOOP:-epoll} == poll ]]; then
+    define=(-Xcc -DNL_EVENT_LOOP_POLL)
+    scratch+=-poll
+    export NETWORKLAYER_EVENT_LOOP=poll
+fi
 # The traits of every build of the project (the Makefile's SWIFT_TRAITS): the opt-in products' tests run here too.
 traits=${SWIFT_TRAITS---traits IntegrationTests}
 
@@ -27,8 +37,8 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 # The test product and what it depends on (the library, the probes the tests start), not the demo,
 # APICheck or the stress runner: `make test` builds those, and nothing here runs them.
-echo "== swift build --product NetworkLayerPackageTests --sanitize=$sanitizer (in $scratch)"
-if ! $SWIFT build --product NetworkLayerPackageTests --sanitize="$sanitizer" --scratch-path "$scratch" $traits >"$out" 2>&1; then
+echo "== swift build --product NetworkLayerPackageTests --sanitize=$sanitizer ${define[*]} (in $scratch)"
+if ! $SWIFT build --product NetworkLayerPackageTests --sanitize="$sanitizer" ${define[@]+"${define[@]}"} --scratch-path "$scratch" $traits >"$out" 2>&1; then
     grep -a "error:" "$out" | head -20
     tail -20 "$out"
     echo "--sanitize=$sanitizer: the suite did not build"
@@ -41,7 +51,7 @@ echo "== swift test --sanitize=$sanitizer --skip-build (in $scratch)"
 # are literal and unscaled.
 NETWORKLAYER_TEST_TIMEOUT_SCALE=4 \
 TSAN_OPTIONS="suppressions=$PWD/scripts/tsan.supp" LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp" \
-    $SWIFT test --sanitize="$sanitizer" --scratch-path "$scratch" $traits --skip-build --skip "$skip" >"$out" 2>&1
+    $SWIFT test --sanitize="$sanitizer" ${define[@]+"${define[@]}"} --scratch-path "$scratch" $traits --skip-build --skip "$skip" >"$out" 2>&1
 code=$?
 summary=$(grep -a "Test run with" "$out" | tail -1 | sed 's/^[^T]*//')
 reports=$(grep -ac "WARNING: ThreadSanitizer\|ERROR: AddressSanitizer\|ERROR: LeakSanitizer" "$out")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The engine's and the streaming tests on the portable poll() event loop, which systems without
-# epoll get (`make test-poll`, run by CI). Built with -DNL_EVENT_LOOP_POLL in .build-poll; run with
+# epoll get (`make test-poll`; CI runs the whole suite on poll() under ThreadSanitizer instead:
+# `make tsan EVENT_LOOP=poll`). Built with -DNL_EVENT_LOOP_POLL in .build-poll; run with
 # NETWORKLAYER_EVENT_LOOP=poll, which "The event loop is the one the build asked for" checks
 # against the loop that was built. `--build-only` builds and stops, so that CI can build it while
 # something else runs and run it later without building again.
