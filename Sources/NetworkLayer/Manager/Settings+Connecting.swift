@@ -27,9 +27,11 @@ extension Settings.Table {
         }
     }
 
-    var dnsCacheSeconds: Int? { dnsCacheTimeout.map { Int($0.components.seconds) } }
+    // Clamped to what `connectingProblem` allows: a copy-as-curl of a request it refuses must not trap.
+    var dnsCacheSeconds: Int? { dnsCacheTimeout.map { Int(min(max($0, .zero), Self.dnsCacheCeiling).components.seconds) } }
     var happyEyeballsMilliseconds: Int? {
-        happyEyeballsTimeout.map { Int($0.components.seconds) * 1000 + Int(($0.components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000) }
+        happyEyeballsTimeout.map { min(max($0, .zero), Self.happyEyeballsCeiling).components }
+            .map { Int($0.seconds) * 1000 + Int(($0.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000) }
     }
 
     /// Why the connection settings cannot be used, or `nil`.

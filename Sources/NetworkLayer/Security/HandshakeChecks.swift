@@ -62,7 +62,7 @@ extension PinningConfiguration {
                             reportURI: rule.reportURI)
         }
         guard let warning = monitor.claimExpiryCheck(host: host, port: port, now: now) else { return }
-        let horizon = now.addingTimeInterval(TimeInterval(warning.components.seconds))
+        let horizon = now.addingTimeInterval(warning.seconds)  // not `components`: it traps beyond Int64.max s
         guard certificates.contains(where: { ($0.notAfter ?? .distantFuture) < horizon }) else { return }
         monitor.deliver(PinningReport(kind: .expiringSoon, host: host, port: port, chain: certificates,
                                       expectedPins: rules.flatMap(\.pins).map(\.description), wasEnforced: false,

@@ -85,9 +85,13 @@ struct ServerSentEventParser {
         if event.id != previousID { text += "id: \(singleLine(event.id ?? ""))\n" }
         if let type = event.event { text += "event: \(singleLine(type))\n" }
         if let retry = event.retry {
-            let (seconds, attoseconds) = retry.components
-            let milliseconds = max(0, seconds).multipliedReportingOverflow(by: 1000)
-            text += "retry: \(milliseconds.overflow ? Int64.max : milliseconds.partialValue + attoseconds / 1_000_000_000_000_000)\n"
+            // `components` traps beyond Int64.max s (`.seconds(1e20)`): such a wait is written as the longest.
+            var milliseconds: Int64 = retry <= .zero ? 0 : .max
+            if retry > .zero, retry < .seconds(Int64.max / 1000) {
+                let (seconds, attoseconds) = retry.components
+                milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+            }
+            text += "retry: \(milliseconds)\n"
         }
         var lines: [Substring] = []
         var rest = Substring(event.data)

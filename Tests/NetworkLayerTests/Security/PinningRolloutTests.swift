@@ -160,6 +160,26 @@ struct PinningRolloutTests {
         }
     }
 
+    @Test("A pinExpiryWarning of any Duration never traps the handshake: beyond Int64.max s every chain expires within it, below zero none",
+          arguments: [(Duration.seconds(1e20), true), (.seconds(Int64.max) + .nanoseconds(1), true), (.seconds(-1e20), false)])
+    func hugeExpiryWarningsDoNotTrap(warning: Duration, reported: Bool) async throws {
+        try await withLegitServer { server in
+            let net = makeTLSManager()
+            net.pinExpiryWarning = warning
+            let reports = PinningReportCollector(net)
+            try net.configurePinning([PinningRule(hosts: ["localhost"], publicKeyHashes: [try pin(of: "localhost.pem"),
+                                                                                          try pin(of: "TestIntermediateCA.pem")],
+                                                  enforcement: .enforce)], isEnabled: true)
+            _ = try await net.perform(TestRequest<Echo>(server.provider(host: "localhost"), "/echo"))
+            if reported {
+                #expect(try #require(await reports.wait(for: 1).first).kind == .expiringSoon)
+            } else {
+                try await Task.sleep(for: .milliseconds(100))
+                #expect(reports.all.isEmpty)
+            }
+        }
+    }
+
     @Test("With the default warning of 30 days, the test chain (valid for a century) is not reported")
     func aLongLivedChainIsNotReported() async throws {
         try await withLegitServer { server in

@@ -160,6 +160,16 @@ struct ServerSentEventParserTests {
         #expect(try parseEvents([Array(text)]) == events)
     }
 
+    @Test("A mock event's retry of any Duration is written without trapping: huge is the longest wait, negative is zero",
+          arguments: [(Duration.seconds(1e20), "9223372036854775807"), (.seconds(Int64.max), "9223372036854775807"),
+                      (.seconds(Int64.max / 1000), "9223372036854775807"), (.milliseconds(Int64.max / 1000 * 1000 - 1), "9223372036854774999"),
+                      (.seconds(-1e20), "0"), (.milliseconds(-5), "0"), (.zero, "0"), (.microseconds(2500), "2")])
+    func hugeRetryIsWrittenWithoutTrapping(retry: Duration, written: String) {
+        let text = String(decoding: ServerSentEventParser.encode(ServerSentEvent(data: "x", retry: retry)), as: UTF8.self)
+        #expect(text == "retry: \(written)\ndata: x\n\n")
+        #expect(ServerSentEvent(data: "x", retry: retry).description == text)
+    }
+
     @Test("decode(_:) reads the data as JSON, and a mismatch is .serialization naming where, not the data")
     func decode() throws {
         #expect(try ServerSentEvent(data: #"{"n":3}"#).decode(Tick.self) == Tick(n: 3))

@@ -67,6 +67,9 @@ struct ConnectingTests {
             (ConnectingProvider(dnsCacheTimeout: .seconds(86_401)), "DNS cache timeout must be between 0 and 1 day"),
             (ConnectingProvider(happyEyeballsTimeout: .seconds(-1)), "Happy Eyeballs timeout must be between 0 and 60 seconds"),
             (ConnectingProvider(happyEyeballsTimeout: .seconds(3600)), "Happy Eyeballs timeout must be between 0 and 60 seconds"),
+            (ConnectingProvider(dnsCacheTimeout: .seconds(1e20)), "DNS cache timeout must be between 0 and 1 day"),
+            (ConnectingProvider(happyEyeballsTimeout: .seconds(1e20)), "Happy Eyeballs timeout must be between 0 and 60 seconds"),
+            (ConnectingProvider(happyEyeballsTimeout: .seconds(-1e20)), "Happy Eyeballs timeout must be between 0 and 60 seconds"),
             (ConnectingProvider(networkInterface: "eth0\r\nX: y"), "is not a name"),
             (ConnectingProvider(networkInterface: ""), "is not a name"),
           ])
@@ -78,6 +81,8 @@ struct ConnectingTests {
             guard case .invalidRequest = error else { Issue.record("got \(String(describing: error))"); return }
             #expect(error?.errorDescription?.contains(reason) == true, "\(error?.errorDescription ?? "")")
             #expect(error?.errorDescription?.contains("\n") == false)
+            // Copy-as-curl of the refused request renders (or refuses) it: a Duration beyond Int64.max s does not trap.
+            _ = try? await makeManager().curlCommand(for: TestRequest<Echo>(provider, "/echo"))
         }
     }
 
