@@ -714,12 +714,13 @@ extension CurlEngine {
     func runDueTurns() -> Int32 {
         guard !turns.isEmpty else { return 1000 }
         var now = ContinuousClock.now
-        let due = turns.filter { $0.value.due <= now }
-        for (key, entry) in due {
-            turns[key] = nil  // a turn is used up; the owner asks for the next one
-            entry.owner.engineTurn()
+        if turns.values.contains(where: { $0.due <= now }) {  // most rounds: none, and nothing is allocated
+            for (key, entry) in turns.filter({ $0.value.due <= now }) {
+                turns[key] = nil  // a turn is used up; the owner asks for the next one
+                entry.owner.engineTurn()
+            }
+            now = .now
         }
-        if !due.isEmpty { now = .now }
         var next = now + .seconds(1)
         for entry in turns.values where entry.due < next { next = entry.due }
         return next <= now ? 0 : Self.milliseconds(next - now)
