@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// AWS Signature Version 4 over what a transfer sends, as botocore computes it (its S3 signer for
 /// the service "s3": the path is not encoded again, and requests carry `X-Amz-Content-SHA256`).
@@ -71,8 +72,11 @@ struct AWSSigV4: Sendable {
             .joined(separator: "\n")
         let scope = "\(day)/\(region)/\(service)/aws4_request"
         let stringToSign = ["AWS4-HMAC-SHA256", stamp, scope, AWSSigV4.hexDigest(Array(canonicalRequest.utf8))].joined(separator: "\n")
-        var key = AWSSigV4.mac(key: Array("AWS4\(secretAccessKey)".utf8), message: Array(day.utf8))
-        for part in [region, service, "aws4_request"] { key = AWSSigV4.mac(key: key, message: Array(part.utf8)) }
+        let key = SigningKeys.shared.key(for: self, day: day) {
+            var key = AWSSigV4.mac(key: Array("AWS4\(secretAccessKey)".utf8), message: Array(day.utf8))
+            for part in [region, service, "aws4_request"] { key = AWSSigV4.mac(key: key, message: Array(part.utf8)) }
+            return key
+        }
         let signature = Signing.hex(AWSSigV4.mac(key: key, message: Array(stringToSign.utf8)))
         added.append(("Authorization", "AWS4-HMAC-SHA256 Credential=\(accessKeyID)/\(scope), SignedHeaders=\(signedNames), Signature=\(signature)"))
         return added
@@ -206,5 +210,31 @@ extension PreparedRequest {
                                       redirectedFrom: redirectedFrom, isAtProviderOrigin: isAtProviderOrigin)
         request.shareParsedURL(of: self)
         return (request, date)
+    }
+}
+
+/// The signing keys of the last few credentials and days, process-wide: a provider's
+/// `authentication` is often a computed property, a new signer per request, and deriving a key is
+/// four HMACs. A key is found only for the same access key, secret, region, service and day.
+final class SigningKeys: Sendable {
+    static let shared = SigningKeys()
+    private typealias Entry = (accessKeyID: String, secretAccessKey: String, region: String, service: String, day: String, key: [UInt8])
+    private let recent = Mutex<[Entry]>([])
+
+    func key(for signer: AWSSigV4, day: String, derive: () -> [UInt8]) -> [UInt8] {
+        let found = recent.withLock { recent in
+            recent.first {
+                $0.day == day && $0.accessKeyID == signer.accessKeyID && $0.region == signer.region
+                    && $0.service == signer.service && $0.secretAccessKey == signer.secretAccessKey
+            }?.key
+        }
+        if let found { return found }
+        let key = derive()
+        guard !key.isEmpty else { return key }  // HMAC failed: nothing to keep
+        recent.withLock { recent in
+            if recent.count >= 8 { recent.removeFirst() }
+            recent.append((signer.accessKeyID, signer.secretAccessKey, signer.region, signer.service, day, key))
+        }
+        return key
     }
 }

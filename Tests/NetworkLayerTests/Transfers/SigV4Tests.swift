@@ -135,6 +135,36 @@ struct SigV4Tests {
         }
     }
 
+    @Test("A signing key is derived once per credentials, region, service and day, and found again only for all five the same")
+    func signingKeysAreKeptApart() {
+        let unique = UUID().uuidString.lowercased()  // no other test's signer finds these keys
+        func signer(key: String = "AKID" + unique.prefix(8), secret: String = unique, region: String = "eu-west-1",
+                    service: String = "s3") -> AWSSigV4 {
+            AWSSigV4(accessKeyID: key, secretAccessKey: secret, sessionToken: nil, region: region, service: service)
+        }
+        var derived = 0
+        func key(_ signer: AWSSigV4, _ day: String) -> [UInt8] {
+            SigningKeys.shared.key(for: signer, day: day) { derived += 1; return Array("\(derived)".utf8) }
+        }
+        let first = key(signer(), "20270101")
+        #expect(key(signer(), "20270101") == first && derived == 1, "the same five parts find the key")
+        for other in [signer(secret: unique + "x"), signer(key: "AKIDOTHER" + unique.prefix(4)), signer(region: "us-east-1"), signer(service: "sqs")] {
+            let before = derived
+            #expect(key(other, "20270101") != first && derived == before + 1)
+        }
+        #expect(key(signer(), "20270102") != first, "another day derives again")
+        // Real signatures: one signer over two days equals fresh signers' (the key follows the day).
+        let day = Date(timeIntervalSince1970: 1_800_000_000)
+        for date in [day, day + 86_400, day] {
+            let sign = { (signer: AWSSigV4) in
+                signer.headers(method: "GET", urlText: "https://bucket.example/k", headers: [], payloadHash: nil, date: date).map(\.value)
+            }
+            let kept = signer(secret: unique + "-real")
+            #expect(sign(kept) == sign(signer(secret: unique + "-real")))
+            #expect(sign(kept) != sign(signer(secret: unique + "-other")))
+        }
+    }
+
     @Test("Bad scope or credentials fail before anything is sent, saying which",
           arguments: [
             (Authentication.awsSigV4(accessKeyID: keyID, secretAccessKey: secret, region: "eu-west-1/evil", service: "s3"), "region"),
