@@ -4,21 +4,21 @@ import TestScheduling
 @testable import NetworkLayer
 
 /// A socket nobody holds any more closes itself: the server gets 1001 (going away), and the
-/// socket's thread and file descriptors are gone soon after.
+/// socket's file descriptors are gone soon after, and no thread is left behind.
 // .measuring: the verdict counts the whole process's threads and file descriptors, which the
 // tests running beside it would change.
 @Suite("WebSocket lifetime: dropping the last reference closes the socket", .measuring)
 struct WebSocketLifetimeTests {
     static let sockets = 20
 
-    @Test("Sockets dropped right after they opened close with 1001 and give back their threads and descriptors")
+    @Test("Sockets dropped right after they opened close with 1001, give back their descriptors and leave no thread behind")
     func droppedAfterOpening() async throws {
         try await withWebSocketServer { server in
             try await Self.expectDroppedSocketsClose(on: server) { _ in }
         }
     }
 
-    @Test("Sockets dropped after `for try await _ in socket { break }` close with 1001 and give back their threads and descriptors")
+    @Test("Sockets dropped after `for try await _ in socket { break }` close with 1001, give back their descriptors and leave no thread behind")
     func droppedAfterBreakingOutOfTheLoop() async throws {
         try await withWebSocketServer { server in
             try await Self.expectDroppedSocketsClose(on: server) { socket in
