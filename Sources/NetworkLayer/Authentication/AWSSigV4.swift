@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// AWS Signature Version 4 over what a transfer sends, as botocore computes it (its S3 signer for
 /// the service "s3": the path is not encoded again, and requests carry `X-Amz-Content-SHA256`).
@@ -219,7 +218,7 @@ extension PreparedRequest {
 final class SigningKeys: Sendable {
     static let shared = SigningKeys()
     private typealias Entry = (accessKeyID: String, secretAccessKey: String, region: String, service: String, day: String, key: [UInt8])
-    private let recent = Mutex<[Entry]>([])
+    private let recent = Protected<[Entry]>([])
 
     func key(for signer: AWSSigV4, day: String, derive: () -> [UInt8]) -> [UInt8] {
         let found = recent.withLock { recent in
