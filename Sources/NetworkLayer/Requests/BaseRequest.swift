@@ -8,9 +8,11 @@ import Foundation
 // Benchmarks/RESULTS.md, "Speed tricks, measured").
 // A request is not Sendable, so no other thread can race these accesses.
 open class BaseRequest<Response: Decodable & Sendable> {
-    /// Every setting, each public property below reading and writing its field. The provider, the
-    /// endpoint and a full URL stay stored apart: they are the call itself, set by the initializers.
-    @exclusivity(unchecked) var options = RequestOptions<Response>()
+    /// Every setting, each public property below reading and writing its field. Stored apart: the
+    /// provider, the endpoint and a full URL, the call itself, set by the initializers; and `parser`,
+    /// whose type names `Response`: options generic over it would be released through a metadata
+    /// lookup in every request's deinit.
+    @exclusivity(unchecked) var options = RequestOptions()
 
     /// The path, starting with `/`, appended to the provider's `scheme://host[:port]`; it may carry
     /// its own query, to which `params` are appended.
@@ -283,10 +285,7 @@ open class BaseRequest<Response: Decodable & Sendable> {
     /// Turns the response into the value instead of the provider's `parseAndValidate`, for a body
     /// that is not JSON. The status is validated first; what it throws reaches the caller as the
     /// `underlyingError` of ``NetworkError/serialization(_:)`` (a `NetworkError` as it is).
-    public var parser: (@Sendable (HTTPResponse) throws -> Response)? {
-        get { options.parser }
-        set { options.parser = newValue }
-    }
+    @exclusivity(unchecked) public var parser: (@Sendable (HTTPResponse) throws -> Response)?
 
     /// The full URL of a request made with ``init(serviceProvider:url:)``; `nil` for a path under the provider.
     @exclusivity(unchecked) var targetURL: URL?

@@ -1,11 +1,11 @@
 import Foundation
 
-/// Every setting of one ``BaseRequest``, stored there as one value (`BaseRequest.options`), each
-/// read and written through the request's public property of the same name.
+/// Every setting of one ``BaseRequest`` but its `parser` (see `BaseRequest.options`), each read and
+/// written through the request's public property of the same name.
 ///
 /// Code that resolves a request reads the fields in place (`request.options.retryPolicy`), never a
 /// copy of the whole value: a copy retains every reference it holds.
-struct RequestOptions<Response: Decodable & Sendable> {
+struct RequestOptions {
     var params: [String: any Sendable] = [:]
     var additionalHeaders: [String: String] = [:]
     /// `requestTimeout` once set; `nil` leaves the provider's, then the manager's.
@@ -47,5 +47,4 @@ struct RequestOptions<Response: Decodable & Sendable> {
     var redirectPolicy: RedirectPolicy?
     var cachePolicy: CachePolicy?
     var hedging: Hedging?
-    var parser: (@Sendable (HTTPResponse) throws -> Response)?
 }
