@@ -11,7 +11,8 @@ open class BaseRequest<Response: Decodable & Sendable> {
     /// Every setting, each public property below reading and writing its field. Stored apart: the
     /// provider, the endpoint and a full URL, the call itself, set by the initializers; and `parser`,
     /// whose type names `Response`: options generic over it would be released through a metadata
-    /// lookup in every request's deinit.
+    /// lookup in every request's deinit. A collection's property also yields its field (`_modify`), so
+    /// that `request.params["page"] = 2` changes it in place instead of copying it whole first.
     @exclusivity(unchecked) var options = RequestOptions()
 
     /// The path, starting with `/`, appended to the provider's `scheme://host[:port]`; it may carry
@@ -24,12 +25,14 @@ open class BaseRequest<Response: Decodable & Sendable> {
     public var params: [String: any Sendable] {
         get { options.params }
         set { options.params = newValue }
+        _modify { yield &options.params }
     }
 
     /// Headers for this request only; they override the provider's of the same name (ignoring case).
     public var additionalHeaders: [String: String] {
         get { options.additionalHeaders }
         set { options.additionalHeaders = newValue }
+        _modify { yield &options.additionalHeaders }
     }
 
     /// How long the whole request may take, every attempt and redirect included; beyond 10⁹ s
@@ -154,6 +157,7 @@ open class BaseRequest<Response: Decodable & Sendable> {
     public var secretHeaderNames: Set<String> {
         get { options.secretHeaderNames }
         set { options.secretHeaderNames = newValue }
+        _modify { yield &options.secretHeaderNames }
     }
 
     /// Names of query items whose values are secrets in this request, on top of
@@ -161,6 +165,7 @@ open class BaseRequest<Response: Decodable & Sendable> {
     public var secretQueryItemNames: Set<String> {
         get { options.secretQueryItemNames }
         set { options.secretQueryItemNames = newValue }
+        _modify { yield &options.secretQueryItemNames }
     }
 
     /// When this request is tried again after a failure; `nil` uses the provider's policy.
@@ -187,6 +192,7 @@ open class BaseRequest<Response: Decodable & Sendable> {
     public var webSocketProtocols: [String] {
         get { options.webSocketProtocols }
         set { options.webSocketProtocols = newValue }
+        _modify { yield &options.webSocketProtocols }
     }
 
     /// For a ``WebSocket`` request: its options; `nil` for ``ServiceProvider/webSocketOptions``.
@@ -246,6 +252,7 @@ open class BaseRequest<Response: Decodable & Sendable> {
     public var interceptors: [any RequestInterceptor] {
         get { options.interceptors }
         set { options.interceptors = newValue }
+        _modify { yield &options.interceptors }
     }
 
     /// Compresses the body before it is sent (`Content-Encoding`); `nil` (the default) sends it as
@@ -260,6 +267,7 @@ open class BaseRequest<Response: Decodable & Sendable> {
     public var middlewares: [any RequestMiddleware] {
         get { options.middlewares }
         set { options.middlewares = newValue }
+        _modify { yield &options.middlewares }
     }
 
     /// Which redirects this request follows; `nil` uses the provider's, then ``NetworkManager/redirectPolicy``.
