@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Writes the Swift code of the settings table (Sources/NetworkLayer/Manager/Settings.toml).
 
-    python3 scripts/settings.py          write Manager/Settings+Table.swift and the regions of ServiceProvider.swift
-                                         and BaseRequest.swift
+    python3 scripts/settings.py          write Manager/Settings+Table.swift and the regions of ServiceProvider.swift,
+                                         RequestOptions.swift and BaseRequest.swift
     python3 scripts/settings.py --check  write nothing; exit 1 if either differs from what the table makes
 
 What each entry becomes is described at the top of Settings.toml. Standard library only.
@@ -19,6 +19,7 @@ TABLE = ROOT / "Sources/NetworkLayer/Manager/Settings.toml"
 GENERATED = ROOT / "Sources/NetworkLayer/Manager/Settings+Table.swift"
 PROVIDER = ROOT / "Sources/NetworkLayer/Providers/ServiceProvider.swift"
 REQUEST = ROOT / "Sources/NetworkLayer/Requests/BaseRequest.swift"
+REQUEST_OPTIONS = ROOT / "Sources/NetworkLayer/Requests/RequestOptions.swift"
 BEGIN = "    // BEGIN settings table (scripts/settings.py writes this region from Manager/Settings.toml)\n"
 END = "    // END settings table\n"
 NAME = re.compile(r"^[a-z][A-Za-z0-9]*$")
@@ -71,7 +72,9 @@ def generated(entries):
             "                                            manager: Settings.Table) {\n"]
     for entry in entries:
         name = entry["name"]
-        chain = " ?? ".join(f"{level}.{name}" for level in LEVELS if level in entry["levels"])
+        # The request's value is read in place from its stored options, never through a copy of them.
+        chain = " ?? ".join(("request.options" if level == "request" else level) + f".{name}"
+                            for level in LEVELS if level in entry["levels"])
         out.append(f"        {name} = {chain}\n")
     out += ["    }\n}\n\n", "extension NetworkManager {\n"]
     for index, entry in enumerate(entries):
@@ -91,10 +94,11 @@ def generated(entries):
     return "".join(out)
 
 
-def region(entries, level, declare):
+def region(entries, level, declare, documented=True):
     """The declarations of the settings `level` may set, `declare(entry)` making each one."""
-    blocks = [doc(entry[f"{level}_doc"], "    ") + declare(entry) for entry in entries if level in entry["levels"]]
-    return "\n".join(blocks)
+    blocks = [(doc(entry[f"{level}_doc"], "    ") if documented else "") + declare(entry)
+              for entry in entries if level in entry["levels"]]
+    return ("\n" if documented else "").join(blocks)
 
 
 def with_region(path, region):
@@ -111,10 +115,13 @@ def main():
     args = parser.parse_args()
     entries = load()
     provider = region(entries, "provider", lambda entry: f"    var {entry['name']}: {optional_type(entry)} {{ get }}\n")
-    request = region(entries, "request",
-                     lambda entry: f"    @exclusivity(unchecked) public var {entry['name']}: {optional_type(entry)}\n")
+    stored = region(entries, "request", lambda entry: f"    var {entry['name']}: {optional_type(entry)}\n", documented=False)
+    request = region(entries, "request", lambda entry: f"    public var {entry['name']}: {optional_type(entry)} {{\n"
+                     f"        get {{ options.{entry['name']} }}\n"
+                     f"        set {{ options.{entry['name']} = newValue }}\n"
+                     "    }\n")
     wanted = {GENERATED: generated(entries), PROVIDER: with_region(PROVIDER, provider),
-              REQUEST: with_region(REQUEST, request)}
+              REQUEST_OPTIONS: with_region(REQUEST_OPTIONS, stored), REQUEST: with_region(REQUEST, request)}
     stale = [path for path, text in wanted.items() if not path.exists() or path.read_text() != text]
     if args.check:
         for path in stale:

@@ -32,9 +32,9 @@ extension Settings.Table {
         dnsCacheTimeout = provider.dnsCacheTimeout ?? manager.dnsCacheTimeout
         happyEyeballsTimeout = provider.happyEyeballsTimeout ?? manager.happyEyeballsTimeout
         networkInterface = provider.networkInterface ?? manager.networkInterface
-        maximumResponseSize = request.maximumResponseSize ?? manager.maximumResponseSize
-        decompressionLimit = request.decompressionLimit ?? manager.decompressionLimit
-        sendsPathAsIs = request.sendsPathAsIs ?? provider.sendsPathAsIs ?? manager.sendsPathAsIs
+        maximumResponseSize = request.options.maximumResponseSize ?? manager.maximumResponseSize
+        decompressionLimit = request.options.decompressionLimit ?? manager.decompressionLimit
+        sendsPathAsIs = request.options.sendsPathAsIs ?? provider.sendsPathAsIs ?? manager.sendsPathAsIs
         dnsOverHTTPS = provider.dnsOverHTTPS ?? manager.dnsOverHTTPS
         resolve = provider.resolve ?? manager.resolve
     }

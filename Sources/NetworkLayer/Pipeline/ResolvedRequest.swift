@@ -249,7 +249,7 @@ extension BaseRequest {
                                                            opened provider: Provider) -> ResolvedRequest {
         let isMocked = provider.areMocksEnabled ?? settings.areMocksEnabled
         let timeouts = provider.timeouts
-        let options = settings.transferOptions(
+        let transfer = settings.transferOptions(
             connectTimeout: (timeouts?.connect ?? settings.timeouts.connect)?.seconds,
             idleTimeout: (timeouts?.idle ?? settings.timeouts.idle)?.seconds,
             unixSocketPath: provider.unixSocketPath,
@@ -257,8 +257,8 @@ extension BaseRequest {
             tls: provider.tls,
             table: Settings.Table(request: self, provider: provider, manager: settings.table))
         let streamKind = StreamKind(for: Response.self)
-        let chosen = Self.middlewares(manager: settings.middlewares, provider: provider.middlewares, request: middlewares)
-        let log = NetworkLog(settings: settings, mocked: isMocked, operationID: operationID)
+        let chosen = Self.middlewares(manager: settings.middlewares, provider: provider.middlewares, request: options.middlewares)
+        let log = NetworkLog(settings: settings, mocked: isMocked, operationID: options.operationID)
         var events: CallEvents?
         if settings.eventHub != nil || (!chosen.isEmpty && chosen.contains(where: \.observesCallEvents)) {
             events = CallEvents(requestID: log?.id ?? NetworkLog.takeID(), hub: settings.eventHub)
@@ -268,62 +268,62 @@ extension BaseRequest {
             provider: boxed,
             location: ResolvedRequest.Location(scheme: provider.httpScheme, host: provider.host, port: provider.portNumber,
                                                basePath: provider.basePath),
-            method: httpMethod,
+            method: options.httpMethod,
             target: targetURL.map { .url($0) } ?? .endpoint(endpoint),
-            parameters: params.isEmpty ? .success(.object([])) : Result { () throws(NetworkError) in try ParameterValue.object(from: params) },
-            body: body,
-            parameterEncoding: parameterEncoding,
-            arrayEncoding: arrayEncoding,
-            jsonEncoder: jsonEncoder ?? provider.jsonEncoder,
-            additionalHeaders: additionalHeaders,
-            authentication: requiresAuthentication ? provider.authentication : nil,
+            parameters: options.params.isEmpty ? .success(.object([])) : Result { () throws(NetworkError) in try ParameterValue.object(from: options.params) },
+            body: options.body,
+            parameterEncoding: options.parameterEncoding,
+            arrayEncoding: options.arrayEncoding,
+            jsonEncoder: options.jsonEncoder ?? provider.jsonEncoder,
+            additionalHeaders: options.additionalHeaders,
+            authentication: options.requiresAuthentication ? provider.authentication : nil,
             secretNames: Self.secretNames(manager: settings.redactor.names,
                                           provider: (provider.secretHeaderNames, provider.secretQueryItemNames),
-                                          request: (secretHeaderNames, secretQueryItemNames)),
-            timeout: (explicitTimeout ?? timeouts?.request ?? settings.timeouts.request)?.seconds ?? Timeouts.defaultRequestSeconds,
-            retryPolicy: retryPolicy ?? provider.retryPolicy,
-            redirectPolicy: redirectPolicy ?? provider.redirectPolicy ?? settings.redirectPolicy,
-            interceptors: ResolvedRequest.Interceptors(manager: settings.interceptors, provider: provider.interceptors, request: interceptors),
+                                          request: (options.secretHeaderNames, options.secretQueryItemNames)),
+            timeout: (options.explicitTimeout ?? timeouts?.request ?? settings.timeouts.request)?.seconds ?? Timeouts.defaultRequestSeconds,
+            retryPolicy: options.retryPolicy ?? provider.retryPolicy,
+            redirectPolicy: options.redirectPolicy ?? provider.redirectPolicy ?? settings.redirectPolicy,
+            interceptors: ResolvedRequest.Interceptors(manager: settings.interceptors, provider: provider.interceptors, request: options.interceptors),
             middlewares: chosen,
             networkMiddlewares: Self.active(settings.networkMiddlewares),
-            options: options,
+            options: transfer,
             expectations: ResponseExpectations(
                 // A WebSocket's handshake succeeds with 101 only (RFC 6455 §4.1).
                 acceptableStatuses: streamKind == .webSocket ? StatusCodes(101..<102)
-                    : StatusCodes.resolved(request: acceptableStatuses, requestRange: acceptableStatusCodes, provider: boxed),
-                decoder: jsonDecoder ?? provider.jsonDecoder,
-                keyPath: keyPath,
-                errorBodyType: errorBodyType ?? provider.errorBodyType,
+                    : StatusCodes.resolved(request: options.acceptableStatuses, requestRange: options.acceptableStatusCodes, provider: boxed),
+                decoder: options.jsonDecoder ?? provider.jsonDecoder,
+                keyPath: options.keyPath,
+                errorBodyType: options.errorBodyType ?? provider.errorBodyType,
                 usesFastJSONDecoder: provider.usesFastJSONDecoder && settings.usesFastJSONDecoder),
-            validator: validator,
+            validator: options.validator,
             streamKind: streamKind,
-            downloadDestination: downloadDestination,
-            resumesDownloads: resumesDownloads,
-            progress: onProgress.map { ProgressReporter(report: $0, finish: progressFinished) },
+            downloadDestination: options.downloadDestination,
+            resumesDownloads: options.resumesDownloads,
+            progress: options.onProgress.map { ProgressReporter(report: $0, finish: options.progressFinished) },
             isMocked: isMocked,
-            mockedResponseFilename: mockedResponseFilename,
+            mockedResponseFilename: options.mockedResponseFilename,
             mockResponsesDirectory: isMocked ? settings.mockResponsesDirectory : nil,
             mockRecordingDirectory: isMocked ? nil : settings.mockRecordingDirectory,
             log: log,
             cache: isMocked ? nil : settings.responseCacheStore.map { store in
-                RequestCaching(store: store, policy: cachePolicy ?? provider.cachePolicy ?? .useProtocol,
+                RequestCaching(store: store, policy: options.cachePolicy ?? provider.cachePolicy ?? .useProtocol,
                                storesAuthorizedResponsesOnDisk: provider.cachesAuthorizedResponsesOnDisk,
-                               isBypassed: streamKind != nil || downloadDestination != nil || body?.isUpload == true)
+                               isBypassed: streamKind != nil || options.downloadDestination != nil || options.body?.isUpload == true)
             },
-            bodyCompression: bodyCompression,
-            reconnectPolicy: streamKind == .events ? reconnectPolicy : nil,
-            operationID: operationID,
+            bodyCompression: options.bodyCompression,
+            reconnectPolicy: streamKind == .events ? options.reconnectPolicy : nil,
+            operationID: options.operationID,
             resumeData: resumeData,
             traffic: isMocked || !settings.recordsTraffic ? nil : settings.recordedTraffic,
             webSocket: streamKind == .webSocket
-                ? WebSocketSettings(protocols: webSocketProtocols, options: webSocketOptions ?? provider.webSocketOptions ?? settings.webSocketOptions)
+                ? WebSocketSettings(protocols: options.webSocketProtocols, options: options.webSocketOptions ?? provider.webSocketOptions ?? settings.webSocketOptions)
                 : nil,
             originLimit: isMocked ? nil : (provider.maximumRequestsPerOrigin ?? settings.maximumRequestsPerOrigin).map {
-                LimitStep(queues: settings.originQueues, limit: $0, priority: priority)
+                LimitStep(queues: settings.originQueues, limit: $0, priority: options.priority)
             },
             circuitBreaker: isMocked ? nil : provider.circuitBreaker,
-            hedging: hedging.flatMap { isMocked || streamKind != nil || downloadDestination != nil || body != nil
-                || (httpMethod != .get && httpMethod != .head) ? nil : $0 },
+            hedging: options.hedging.flatMap { isMocked || streamKind != nil || options.downloadDestination != nil || options.body != nil
+                || (options.httpMethod != .get && options.httpMethod != .head) ? nil : $0 },
             events: events)
     }
 }
