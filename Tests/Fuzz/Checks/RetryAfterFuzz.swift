@@ -80,6 +80,9 @@ enum RetryAfterFuzz {
                 text = String(characters)
                 return (text, nil)
             }
+            // Before 15 October 1582 the formatter writes the Julian calendar's date, which an HTTP
+            // date (proleptic Gregorian) does not mean: its 29 February 0200 is no date at all.
+            guard date.timeIntervalSince1970 >= -12_219_292_800 else { return (text, nil) }
             // Whole seconds: the text has no fraction.
             let whole = date.timeIntervalSince1970.rounded(.down)
             return (text, max(0, whole - now.timeIntervalSince1970))

@@ -31,6 +31,19 @@ struct RetryAfterFindingsTests {
         try FuzzTargets.named("retry-after")?.check(FuzzInputs.regression("retry-after", "non-ascii-text-trapped-dateformatter"))
     }
 
+    @Test("HTTP dates are proleptic Gregorian: 29 February of 0200 or 1900 is no date (the backoff applies), of 2000 or 1600 it is")
+    func prolepticGregorianLeapDays() throws {
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        for year in ["0200", "1500", "1900"] {
+            #expect(RetryPolicy.seconds(fromRetryAfter: "Fri, 29 Feb \(year) 23:21:36 GMT", now: now) == nil, "\(year)")
+        }
+        for year in ["2000", "1600"] {
+            #expect(RetryPolicy.seconds(fromRetryAfter: "Tue, 29 Feb \(year) 23:21:36 GMT", now: now) == 0, "\(year): in the past")
+        }
+        // The fuzz model wrote 0200's date with Foundation's formatter, Julian before 1582, and expected 0 s.
+        try FuzzTargets.named("retry-after")?.check(FuzzInputs.regression("retry-after", "julian-leap-day-0200-is-no-gregorian-date"))
+    }
+
     @Test("A Retry-After HTTP date in lowercase is read, as RFC 9111 asks of dates")
     func lowercaseDate() {
         let now = Date(timeIntervalSince1970: 784_111_777 - 37)  // 1994-11-06 08:49:00 GMT
