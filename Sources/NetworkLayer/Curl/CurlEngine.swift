@@ -184,7 +184,7 @@ final class CurlEngine: @unchecked Sendable {
 
     // MARK: Any thread
 
-    func makeTransfer(for plan: consuming TransferPlan, download: PendingDownload? = nil) throws(NetworkError) -> CurlTransfer {
+    func makeTransfer(for plan: TransferPlan, download: PendingDownload? = nil) throws(NetworkError) -> CurlTransfer {
         let handle: CurlEasyHandle
         // libcurl refuses a stream's CURLOPT_BUFFERSIZE on a handle that still holds the receive
         // buffer of a transfer stopped early, even after curl_easy_reset: a stream drops such a

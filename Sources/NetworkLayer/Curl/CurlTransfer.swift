@@ -103,13 +103,14 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Configures `handle` as `plan` says. Throws if libcurl refuses an option.
     init(plan: TransferPlan, handle: CurlEasyHandle, download: PendingDownload? = nil) throws(NetworkError) {
-        self.plan = plan
         self.handle = handle
         stream = plan.streaming ? StreamBuffer() : nil
         pinning = plan.options.pinning
         // Read and checked before anything else: a bad certificate fails the request before any connection.
-        clientIdentity = try plan.options.clientCertificate.map { certificate throws(NetworkError) in
-            try ClientIdentity.load(certificate, request: plan.redactedDescription)
+        if let certificate = plan.options.clientCertificate {
+            clientIdentity = try ClientIdentity.load(certificate, request: plan.redactedDescription)
+        } else {
+            clientIdentity = nil
         }
         maximumResponseSize = plan.options.table.maximumResponseSize
         decompressionLimit = plan.options.table.decompressionLimit
@@ -145,6 +146,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
         pinCheck = check
         downloadFile = file
+        self.plan = plan
         try configure(plan)
     }
 

@@ -3,8 +3,10 @@ import Foundation
 
 /// What the backend is told about one hop, decided by the core once (`PreparedRequest+Plan.swift`):
 /// ``CurlTransfer`` applies it and ``CurlCommand`` renders it, so the command is what is sent. The
-/// backend reads nothing of the request behind it (`BackendBoundaryTests`).
-struct TransferPlan {
+/// backend reads nothing of the request behind it (`BackendBoundaryTests`). A class: the transport,
+/// the transfer and the record of its traffic share one, where copies of a struct this size would
+/// retain every reference it holds, each time.
+final class TransferPlan: Sendable {
     /// The largest timeout enforced, in seconds (about 31 years); a larger one means no limit.
     static let timeoutCeiling: TimeInterval = 1e9
 
@@ -42,9 +44,33 @@ struct TransferPlan {
     /// The WebSocket to open instead of a transfer, when the request asks for one.
     let webSocket: WebSocketDial?
 
-    struct WebSocketDial {
+    struct WebSocketDial: Sendable {
         let options: WebSocketOptions
         let log: WebSocketLog?
+    }
+
+    init(method: HTTPMethod, urlText: String, headers: [(name: String, value: String)], timeout: TimeInterval,
+         statedTimeout: TimeInterval, bodyCount: Int64?, origin: RequestOrigin, options: TransferOptions, streaming: Bool,
+         progress: ProgressReporter?, events: CallEvents?, expectations: ResponseExpectations, redirectPolicy: RedirectPolicy,
+         saveDestination: URL?, webSocket: WebSocketDial?,
+         challenge: (scheme: Authentication.ChallengeScheme, user: String, password: String)?, body: PreparedBody?) {
+        self.method = method
+        self.urlText = urlText
+        self.headers = headers
+        self.timeout = timeout
+        self.statedTimeout = statedTimeout
+        self.bodyCount = bodyCount
+        self.origin = origin
+        self.options = options
+        self.streaming = streaming
+        self.progress = progress
+        self.events = events
+        self.expectations = expectations
+        self.redirectPolicy = redirectPolicy
+        self.saveDestination = saveDestination
+        self.webSocket = webSocket
+        self.challenge = challenge
+        self.body = body
     }
 
     /// `METHOD URL` with secrets redacted, for errors.

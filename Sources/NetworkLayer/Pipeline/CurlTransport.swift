@@ -34,8 +34,8 @@ struct CurlTransport: Transport {
         transfer.flushDownload()
         if let traffic = request.resolved.traffic, let started {
             switch result {
-            case .success(let response): traffic.record(plan, started: started, response: response, error: nil, toFile: download != nil)
-            case .failure(let error): traffic.record(plan, started: started, response: nil, error: error, toFile: download != nil)
+            case .success(let response): traffic.record(transfer.plan, started: started, response: response, error: nil, toFile: download != nil)
+            case .failure(let error): traffic.record(transfer.plan, started: started, response: nil, error: error, toFile: download != nil)
             }
         }
         switch consume result {  // moved out, not copied as `get()` would

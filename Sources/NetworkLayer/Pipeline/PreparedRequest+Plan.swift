@@ -4,7 +4,7 @@ import Foundation
 /// request (below), never the plan.
 extension TransferPlan {
     /// The plan of `hop` as it is: signing, when the provider signs, is the chain's (``SigningStep``).
-    init(_ hop: PreparedRequest) {
+    convenience init(_ hop: PreparedRequest) {
         let resolved = hop.resolved
         self.init(method: hop.method, urlText: hop.urlText, headers: hop.headers, timeout: hop.timeout,
                   statedTimeout: resolved.timeout, bodyCount: hop.body?.count, origin: hop.origin,

@@ -20,7 +20,7 @@ final class WebSocketConnection: WebSocketChannel, EngineDriven, @unchecked Send
     static let failureLinger: Duration = .seconds(1)
 
     /// The hop as the core planned it: the transfer's, read in place.
-    private var plan: TransferPlan { _read { yield transfer.plan } }
+    private var plan: TransferPlan { transfer.plan }
     private let transfer: CurlTransfer
     /// The connection's own cache: libcurl keeps a CONNECT_ONLY connection there, idle to it, and
     /// would close it to make room, or as too old, in a cache other connections use.
@@ -245,7 +245,7 @@ final class WebSocketConnection: WebSocketChannel, EngineDriven, @unchecked Send
                 guard case .open = shared.phase else { return false }
                 shared.outbox.append(frame)
                 shared.outboxBytes += frame.count
-                shared.phase = .closing(deadline: .now + options.closeTimeout)
+                shared.phase = .closing(deadline: .now + options.closeLimit)
                 if shared.closing == nil { shared.closing = WebSocketClosing(side: .client, code: code, reason: reason, cause: cause) }
                 return true
             }
@@ -534,7 +534,7 @@ final class WebSocketConnection: WebSocketChannel, EngineDriven, @unchecked Send
     /// Starts moving frames, one turn at a time, until the socket closes.
     private func startExchange() {
         stage = .exchanging
-        if let interval = options.pingInterval, interval > .zero { nextPing = .now + interval }
+        if let interval = options.pingLimit { nextPing = .now + interval }
         buffer = [UInt8](repeating: 0, count: 64 << 10)
         // Frames that came with the handshake's answer (a server that greets, or closes, at once).
         if processFrames() == true {
@@ -582,9 +582,9 @@ final class WebSocketConnection: WebSocketChannel, EngineDriven, @unchecked Send
         }
         if let next = nextPing, now >= next, !isClosing {
             if !reading {
-                nextPing = now + (options.pingInterval ?? .seconds(30))  // not reading: a pong could not be seen
+                nextPing = now + (options.pingLimit ?? .seconds(30))  // not reading: a pong could not be seen
             } else if awaitingPong {
-                let seconds = (options.pingInterval ?? .zero).seconds.compactText
+                let seconds = (options.pingLimit ?? .zero).seconds.compactText
                 fail(.timeOut(.init(request: description, reason: "the server did not answer a ping within \(seconds) s")),
                      code: .abnormalClosure, sendsClose: false)
                 return true
@@ -593,7 +593,7 @@ final class WebSocketConnection: WebSocketChannel, EngineDriven, @unchecked Send
                 WebSocketFrameEncoder.append(.ping, payload: Array("NetworkLayer".utf8), to: &frame)
                 appendControl(frame)
                 awaitingPong = true
-                nextPing = now + (options.pingInterval ?? .seconds(30))
+                nextPing = now + (options.pingLimit ?? .seconds(30))
             }
         }
         // The next turn: the socket ready, a timer, or a wake-up.
@@ -742,7 +742,7 @@ final class WebSocketConnection: WebSocketChannel, EngineDriven, @unchecked Send
 
     private func setClosing() {
         shared.withLock { shared in
-            if case .open = shared.phase { shared.phase = .closing(deadline: .now + options.closeTimeout) }
+            if case .open = shared.phase { shared.phase = .closing(deadline: .now + options.closeLimit) }
         }
     }
 
@@ -808,7 +808,7 @@ final class WebSocketConnection: WebSocketChannel, EngineDriven, @unchecked Send
                 finish(.closed)
             } else {
                 finish(.failed(.transport(.init(request: description, reason: "the server did not answer the close handshake within "
-                                                + "\(options.closeTimeout.seconds.compactText) s; the connection was closed (1006)"))))
+                                                + "\(options.closeLimit.seconds.compactText) s; the connection was closed (1006)"))))
             }
         }
         setStatus((.abnormalClosure, ""))
