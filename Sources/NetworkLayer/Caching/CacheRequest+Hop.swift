@@ -20,11 +20,11 @@ extension CacheRequest {
         // As the wire will get it: signed (the signing step is after the cache), then planned.
         let hop = SigningStep.signed(built)
         let isSigned = hop !== built
-        let plan = TransferPlan(hop)
-        var headers = hop.headers + plan.addedHeaders
+        let options = hop.wireOptions
+        var headers = hop.headers + hop.libraryHeaders
         var secretNames = hop.secrets.headers
         var ownerNames = hop.secrets.cacheOwnerHeaders
-        if let jar = plan.options.cookieJar, let cookie = jar.cookieHeader(for: hop.url) {
+        if let jar = options.cookieJar, let cookie = jar.cookieHeader(for: hop.url) {
             headers.append((name: "Cookie", value: cookie))
             secretNames.insert("cookie")
             ownerNames.insert("cookie")
@@ -32,15 +32,17 @@ extension CacheRequest {
         self.init(method: hop.method.rawValue, url: hop.urlText, headers: headers, foldedSecretHeaderNames: secretNames,
                   ownerHeaderNames: ownerNames, keysAuthorization: hop.secrets.cacheKeysAuthorization,
                   hasAuthorization: hop.isAtProviderOrigin && hop.resolved.authentication != nil
-                    || plan.options.clientCertificate != nil,
+                    || options.clientCertificate != nil,
                   allowsDiskStorageWhenAuthorized: caching.storesAuthorizedResponsesOnDisk)
-        caller = plan.cacheCaller ?? (isSigned ? hop.resolved.authentication?.callerIdentity : nil)
-        if let certificate = plan.options.clientCertificate {
+        // Credentials libcurl answers a challenge with identify the caller (hashed into the
+        // partition, never stored), as a signature's do.
+        caller = hop.answeredChallenge != nil || isSigned ? hop.resolved.authentication?.callerIdentity : nil
+        if let certificate = options.clientCertificate {
             // A certificate that cannot be read fails the transfer; until then it is a caller of its own.
             let fingerprint = (try? ClientIdentity.load(certificate, request: hop.redactedDescription))?.fingerprint.hex ?? "unreadable"
             caller = (caller.map { $0 + "\u{0}" } ?? "") + "client certificate " + fingerprint
         }
-        if let tls = plan.options.tls {
+        if let tls = options.tls {
             caller = (caller.map { $0 + "\u{0}" } ?? "") + "tls " + tls.cacheIdentity
         }
         // A SigV4 signature is new with every attempt: its key is the caller.

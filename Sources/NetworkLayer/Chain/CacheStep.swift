@@ -206,7 +206,7 @@ final class AttemptLine: Sendable {
     /// Writes the line for `hop` unless it was written.
     func write(_ hop: PreparedRequest, note: String? = nil) {
         guard !written.exchange(true, ordering: .relaxed) else { return }
-        log.request(hop, curl: note == nil ? CurlCommand.render(TransferPlan(SigningStep.signed(hop)), redactingSecrets: true) : nil,
+        log.request(hop, curl: note == nil ? SigningStep.signed(hop).commandLine(redactingSecrets: true) : nil,
                     cacheNote: note)
     }
 
@@ -214,6 +214,6 @@ final class AttemptLine: Sendable {
     /// the curl command is `built`'s, as copy-as-curl renders it.
     func write(_ sent: PreparedRequest, renderedAs built: PreparedRequest, note: String) {
         guard !written.exchange(true, ordering: .relaxed) else { return }
-        log.request(sent, curl: CurlCommand.render(TransferPlan(SigningStep.signed(built)), redactingSecrets: true), cacheNote: note)
+        log.request(sent, curl: SigningStep.signed(built).commandLine(redactingSecrets: true), cacheNote: note)
     }
 }

@@ -70,7 +70,7 @@ struct Call {
         if let resolver = options.table.dnsOverHTTPS, let host = request.url.host {
             log.note("\(host) resolves through the DNS over HTTPS resolver \(CurlErrorMapping.origin(of: resolver))", of: request)
         }
-        if options.unixSocketPath != nil, let note = TransferPlan(request).options.unpinnedSocketNote(for: request) {
+        if options.unixSocketPath != nil, let note = request.wireOptions.unpinnedSocketNote(for: request) {
             log.note(note, of: request)
         }
     }

@@ -26,7 +26,7 @@ struct FollowUpStep: CallStep {
             if resolved.cache == nil {
                 // A WebSocket is logged as a socket: no command line reproduces one.
                 log.request(attempt, curl: resolved.webSocket != nil ? nil
-                            : CurlCommand.render(TransferPlan(SigningStep.signed(attempt)), redactingSecrets: true))
+                            : SigningStep.signed(attempt).commandLine(redactingSecrets: true))
             } else {
                 sent.attemptLine = AttemptLine(log)
             }

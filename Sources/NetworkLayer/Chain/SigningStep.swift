@@ -22,9 +22,9 @@ struct SigningStep: CallStep {
         let presigned = hop.withoutSignature(of: signer)
         let request = presigned?.request ?? hop
         guard request.isAtProviderOrigin, request.headers.value(for: "Authorization") == nil else { return hop }
-        let library = TransferPlan.libraryHeaders(for: request)
+        let library = request.libraryHeaders
         let payloadHash: String?
-        switch TransferPlan.body(for: request) {
+        switch request.sentBody {
         case nil: payloadHash = AWSSigV4.hexDigest([])
         case .bytes(let data)?: payloadHash = SHA256Digest.of(data)?.hex
         case .file?, .multipart?, .stream?: payloadHash = nil

@@ -184,7 +184,7 @@ final class CurlEngine: @unchecked Sendable {
 
     // MARK: Any thread
 
-    func makeTransfer(for plan: consuming TransferPlan, download: PendingDownload? = nil) throws(NetworkError) -> CurlTransfer {
+    func makeTransfer(for plan: TransferPlan, download: PendingDownload? = nil) throws(NetworkError) -> CurlTransfer {
         let handle: CurlEasyHandle
         // libcurl refuses a stream's CURLOPT_BUFFERSIZE on a handle that still holds the receive
         // buffer of a transfer stopped early, even after curl_easy_reset: a stream drops such a
@@ -313,7 +313,7 @@ final class CurlEngine: @unchecked Sendable {
             }
             for transfer in work.started { add(transfer) }
             for transfer in work.cancelled where transfer.isActive {
-                finish(transfer, with: .failure(.cancelled(.init(request: transfer.request.redactedDescription,
+                finish(transfer, with: .failure(.cancelled(.init(request: transfer.plan.redactedDescription,
                                                                  reason: "it was cancelled while running"))))
             }
             for transfer in work.resumed where transfer.isActive { unpause(transfer) }
@@ -406,14 +406,14 @@ final class CurlEngine: @unchecked Sendable {
 
     private func add(_ transfer: CurlTransfer) {
         if transfer.isCancellationRequested.load(ordering: .acquiring) {
-            complete(transfer, with: .failure(.cancelled(.init(request: transfer.request.redactedDescription,
+            complete(transfer, with: .failure(.cancelled(.init(request: transfer.plan.redactedDescription,
                                                                reason: "it was cancelled before it started"))))
             return
         }
         do throws(NetworkError) {
             try attachCache(to: transfer)
         } catch {
-            complete(transfer, with: .failure(error.describingRequest(transfer.request.redactedDescription)))
+            complete(transfer, with: .failure(error.describingRequest(transfer.plan.redactedDescription)))
             return
         }
         // libcurl counts whole seconds and refuses above the option's value.
@@ -422,7 +422,7 @@ final class CurlEngine: @unchecked Sendable {
         guard code == CURLM_OK else {
             let message = String(cString: curl_multi_strerror(code))
             complete(transfer, with: .failure(.transport(.init(
-                request: transfer.request.redactedDescription,
+                request: transfer.plan.redactedDescription,
                 reason: "libcurl could not start the transfer (\(message))"))))
             return
         }
@@ -467,7 +467,7 @@ final class CurlEngine: @unchecked Sendable {
         let code = curl_easy_pause(transfer.handle.raw, Self.pauseContinue)
         guard code == CURLE_OK else {
             finish(transfer, with: .failure(.transport(.init(
-                request: transfer.request.redactedDescription,
+                request: transfer.plan.redactedDescription,
                 reason: "libcurl could not resume the paused transfer (\(String(cString: curl_easy_strerror(code))))"))))
             return
         }

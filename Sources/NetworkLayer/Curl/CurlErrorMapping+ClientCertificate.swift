@@ -20,7 +20,7 @@ extension CurlErrorMapping {
     /// right after presenting a certificate, is ``NetworkError/invalidCertificate(_:)`` too: never
     /// `.transport`, which a retry policy would retry with the same refused certificate.
     static func clientCertificateRefusal(_ code: CURLcode, message: String, facts: Facts, curl: CurlError,
-                                         request: PreparedRequest) -> NetworkError? {
+                                         plan: TransferPlan) -> NetworkError? {
         let presented = facts.presentedClientCertificate
         let reason: String
         if presented, facts.receivedNothing, code == CURLE_SEND_ERROR || code == CURLE_RECV_ERROR,
@@ -37,7 +37,7 @@ extension CurlErrorMapping {
         } else {
             return nil
         }
-        var context = NetworkError.Context(request: request.redactedDescription, reason: "\(reason) (\(message))", underlyingError: curl)
+        var context = NetworkError.Context(request: plan.redactedDescription, reason: "\(reason) (\(message))", underlyingError: curl)
         context.concernsClientCertificate = true
         return .invalidCertificate(context)
     }

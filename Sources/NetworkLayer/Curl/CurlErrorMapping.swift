@@ -46,59 +46,59 @@ enum CurlErrorMapping {
 
     /// The error for a transfer that ended with `code` (or, whatever the code, with a malformed
     /// response or a body over the size limit).
-    static func error(for code: CURLcode, message: String, facts: Facts, request: PreparedRequest) -> NetworkError {
+    static func error(for code: CURLcode, message: String, facts: Facts, plan: TransferPlan) -> NetworkError {
         let curl = CurlError(code: Int(code.rawValue), message: message)
         func context(_ reason: String) -> NetworkError.Context {
-            .init(request: request.redactedDescription, reason: "\(reason) (\(message))", underlyingError: curl)
+            .init(request: plan.redactedDescription, reason: "\(reason) (\(message))", underlyingError: curl)
         }
         if let malformed = facts.malformedResponse {
-            return .transport(.init(request: request.redactedDescription, reason: "the server's response is malformed: \(malformed)"))
+            return .transport(.init(request: plan.redactedDescription, reason: "the server's response is malformed: \(malformed)"))
         }
         if facts.foldAfterStatusLine {
-            return .transport(.init(request: request.redactedDescription,
+            return .transport(.init(request: plan.redactedDescription,
                                     reason: "the server's response is malformed: \(ResponseHeaderBlock.foldContinuingNothing)",
                                     underlyingError: curl))
         }
         // Inside an HTTPS proxy's tunnel, a refused handshake surfaces as a connect error.
         if code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CONNECT_ERROR, let mismatch = facts.pinMismatch {
             return .invalidCertificate(.init(
-                request: request.redactedDescription,
+                request: plan.redactedDescription,
                 reason: "no public key in the certificate chain of \(mismatch.host) matches its pins; the server presented "
                     + mismatch.presentedPins.joined(separator: ", ") + ". Nothing was sent",
                 underlyingError: curl))
         }
         if code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CONNECT_ERROR, let rejection = facts.trustRejection {
             return .invalidCertificate(.init(
-                request: request.redactedDescription,
+                request: plan.redactedDescription,
                 reason: "the TLS options' serverTrust callback refused the certificate chain of \(rejection.host): "
                     + HeaderFields.printable(rejection.reason) + ". Nothing was sent",
                 underlyingError: curl))
         }
         if facts.exceededMaximumSize || code == CURLE_FILESIZE_EXCEEDED, let limit = facts.maximumResponseSize {
             return .transport(.init(
-                request: request.redactedDescription,
+                request: plan.redactedDescription,
                 reason: "the response body is larger than the limit of \(limit) bytes (counted after decompression)",
                 underlyingError: curl))
         }
         if let bomb = facts.decompressionBomb, let ratio = bomb.limit.ratio {
             return .transport(.init(
-                request: request.redactedDescription,
+                request: plan.redactedDescription,
                 reason: "the compressed response expanded more than \(ratio) times (\(bomb.compressed) bytes received became "
                     + "over \(bomb.decoded) bytes decoded), beyond the decompression limit; if this body is legitimate, "
                     + "raise the request's or the manager's decompressionLimit",
                 underlyingError: curl))
         }
         if code == CURLE_WRITE_ERROR, let failure = facts.diskWriteFailure {
-            return diskWriteFailure(failure, request: request)
+            return diskWriteFailure(failure, plan: plan)
         }
         if let path = facts.unixSocketPath, code == CURLE_COULDNT_CONNECT {
             return .unreachable(context(unixSocketFailure(path, errno: facts.osErrno)),
                                 facts.osErrno == ECONNREFUSED ? .connectionRefused : .other)
         }
-        if let proxy = facts.proxy, let error = proxyFailure(code, proxy: proxy, facts: facts, request: request, context: context) {
+        if let proxy = facts.proxy, let error = proxyFailure(code, proxy: proxy, facts: facts, plan: plan, context: context) {
             return error
         }
-        if let refusal = clientCertificateRefusal(code, message: message, facts: facts, curl: curl, request: request) {
+        if let refusal = clientCertificateRefusal(code, message: message, facts: facts, curl: curl, plan: plan) {
             return refusal
         }
         if let failure = tlsOptionsFailure(code, message: message, facts: facts, context: context) { return failure }
@@ -107,7 +107,7 @@ enum CurlErrorMapping {
                                          + "no such interface or address on this machine"), .other)
         }
         if let resolver = facts.dnsOverHTTPS, let failure = dnsOverHTTPSFailure(code, resolver: resolver, connected: facts.connected,
-                                                                                 message: message, request: request, context: context) {
+                                                                                 message: message, plan: plan, context: context) {
             return failure
         }
         switch code {
@@ -122,16 +122,16 @@ enum CurlErrorMapping {
             default: return .unreachable(context("the connection was refused or the network is unreachable"), reason)
             }
         // The connect timeout, unless what was left of the request's own ran out first.
-        case CURLE_OPERATION_TIMEDOUT where !facts.connected && (facts.connectTimeout ?? .infinity) < request.timeout:
+        case CURLE_OPERATION_TIMEDOUT where !facts.connected && (facts.connectTimeout ?? .infinity) < plan.timeout:
             return .timeOut(context("could not connect within the connect timeout of \(facts.connectTimeout?.compactText ?? "") s"))
         case CURLE_OPERATION_TIMEDOUT where facts.idleTimeout != nil && message.contains("too slow"):
             // libcurl's low-speed limit: less than 1 byte per second for the idle time.
             return .timeOut(context("no data for \(Int((facts.idleTimeout ?? 0).rounded(.up))) s (the idle timeout)"))
         case CURLE_OPERATION_TIMEDOUT where !facts.connected:
-            return .timeOut(context("the server did not accept the connection within the timeout of \(request.resolved.timeout.compactText) s"))
+            return .timeOut(context("the server did not accept the connection within the timeout of \(plan.statedTimeout.compactText) s"))
         case CURLE_OPERATION_TIMEDOUT:
             // The request's own timeout: a redirect hop runs on what is left of it.
-            return .timeOut(context("no complete answer within the timeout of \(request.resolved.timeout.compactText) s"))
+            return .timeOut(context("no complete answer within the timeout of \(plan.statedTimeout.compactText) s"))
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_INVALIDCERTSTATUS,
              CURLE_SSL_CERTPROBLEM:
             return .invalidCertificate(context("the server's certificate failed verification"))
@@ -155,7 +155,7 @@ enum CurlErrorMapping {
             return .transport(context("the connection broke (reset by the server or the network)"))
         case CURLE_OUT_OF_MEMORY where facts.headLineTooLong:
             // libcurl's message ("Out of memory") is not what happened: left out.
-            return .transport(.init(request: request.redactedDescription,
+            return .transport(.init(request: plan.redactedDescription,
                                     reason: "a response header line is longer than libcurl accepts (\(headLineLimit / 1024) KB), so the "
                                         + "response was refused; the limit is built into libcurl: the server must send shorter headers "
                                         + "(a cookie or token that grew is the usual cause)",
@@ -192,14 +192,14 @@ enum CurlErrorMapping {
     }
 
     /// The error for a failure the proxy caused, naming the proxy; `nil` when it is the origin's.
-    private static func proxyFailure(_ code: CURLcode, proxy: String, facts: Facts, request: PreparedRequest,
+    private static func proxyFailure(_ code: CURLcode, proxy: String, facts: Facts, plan: TransferPlan,
                                      context: (String) -> NetworkError.Context) -> NetworkError? {
         // A CONNECT answered 401 asks for credentials too.
         if facts.proxyConnectStatus == 407 || facts.proxyConnectStatus == 401 {
-            return proxyAuthenticationRequired(proxy: proxy, status: facts.proxyConnectStatus, request: request)
+            return proxyAuthenticationRequired(proxy: proxy, status: facts.proxyConnectStatus, plan: plan)
         }
         if facts.proxyConnectStatus >= 300 {
-            let target = request.url.host.map { "\($0):\(request.url.port ?? 443)" } ?? "the server"
+            let target = plan.origin.url.host.map { "\($0):\(plan.origin.url.port ?? 443)" } ?? "the server"
             return .unreachable(context("the proxy \(proxy) refused to open a tunnel to \(target) (it answered \(facts.proxyConnectStatus))"),
                                 .other)
         }
@@ -220,9 +220,9 @@ enum CurlErrorMapping {
     }
 
     /// The error for a proxy that demands credentials, or refused them (`407`, or `401` to a `CONNECT`).
-    static func proxyAuthenticationRequired(proxy: String, status: Int, request: PreparedRequest) -> NetworkError {
+    static func proxyAuthenticationRequired(proxy: String, status: Int, plan: TransferPlan) -> NetworkError {
         let answer = status == 407 ? "407 Proxy Authentication Required" : "it answered \(status)"
-        return .unauthorizedAccess(.init(request: request.redactedDescription,
+        return .unauthorizedAccess(.init(request: plan.redactedDescription,
                                   reason: "the proxy \(proxy) demands authentication (\(answer)): "
                                       + "its credentials are missing or were refused; give them in ProxyConfiguration.http"))
     }
@@ -230,8 +230,8 @@ enum CurlErrorMapping {
     static let diskWriteFailurePrefix = "the download could not be written to disk: "
 
     /// The error for a download that could not be written to its file, for the system's `reason`.
-    static func diskWriteFailure(_ reason: String, request: PreparedRequest) -> NetworkError {
-        .transport(.init(request: request.redactedDescription, reason: diskWriteFailurePrefix + reason))
+    static func diskWriteFailure(_ reason: String, plan: TransferPlan) -> NetworkError {
+        .transport(.init(request: plan.redactedDescription, reason: diskWriteFailurePrefix + reason))
     }
 }
 
@@ -244,9 +244,9 @@ extension CurlErrorMapping {
     }
 
     /// A name the DNS over HTTPS resolver did not resolve, or not in time.
-    static func dnsOverHTTPSFailure(_ code: CURLcode, resolver: URL, connected: Bool, message: String, request: PreparedRequest,
+    static func dnsOverHTTPSFailure(_ code: CURLcode, resolver: URL, connected: Bool, message: String, plan: TransferPlan,
                                     context: (String) -> NetworkError.Context) -> NetworkError? {
-        let host = request.url.host ?? "the host"
+        let host = plan.origin.url.host ?? "the host"
         let origin = origin(of: resolver)
         switch code {
         case CURLE_COULDNT_RESOLVE_HOST:
@@ -259,7 +259,7 @@ extension CurlErrorMapping {
                                         + "\(host) could not be resolved through it; check dnsOverHTTPS"), .hostNotFound)
         case CURLE_OPERATION_TIMEDOUT where message.contains("Resolving"):
             return .timeOut(context("the DNS over HTTPS resolver \(origin) did not resolve \(host) within the timeout of "
-                                    + "\(request.resolved.timeout.compactText) s; check that it answers, or set another dnsOverHTTPS"))
+                                    + "\(plan.statedTimeout.compactText) s; check that it answers, or set another dnsOverHTTPS"))
         default:
             return nil
         }

@@ -10,7 +10,7 @@ extension CurlTransfer {
 
     func configureChallenge(_ challenge: (scheme: Authentication.ChallengeScheme, user: String, password: String)) throws(NetworkError) {
         if let missing = Self.missingFeature(for: challenge.scheme, features: Self.features) {
-            throw .invalidRequest(.init(request: request.redactedDescription, reason: missing))
+            throw .invalidRequest(.init(request: plan.redactedDescription, reason: missing))
         }
         // CURLAUTH_DIGEST, CURLAUTH_NEGOTIATE, CURLAUTH_NTLM: curl.h's macros carry casts Swift does not import.
         let mask = switch challenge.scheme {
@@ -49,7 +49,7 @@ extension CurlTransfer {
     /// The error for a transfer stopped by ``challengeHeadersComplete()``, else `nil`.
     func challengeLoopFailure() -> NetworkError? {
         guard let challenge, challengesAnswered > Self.maximumChallenges else { return nil }
-        return .unauthorizedAccess(.init(request: request.redactedDescription,
+        return .unauthorizedAccess(.init(request: plan.redactedDescription,
                                          reason: "the server answered \(challengesAnswered) \(challenge) authentication attempts in a row "
                                              + "with 401 (a nonce it calls stale each time, or a challenge that never ends); gave up"))
     }

@@ -30,8 +30,8 @@ extension CurlTransfer {
         var bounds: [String] = []
         if let perHost = limits.perHost { bounds.append("\(perHost) per host") }
         if let total = limits.total { bounds.append("\(total) in all") }
-        return .timeOut(.init(request: request.redactedDescription,
-                              reason: "no connection became free within the timeout of \(request.resolved.timeout.compactText) s "
+        return .timeOut(.init(request: plan.redactedDescription,
+                              reason: "no connection became free within the timeout of \(plan.statedTimeout.compactText) s "
                                 + "(the connection limits allow \(bounds.joined(separator: " and ")), all in use)"))
     }
 }

@@ -9,7 +9,7 @@ extension CurlTransfer {
 
     func configureRouting(_ options: TransferOptions) throws(NetworkError) {
         if let path = options.unixSocketPath {
-            try Self.checkUnixSocketPath(path, request: request.redactedDescription)
+            try Self.checkUnixSocketPath(path, request: plan.redactedDescription)
             try handle.set(CURLOPT_UNIX_SOCKET_PATH, path)
             // A socket is a local peer: never through a proxy, whatever the environment says.
             try handle.set(CURLOPT_PROXY, "")
@@ -27,7 +27,7 @@ extension CurlTransfer {
         case .none:
             try handle.set(CURLOPT_PROXY, "")  // an empty proxy turns the environment's off
         case .http, .socks5:
-            guard let proxy = try options.table.proxy.curlProxy(request: request.redactedDescription) else { return }
+            guard let proxy = try options.table.proxy.curlProxy(request: plan.redactedDescription) else { return }
             try handle.set(CURLOPT_PROXY, proxy.url)
             if let username = proxy.username { try handle.set(CURLOPT_PROXYUSERNAME, username) }
             if let password = proxy.password { try handle.set(CURLOPT_PROXYPASSWORD, password) }
@@ -60,7 +60,7 @@ extension CurlTransfer {
             facts.unixSocketPath = path
             return
         }
-        facts.proxy = options.table.proxy.proxyDescription(for: request.url)
+        facts.proxy = options.table.proxy.proxyDescription(for: plan.origin.url)
         guard facts.proxy != nil else { return }
         facts.proxyConnectStatus = handle.long(CURLINFO_HTTP_CONNECTCODE) ?? 0
         facts.proxyCertificateFailed = (handle.long(CURLINFO_PROXY_SSL_VERIFYRESULT) ?? 0) != 0
@@ -69,7 +69,7 @@ extension CurlTransfer {
     /// The failure for a `407` a proxy answered a request it forwards (plain `http`; for `https`
     /// the tunnel's CONNECT fails instead), or `nil` for any other response.
     func proxyAuthenticationFailure(status: Int) -> NetworkError? {
-        guard status == 407, options.unixSocketPath == nil, let proxy = options.table.proxy.proxyDescription(for: request.url) else { return nil }
-        return CurlErrorMapping.proxyAuthenticationRequired(proxy: proxy, status: status, request: request)
+        guard status == 407, options.unixSocketPath == nil, let proxy = options.table.proxy.proxyDescription(for: plan.origin.url) else { return nil }
+        return CurlErrorMapping.proxyAuthenticationRequired(proxy: proxy, status: status, plan: plan)
     }
 }

@@ -12,8 +12,8 @@ extension CurlTransfer {
 
     /// The silence a stream may keep: the request's timeout, `nil` for none.
     var streamTimeout: Duration? {
-        guard request.timeout.isFinite, request.timeout <= PreparedRequest.timeoutCeiling else { return nil }
-        return .milliseconds(Int64((request.timeout * 1000).rounded(.up)))
+        guard plan.timeout.isFinite, plan.timeout <= TransferPlan.timeoutCeiling else { return nil }
+        return .milliseconds(Int64((plan.timeout * 1000).rounded(.up)))
     }
 
     /// Whether `handle` takes a stream's receive buffer size (see `CurlEngine.makeTransfer`). A
@@ -105,7 +105,7 @@ extension CurlTransfer {
             return { completion(.failure(failure)) }
         }
         var response = response(body: Data(), metrics: metrics())
-        response.stream = StreamBody(buffer: stream, origin: request.origin)
+        response.stream = StreamBody(buffer: stream, origin: plan.origin)
         return { [response] in completion(.success(response)) }
     }
 
@@ -120,13 +120,13 @@ extension CurlTransfer {
     /// The timeout error of a transfer whose silence deadline passed.
     func silenceError() -> NetworkError {
         guard stream == nil, let idleTimeout else { return streamTimeoutError() }
-        return .timeOut(.init(request: request.redactedDescription,
+        return .timeOut(.init(request: plan.redactedDescription,
                               reason: "no data for \(idleTimeout.seconds.compactText) s (the idle timeout)"))
     }
 
     func streamTimeoutError() -> NetworkError {
-        let seconds = request.resolved.timeout.compactText
-        return .timeOut(.init(request: request.redactedDescription,
+        let seconds = plan.statedTimeout.compactText
+        return .timeOut(.init(request: plan.redactedDescription,
                               reason: headDelivered
                                 ? "the stream was silent for longer than the timeout of \(seconds) s"
                                 : "no response headers within the timeout of \(seconds) s"))

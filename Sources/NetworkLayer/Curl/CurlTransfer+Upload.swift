@@ -12,7 +12,7 @@ extension CurlTransfer {
     /// Takes the body for this transfer and sets the options that send it.
     func configureUpload(_ upload: UploadStream) throws(NetworkError) {
         guard upload.claim() else {
-            throw UploadStream.alreadySent(request: request.redactedDescription)
+            throw UploadStream.alreadySent(request: plan.redactedDescription)
         }
         let context = Unmanaged.passUnretained(self).toOpaque()
         try handle.set(CURLOPT_POST, true)  // a body, whatever the verb (CUSTOMREQUEST names it)
@@ -42,15 +42,15 @@ extension CurlTransfer {
     /// completed (a server may answer before it read the whole body) and for any other failure.
     func uploadFailure(for code: CURLcode) -> NetworkError? {
         guard let upload, code != CURLE_OK else { return nil }
-        if let failure = upload.failure { return upload.error(for: failure, request: request.redactedDescription) }
+        if let failure = upload.failure { return upload.error(for: failure, request: plan.redactedDescription) }
         if code == CURLE_SEND_FAIL_REWIND, let challenge {
-            return .unauthorizedAccess(.init(request: request.redactedDescription, reason:
+            return .unauthorizedAccess(.init(request: plan.redactedDescription, reason:
                 "the server asked for \(challenge) authentication after part of the streamed body had been sent, and libcurl "
                     + "answers by sending the body again, which a sequence cannot; give the body as data or a file",
                 underlyingError: CurlError(code: Int(code.rawValue), message: handle.message(for: code))))
         }
         if code == CURLE_SEND_FAIL_REWIND {
-            return .transport(.init(request: request.redactedDescription, reason:
+            return .transport(.init(request: plan.redactedDescription, reason:
                 "the connection was lost after part of the streamed body had been sent, and a sequence can be sent only once, "
                     + "so the request was not sent again; perform it again with a new sequence",
                 underlyingError: CurlError(code: Int(code.rawValue), message: handle.message(for: code))))

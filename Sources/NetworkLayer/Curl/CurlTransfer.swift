@@ -8,10 +8,10 @@ import Synchronization
 // is handed to the engine (through the engine's locked inbox) only the engine thread touches its
 // mutable state. The one field other threads use, `isCancellationRequested`, is atomic.
 final class CurlTransfer: @unchecked Sendable {
-    let request: PreparedRequest
+    let plan: TransferPlan
     let handle: CurlEasyHandle
-    /// The manager's settings for this transfer (routing reads them again when it fails).
-    let options: TransferOptions
+    /// The plan's settings for this transfer, read in place.
+    var options: TransferOptions { _read { yield plan.options } }
     private let headerList: CurlHeaderList
     /// The pins in force when the request started, or `nil` when pinning is off.
     let pinning: PinningConfiguration?
@@ -103,21 +103,20 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Configures `handle` as `plan` says. Throws if libcurl refuses an option.
     init(plan: TransferPlan, handle: CurlEasyHandle, download: PendingDownload? = nil) throws(NetworkError) {
-        let request = plan.request
-        self.request = request
         self.handle = handle
         stream = plan.streaming ? StreamBuffer() : nil
-        options = plan.options
-        pinning = options.pinning
+        pinning = plan.options.pinning
         // Read and checked before anything else: a bad certificate fails the request before any connection.
-        clientIdentity = try options.clientCertificate.map { certificate throws(NetworkError) in
-            try ClientIdentity.load(certificate, request: request.redactedDescription)
+        if let certificate = plan.options.clientCertificate {
+            clientIdentity = try ClientIdentity.load(certificate, request: plan.redactedDescription)
+        } else {
+            clientIdentity = nil
         }
-        maximumResponseSize = options.table.maximumResponseSize
-        decompressionLimit = options.table.decompressionLimit
-        progress = request.resolved.progress
+        maximumResponseSize = plan.options.table.maximumResponseSize
+        decompressionLimit = plan.options.table.decompressionLimit
+        progress = plan.progress
         if progress != nil { lastProgressReport = .now }
-        events = request.resolved.events
+        events = plan.events
         eventStart = events == nil ? nil : .now
         idleTimeout = plan.idleSeconds == nil ? nil : plan.options.idleTimeout.map { Duration.milliseconds(Int64(($0 * 1000).rounded(.up))) }
         timeoutMilliseconds = plan.timeoutMilliseconds
@@ -126,7 +125,7 @@ final class CurlTransfer: @unchecked Sendable {
         // The two C resources last, each released if the other cannot be had: until every stored
         // property is set, a throwing init does not run `deinit`.
         var check: OpaquePointer?
-        if pinning != nil || options.tls?.trustCallback != nil {
+        if pinning != nil || plan.options.tls?.trustCallback != nil {
             guard let created = nl_pin_check_create() else {
                 throw .transport(.init(reason: "out of memory for the pin check"))
             }
@@ -141,12 +140,13 @@ final class CurlTransfer: @unchecked Sendable {
             guard file != nil else {
                 let reason = String(cString: strerror(errno))
                 if let check { nl_pin_check_free(check) }
-                throw .invalidRequest(.init(request: request.redactedDescription,
+                throw .invalidRequest(.init(request: plan.redactedDescription,
                                             reason: "the download file \(download.file.path) could not be created: \(reason)"))
             }
         }
         pinCheck = check
         downloadFile = file
+        self.plan = plan
         try configure(plan)
     }
 
@@ -211,7 +211,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// A GET without a body, progress, pins or a challenge, read whole or streamed: what a pooled
     /// handle can run on the options the last such transfer left, when its ``Baseline`` matches.
     private var isPlain: Bool {
-        request.method == .get && request.body == nil && progress == nil && pinning == nil && challenge == nil
+        plan.method == .get && plan.body == nil && progress == nil && pinning == nil && challenge == nil
     }
 
     private func configure(_ plan: TransferPlan) throws(NetworkError) {
@@ -235,7 +235,7 @@ final class CurlTransfer: @unchecked Sendable {
             let keepsOptions = isPlain && options.table.resolvesByDefault
             handle.baseline = keepsOptions ? Baseline(options, isHTTPS: isHTTPS, streams: streams, events: evented, clientIdentity: identity) : nil
         }
-        try handle.set(CURLOPT_URL, request.urlText)  // the text, not `url` (parsing it costs ~3 k instructions)
+        try handle.set(CURLOPT_URL, plan.urlText)  // the text, not `url` (parsing it costs ~3 k instructions)
         try handle.set(CURLOPT_WRITEDATA, pointer: context)
         try handle.set(CURLOPT_HEADERDATA, pointer: context)
         try handle.set(CURLOPT_HTTPHEADER, headers: headerList)
@@ -305,11 +305,11 @@ final class CurlTransfer: @unchecked Sendable {
             // connection's SSL_CTX: only safe when libcurl runs on the OpenSSL this library was
             // linked against, so fail closed.
             if let problem = options.tlsBackendProblem {
-                let host = request.url.host ?? ""
+                let host = plan.origin.url.host ?? ""
                 let what = !(pinning?.rules(forHost: host).isEmpty ?? true) ? " is pinned"
                     : options.tls?.trustCallback != nil ? " has a serverTrust callback" : nil
                 if let what {
-                    throw .invalidCertificate(.init(request: request.redactedDescription,
+                    throw .invalidCertificate(.init(request: plan.redactedDescription,
                                                     reason: host + what + ", but " + problem + "; the request was not sent"))
                 }
             } else {
@@ -346,7 +346,7 @@ final class CurlTransfer: @unchecked Sendable {
         case .file(let url, let size):
             // Without a read function libcurl freads CURLOPT_READDATA: the file streams from disk.
             guard let file = fopen(url.path, "rb") else {
-                throw .invalidRequest(.init(request: request.redactedDescription,
+                throw .invalidRequest(.init(request: plan.redactedDescription,
                                             reason: "the file to upload, \(url.path), could not be opened"))
             }
             uploadFile = file
@@ -425,7 +425,7 @@ final class CurlTransfer: @unchecked Sendable {
         let now = ContinuousClock.now
         if let last = lastProgressReport, now - last < .milliseconds(100) { return }
         lastProgressReport = now
-        progress.report(TransferProgress(bytesSent: sent, totalBytesToSend: toSend > 0 ? toSend : request.body?.count,
+        progress.report(TransferProgress(bytesSent: sent, totalBytesToSend: toSend > 0 ? toSend : plan.bodyCount,
                                          bytesReceived: priorBytes + received,
                                          totalBytesExpected: expected > 0 ? priorBytes + expected : nil))
     }
@@ -535,7 +535,7 @@ final class CurlTransfer: @unchecked Sendable {
     fileprivate func requirePins(on sslContext: UnsafeMutableRawPointer, for curl: UnsafeMutableRawPointer?) -> CURLcode {
         guard let pinCheck, curl == handle.raw else { return CURLE_OK }
         // After a redirect the effective URL is the one this connection is for.
-        let host = handle.string(CURLINFO_EFFECTIVE_URL).flatMap { URL(string: $0)?.host } ?? request.url.host ?? ""
+        let host = handle.string(CURLINFO_EFFECTIVE_URL).flatMap { URL(string: $0)?.host } ?? plan.origin.url.host ?? ""
         let now = Date()
         coveringRules = pinning?.rules(forHost: host) ?? []
         var pins = coveringRules.filter { $0.isEnforced(at: now) }.flatMap(\.pins)
@@ -561,9 +561,9 @@ final class CurlTransfer: @unchecked Sendable {
     /// In the handshake, once the pins were compared (`allowed`: they let the chain through):
     /// reports what the rules saw, then asks the trust callback. Answers whether the handshake goes on.
     fileprivate func afterPins(chain: UnsafeRawPointer, allowed: Bool) -> Bool {
-        let host = pinnedHost ?? request.url.host ?? ""
+        let host = pinnedHost ?? plan.origin.url.host ?? ""
         if let pinning, !coveringRules.isEmpty {
-            let port = request.url.port ?? (request.url.scheme?.lowercased() == "https" ? 443 : 80)
+            let port = plan.origin.url.port ?? (plan.origin.url.scheme?.lowercased() == "https" ? 443 : 80)
             pinning.observe(chain: chain, host: PinningConfiguration.normalized(host), port: port, rules: coveringRules, now: Date())
         }
         guard allowed, let trust = options.tls?.trustCallback else { return allowed }
@@ -620,16 +620,16 @@ final class CurlTransfer: @unchecked Sendable {
         if code != CURLE_OK || malformedResponse != nil || exceededMaximumSize || exceededDecompressionLimit != nil {
             // The download's bytes are in the file before anyone looks at it (a resume continues from its size).
             if let downloadFile { fflush(downloadFile) }
-            return CurlErrorMapping.error(for: code, message: handle.message(for: code), facts: facts(for: code), request: request)
+            return CurlErrorMapping.error(for: code, message: handle.message(for: code), facts: facts(for: code), plan: plan)
         }
         if let downloadFile, fflush(downloadFile) != 0 {
-            return CurlErrorMapping.diskWriteFailure(String(cString: strerror(errno)), request: request)
+            return CurlErrorMapping.diskWriteFailure(String(cString: strerror(errno)), plan: plan)
         }
         return nil
     }
 
     private func reportLastProgress(_ metrics: TransferMetrics) {
-        progress?.report(TransferProgress(bytesSent: metrics.bytesSent, totalBytesToSend: request.body?.count ?? metrics.bytesSent,
+        progress?.report(TransferProgress(bytesSent: metrics.bytesSent, totalBytesToSend: plan.bodyCount ?? metrics.bytesSent,
                                           bytesReceived: priorBytes + bytesReceived, totalBytesExpected: priorBytes + bytesReceived))
     }
 
@@ -638,8 +638,8 @@ final class CurlTransfer: @unchecked Sendable {
         let status = handle.long(CURLINFO_RESPONSE_CODE) ?? 0
         return HTTPResponse(statusCode: status, headers: ResponseHeaders(raw: headerBlock.bytes),
                             body: body, isMocked: false,
-                            origin: request.origin,
-                            expectations: request.resolved.expectations, metrics: metrics,
+                            origin: plan.origin,
+                            expectations: plan.expectations, metrics: metrics,
                             redirectLocation: (300..<400).contains(status) ? handle.string(CURLINFO_REDIRECT_URL) : nil)
     }
 
@@ -656,11 +656,11 @@ final class CurlTransfer: @unchecked Sendable {
         }
         if code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CONNECT_ERROR, let pinCheck,
            nl_pin_check_outcome(pinCheck) == NL_PIN_MISMATCH {
-            facts.pinMismatch = (pinnedHost ?? request.url.host ?? "the server", presentedPins)
+            facts.pinMismatch = (pinnedHost ?? plan.origin.url.host ?? "the server", presentedPins)
         }
         if code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CONNECT_ERROR, let pinCheck, let trustRejection,
            nl_pin_check_outcome(pinCheck) == NL_PIN_HOOK_REJECTED {
-            facts.trustRejection = (pinnedHost ?? request.url.host ?? "the server", trustRejection)
+            facts.trustRejection = (pinnedHost ?? plan.origin.url.host ?? "the server", trustRejection)
         }
         if code == CURLE_WRITE_ERROR, downloadFile != nil {
             facts.diskWriteFailure = String(cString: strerror(diskWriteErrno))

@@ -1,56 +1,85 @@
 internal import CNetworkLayerCurl
 import Foundation
 
-/// What libcurl is told for one hop of a request, decided here once: ``CurlTransfer`` applies
-/// it and ``CurlCommand`` renders it as a `curl` command line, so the command is what is sent.
-struct TransferPlan {
-    let request: PreparedRequest
-    /// The request's transfer settings for this hop, as decided for this origin (see `init`).
+/// What the backend is told about one hop, decided by the core once (`PreparedRequest+Plan.swift`):
+/// ``CurlTransfer`` applies it and ``CurlCommand`` renders it, so the command is what is sent. The
+/// backend reads nothing of the request behind it (`BackendBoundaryTests`). A class: the transport,
+/// the transfer and the record of its traffic share one, where copies of a struct this size would
+/// retain every reference it holds, each time.
+final class TransferPlan: Sendable {
+    /// The largest timeout enforced, in seconds (about 31 years); a larger one means no limit.
+    static let timeoutCeiling: TimeInterval = 1e9
+
+    // MARK: The hop
+
+    let method: HTTPMethod
+    /// The URL's text, exactly as libcurl gets it.
+    let urlText: String
+    /// In the order they will be sent; names unique ignoring case.
+    let headers: [(name: String, value: String)]
+    /// What is left of the request's timeout for this hop, in seconds.
+    let timeout: TimeInterval
+    /// The request's timeout as the caller set it, which error messages name.
+    let statedTimeout: TimeInterval
+    /// The request's own body's size, if known (progress counts towards it).
+    let bodyCount: Int64?
+    /// The request as errors, logs and responses describe it, secrets redacted.
+    let origin: RequestOrigin
+    /// The request's transfer settings for this hop, as decided for this origin.
     let options: TransferOptions
     /// Whether the body is handed over while it arrives (``ByteStream``, ``EventStream``, ``JSONLines``).
     let streaming: Bool
 
-    /// The plan of `hop` as it is: signing, when the provider signs, is the chain's (``SigningStep``).
-    init(_ hop: PreparedRequest) {
-        request = hop
-        streaming = hop.resolved.streamKind != nil
-        body = Self.body(for: hop)
-        options = Self.options(for: hop)
-        // The provider's credentials that are not headers go to its own origin only, and not
-        // when the request carries an Authorization of its own.
-        guard hop.isAtProviderOrigin, let authentication = hop.resolved.authentication,
-              authentication.challenge != nil, hop.headers.value(for: "Authorization") == nil else { return }
-        challenge = authentication.challenge
+    // MARK: What the caller watches and expects
+
+    let progress: ProgressReporter?
+    let events: CallEvents?
+    let expectations: ResponseExpectations
+    /// Redirects are followed by the chain, one transfer per hop (so that credentials can be
+    /// dropped when a hop changes origin); a command line asks curl to follow them as the request's
+    /// policy does, except where curl could not keep the secrets home.
+    let redirectPolicy: RedirectPolicy
+    /// Where a whole response's body is to be saved (the command line's `--output`).
+    let saveDestination: URL?
+    /// The WebSocket to open instead of a transfer, when the request asks for one.
+    let webSocket: WebSocketDial?
+
+    struct WebSocketDial: Sendable {
+        let options: WebSocketOptions
+        let log: WebSocketLog?
     }
 
-    /// The body libcurl sends: the request's, or an empty one for `POST`, `PUT` and `PATCH`
-    /// without one (so that they carry `Content-Length: 0`).
-    static func body(for request: PreparedRequest) -> PreparedBody? {
-        request.body?.forSending ?? (request.method == .post || request.method == .put || request.method == .patch ? .bytes(Data()) : nil)
+    init(method: HTTPMethod, urlText: String, headers: [(name: String, value: String)], timeout: TimeInterval,
+         statedTimeout: TimeInterval, bodyCount: Int64?, origin: RequestOrigin, options: TransferOptions, streaming: Bool,
+         progress: ProgressReporter?, events: CallEvents?, expectations: ResponseExpectations, redirectPolicy: RedirectPolicy,
+         saveDestination: URL?, webSocket: WebSocketDial?,
+         challenge: (scheme: Authentication.ChallengeScheme, user: String, password: String)?, body: PreparedBody?) {
+        self.method = method
+        self.urlText = urlText
+        self.headers = headers
+        self.timeout = timeout
+        self.statedTimeout = statedTimeout
+        self.bodyCount = bodyCount
+        self.origin = origin
+        self.options = options
+        self.streaming = streaming
+        self.progress = progress
+        self.events = events
+        self.expectations = expectations
+        self.redirectPolicy = redirectPolicy
+        self.saveDestination = saveDestination
+        self.webSocket = webSocket
+        self.challenge = challenge
+        self.body = body
     }
 
-    private static func options(for request: PreparedRequest) -> TransferOptions {
-        let options = request.resolved.options
-        guard options.unixSocketPath != nil || options.cookieJar != nil || options.clientCertificate != nil || options.tls != nil else {
-            return options  // as they are: most requests have none of them
-        }
-        // The provider's Unix socket, client certificate and TLS options are for its own origin only.
-        let dropsOriginBound = !request.isAtProviderOrigin && (options.unixSocketPath != nil || options.clientCertificate != nil || options.tls != nil)
-        // A Cookie header set by the user wins: that request neither sends nor stores the store's cookies.
-        let dropsCookies = options.cookieJar != nil && request.headers.value(for: "Cookie") != nil
-        return dropsOriginBound || dropsCookies ? options.dropping(originBound: dropsOriginBound, cookies: dropsCookies) : options
-    }
+    /// `METHOD URL` with secrets redacted, for errors.
+    var redactedDescription: String { origin.description }
 
     // MARK: Authentication libcurl answers
 
     /// Digest, NTLM or Negotiate, which libcurl answers the server's challenge with.
-    private(set) var challenge: (scheme: Authentication.ChallengeScheme, user: String, password: String)?
-
-    /// The credentials libcurl answers a challenge with, which identify the caller to the response
-    /// cache (hashed into its partition, never stored), or `nil`.
-    var cacheCaller: String? {
-        challenge != nil ? request.resolved.authentication?.callerIdentity : nil
-    }
+    let challenge: (scheme: Authentication.ChallengeScheme, user: String, password: String)?
 
     // MARK: The request line and body
 
@@ -62,59 +91,60 @@ struct TransferPlan {
     }
 
     var methodForm: MethodForm {
-        switch request.method {
-        case .get: request.body == nil ? .get : .custom("GET")  // unusual, but some APIs want it (params as .json)
+        switch method {
+        case .get: body == nil ? .get : .custom("GET")  // unusual, but some APIs want it (params as .json)
         case .head: .head
         case .post: .post
-        default: .custom(request.method.rawValue)
+        default: .custom(method.rawValue)
         }
     }
 
-    /// The body libcurl sends (``body(for:)``).
+    /// The body libcurl sends: the request's, or an empty one for `POST`, `PUT` and `PATCH`
+    /// without one (so that they carry `Content-Length: 0`).
     let body: PreparedBody?
 
     // MARK: Headers
 
     /// Whether libcurl asks for a compressed body and decodes it: not for a HEAD (no body) or a
     /// stream (a paused libcurl would keep the whole decompressed rest of a chunk in memory).
-    var decodesBody: Bool { Self.decodes(request) }
+    var decodesBody: Bool { Self.decodes(method: method, streaming: streaming) }
 
-    static func decodes(_ request: PreparedRequest) -> Bool { request.resolved.streamKind == nil && request.method != .head }
+    static func decodes(method: HTTPMethod, streaming: Bool) -> Bool { !streaming && method != .head }
 
     /// Headers libcurl would add on its own that must not be sent: `Expect: 100-continue` and, for
     /// a body without a type, `Content-Type: application/x-www-form-urlencoded`.
     var suppressedHeaders: [String] {
         guard let body else { return [] }
         var suppressed: [String] = []
-        if request.headers.value(for: "Expect") == nil { suppressed.append("Expect") }
-        if request.headers.value(for: "Content-Type") == nil, !Self.typesItsOwnBody(body) { suppressed.append("Content-Type") }
+        if headers.value(for: "Expect") == nil { suppressed.append("Expect") }
+        if headers.value(for: "Content-Type") == nil, !Self.typesItsOwnBody(body) { suppressed.append("Content-Type") }
         return suppressed
     }
 
     /// The library's own headers, after the request's unless it set them.
-    var addedHeaders: [(name: String, value: String)] { Self.libraryHeaders(for: request) }
+    var addedHeaders: [(name: String, value: String)] { Self.libraryHeaders(for: headers, decodesBody: decodesBody) }
 
-    /// The headers libcurl adds to `request` as the plan tells it: `User-Agent` and, for a body it
+    /// The headers libcurl adds to a request with `headers`: `User-Agent` and, for a body it
     /// decodes, `Accept-Encoding`, each unless the request has its own.
-    static func libraryHeaders(for request: PreparedRequest) -> [(name: String, value: String)] {
+    static func libraryHeaders(for headers: [(name: String, value: String)], decodesBody: Bool) -> [(name: String, value: String)] {
         var added: [(name: String, value: String)] = []
-        if request.headers.value(for: "User-Agent") == nil { added.append(("User-Agent", userAgent)) }
-        if decodes(request), request.headers.value(for: "Accept-Encoding") == nil { added.append(("Accept-Encoding", acceptedEncodings)) }
+        if headers.value(for: "User-Agent") == nil { added.append(("User-Agent", userAgent)) }
+        if decodesBody, headers.value(for: "Accept-Encoding") == nil { added.append(("Accept-Encoding", acceptedEncodings)) }
         return added
     }
 
     /// Every header line as sent, in order; suppressed ones as `Name:` (libcurl's "do not send").
     var headerLines: [(name: String, value: String?)] {
-        request.headers.map { ($0.name, $0.value) } + addedHeaders.map { ($0.name, $0.value) } + suppressedHeaders.map { ($0, nil) }
+        headers.map { ($0.name, $0.value) } + addedHeaders.map { ($0.name, $0.value) } + suppressedHeaders.map { ($0, nil) }
     }
 
     /// The header list for libcurl: a shared one when the request has no header of its own and
     /// nothing to suppress, else one built for it.
     func curlHeaderList() throws(NetworkError) -> CurlHeaderList {
-        if request.headers.isEmpty, body == nil {
+        if headers.isEmpty, body == nil {
             return try (decodesBody ? CurlHeaderList.standard : CurlHeaderList.userAgentOnly).get()
         }
-        return try CurlHeaderList(request.headers, suppressing: suppressedHeaders, adding: addedHeaders)
+        return try CurlHeaderList(headers, suppressing: suppressedHeaders, adding: addedHeaders)
     }
 
     /// Multipart bodies get their `Content-Type` (with the boundary) from libcurl.
@@ -142,19 +172,19 @@ struct TransferPlan {
     // MARK: Connection and limits
 
     /// Whether the URL is `https` (read from the text, without parsing `url`).
-    var isHTTPS: Bool { request.urlText.hasPrefix("https:") }
+    var isHTTPS: Bool { urlText.hasPrefix("https:") }
 
     /// `CURLOPT_TIMEOUT_MS`, at least 1 ms; 0 (no limit) beyond 10⁹ s and for a stream, whose
     /// timeout bounds a silence instead (the engine's `streamDeadline`).
     var timeoutMilliseconds: Int {
-        guard !streaming, request.timeout.isFinite, request.timeout <= PreparedRequest.timeoutCeiling else { return 0 }
-        return max(1, Int((request.timeout * 1000).rounded(.up)))
+        guard !streaming, timeout.isFinite, timeout <= Self.timeoutCeiling else { return 0 }
+        return max(1, Int((timeout * 1000).rounded(.up)))
     }
 
     /// How long a stream may stay silent, in whole seconds; `nil` without a limit or for a whole response.
     var streamSilenceSeconds: Int? {
-        guard streaming, request.timeout.isFinite, request.timeout <= PreparedRequest.timeoutCeiling else { return nil }
-        return max(1, Int(request.timeout.rounded(.up)))
+        guard streaming, timeout.isFinite, timeout <= Self.timeoutCeiling else { return nil }
+        return max(1, Int(timeout.rounded(.up)))
     }
 
     var curlHTTPVersion: Int {
@@ -167,24 +197,19 @@ struct TransferPlan {
 
     /// `CURLOPT_CONNECTTIMEOUT_MS`, at least 1 ms; `nil` for libcurl's default (and beyond the ceiling).
     var connectTimeoutMilliseconds: Int? {
-        guard let seconds = options.connectTimeout, seconds.isFinite, seconds <= PreparedRequest.timeoutCeiling else { return nil }
+        guard let seconds = options.connectTimeout, seconds.isFinite, seconds <= Self.timeoutCeiling else { return nil }
         return max(1, Int((seconds * 1000).rounded(.up)))
     }
 
     /// How long a complete response may send nothing (`CURLOPT_LOW_SPEED_TIME`, 1 byte per second);
     /// `nil` without an idle timeout, and for a stream.
     var idleSeconds: Int? {
-        guard !streaming, let seconds = options.idleTimeout, seconds.isFinite, seconds <= PreparedRequest.timeoutCeiling else { return nil }
+        guard !streaming, let seconds = options.idleTimeout, seconds.isFinite, seconds <= Self.timeoutCeiling else { return nil }
         return max(1, Int(seconds.rounded(.up)))
     }
 
     /// The largest body accepted (`CURLOPT_MAXFILESIZE_LARGE`); 0 means no limit.
     var maximumFileSize: Int64 { Int64(options.table.maximumResponseSize ?? 0) }
 
-    /// Redirects are followed by the pipeline, one transfer per hop (so that credentials can be
-    /// dropped when a hop changes origin); a command line asks curl to follow them as the request's
-    /// policy does, except where curl could not keep the secrets home.
-    var redirectPolicy: RedirectPolicy { request.resolved.redirectPolicy }
-
-    var downloadDestination: URL? { streaming ? nil : request.resolved.downloadDestination }
+    var downloadDestination: URL? { streaming ? nil : saveDestination }
 }

@@ -20,9 +20,9 @@ enum CurlCommand {
     /// it suppresses as `Name:`), body, redirects, TLS, timeout, routing and limits. `-sS`: quiet,
     /// but errors still shown.
     static func render(_ plan: TransferPlan, redactingSecrets: Bool) -> String {
-        let request = plan.request
+        let origin = plan.origin
         var parts = ["curl", "-sS"]
-        let redactor = request.redactor
+        let redactor = origin.redactor
         switch plan.methodForm {
         case .get: break
         case .head: parts.append("--head")
@@ -30,8 +30,8 @@ enum CurlCommand {
         case .custom(let name): parts += ["-X", quote(name)]
         }
         // A secret value is scrubbed wherever the command holds it (a password in the URL's path).
-        let secrets = redactingSecrets ? redactor.secretValues(of: request) : []
-        parts.append(quote(redactingSecrets ? Redactor.scrub(redactor.redact(url: request.url), secrets: secrets) : request.url.absoluteString))
+        let secrets = redactingSecrets ? origin.secretValues : []
+        parts.append(quote(redactingSecrets ? Redactor.scrub(redactor.redact(url: origin.url), secrets: secrets) : origin.url.absoluteString))
         if plan.options.table.sendsPathAsIs { parts.append("--path-as-is") }
         for (name, value) in plan.headerLines {
             guard let value else {
@@ -48,7 +48,7 @@ enum CurlCommand {
                 : "\(challenge.user):\(challenge.password)"
             parts += ["--\(challenge.scheme)", "-u", quote(credentials)]
         }
-        parts += bodyArguments(plan.body, of: request, redactingSecrets: redactingSecrets, secrets: secrets)
+        parts += bodyArguments(plan.body, redactor: redactor, redactingSecrets: redactingSecrets, secrets: secrets)
         // A stream shows its body as it arrives; a decoded body is asked for compressed (the
         // plan's Accept-Encoding) and decoded as libcurl does.
         if plan.streaming { parts.append("--no-buffer") }
@@ -69,7 +69,7 @@ enum CurlCommand {
             // A stream's timeout bounds a silence: less than 1 byte per second for that many seconds.
             parts += ["--speed-limit", "1", "--speed-time", String(seconds)]
         } else if plan.timeoutMilliseconds > 0 {
-            parts += ["--max-time", request.timeout.compactText]
+            parts += ["--max-time", plan.timeout.compactText]
         }
         if let bundle = plan.options.trustedCertificates { parts += ["--cacert", quote(bundle.path)] }
         parts += clientCertificateArguments(plan.options)
@@ -104,16 +104,15 @@ enum CurlCommand {
         case .sameOrigin, .custom: return ["# no --location: the request's redirect policy decides each hop, which curl cannot"]
         case .follow: maximum = plan.redirectPolicy.limit
         }
-        let redactor = plan.request.redactor
-        if plan.request.headers.contains(where: { redactor.isSecretHeader($0.name) }) { return [noLocationComment] }
+        let redactor = plan.origin.redactor
+        if plan.headers.contains(where: { redactor.isSecretHeader($0.name) }) { return [noLocationComment] }
         return ["--location", "--max-redirs", String(maximum), "--proto-redir", "=http,https"]
     }
 
     /// The body as curl sends it: inline bytes (or a file named for them when they are binary or
     /// large), a file, a multipart form, or standard input for a sequence.
-    private static func bodyArguments(_ body: PreparedBody?, of request: PreparedRequest, redactingSecrets: Bool,
+    private static func bodyArguments(_ body: PreparedBody?, redactor: Redactor, redactingSecrets: Bool,
                                       secrets: [String]) -> [String] {
-        let redactor = request.redactor
         var parts: [String] = []
         switch body {
         case .bytes(let data)?:

@@ -97,16 +97,15 @@ extension RecordedTraffic {
     /// of the request scrubbed from every other text, wherever the server or the caller put it
     /// (a header that echoes the token, a query item of another name, the body, the error).
     func record(_ plan: TransferPlan, started: Date, response: HTTPResponse?, error: NetworkError?, toFile: Bool) {
-        let request = plan.request
-        let redactor = request.redactor
-        let secrets = redactor.secretValues(of: request)
+        let redactor = plan.origin.redactor
+        let secrets = plan.origin.secretValues
         func header(_ name: String, _ value: String) -> HAR.Header {
             HAR.Header(name: Redactor.scrub(name, secrets: secrets),
                        value: Redactor.scrub(redactor.redact(header: name, value: value), secrets: secrets))
         }
-        let url = Redactor.scrub(redactor.redact(url: request.url), secrets: secrets)
+        let url = Redactor.scrub(redactor.redact(url: plan.origin.url), secrets: secrets)
         let headers = plan.headerLines.compactMap { line in line.value.map { header(line.name, $0) } }
-        let contentType = Redactor.scrub(request.headers.value(for: "Content-Type") ?? "", secrets: secrets)
+        let contentType = Redactor.scrub(plan.headers.value(for: "Content-Type") ?? "", secrets: secrets)
         let metrics = response?.metrics
         let version = metrics?.httpVersion ?? "HTTP/1.1"
         let timings = Self.timings(metrics)
@@ -138,7 +137,7 @@ extension RecordedTraffic {
         let entry = HAR.Entry(
             startedDateTime: Self.timestamp(started),
             time: metrics.map { Self.milliseconds($0.total) } ?? Date().timeIntervalSince(started) * 1000,
-            request: HAR.Request(method: request.method.rawValue, url: url, httpVersion: version, headers: headers,
+            request: HAR.Request(method: plan.method.rawValue, url: url, httpVersion: version, headers: headers,
                                  queryString: Self.queryItems(of: url, secrets: secrets), postData: postData,
                                  bodySize: plan.body?.count ?? 0),
             response: HAR.Response(status: response?.statusCode ?? 0, statusText: "", httpVersion: response == nil ? "" : version,

@@ -123,6 +123,6 @@ public final class NetworkManager: Sendable {
                                       isolation: isolated (any Actor)? = #isolation) async throws(NetworkError) -> String {
         let resolved = request.resolved(with: settings.withLock { $0 })
         let attempt = try await Call(resolved, chain: CallChain(for: resolved, mocks: mocks, health: health)).firstAttempt()
-        return CurlCommand.render(TransferPlan(attempt), redactingSecrets: redactingSecrets)
+        return attempt.commandLine(redactingSecrets: redactingSecrets)
     }
 }

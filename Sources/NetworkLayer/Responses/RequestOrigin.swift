@@ -58,7 +58,7 @@ struct RequestOrigin: Sendable, CustomStringConvertible {
     }
 
     /// The request's secret values, found again in anything that describes it.
-    private var secretValues: [String] {
+    var secretValues: [String] {
         switch source {
         case .request(let request): request.redactor.secretValues(of: request)
         case .url: []

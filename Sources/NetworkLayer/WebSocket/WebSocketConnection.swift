@@ -19,7 +19,8 @@ final class WebSocketConnection: WebSocketChannel, EngineDriven, @unchecked Send
     /// How long a failing connection waits for its close frame to leave before it closes.
     static let failureLinger: Duration = .seconds(1)
 
-    private let request: PreparedRequest
+    /// The hop as the core planned it: the transfer's, read in place.
+    private var plan: TransferPlan { transfer.plan }
     private let transfer: CurlTransfer
     /// The connection's own cache: libcurl keeps a CONNECT_ONLY connection there, idle to it, and
     /// would close it to make room, or as too old, in a cache other connections use.
@@ -100,13 +101,12 @@ final class WebSocketConnection: WebSocketChannel, EngineDriven, @unchecked Send
     /// The request's log, once the socket is open.
     private var log: WebSocketLog?
 
-    private init(_ request: PreparedRequest, options: WebSocketOptions, engine: CurlEngine) throws(NetworkError) {
-        self.request = request
+    private init(_ plan: TransferPlan, options: WebSocketOptions, engine: CurlEngine) throws(NetworkError) {
         self.engine = engine
         self.options = options
-        description = request.redactedDescription
+        description = plan.redactedDescription
         let handle = try CurlEasyHandle()
-        transfer = try CurlTransfer(plan: TransferPlan(request), handle: handle)
+        transfer = try CurlTransfer(plan: plan, handle: handle)
         // Connect (proxy tunnel and TLS included), then stop: the bytes are ours. HTTP/1.1 only:
         // an upgrade is an HTTP/1.1 exchange, and ALPN must not agree on h2. A proxy is always
         // tunnelled (CONNECT), for http:// too: a proxy would not forward an upgrade otherwise.
@@ -124,11 +124,10 @@ final class WebSocketConnection: WebSocketChannel, EngineDriven, @unchecked Send
     /// Connects, sends the handshake and returns the server's answer: a 101 carrying the open
     /// socket (``HTTPResponse/webSocket``), or any other status with its body (up to 64 KB),
     /// which the pipeline validates and redirects like any response.
-    static func open(_ request: PreparedRequest) async throws(NetworkError) -> HTTPResponse {
+    static func open(_ plan: TransferPlan) async throws(NetworkError) -> HTTPResponse {
         // libcurl's global initialisation runs once, with the engine's: never from two handles at once.
         let engine = try CurlEngine.shared.get()
-        let options = request.resolved.webSocket?.options ?? WebSocketOptions()
-        let connection = try WebSocketConnection(request, options: options, engine: engine)
+        let connection = try WebSocketConnection(plan, options: plan.webSocket?.options ?? WebSocketOptions(), engine: engine)
         let result = await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<HTTPResponse, NetworkError>, Never>) in
                 connection.shared.withLock { $0.opener = continuation }
@@ -246,7 +245,7 @@ final class WebSocketConnection: WebSocketChannel, EngineDriven, @unchecked Send
                 guard case .open = shared.phase else { return false }
                 shared.outbox.append(frame)
                 shared.outboxBytes += frame.count
-                shared.phase = .closing(deadline: .now + options.closeTimeout)
+                shared.phase = .closing(deadline: .now + options.closeLimit)
                 if shared.closing == nil { shared.closing = WebSocketClosing(side: .client, code: code, reason: reason, cause: cause) }
                 return true
             }
@@ -283,7 +282,7 @@ final class WebSocketConnection: WebSocketChannel, EngineDriven, @unchecked Send
 
     /// Starts connecting on the engine's multi handle; the handshake's deadline runs from here.
     private func begin() {
-        deadline = ContinuousClock.now + .seconds(max(0, min(request.timeout, PreparedRequest.timeoutCeiling)))
+        deadline = ContinuousClock.now + .seconds(max(0, min(plan.timeout, TransferPlan.timeoutCeiling)))
         if shared.withLock({ $0.isCancelled }) {
             opened(.failure(.cancelled(.init(request: description, reason: "the WebSocket was cancelled while it connected"))))
             return
@@ -314,10 +313,9 @@ final class WebSocketConnection: WebSocketChannel, EngineDriven, @unchecked Send
             return
         }
         socket = active
-        let plan = TransferPlan(request)
         var lines = plan.headerLines.compactMap { line in line.value.map { (name: line.name, value: $0) } }
         if let cookie = cookieHeader(plan) { lines.append(("Cookie", cookie)) }
-        pending = WebSocketHandshake.requestBytes(url: request.urlText, lines: lines)
+        pending = WebSocketHandshake.requestBytes(url: plan.urlText, lines: lines)
         pendingOffset = 0
         stage = .sendingHandshake
         handshakeTurn()
@@ -379,10 +377,10 @@ final class WebSocketConnection: WebSocketChannel, EngineDriven, @unchecked Send
             readFailureBody(head, body: leftover)
             return
         }
-        let key = request.headers.value(for: "Sec-WebSocket-Key") ?? ""
-        let offered = request.headers.value(for: "Sec-WebSocket-Protocol")?.split(separator: ",")
+        let key = plan.headers.value(for: "Sec-WebSocket-Key") ?? ""
+        let offered = plan.headers.value(for: "Sec-WebSocket-Protocol")?.split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces) } ?? []
-        let compression = request.headers.value(for: "Sec-WebSocket-Extensions") == nil ? .none : options.compression
+        let compression = plan.headers.value(for: "Sec-WebSocket-Extensions") == nil ? .none : options.compression
         let agreement: WebSocketHandshake.Agreement
         switch WebSocketHandshake.check(head, key: key, protocols: offered, compression: compression) {
         case .success(let agreed): agreement = agreed
@@ -399,11 +397,11 @@ final class WebSocketConnection: WebSocketChannel, EngineDriven, @unchecked Send
         }
         decoder = WebSocketFrameDecoder(maximumPayload: options.messageLimit, allowsCompression: inflater != nil)
         reader = WebSocketMessageReader(maximumMessageSize: options.messageLimit,
-                                        decompressionLimit: request.resolved.options.table.decompressionLimit, inflater: inflater)
+                                        decompressionLimit: plan.options.table.decompressionLimit, inflater: inflater)
         decoder.append(leftover)
-        var response = HTTPResponse(statusCode: 101, headers: headers, body: Data(), isMocked: false, origin: request.origin,
-                                    expectations: request.resolved.expectations, metrics: transfer.metrics())
-        log = request.resolved.log.map { WebSocketLog($0, request: request) }
+        var response = HTTPResponse(statusCode: 101, headers: headers, body: Data(), isMocked: false, origin: plan.origin,
+                                    expectations: plan.expectations, metrics: transfer.metrics())
+        log = plan.webSocket?.log
         response.webSocket = WebSocketUpgrade(channel: self, subprotocol: agreement.subprotocol, isCompressed: inflater != nil, log: log)
         opened(.success(response))
     }
@@ -454,9 +452,9 @@ final class WebSocketConnection: WebSocketChannel, EngineDriven, @unchecked Send
         if chunked { body = Self.dechunked(body) }
         if let length { body = Array(body.prefix(length)) }
         let location = (300..<400).contains(head.status) ? head.values("Location").first.flatMap {
-            URL(string: $0, relativeTo: request.url)?.absoluteString } : nil
+            URL(string: $0, relativeTo: plan.origin.url)?.absoluteString } : nil
         opened(.success(HTTPResponse(statusCode: head.status, headers: ResponseHeaders(fields: head.fields), body: Data(body.prefix(limit)),
-                                     isMocked: false, origin: request.origin, expectations: request.resolved.expectations,
+                                     isMocked: false, origin: plan.origin, expectations: plan.expectations,
                                      metrics: transfer.metrics(), redirectLocation: location)))
     }
 
@@ -464,7 +462,7 @@ final class WebSocketConnection: WebSocketChannel, EngineDriven, @unchecked Send
     private func cookieHeader(_ plan: TransferPlan) -> String? {
         guard let jar = plan.options.cookieJar, let lines = try? jar.lines() else { return nil }
         let now = Date()
-        let cookies = lines.compactMap(Cookie.init(netscapeLine:)).filter { $0.applies(to: request.url, at: now) }
+        let cookies = lines.compactMap(Cookie.init(netscapeLine:)).filter { $0.applies(to: plan.origin.url, at: now) }
         guard !cookies.isEmpty else { return nil }
         return cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
     }
@@ -486,7 +484,7 @@ final class WebSocketConnection: WebSocketChannel, EngineDriven, @unchecked Send
     /// A turn when the socket is ready, at the deadline, or on a wake-up; fails once it passed.
     private func waitForSocket(writing: Bool, during step: String) throws(NetworkError) {
         guard deadline - .now > .zero else {
-            throw .timeOut(.init(request: description, reason: "the request's timeout of \(request.timeout.compactText) s passed while \(step)"))
+            throw .timeOut(.init(request: description, reason: "the request's timeout of \(plan.timeout.compactText) s passed while \(step)"))
         }
         try watch(reading: !writing, writing: writing)
         engine.schedule(self, at: deadline)
@@ -536,7 +534,7 @@ final class WebSocketConnection: WebSocketChannel, EngineDriven, @unchecked Send
     /// Starts moving frames, one turn at a time, until the socket closes.
     private func startExchange() {
         stage = .exchanging
-        if let interval = options.pingInterval, interval > .zero { nextPing = .now + interval }
+        if let interval = options.pingLimit { nextPing = .now + interval }
         buffer = [UInt8](repeating: 0, count: 64 << 10)
         // Frames that came with the handshake's answer (a server that greets, or closes, at once).
         if processFrames() == true {
@@ -584,9 +582,9 @@ final class WebSocketConnection: WebSocketChannel, EngineDriven, @unchecked Send
         }
         if let next = nextPing, now >= next, !isClosing {
             if !reading {
-                nextPing = now + (options.pingInterval ?? .seconds(30))  // not reading: a pong could not be seen
+                nextPing = now + (options.pingLimit ?? .seconds(30))  // not reading: a pong could not be seen
             } else if awaitingPong {
-                let seconds = (options.pingInterval ?? .zero).seconds.compactText
+                let seconds = (options.pingLimit ?? .zero).seconds.compactText
                 fail(.timeOut(.init(request: description, reason: "the server did not answer a ping within \(seconds) s")),
                      code: .abnormalClosure, sendsClose: false)
                 return true
@@ -595,7 +593,7 @@ final class WebSocketConnection: WebSocketChannel, EngineDriven, @unchecked Send
                 WebSocketFrameEncoder.append(.ping, payload: Array("NetworkLayer".utf8), to: &frame)
                 appendControl(frame)
                 awaitingPong = true
-                nextPing = now + (options.pingInterval ?? .seconds(30))
+                nextPing = now + (options.pingLimit ?? .seconds(30))
             }
         }
         // The next turn: the socket ready, a timer, or a wake-up.
@@ -744,7 +742,7 @@ final class WebSocketConnection: WebSocketChannel, EngineDriven, @unchecked Send
 
     private func setClosing() {
         shared.withLock { shared in
-            if case .open = shared.phase { shared.phase = .closing(deadline: .now + options.closeTimeout) }
+            if case .open = shared.phase { shared.phase = .closing(deadline: .now + options.closeLimit) }
         }
     }
 
@@ -810,7 +808,7 @@ final class WebSocketConnection: WebSocketChannel, EngineDriven, @unchecked Send
                 finish(.closed)
             } else {
                 finish(.failed(.transport(.init(request: description, reason: "the server did not answer the close handshake within "
-                                                + "\(options.closeTimeout.seconds.compactText) s; the connection was closed (1006)"))))
+                                                + "\(options.closeLimit.seconds.compactText) s; the connection was closed (1006)"))))
             }
         }
         setStatus((.abnormalClosure, ""))

@@ -18,10 +18,11 @@ public struct WebSocketOptions: Sendable, Hashable {
     /// Whether messages are compressed, if the server agrees. Default ``Compression/permessageDeflate``.
     public var compression: Compression
     /// How often a ping goes to the server; a pong missing when the next one is due fails the
-    /// socket with ``NetworkError/timeOut(_:)``. `nil`: no pings. Default 30 seconds.
+    /// socket with ``NetworkError/timeOut(_:)``. `nil` (or not above zero): no pings. At most 10⁹ s
+    /// is enforced. Default 30 seconds.
     public var pingInterval: Duration?
     /// How long ``WebSocket/close(_:reason:)`` waits for the server's close frame before it
-    /// closes the connection anyway. Default 5 seconds.
+    /// closes the connection anyway; enforced from zero to 10⁹ s. Default 5 seconds.
     public var closeTimeout: Duration
     /// The largest frame sent: a longer message goes as several frames (a fragmented message).
     /// Values below 1 count as 1. Default 1 MiB.
@@ -68,4 +69,11 @@ public struct WebSocketOptions: Sendable, Hashable {
     var messageLimit: Int { max(125, maximumMessageSize) }
     /// The frame size as enforced.
     var frameLimit: Int { max(1, maximumFrameSize) }
+    /// The longest wait enforced (about 31 years): a caller's longer `Duration` added to the clock
+    /// would overflow it, and trap.
+    static let longestWait = Duration.seconds(1_000_000_000)
+    /// The ping interval as enforced: `nil` for none (or a value not above zero), at most ``longestWait``.
+    var pingLimit: Duration? { pingInterval.flatMap { $0 > .zero ? min($0, Self.longestWait) : nil } }
+    /// The close timeout as enforced: from zero to ``longestWait``.
+    var closeLimit: Duration { min(max(closeTimeout, .zero), Self.longestWait) }
 }

@@ -16,7 +16,7 @@ struct CurlErrorMappingTests {
     }
 
     static func map(_ code: CURLcode, _ facts: CurlErrorMapping.Facts = .init(), message: String = "libcurl says so") throws -> NetworkError {
-        CurlErrorMapping.error(for: code, message: message, facts: facts, request: try request())
+        CurlErrorMapping.error(for: code, message: message, facts: facts, plan: TransferPlan(try request()))
     }
 
     @Test("A malformed response is reported as such whatever code libcurl ended with")

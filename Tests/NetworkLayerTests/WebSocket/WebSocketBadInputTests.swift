@@ -94,6 +94,26 @@ struct WebSocketBadInputTests {
         }
     }
 
+    @Test("A ping interval and a close timeout too long for the clock are enforced as about 31 years, never a trap; below zero, as none and as zero")
+    func hugeDurations() async throws {
+        // About the longest Duration there is (1.7 × 10²⁰ s): the clock's now plus it overflows.
+        let longest = Duration.seconds(1.7014118346046923e20.nextDown)
+        let huge = WebSocketOptions(pingInterval: longest, closeTimeout: longest)
+        #expect(huge.pingLimit == WebSocketOptions.longestWait && huge.closeLimit == WebSocketOptions.longestWait)
+        let negative = WebSocketOptions(pingInterval: .seconds(-1), closeTimeout: .seconds(-1))
+        #expect(negative.pingLimit == nil && negative.closeLimit == .zero)
+        try await withWebSocketServer { server in
+            // Before they were enforced, the first ping's time (at the open) and the close's
+            // deadline were the clock plus the caller's value: an overflow, which traps.
+            let socket = try await makeManager().perform(SocketRequest(server.provider(), "/echo", options: huge))
+            try await socket.send(.text("still here"))
+            var iterator = socket.makeAsyncIterator()
+            #expect(try await iterator.next() == .text("still here"))
+            try await socket.close()
+            #expect(socket.closeCode == .normalClosure)
+        }
+    }
+
     @Test("A missing pong fails the socket with timeOut", .measuring)
     func missingPong() async throws {
         try await withWebSocketFramesServer { server in
