@@ -58,8 +58,10 @@ struct AWSSigV4: Sendable {
 
         let parts = Self.split(urlText)
         var signed: [String: [String]] = [:]
-        for header in headers + added where !Self.unsignedHeaders.contains(header.name.lowercased()) {
-            signed[header.name.lowercased(), default: []].append(header.value.split(whereSeparator: \.isWhitespace).joined(separator: " "))
+        for header in headers + added {
+            let name = header.name.lowercased()
+            guard !Self.unsignedHeaders.contains(name) else { continue }
+            signed[name, default: []].append(Self.canonicalValue(header.value))
         }
         if signed["host"] == nil { signed["host"] = [parts.host] }
         let names = signed.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
@@ -81,6 +83,18 @@ struct AWSSigV4: Sendable {
         return added
     }
 
+    /// A header value as botocore signs it: its words joined by single spaces. A value of printable
+    /// ASCII words already so joined (most are) is returned as it is, without a walk by `Character`.
+    static func canonicalValue(_ value: String) -> String {
+        var previous = UInt8(ascii: " ")
+        let isCanonical = value.utf8.allSatisfy { byte in
+            defer { previous = byte }
+            return byte > 0x20 && byte < 0x7F || byte == 0x20 && previous != 0x20
+        }
+        if isCanonical, previous != 0x20 { return value }
+        return value.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+
     /// `20260102T030405Z` and `20260102`, in UTC.
     static func timestamps(_ date: Date) -> (stamp: String, day: String) {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
@@ -91,28 +105,29 @@ struct AWSSigV4: Sendable {
         return ("\(day)T\(two(parts.tm_hour))\(two(parts.tm_min))\(two(parts.tm_sec))Z", day)
     }
 
-    /// The `Host` libcurl sends, the raw path (`/` when empty) and the raw query of a URL's text.
+    /// The `Host` libcurl sends, the raw path (`/` when empty) and the raw query of a URL's text,
+    /// split at its bytes as libcurl splits them.
     static func split(_ urlText: String) -> (host: String, path: String, query: String) {
         var rest = Substring(urlText)
-        let isHTTPS = rest.lowercased().hasPrefix("https:")
-        if let range = rest.range(of: "://") { rest = rest[range.upperBound...] }
-        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
-        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+        let isHTTPS = rest.utf8.prefix(6).elementsEqualIgnoringASCIICase("https:".utf8)
+        if let range = rest.utf8.firstByteRange(of: "://".utf8) { rest = rest[range.upperBound...] }
+        if let hash = rest.utf8.firstIndex(of: UInt8(ascii: "#")) { rest = rest[..<hash] }
+        let authorityEnd = rest.utf8.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? rest.endIndex
         var authority = rest[..<authorityEnd]
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        if let at = authority.utf8.lastIndex(of: UInt8(ascii: "@")) { authority = authority[authority.utf8.index(after: at)...] }
         let defaultPort = isHTTPS ? ":443" : ":80"
         if authority.hasSuffix(defaultPort) { authority = authority.dropLast(defaultPort.count) }
         let target = rest[authorityEnd...]
-        let question = target.firstIndex(of: "?")
+        let question = target.utf8.firstIndex(of: UInt8(ascii: "?"))
         let path = question.map { target[..<$0] } ?? target
-        let query = question.map { target[target.index(after: $0)...] } ?? ""
+        let query = question.map { target[target.utf8.index(after: $0)...] } ?? ""
         return (String(authority), path.isEmpty ? "/" : String(path), String(query))
     }
 
     /// botocore's dot-segment removal (which also drops empty segments, for services other than S3)
     /// or libcurl's (which keeps them): the path as the server receives it.
     static func removingDotSegments(_ path: String, collapsing: Bool) -> String {
-        guard path.contains("/.") || (collapsing && path.contains("//")) else { return path }
+        guard path.utf8.firstByteRange(of: "/.".utf8) != nil || (collapsing && path.utf8.firstByteRange(of: "//".utf8) != nil) else { return path }
         var output: [Substring] = []
         for segment in path.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
             if segment == "." { continue }

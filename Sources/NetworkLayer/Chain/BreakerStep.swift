@@ -9,7 +9,7 @@ struct BreakerStep: CallStep {
     nonisolated(nonsending) func run(_ exchange: Exchange, rest: CallChain,
                                      sending hop: inout PreparedRequest?) async throws(NetworkError) -> HTTPResponse {
         let request = exchange.request
-        guard let origin = Origin(request.url) else { return try await rest.proceed(exchange, sending: &hop) }
+        guard let origin = Origin(text: request.urlText) else { return try await rest.proceed(exchange, sending: &hop) }
         let (admission, change) = health.admit(origin, under: breaker)
         report(change, of: request)
         if case .refused(let until) = admission {

@@ -186,7 +186,7 @@ struct FollowUpStep: CallStep {
         let next = try hop.redirected(to: location, status: response.statusCode, remainingTimeout: call.remainingTime, from: attempt)
         switch policy {
         case .sameOrigin:
-            guard Origin(next.url) == Origin(attempt.url) else { return nil }
+            guard Origin(text: next.urlText) == Origin(text: attempt.urlText) else { return nil }
         case .custom(let follows):
             redirects += 1  // a call counts, followed or not: at most 10 per request
             guard follows(Redirect(from: hop.url, to: next.url, statusCode: response.statusCode)) else { return nil }

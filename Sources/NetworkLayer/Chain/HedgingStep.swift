@@ -14,7 +14,7 @@ struct HedgingStep: CallStep {
 
     nonisolated(nonsending) func run(_ exchange: Exchange, rest: CallChain,
                                      sending hop: inout PreparedRequest?) async throws(NetworkError) -> HTTPResponse {
-        let origin = Origin(exchange.request.url)
+        let origin = Origin(text: exchange.request.urlText)
         guard let origin, let delay = delay(for: origin) else {
             let started = ContinuousClock.now
             let response = try await rest.proceed(exchange, sending: &hop)

@@ -16,7 +16,7 @@ struct LimitStep: CallStep {
         let request = exchange.request
         if let problem = limit.problem { throw .invalidRequest(.init(request: request.redactedDescription, reason: problem)) }
         // A URL libcurl cannot read has no origin to count: the wire reports it.
-        guard let origin = Origin(request.url) else { return try await rest.proceed(exchange, sending: &hop) }
+        guard let origin = Origin(text: request.urlText) else { return try await rest.proceed(exchange, sending: &hop) }
         var sent = exchange
         let waited: Duration, asked = ContinuousClock.now
         let admission = await queues.admit(to: origin, limit: limit, priority: priority, patience: exchange.call.remainingTime)

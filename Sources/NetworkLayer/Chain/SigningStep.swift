@@ -36,7 +36,7 @@ struct SigningStep: CallStep {
             request.resolved.signatures.withLock { signatures in
                 if signatures.count >= 16 { signatures.removeFirst() }  // a long retry loop keeps its latest
                 signatures.append(authorization)
-                if let value = authorization.range(of: "Signature=") { signatures.append(String(authorization[value.upperBound...])) }
+                if let value = authorization.utf8.firstByteRange(of: "Signature=".utf8) { signatures.append(String(authorization[value.upperBound...])) }
             }
         }
         var secrets = request.secrets

@@ -17,7 +17,12 @@ struct Origin: Hashable, Sendable, CustomStringConvertible {
 
     /// The origin of `url`, or `nil` when libcurl cannot parse it, or it names no host or no port.
     init?(_ url: URL) {
-        let text = url.absoluteString
+        self.init(text: url.absoluteString)
+    }
+
+    /// The origin of a URL's text, read as libcurl reads it: the steps that count per origin read a
+    /// prepared request's `urlText`, which libcurl is given, without Foundation parsing it first.
+    init?(text: String) {
         let prefix = Self.authorityPrefix(of: text)
         if let prefix, let recent = Self.recent.withLock({ $0 }), recent.prefix == prefix {
             self = recent.origin

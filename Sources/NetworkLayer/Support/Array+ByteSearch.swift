@@ -75,3 +75,24 @@ extension Array<UInt8> {
         return nil
     }
 }
+
+extension Collection<UInt8> {
+    /// The first range where `needle`'s bytes occur, byte for byte (`"://".utf8` in a URL's
+    /// `utf8`); `nil` for an empty needle. Specialised in this module, unlike the standard
+    /// library's generic `firstRange(of:)`, which looks up type metadata on every call.
+    func firstByteRange(of needle: some Collection<UInt8>) -> Range<Index>? {
+        guard let first = needle.first else { return nil }
+        var start = startIndex
+        while let candidate = self[start...].firstIndex(of: first) {
+            var end = candidate
+            var matched = true
+            for byte in needle {
+                guard end != endIndex, self[end] == byte else { matched = false; break }
+                formIndex(after: &end)
+            }
+            if matched { return candidate..<end }
+            start = index(after: candidate)
+        }
+        return nil
+    }
+}

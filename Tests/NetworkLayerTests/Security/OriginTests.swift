@@ -113,6 +113,18 @@ struct OriginTests {
         #expect(origin("https://x\u{FFFD}y/") == origin("https://X\u{FFFD}Y:443/other"))
     }
 
+    @Test("A prepared request's origin read from its text, as the steps per origin read it, is its parsed URL's", arguments: [
+        ("127.0.0.1", 8080, "/a/b"), ("API.Example.COM", 443, "/x"), ("[::1]", 9, "/ipv6"), ("h.example", 80, "/p?q=1&r=%20"),
+    ])
+    func preparedRequestOrigin(_ target: (host: String, port: Int, endpoint: String)) throws {
+        let provider = TestProvider(host: target.host, httpScheme: target.port == 443 ? .https : .http, port: target.port)
+        let prepared = try TestRequest<Data>(provider, target.endpoint, params: ["page": 2]).resolved()
+            .prepare(providerHeaders: [:], credentials: nil)
+        let fromText = try #require(Origin(text: prepared.urlText))
+        #expect(fromText == Origin(prepared.url), "\(prepared.urlText)")
+        #expect(fromText.port == target.port)
+    }
+
     private func origin(_ text: String) -> Origin? {
         CurlURL(text).flatMap(Origin.init)
     }

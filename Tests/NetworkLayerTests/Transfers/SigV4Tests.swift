@@ -165,6 +165,44 @@ struct SigV4Tests {
         }
     }
 
+    @Test("Header values and URLs are split for signing as the walk by Character split them, on random and hostile text")
+    func canonicalFormsMatchTheCharacterWalk() {
+        // The forms before the byte-level fast paths: the model the signer must still agree with.
+        func modelValue(_ value: String) -> String { value.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
+        func modelSplit(_ urlText: String) -> (String, String, String) {
+            var rest = Substring(urlText)
+            let isHTTPS = rest.lowercased().hasPrefix("https:")
+            if let range = rest.range(of: "://") { rest = rest[range.upperBound...] }
+            if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
+            let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+            var authority = rest[..<authorityEnd]
+            if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+            let defaultPort = isHTTPS ? ":443" : ":80"
+            if authority.hasSuffix(defaultPort) { authority = authority.dropLast(defaultPort.count) }
+            let target = rest[authorityEnd...]
+            let question = target.firstIndex(of: "?")
+            let path = question.map { target[..<$0] } ?? target
+            let query = question.map { target[target.index(after: $0)...] } ?? ""
+            return (String(authority), path.isEmpty ? "/" : String(path), String(query))
+        }
+        var values = ["", " ", "a", "a b", "a  b", " a", "a ", "\ta\tb", "a\u{A0}b", "a\u{2003}b", "x\r\ny", "é  ü", "AKIA/2026 ; x=y"]
+        var urls = ["https://h.example/a?b=c#d", "HTTPS://u:p@H.example:443/", "http://h.example:80", "http://h.example:8080/x/../y?",
+                    "https://a@b@h.example/p?q?r", "http://h.example?only=query", "https://h.example/%20/#frag?x", "https://[::1]:443/v6"]
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("aZ09 \t/?#@:.%=&-_~\u{A0}")
+        for _ in 0..<500 {
+            values.append(String((0..<Int.random(in: 0...12, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }))
+            urls.append((Bool.random(using: &generator) ? "https://" : "http://")
+                        + String((0..<Int.random(in: 0...20, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }))
+        }
+        for value in values { #expect(AWSSigV4.canonicalValue(value) == modelValue(value), "\(Array(value.utf8))") }
+        for url in urls {
+            let (host, path, query) = AWSSigV4.split(url)
+            let model = modelSplit(url)
+            #expect(host == model.0 && path == model.1 && query == model.2, "\(url)")
+        }
+    }
+
     @Test("Bad scope or credentials fail before anything is sent, saying which",
           arguments: [
             (Authentication.awsSigV4(accessKeyID: keyID, secretAccessKey: secret, region: "eu-west-1/evil", service: "s3"), "region"),
